@@ -1,0 +1,1 @@
+// Kernel library (placeholder until built).

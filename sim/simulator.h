@@ -1,0 +1,45 @@
+#pragma once
+// Entry point of the timed model: run a Program on the SystemC NeuronCore.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/memory_state.h"
+#include "isa/program.h"
+#include "sim/machine_config.h"
+#include "traces/event.h"
+
+namespace neuronsim::sim {
+
+struct SimOptions {
+  bool timingOnly = false;         ///< skip numerics; times must not change
+  bool detectRaces = true;
+  traces::EventSink* sink = nullptr;  ///< null: no events built
+};
+
+struct EngineStats {
+  double busyNs = 0;      ///< executing (semaphore waits excluded)
+  int64_t instructions = 0;
+};
+
+struct SimResult {
+  double totalNs = 0;
+  std::array<EngineStats, isa::kNumEngines> engines{};
+  int64_t instructions = 0;
+  int64_t dmaBytes = 0;
+  int64_t dmaTransfers = 0;
+  double dmaActiveNs = 0;  ///< time at least one DMA transfer was moving data
+  int64_t hbmBytes = 0;
+  std::vector<std::string> races;  ///< one line each, both instructions named
+  double hostSeconds = 0;
+};
+
+/// Runs `program` on a fresh simulated NeuronCore. `memory` holds the inputs and receives
+/// the outputs (ignored when options.timingOnly). May be called many times per process.
+/// Throws neuronsim::Error on deadlock (who waits on which semaphore and value).
+SimResult simulate(const isa::Program& program, const MachineConfig& machine,
+                   isa::MemoryState* memory, const SimOptions& options = {});
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,76 @@
+#pragma once
+// Plain event records a timed run emits, and the sink interface that receives them.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/instruction.h"
+
+namespace neuronsim::traces {
+
+/// Why an instruction started later than the moment it reached the head of its stream.
+enum class StallCause : uint8_t { None, Semaphore, EngineBusy, DmaBandwidth, Throttle, AccessConflict };
+std::string_view stallCauseName(StallCause cause);  // none, semaphore, engine_busy, ...
+
+/// One executed instruction on a compute engine or sequencer. Times in ns of simulated time.
+struct InstructionEvent {
+  int64_t index = -1;           ///< position in Program::instructions
+  isa::Engine engine = isa::Engine::Vector;
+  isa::Opcode opcode = isa::Opcode::TensorCopy;
+  double readyNs = 0;           ///< reached the head of its stream (previous one issued)
+  double startNs = 0;
+  double endNs = 0;
+  StallCause stall = StallCause::None;
+  int32_t waitSemaphore = -1;   ///< when stall == Semaphore: the semaphore that held it
+  int64_t waitValue = 0;        ///< ... and the value it waited for
+  int64_t waitedOnInstruction = -1;  ///< the instruction whose signal released it, or -1
+  int64_t cycles = 0;           ///< engine cycles charged
+  int64_t bytesRead = 0;
+  int64_t bytesWritten = 0;
+  int64_t flops = 0;            ///< raw flops (2 per MAC)
+};
+
+/// One DMA transfer (all its descriptors) on a queue.
+struct DmaEvent {
+  int64_t index = -1;           ///< the DMA instruction
+  int32_t queue = 0;
+  double issueNs = 0;           ///< triggered by its engine
+  double startNs = 0;           ///< first byte moves
+  double endNs = 0;             ///< last descriptor done and completion signalled
+  int64_t bytes = 0;
+  int32_t descriptors = 0;
+  int32_t dmaEngines = 0;       ///< how many of the 16 engines carried it
+  int64_t hbmBytes = 0;         ///< bytes read from or written to HBM
+};
+
+/// A sampled counter (a step function: holds `value` from `ns` until the next sample).
+enum class Counter : uint8_t { PeUtilization, DmaGbps, SbufBytes, PsumBytes, PendingDmas, Throttle };
+std::string_view counterName(Counter counter);
+struct CounterSample {
+  Counter counter = Counter::PeUtilization;
+  double ns = 0;
+  double value = 0;
+};
+
+/// Contract: the simulator calls these in nondecreasing order of start time per engine and
+/// queue; implementations buffer and must not throw.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void instruction(const InstructionEvent& event) = 0;
+  virtual void dma(const DmaEvent& event) = 0;
+  virtual void counter(const CounterSample& sample) = 0;
+};
+
+/// Everything a run recorded, kept in memory (the sink most callers use).
+struct EventLog : EventSink {
+  std::vector<InstructionEvent> instructions;
+  std::vector<DmaEvent> dmas;
+  std::vector<CounterSample> counters;
+  void instruction(const InstructionEvent& e) override { instructions.push_back(e); }
+  void dma(const DmaEvent& e) override { dmas.push_back(e); }
+  void counter(const CounterSample& s) override { counters.push_back(s); }
+};
+
+}  // namespace neuronsim::traces

@@ -1,0 +1,1 @@
+// Chrome/Perfetto trace writer (placeholder until built).
