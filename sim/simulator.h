@@ -1,7 +1,6 @@
 #pragma once
 // Entry point of the timed model: run a Program on the SystemC NeuronCore.
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "isa/program.h"
 #include "sim/machine_config.h"
 #include "traces/event.h"
+#include "traces/summary.h"
 
 namespace neuronsim::sim {
 
@@ -19,21 +19,9 @@ struct SimOptions {
   traces::EventSink* sink = nullptr;  ///< null: no events built
 };
 
-struct EngineStats {
-  double busyNs = 0;      ///< executing (semaphore waits excluded)
-  int64_t instructions = 0;
-};
-
 struct SimResult {
-  double totalNs = 0;
-  std::array<EngineStats, isa::kNumEngines> engines{};
-  int64_t instructions = 0;
-  int64_t dmaBytes = 0;
-  int64_t dmaTransfers = 0;
-  double dmaActiveNs = 0;  ///< time at least one DMA transfer was moving data
-  int64_t hbmBytes = 0;
+  traces::RunTotals totals;
   std::vector<std::string> races;  ///< one line each, both instructions named
-  double hostSeconds = 0;
 };
 
 /// Runs `program` on a fresh simulated NeuronCore. `memory` holds the inputs and receives

@@ -1,0 +1,54 @@
+#pragma once
+// Run totals and the neuron-profile-style summary derived from them (DESIGN.md section 4).
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "isa/instruction.h"
+
+namespace neuronsim::traces {
+
+struct EngineTotals {
+  double busyNs = 0;  ///< executing, semaphore waits excluded
+  int64_t instructions = 0;
+};
+
+/// What a timed run measured (filled by sim::simulate).
+struct RunTotals {
+  double totalNs = 0;
+  std::array<EngineTotals, isa::kNumEngines> engines{};
+  int64_t instructions = 0;
+  int64_t dmaBytes = 0;
+  int64_t dmaTransfers = 0;
+  double dmaActiveNs = 0;  ///< time at least one transfer was moving data
+  int64_t hbmBytes = 0;    ///< bytes that crossed HBM (read + written)
+  int64_t flops = 0;       ///< raw matmul flops executed (2 per MAC)
+  int64_t transposeFlops = 0;
+  int64_t sbufReadBytes = 0;
+  int64_t sbufWriteBytes = 0;
+  double hostSeconds = 0;
+};
+
+/// What the caller knows about the run (filled by the CLI from the kernel and machine).
+struct RunInfo {
+  std::string kernel;            ///< kernel name, or the asm file
+  std::string machine;           ///< trn2, trn1, ...
+  std::string dtype;             ///< fp32, bf16
+  double peakFlopsPerNs = 0;     ///< PE peak at this dtype (flop/ns)
+  double hbmBytesPerNs = 0;      ///< this core's HBM bandwidth (B/ns)
+  int64_t minHbmBytes = 0;       ///< bytes the kernel must move at minimum (inputs + outputs)
+};
+
+/// Summary JSON with at least the DESIGN.md keys: kernel, machine, dtype, total_ns,
+/// instructions, engines{tensor,vector,scalar,gpsimd,sync}{busy_ns,active_percent,
+/// instructions}, dma{bytes,transfers,active_percent,achieved_gbps}, flops, mfu_percent,
+/// hbm_bytes, mbu_percent, roofline_ns, roofline_percent, host_seconds,
+/// sim_instructions_per_second.
+nlohmann::json summaryJson(const RunInfo& info, const RunTotals& totals);
+/// The same as a short human-readable block.
+std::string summaryText(const nlohmann::json& summary);
+
+}  // namespace neuronsim::traces
