@@ -1,1 +1,0 @@
-// Chrome/Perfetto trace writer (placeholder until built).
