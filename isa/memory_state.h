@@ -27,6 +27,8 @@ class MemoryState {
   const Geometry& geometry() const { return geometry_; }
   std::vector<std::byte>& hbm(int32_t tensor) { return hbm_.at(tensor); }
   const std::vector<std::byte>& hbm(int32_t tensor) const { return hbm_.at(tensor); }
+  /// Number of HBM tensors (Program::tensors.size()).
+  size_t hbmTensorCount() const { return hbm_.size(); }
   /// Pointer to byte `offset` of partition `partition` in SBUF or PSUM (space != Hbm).
   std::byte* onChip(Space space, int32_t partition, int64_t offset);
   /// Marks bytes written (space != Hbm).

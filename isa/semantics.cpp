@@ -1,0 +1,115 @@
+// isa::execute: dispatch of one instruction to its opcode's semantics, and the shared helpers.
+#include "isa/semantics.h"
+
+#include <algorithm>
+#include <string>
+
+#include "isa/error.h"
+#include "isa/semantics_ops.h"
+
+namespace neuronsim::isa {
+
+namespace detail {
+
+void requireCount(const Instruction& inst, std::string_view what, int64_t actual, int64_t expected) {
+  if (actual != expected)
+    throw Error(std::string(opcodeName(inst.opcode)) + ": " + std::string(what) + " is " + std::to_string(actual) +
+                " but must be " + std::to_string(expected));
+}
+
+const AccessPattern& source(const Instruction& inst, size_t i) {
+  if (inst.srcs.size() <= i)
+    throw Error(std::string(opcodeName(inst.opcode)) + ": needs srcs[" + std::to_string(i) + "] but has " +
+                std::to_string(inst.srcs.size()) + " sources");
+  return inst.srcs[i];
+}
+
+std::vector<float> readFloats(MemoryState& memory, const AccessPattern& ap, int64_t index, std::string_view name) {
+  const OperandRef ref(memory, ap);
+  ref.checkInitialized(index, name);
+  return ref.loadFloats();
+}
+
+std::vector<float> perPartition(const ScalarOperand& s, int64_t partitions, MemoryState& memory, int64_t index,
+                                std::string_view name) {
+  if (!s.vec) return std::vector<float>(static_cast<size_t>(partitions), s.imm);
+  const OperandRef ref(memory, *s.vec);
+  if (ref.partitions() != partitions || ref.freeSize() < 1)
+    throw Error(std::string(name) + ": per-partition operand has " + std::to_string(ref.partitions()) + "x" +
+                std::to_string(ref.freeSize()) + " elements but must be [" + std::to_string(partitions) + ",1]");
+  ref.checkInitialized(index, name);
+  const std::vector<float> all = ref.loadFloats();
+  std::vector<float> out(static_cast<size_t>(partitions));
+  for (int64_t p = 0; p < partitions; ++p) out[p] = all[p * ref.freeSize()];
+  return out;
+}
+
+void transposeInto(const Instruction& inst, const OperandRef& src, OperandRef& dst) {
+  const int64_t a = src.partitions();
+  const int64_t b = src.freeSize();
+  requireCount(inst, "dst partition count (src free size)", dst.partitions(), b);
+  requireCount(inst, "dst free size (src partition count)", dst.freeSize(), a);
+  if (src.dtype() == dst.dtype()) {
+    const std::vector<std::byte> in = src.loadRaw();
+    std::vector<std::byte> out(in.size());
+    const int64_t w = src.elementBytes();
+    for (int64_t i = 0; i < a; ++i)
+      for (int64_t j = 0; j < b; ++j)
+        std::copy_n(in.begin() + (i * b + j) * w, w, out.begin() + (j * a + i) * w);
+    dst.storeRaw(out.data());
+  } else {
+    const std::vector<float> in = src.loadFloats();
+    std::vector<float> out(in.size());
+    for (int64_t i = 0; i < a; ++i)
+      for (int64_t j = 0; j < b; ++j) out[j * a + i] = in[i * b + j];
+    dst.storeFloats(out.data());
+  }
+}
+
+void copyInto(const Instruction& inst, const OperandRef& src, OperandRef& dst) {
+  requireCount(inst, "dst element count", dst.size(), src.size());
+  if (src.dtype() == dst.dtype()) {
+    dst.storeRaw(src.loadRaw().data());
+  } else {
+    dst.storeFloats(src.loadFloats().data());
+  }
+}
+
+}  // namespace detail
+
+void execute(const Instruction& inst, int64_t index, MemoryState& memory) {
+  using namespace detail;
+  switch (inst.opcode) {
+    case Opcode::NcMatmul:
+      return execNcMatmul(inst, index, memory);
+    case Opcode::NcTranspose:
+      return execNcTranspose(inst, index, memory);
+    case Opcode::Activation:
+      return execActivation(inst, index, memory);
+    case Opcode::TensorTensor:
+      return execTensorTensor(inst, index, memory);
+    case Opcode::TensorScalar:
+      return execTensorScalar(inst, index, memory);
+    case Opcode::ScalarTensorTensor:
+      return execScalarTensorTensor(inst, index, memory);
+    case Opcode::TensorReduce:
+      return execTensorReduce(inst, index, memory);
+    case Opcode::TensorCopy:
+      return execTensorCopy(inst, index, memory);
+    case Opcode::CopyPredicated:
+      return execCopyPredicated(inst, index, memory);
+    case Opcode::Memset:
+      return execMemset(inst, index, memory);
+    case Opcode::Iota:
+      return execIota(inst, index, memory);
+    case Opcode::AffineSelect:
+      return execAffineSelect(inst, index, memory);
+    case Opcode::DmaCopy:
+      return execDmaCopy(inst, index, memory);
+    case Opcode::DmaTranspose:
+      return execDmaTranspose(inst, index, memory);
+  }
+  throw Error("execute: unknown opcode " + std::to_string(static_cast<int>(inst.opcode)));
+}
+
+}  // namespace neuronsim::isa

@@ -1,0 +1,175 @@
+// Resolving an operand's access pattern to addresses, and bulk loads, stores and shadow checks.
+#include "isa/semantics_operand.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "isa/error.h"
+
+namespace neuronsim::isa::detail {
+
+namespace {
+
+/// True when the dims (ignoring num==1) walk consecutive elements in row-major order.
+bool isRowMajorDense(const std::vector<Dim>& dims) {
+  int64_t expected = 1;
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+    if (it->num == 1) continue;
+    if (it->step != expected) return false;
+    expected *= it->num;
+  }
+  return true;
+}
+
+std::string describe(const AccessPattern& ap) {
+  std::string s(spaceName(ap.space));
+  if (ap.space == Space::Hbm) s += " tensor " + std::to_string(ap.tensor);
+  s += " partitions [" + std::to_string(ap.partitionStart) + ", " +
+       std::to_string(ap.partitionStart + ap.partitionCount) + ") offset " + std::to_string(ap.offset);
+  return s;
+}
+
+}  // namespace
+
+OperandRef::OperandRef(MemoryState& memory, const AccessPattern& ap)
+    : memory_(memory), ap_(ap), bytes_(dtypeBytes(ap.dtype)), onChip_(ap.space != Space::Hbm) {
+  // 1. Free-axis offsets in visiting order (row-major over dims), in bytes.
+  const int64_t free = ap.freeSize();
+  if (free < 0 || ap.partitionCount < 0) throw Error("operand " + describe(ap) + ": negative element count");
+  freeOffsets_.resize(static_cast<size_t>(free));
+  std::vector<int64_t> index(ap.dims.size(), 0);
+  int64_t cur = 0;
+  for (int64_t k = 0; k < free; ++k) {
+    freeOffsets_[k] = cur * bytes_;
+    for (size_t j = ap.dims.size(); j-- > 0;) {
+      if (++index[j] < ap.dims[j].num) {
+        cur += ap.dims[j].step;
+        break;
+      }
+      cur -= ap.dims[j].step * (ap.dims[j].num - 1);
+      index[j] = 0;
+    }
+  }
+  if (free > 0) {
+    const auto [lo, hi] = std::minmax_element(freeOffsets_.begin(), freeOffsets_.end());
+    minOffset_ = *lo;
+    maxOffset_ = *hi + bytes_;
+  }
+  dense_ = isRowMajorDense(ap.dims);
+
+  // 2. Partition bases, with the bounds of every partition's range checked once.
+  bases_.resize(static_cast<size_t>(ap.partitionCount));
+  if (onChip_) {
+    const Geometry& g = memory.geometry();
+    const int64_t partBytes = ap.space == Space::Sbuf ? g.sbufPartitionBytes : g.psumPartitionBytes;
+    if (ap.partitionStart < 0 || ap.partitionStart + ap.partitionCount > g.partitions)
+      throw Error("operand " + describe(ap) + ": partitions outside [0, " + std::to_string(g.partitions) + ")");
+    if (free > 0 && (ap.offset + minOffset_ < 0 || ap.offset + maxOffset_ > partBytes))
+      throw Error("operand " + describe(ap) + ": bytes [" + std::to_string(ap.offset + minOffset_) + ", " +
+                  std::to_string(ap.offset + maxOffset_) + ") outside the " + std::to_string(partBytes) +
+                  "-byte partition");
+    for (auto& off : freeOffsets_) off += ap.offset;
+    for (int32_t p = 0; p < ap.partitionCount; ++p) bases_[p] = memory.onChip(ap.space, ap.partitionStart + p, 0);
+  } else {
+    if (ap.tensor < 0 || ap.tensor >= static_cast<int32_t>(memory.hbmTensorCount()))
+      throw Error("operand " + describe(ap) + ": no such hbm tensor");
+    std::vector<std::byte>& buf = memory.hbm(ap.tensor);
+    const auto size = static_cast<int64_t>(buf.size());
+    for (int32_t p = 0; p < ap.partitionCount; ++p) {
+      const int64_t start = (ap.offset + p * ap.partitionStep) * bytes_;
+      if (free > 0 && (start + minOffset_ < 0 || start + maxOffset_ > size))
+        throw Error("operand " + describe(ap) + ": row " + std::to_string(p) + " reaches bytes [" +
+                    std::to_string(start + minOffset_) + ", " + std::to_string(start + maxOffset_) +
+                    ") outside the tensor's " + std::to_string(size) + " bytes");
+    }
+    for (auto& off : freeOffsets_) off += ap.offset * bytes_;
+    for (int32_t p = 0; p < ap.partitionCount; ++p) bases_[p] = buf.data() + p * ap.partitionStep * bytes_;
+  }
+}
+
+std::vector<float> OperandRef::loadFloats() const {
+  std::vector<float> out(static_cast<size_t>(size()));
+  const int64_t free = freeSize();
+  float* o = out.data();
+  for (int64_t p = 0; p < partitions(); ++p) {
+    const std::byte* base = bases_[p];
+    if (ap_.dtype == Dtype::Fp32) {
+      for (int64_t i = 0; i < free; ++i) std::memcpy(o++, base + freeOffsets_[i], 4);
+    } else {
+      for (int64_t i = 0; i < free; ++i) *o++ = loadElement(ap_.dtype, base + freeOffsets_[i]);
+    }
+  }
+  return out;
+}
+
+std::vector<std::byte> OperandRef::loadRaw() const {
+  std::vector<std::byte> out(static_cast<size_t>(size() * bytes_));
+  std::byte* o = out.data();
+  for (int64_t p = 0; p < partitions(); ++p)
+    for (int64_t i = 0; i < freeSize(); ++i, o += bytes_) std::memcpy(o, bases_[p] + freeOffsets_[i], bytes_);
+  return out;
+}
+
+void OperandRef::storeFloats(const float* values) {
+  const int64_t free = freeSize();
+  for (int64_t p = 0; p < partitions(); ++p) {
+    std::byte* base = bases_[p];
+    if (ap_.dtype == Dtype::Fp32) {
+      for (int64_t i = 0; i < free; ++i) std::memcpy(base + freeOffsets_[i], values++, 4);
+    } else {
+      for (int64_t i = 0; i < free; ++i) storeElement(ap_.dtype, *values++, base + freeOffsets_[i]);
+    }
+  }
+  markAllWritten();
+}
+
+void OperandRef::storeRaw(const std::byte* raw) {
+  for (int64_t p = 0; p < partitions(); ++p)
+    for (int64_t i = 0; i < freeSize(); ++i, raw += bytes_) std::memcpy(bases_[p] + freeOffsets_[i], raw, bytes_);
+  markAllWritten();
+}
+
+void OperandRef::storeOne(int64_t p, int64_t i, float value) {
+  storeElement(ap_.dtype, value, element(p, i));
+  markOne(p, i);
+}
+
+void OperandRef::storeRawOne(int64_t p, int64_t i, const std::byte* raw) {
+  std::memcpy(element(p, i), raw, static_cast<size_t>(bytes_));
+  markOne(p, i);
+}
+
+void OperandRef::checkInitialized(int64_t instruction, std::string_view name) const {
+  if (!onChip_ || freeSize() == 0) return;
+  for (int64_t p = 0; p < partitions(); ++p) {
+    const int32_t part = ap_.partitionStart + static_cast<int32_t>(p);
+    // The hull [min, max) fully written implies every element is; otherwise look closer.
+    if (memory_.isWritten(ap_.space, part, ap_.offset + minOffset_, maxOffset_ - minOffset_)) continue;
+    bool missing = dense_;
+    for (int64_t i = 0; !missing && i < freeSize(); ++i)
+      missing = !memory_.isWritten(ap_.space, part, freeOffsets_[i], bytes_);
+    if (missing) {
+      memory_.uninitializedReads().push_back({instruction, std::string(name)});
+      return;
+    }
+  }
+}
+
+void OperandRef::markAllWritten() const {
+  if (!onChip_ || freeSize() == 0) return;
+  for (int64_t p = 0; p < partitions(); ++p) {
+    const int32_t part = ap_.partitionStart + static_cast<int32_t>(p);
+    if (dense_) {
+      memory_.markWritten(ap_.space, part, ap_.offset + minOffset_, maxOffset_ - minOffset_);
+    } else {
+      for (int64_t i = 0; i < freeSize(); ++i) memory_.markWritten(ap_.space, part, freeOffsets_[i], bytes_);
+    }
+  }
+}
+
+void OperandRef::markOne(int64_t p, int64_t i) const {
+  if (onChip_) memory_.markWritten(ap_.space, ap_.partitionStart + static_cast<int32_t>(p), freeOffsets_[i], bytes_);
+}
+
+}  // namespace neuronsim::isa::detail
