@@ -1,0 +1,122 @@
+#pragma once
+// The kernel registry: every kernel's tensors, parameters, shapes, program and reference.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "isa/dtype.h"
+#include "kernels/builder/kernel_builder.h"
+
+namespace neuronsim::kernels {
+
+using Shape = std::vector<int64_t>;
+/// Tensor name -> shape.
+using ShapeMap = std::map<std::string, Shape>;
+
+/// A host tensor: shape and C-order fp32 values.
+struct HostTensor {
+  Shape shape;
+  std::vector<float> values;
+};
+/// Tensor name -> host tensor.
+using HostTensors = std::map<std::string, HostTensor>;
+
+enum class ParamType { Int, Int3, Int6, Bool, String, Enum };
+std::string_view paramTypeName(ParamType type);  // int, int3, int6, bool, string, enum
+
+/// One kernel parameter, named as in the API (snake_case); the CLI flag is kebab-case.
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Int;
+  std::string defaultValue;  ///< text as on the command line; empty: unset (kernel decides)
+  std::string meaning;
+  std::vector<std::string> choices;  ///< Enum only
+};
+
+/// One input or output tensor.
+struct TensorSpec {
+  std::string name;
+  std::string meaning;
+  bool optional = false;
+};
+
+using ParamValue = std::variant<int64_t, std::array<int64_t, 3>, std::array<int64_t, 6>, bool, std::string>;
+
+/// Parsed parameter values. Getters throw neuronsim::Error for an unset or mistyped name.
+class ParamValues {
+ public:
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  void set(const std::string& name, ParamValue value) { values_[name] = std::move(value); }
+  int64_t getInt(const std::string& name) const;
+  std::array<int64_t, 3> getInt3(const std::string& name) const;
+  std::array<int64_t, 6> getInt6(const std::string& name) const;
+  bool getBool(const std::string& name) const;
+  /// String and Enum parameters.
+  const std::string& getString(const std::string& name) const;
+  const std::map<std::string, ParamValue>& all() const { return values_; }
+
+ private:
+  const ParamValue& at(const std::string& name) const;
+  std::map<std::string, ParamValue> values_;
+};
+
+/// What a build function gets: parameters, dtype and the declared HBM tensors.
+struct KernelArgs {
+  const ParamValues& params;
+  isa::Dtype dtype;                        ///< the kernel dtype (inputs are stored in it)
+  std::map<std::string, HbmView> inputs;   ///< the inputs given (absent optionals missing)
+  std::map<std::string, HbmView> outputs;  ///< the outputs inferShapes produced
+  /// The input/output named `name`; throws neuronsim::Error when absent.
+  const HbmView& in(const std::string& name) const;
+  const HbmView& out(const std::string& name) const;
+  bool hasInput(const std::string& name) const { return inputs.count(name) != 0; }
+  bool hasOutput(const std::string& name) const { return outputs.count(name) != 0; }
+};
+
+/// A kernel: everything `neuronsim run`, `neuronsim list` and the tests need.
+struct KernelSpec {
+  std::string name;
+  std::string description;  ///< one line
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<ParamSpec> params;
+  /// Shapes of the inputs generated when none is given (an optional input left out here is
+  /// absent by default).
+  ShapeMap defaultShapes;
+  /// Checks parameters against the input shapes and returns the shape of every output the
+  /// kernel produces. Throws neuronsim::Error "<kernel>: <culprit> <rule>".
+  std::function<ShapeMap(const ShapeMap& inputs, const ParamValues& params)> inferShapes;
+  /// Emits the program (inputs and outputs are already declared in `args`).
+  std::function<void(KernelBuilder& builder, const KernelArgs& args)> build;
+  /// Plain C++ reference on fp32 values (inputs already rounded to the kernel dtype).
+  std::function<HostTensors(const HostTensors& inputs, const ParamValues& params)> reference;
+  /// Useful flops (2 per MAC) for MFU and the roofline; null: 0.
+  std::function<double(const ShapeMap& inputs, const ParamValues& params)> flops;
+  /// Outputs are fp32 whatever the kernel dtype (otherwise they have the kernel dtype).
+  bool fp32Outputs = false;
+};
+
+/// Every registered kernel, in `neuronsim list` order.
+const std::vector<KernelSpec>& kernelRegistry();
+/// The kernel named `name`; throws neuronsim::Error "unknown kernel 'x' (known: ...)".
+const KernelSpec& findKernel(const std::string& name);
+
+/// Parses parameter texts (API names, snake_case) into typed values, filling defaults.
+/// An int3 accepts "2" (broadcast) or "2,2,3"; an int6 accepts 1, 3 (lo = hi per axis) or 6
+/// values. Throws neuronsim::Error naming the kernel, the parameter and the rule.
+ParamValues parseParams(const KernelSpec& spec, const std::vector<std::pair<std::string, std::string>>& given);
+/// `param_name` -> `--param-name`.
+std::string flagName(const std::string& paramName);
+
+/// Element count of a shape.
+int64_t shapeElements(const Shape& shape);
+/// "[1,8,4,4,4]".
+std::string shapeText(const Shape& shape);
+
+}  // namespace neuronsim::kernels
