@@ -1,0 +1,212 @@
+// Text assembly printer: declarations, then one line per instruction (syntax in docs/assembly.md).
+#include "isa/assembly.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+namespace neuronsim::isa {
+
+namespace {
+
+/// Shortest text that parses back to exactly `v` (max_digits10 = 9 significant digits).
+std::string formatFloat(float v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+  return buf;
+}
+
+std::string formatHex(int64_t v) {
+  if (v < 0) return std::to_string(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, static_cast<uint64_t>(v));
+  return buf;
+}
+
+std::string formatDims(const std::vector<Dim>& dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) out += ",";
+    out += "[";
+    out += std::to_string(dims[i].step);
+    out += ",";
+    out += std::to_string(dims[i].num);
+    out += "]";
+  }
+  out += "]";
+  return out;
+}
+
+/// A tensor or semaphore reference: its declared name, or its raw index when out of range.
+std::string formatRef(const std::vector<std::string>& names, int64_t index) {
+  if (index >= 0 && index < static_cast<int64_t>(names.size())) return names[index];
+  return std::to_string(index);
+}
+
+std::vector<std::string> tensorNames(const Program& program) {
+  std::vector<std::string> names;
+  for (const TensorDecl& t : program.tensors) names.push_back(t.name);
+  return names;
+}
+
+/// space:dtype[:tensor][start:end[:partitionStep]]@offset[[step,num],...]
+std::string formatAp(const Program& program, const AccessPattern& ap) {
+  std::string out(spaceName(ap.space));
+  out += ":";
+  out += dtypeName(ap.dtype);
+  if (ap.tensor != -1) {
+    out += ":";
+    out += formatRef(tensorNames(program), ap.tensor);
+  }
+  out += "[";
+  out += std::to_string(ap.partitionStart);
+  out += ":";
+  out += std::to_string(static_cast<int64_t>(ap.partitionStart) + ap.partitionCount);
+  if (ap.partitionStep != 0) {
+    out += ":";
+    out += std::to_string(ap.partitionStep);
+  }
+  out += "]@";
+  out += ap.space == Space::Hbm ? std::to_string(ap.offset) : formatHex(ap.offset);
+  out += formatDims(ap.dims);
+  return out;
+}
+
+std::string formatScalar(const Program& program, const ScalarOperand& s) {
+  return s.vec ? formatAp(program, *s.vec) : formatFloat(s.imm);
+}
+
+std::string escapeNote(const std::string& note) {
+  std::string out;
+  for (char c : note) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string_view kindName(TensorKind kind) {
+  switch (kind) {
+    case TensorKind::Input:
+      return "input";
+    case TensorKind::Output:
+      return "output";
+    case TensorKind::Internal:
+      return "internal";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string printInstruction(const Program& program, const Instruction& inst) {
+  const Instruction def;
+  std::string out = std::string(engineName(inst.engine)) + " " + std::string(opcodeName(inst.opcode));
+  auto field = [&out](std::string_view key, const std::string& value) {
+    out += " ";
+    out += key;
+    out += "=";
+    out += value;
+  };
+  auto flag = [&out](std::string_view key, bool on) {
+    if (on) {
+      out += " ";
+      out += key;
+    }
+  };
+  if (inst.dmaQueue != def.dmaQueue) field("queue", std::to_string(inst.dmaQueue));
+  field("dst", formatAp(program, inst.dst));
+  if (!inst.srcs.empty()) {
+    std::string list;
+    for (size_t i = 0; i < inst.srcs.size(); ++i) {
+      if (i) list += ",";
+      list += formatAp(program, inst.srcs[i]);
+    }
+    field("srcs", list);
+  }
+  if (inst.op0 != def.op0) field("op0", std::string(aluOpName(inst.op0)));
+  if (inst.operand0 != def.operand0) field("operand0", formatScalar(program, inst.operand0));
+  flag("reverse0", inst.reverse0);
+  if (inst.op1 != def.op1) field("op1", std::string(aluOpName(inst.op1)));
+  if (inst.operand1 != def.operand1) field("operand1", formatScalar(program, inst.operand1));
+  flag("reverse1", inst.reverse1);
+  if (inst.act != def.act) field("act", std::string(actFnName(inst.act)));
+  if (inst.scale != def.scale) field("scale", formatScalar(program, inst.scale));
+  if (inst.bias) field("bias", formatAp(program, *inst.bias));
+  if (inst.reduceDst) field("reduce_dst", formatAp(program, *inst.reduceDst));
+  if (inst.reduceAxes != def.reduceAxes) field("reduce_axes", std::to_string(inst.reduceAxes));
+  flag("negate", inst.negate);
+  flag("accumulate", inst.accumulate);
+  if (inst.value != def.value || std::signbit(inst.value)) field("value", formatFloat(inst.value));
+  if (inst.cmp != def.cmp) field("cmp", std::string(aluOpName(inst.cmp)));
+  if (inst.affine.pattern != def.affine.pattern) field("pattern", formatDims(inst.affine.pattern));
+  if (inst.affine.offset != def.affine.offset) field("offset", std::to_string(inst.affine.offset));
+  if (inst.affine.channelMultiplier != def.affine.channelMultiplier)
+    field("channel_multiplier", std::to_string(inst.affine.channelMultiplier));
+  if (!inst.waits.empty()) {
+    std::string list;
+    for (size_t i = 0; i < inst.waits.size(); ++i) {
+      if (i) list += ",";
+      list += formatRef(program.semaphores, inst.waits[i].sem);
+      list += ">=";
+      list += std::to_string(inst.waits[i].value);
+    }
+    field("wait", list);
+  }
+  if (!inst.signals.empty()) {
+    std::string list;
+    for (size_t i = 0; i < inst.signals.size(); ++i) {
+      const SemSignal& s = inst.signals[i];
+      if (i) list += ",";
+      list += formatRef(program.semaphores, s.sem);
+      if (s.delta >= 0) list += "+";
+      list += std::to_string(s.delta);
+      list += s.at == SignalAt::Read ? "@read" : "@complete";
+    }
+    field("signal", list);
+  }
+  if (!inst.note.empty()) {
+    out += "  # ";
+    out += escapeNote(inst.note);
+  }
+  return out;
+}
+
+std::string printProgram(const Program& program) {
+  std::string out;
+  for (const TensorDecl& t : program.tensors) {
+    out += "tensor ";
+    out += t.name;
+    out += " [";
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      if (i) out += ",";
+      out += std::to_string(t.shape[i]);
+    }
+    out += "] ";
+    out += dtypeName(t.dtype);
+    out += " ";
+    out += kindName(t.kind);
+    out += "\n";
+  }
+  for (const std::string& s : program.semaphores) {
+    out += "semaphore ";
+    out += s;
+    out += "\n";
+  }
+  if (!program.tensors.empty() || !program.semaphores.empty()) out += "\n";
+  for (const Instruction& inst : program.instructions) {
+    out += printInstruction(program, inst);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace neuronsim::isa

@@ -1,0 +1,514 @@
+// Text assembly parser: declarations and instruction lines back into a Program.
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+
+#include "isa/assembly.h"
+#include "isa/error.h"
+
+namespace neuronsim::isa {
+
+namespace {
+
+constexpr int kNumAluOps = static_cast<int>(AluOp::IsGe) + 1;
+constexpr int kNumActFns = static_cast<int>(ActFn::Reciprocal) + 1;
+constexpr int kNumSpaces = static_cast<int>(Space::Psum) + 1;
+
+/// A problem inside one line; parseProgram prefixes "<source>:<line>: ".
+struct LineError {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& message) { throw LineError{message}; }
+
+std::string quoted(std::string_view s) {
+  std::string out = "'";
+  out += s;
+  out += "'";
+  return out;
+}
+
+/// The enum value whose printed name is `name`, among the first `count` values.
+template <typename E>
+std::optional<E> fromName(std::string_view name, std::string_view (*nameOf)(E), int count) {
+  for (int i = 0; i < count; ++i)
+    if (nameOf(static_cast<E>(i)) == name) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+template <typename E>
+E enumValue(std::string_view name, std::string_view (*nameOf)(E), int count, std::string_view what) {
+  if (auto e = fromName(name, nameOf, count)) return *e;
+  fail("unknown " + std::string(what) + " " + quoted(name));
+}
+
+bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+bool isName(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!isIdentChar(c)) return false;
+  return true;
+}
+
+int64_t parseInteger(std::string_view text, std::string_view what) {
+  std::string_view digits = text;
+  bool negative = false;
+  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
+  }
+  int base = 10;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    base = 16;
+    digits.remove_prefix(2);
+  }
+  uint64_t magnitude = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
+  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || magnitude > limit)
+    fail("bad " + std::string(what) + " " + quoted(text) + " (expected an integer)");
+  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+}
+
+int32_t narrow32(int64_t v, std::string_view text, std::string_view what) {
+  if (v < INT32_MIN || v > INT32_MAX) fail(std::string(what) + " " + quoted(text) + " does not fit in 32 bits");
+  return static_cast<int32_t>(v);
+}
+
+float parseFloat(std::string_view text, std::string_view what) {
+  const std::string s(text);
+  char* end = nullptr;
+  const float v = std::strtof(s.c_str(), &end);
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || end != s.c_str() + s.size())
+    fail("bad " + std::string(what) + " " + quoted(text) + " (expected a number)");
+  return v;
+}
+
+/// A cursor over one field value; errors name the whole value.
+class Reader {
+ public:
+  Reader(std::string_view text, std::string_view what) : text_(text), what_(what) {}
+
+  bool done() {
+    skipSpace();
+    return pos_ >= text_.size();
+  }
+  bool accept(char c) {
+    skipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  /// True when the next non-space character is `c` (not consumed).
+  bool next(char c) {
+    skipSpace();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  void expect(char c) {
+    if (!accept(c)) problem(std::string("expected '") + c + "'" + here());
+  }
+  /// Letters, digits and '_' (possibly empty).
+  std::string_view word() {
+    skipSpace();
+    const size_t start = pos_;
+    while (pos_ < text_.size() && isIdentChar(text_[pos_])) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  /// An optionally signed decimal or 0x-hex integer.
+  int64_t integer() {
+    skipSpace();
+    const size_t start = pos_;
+    if (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
+    while (pos_ < text_.size() && isIdentChar(text_[pos_])) ++pos_;
+    const std::string_view token = text_.substr(start, pos_ - start);
+    if (token.empty()) problem("expected an integer" + here());
+    try {
+      return parseInteger(token, "integer");
+    } catch (const LineError& e) {
+      problem(e.message);
+    }
+  }
+  /// Everything up to the next top-level `stop` character (or the end).
+  std::string_view until(char stop) {
+    skipSpace();
+    const size_t start = pos_;
+    int depth = 0;
+    while (pos_ < text_.size() && !(depth == 0 && text_[pos_] == stop)) {
+      if (text_[pos_] == '[') ++depth;
+      if (text_[pos_] == ']') --depth;
+      ++pos_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
+  [[noreturn]] void problem(const std::string& why) const {
+    fail("bad " + std::string(what_) + " " + quoted(text_) + ": " + why);
+  }
+
+ private:
+  void skipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  std::string here() const {
+    return pos_ < text_.size() ? " at " + quoted(text_.substr(pos_)) : " at the end";
+  }
+
+  std::string_view text_;
+  std::string_view what_;
+  size_t pos_ = 0;
+};
+
+std::vector<Dim> parseDims(Reader& r) {
+  std::vector<Dim> dims;
+  r.expect('[');
+  if (r.accept(']')) return dims;
+  do {
+    Dim d;
+    r.expect('[');
+    d.step = r.integer();
+    r.expect(',');
+    d.num = r.integer();
+    r.expect(']');
+    dims.push_back(d);
+  } while (r.accept(','));
+  r.expect(']');
+  return dims;
+}
+
+/// The index of a declared name, or a raw integer index.
+int32_t parseRef(Reader& r, const std::vector<std::string>& names, std::string_view kind) {
+  if (r.accept('-')) return narrow32(-r.integer(), "-", kind);
+  const std::string_view w = r.word();
+  if (w.empty()) r.problem("expected a " + std::string(kind) + " name");
+  if (!isName(w)) return narrow32(parseInteger(w, kind), w, kind);
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == w) return static_cast<int32_t>(i);
+  r.problem("unknown " + std::string(kind) + " " + quoted(w));
+}
+
+/// State shared by the lines of one program.
+struct Context {
+  Program program;
+  std::vector<std::string> tensorNames;
+};
+
+AccessPattern parseAp(Reader& r, const Context& ctx) {
+  AccessPattern ap;
+  const std::string_view space = r.word();
+  if (auto s = fromName(space, spaceName, kNumSpaces)) {
+    ap.space = *s;
+  } else {
+    r.problem("unknown memory space " + quoted(space) + " (hbm, sbuf or psum)");
+  }
+  r.expect(':');
+  const std::string_view dtype = r.word();
+  if (auto d = dtypeFromName(dtype)) {
+    ap.dtype = *d;
+  } else {
+    r.problem("unknown dtype " + quoted(dtype));
+  }
+  if (r.accept(':')) ap.tensor = parseRef(r, ctx.tensorNames, "tensor");
+  r.expect('[');
+  const int64_t start = r.integer();
+  r.expect(':');
+  const int64_t end = r.integer();
+  if (r.accept(':')) ap.partitionStep = r.integer();
+  r.expect(']');
+  if (start < INT32_MIN || start > INT32_MAX || end - start < INT32_MIN || end - start > INT32_MAX)
+    r.problem("partition range does not fit in 32 bits");
+  ap.partitionStart = static_cast<int32_t>(start);
+  ap.partitionCount = static_cast<int32_t>(end - start);
+  r.expect('@');
+  ap.offset = r.integer();
+  ap.dims = parseDims(r);
+  return ap;
+}
+
+AccessPattern parseOneAp(std::string_view text, const Context& ctx, std::string_view what) {
+  Reader r(text, what);
+  AccessPattern ap = parseAp(r, ctx);
+  if (!r.done()) r.problem("unexpected text after the access pattern");
+  return ap;
+}
+
+ScalarOperand parseScalar(std::string_view text, const Context& ctx, std::string_view what) {
+  if (text.find(':') != std::string_view::npos) return ScalarOperand{0.0f, parseOneAp(text, ctx, what)};
+  return ScalarOperand{parseFloat(text, what), std::nullopt};
+}
+
+bool parseBool(std::string_view text, std::string_view what) {
+  if (text == "true") return true;
+  if (text == "false") return false;
+  fail("bad " + std::string(what) + " " + quoted(text) + " (expected true or false)");
+}
+
+using FieldParser = void (*)(Instruction&, std::string_view, const Context&);
+
+/// One `key=value` field of an instruction line. Flags may also be written as a bare key.
+struct FieldRule {
+  std::string_view key;
+  FieldParser parse;
+  bool repeatable = false;
+  bool flag = false;
+};
+
+AluOp aluValue(std::string_view v) { return enumValue(v, aluOpName, kNumAluOps, "ALU op"); }
+
+const FieldRule kFieldRules[] = {
+    {.key = "queue",
+     .parse = [](Instruction& i, std::string_view v, const Context&) {
+       i.dmaQueue = narrow32(parseInteger(v, "queue"), v, "queue");
+     }},
+    {.key = "dst", .parse = [](Instruction& i, std::string_view v, const Context& c) { i.dst = parseOneAp(v, c, "dst"); }},
+    {.key = "srcs",
+     .parse =
+         [](Instruction& i, std::string_view v, const Context& c) {
+           Reader r(v, "srcs");
+           do {
+             i.srcs.push_back(parseAp(r, c));
+           } while (r.accept(','));
+           if (!r.done()) r.problem("expected ',' between access patterns");
+         },
+     .repeatable = true},
+    {.key = "op0", .parse = [](Instruction& i, std::string_view v, const Context&) { i.op0 = aluValue(v); }},
+    {.key = "op", .parse = [](Instruction& i, std::string_view v, const Context&) { i.op0 = aluValue(v); }},
+    {.key = "op1", .parse = [](Instruction& i, std::string_view v, const Context&) { i.op1 = aluValue(v); }},
+    {.key = "operand0",
+     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.operand0 = parseScalar(v, c, "operand0"); }},
+    {.key = "operand1",
+     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.operand1 = parseScalar(v, c, "operand1"); }},
+    {.key = "reverse0",
+     .parse = [](Instruction& i, std::string_view v, const Context&) { i.reverse0 = parseBool(v, "reverse0"); },
+     .flag = true},
+    {.key = "reverse1",
+     .parse = [](Instruction& i, std::string_view v, const Context&) { i.reverse1 = parseBool(v, "reverse1"); },
+     .flag = true},
+    {.key = "act",
+     .parse = [](Instruction& i, std::string_view v, const Context&) {
+       i.act = enumValue(v, actFnName, kNumActFns, "activation function");
+     }},
+    {.key = "scale",
+     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.scale = parseScalar(v, c, "scale"); }},
+    {.key = "bias", .parse = [](Instruction& i, std::string_view v, const Context& c) { i.bias = parseOneAp(v, c, "bias"); }},
+    {.key = "reduce_dst",
+     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.reduceDst = parseOneAp(v, c, "reduce_dst"); }},
+    {.key = "reduce_axes",
+     .parse = [](Instruction& i, std::string_view v, const Context&) {
+       i.reduceAxes = narrow32(parseInteger(v, "reduce_axes"), v, "reduce_axes");
+     }},
+    {.key = "negate",
+     .parse = [](Instruction& i, std::string_view v, const Context&) { i.negate = parseBool(v, "negate"); },
+     .flag = true},
+    {.key = "accumulate",
+     .parse = [](Instruction& i, std::string_view v, const Context&) { i.accumulate = parseBool(v, "accumulate"); },
+     .flag = true},
+    {.key = "value", .parse = [](Instruction& i, std::string_view v, const Context&) { i.value = parseFloat(v, "value"); }},
+    {.key = "cmp", .parse = [](Instruction& i, std::string_view v, const Context&) { i.cmp = aluValue(v); }},
+    {.key = "pattern",
+     .parse = [](Instruction& i, std::string_view v, const Context&) {
+       Reader r(v, "pattern");
+       i.affine.pattern = parseDims(r);
+       if (!r.done()) r.problem("unexpected text after the pattern");
+     }},
+    {.key = "offset",
+     .parse = [](Instruction& i, std::string_view v, const Context&) { i.affine.offset = parseInteger(v, "offset"); }},
+    {.key = "channel_multiplier",
+     .parse = [](Instruction& i, std::string_view v, const Context&) {
+       i.affine.channelMultiplier = parseInteger(v, "channel_multiplier");
+     }},
+    {.key = "wait",
+     .parse =
+         [](Instruction& i, std::string_view v, const Context& c) {
+           Reader r(v, "wait");
+           do {
+             SemWait w;
+             w.sem = parseRef(r, c.program.semaphores, "semaphore");
+             r.expect('>');
+             r.expect('=');
+             w.value = r.integer();
+             i.waits.push_back(w);
+           } while (r.accept(','));
+           if (!r.done()) r.problem("expected SEMAPHORE>=VALUE[,...]");
+         },
+     .repeatable = true},
+    {.key = "signal",
+     .parse =
+         [](Instruction& i, std::string_view v, const Context& c) {
+           Reader r(v, "signal");
+           do {
+             SemSignal s;
+             s.sem = parseRef(r, c.program.semaphores, "semaphore");
+             if (!r.next('+') && !r.next('-')) r.problem("expected +DELTA after the semaphore");
+             s.delta = r.integer();
+             if (r.accept('@')) {
+               const std::string_view at = r.word();
+               if (at == "read") {
+                 s.at = SignalAt::Read;
+               } else if (at == "complete") {
+                 s.at = SignalAt::Complete;
+               } else {
+                 r.problem("unknown signal point " + quoted(at) + " (read or complete)");
+               }
+             }
+             i.signals.push_back(s);
+           } while (r.accept(','));
+           if (!r.done()) r.problem("expected SEMAPHORE+DELTA[@read|@complete][,...]");
+         },
+     .repeatable = true},
+};
+
+/// Splits on whitespace outside brackets.
+std::vector<std::string_view> tokenize(std::string_view text) {
+  std::vector<std::string_view> tokens;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i >= text.size()) break;
+    const size_t start = i;
+    int depth = 0;
+    while (i < text.size() && (depth > 0 || !std::isspace(static_cast<unsigned char>(text[i])))) {
+      if (text[i] == '[') ++depth;
+      if (text[i] == ']' && depth > 0) --depth;
+      ++i;
+    }
+    tokens.push_back(text.substr(start, i - start));
+  }
+  return tokens;
+}
+
+std::string unescapeNote(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\' || i + 1 == text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char c = text[++i];
+    out += c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+  }
+  return out;
+}
+
+void checkNewName(std::string_view name, const std::vector<std::string>& existing, std::string_view kind) {
+  if (!isName(name))
+    fail("bad " + std::string(kind) + " name " + quoted(name) + " (letters, digits and '_', not starting with a digit)");
+  for (const std::string& e : existing)
+    if (e == name) fail(std::string(kind) + " " + quoted(name) + " declared twice");
+}
+
+void parseTensorDecl(const std::vector<std::string_view>& tokens, Context& ctx) {
+  if (tokens.size() != 5) fail("expected 'tensor NAME [D0,D1,...] DTYPE input|output|internal'");
+  TensorDecl t;
+  checkNewName(tokens[1], ctx.tensorNames, "tensor");
+  t.name = std::string(tokens[1]);
+  Reader r(tokens[2], "shape");
+  r.expect('[');
+  if (!r.accept(']')) {
+    do {
+      t.shape.push_back(r.integer());
+    } while (r.accept(','));
+    r.expect(']');
+  }
+  if (!r.done()) r.problem("unexpected text after the shape");
+  if (auto d = dtypeFromName(tokens[3])) {
+    t.dtype = *d;
+  } else {
+    fail("unknown dtype " + quoted(tokens[3]));
+  }
+  if (tokens[4] == "input") {
+    t.kind = TensorKind::Input;
+  } else if (tokens[4] == "output") {
+    t.kind = TensorKind::Output;
+  } else if (tokens[4] == "internal") {
+    t.kind = TensorKind::Internal;
+  } else {
+    fail("unknown tensor kind " + quoted(tokens[4]) + " (input, output or internal)");
+  }
+  ctx.tensorNames.push_back(t.name);
+  ctx.program.tensors.push_back(std::move(t));
+}
+
+void parseInstruction(const std::vector<std::string_view>& tokens, std::string note, Context& ctx) {
+  Instruction inst;
+  inst.engine = enumValue(tokens[0], engineName, kNumEngines, "engine or keyword");
+  if (tokens.size() < 2) fail("expected an opcode after " + quoted(tokens[0]));
+  inst.opcode = enumValue(tokens[1], opcodeName, kNumOpcodes, "opcode");
+  std::vector<std::string_view> seen;
+  for (size_t t = 2; t < tokens.size(); ++t) {
+    const std::string_view token = tokens[t];
+    const size_t eq = token.find('=');
+    const std::string_view key = token.substr(0, eq);
+    const FieldRule* rule = nullptr;
+    for (const FieldRule& f : kFieldRules)
+      if (f.key == key) rule = &f;
+    if (!rule) fail("unknown field " + quoted(key));
+    if (!rule->repeatable) {
+      for (std::string_view s : seen)
+        if (s == key) fail("field " + quoted(key) + " given twice");
+      seen.push_back(key);
+    }
+    if (eq == std::string_view::npos) {
+      if (!rule->flag) fail("field " + quoted(key) + " needs a value (" + std::string(key) + "=...)");
+      rule->parse(inst, "true", ctx);
+    } else {
+      rule->parse(inst, token.substr(eq + 1), ctx);
+    }
+  }
+  inst.note = std::move(note);
+  ctx.program.instructions.push_back(std::move(inst));
+}
+
+void parseLine(std::string_view line, Context& ctx) {
+  std::string note;
+  const size_t hash = line.find('#');
+  if (hash != std::string_view::npos) {
+    std::string_view text = line.substr(hash + 1);
+    if (!text.empty() && text[0] == ' ') text.remove_prefix(1);
+    note = unescapeNote(text);
+    line = line.substr(0, hash);
+  }
+  const std::vector<std::string_view> tokens = tokenize(line);
+  if (tokens.empty()) return;
+  if (tokens[0] == "semaphore") {
+    if (tokens.size() < 2) fail("expected 'semaphore NAME...'");
+    for (size_t i = 1; i < tokens.size(); ++i) {
+      checkNewName(tokens[i], ctx.program.semaphores, "semaphore");
+      ctx.program.semaphores.emplace_back(tokens[i]);
+    }
+    return;
+  }
+  // `tensor NAME [shape] ...` declares; `tensor OPCODE field=...` is a Tensor-engine instruction.
+  if (tokens[0] == "tensor" && tokens.size() >= 3 && !tokens[2].empty() && tokens[2][0] == '[') {
+    parseTensorDecl(tokens, ctx);
+    return;
+  }
+  parseInstruction(tokens, std::move(note), ctx);
+}
+
+}  // namespace
+
+Program parseProgram(const std::string& text, const std::string& source) {
+  Context ctx;
+  size_t lineNumber = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++lineNumber;
+    try {
+      parseLine(line, ctx);
+    } catch (const LineError& e) {
+      throw Error(source + ":" + std::to_string(lineNumber) + ": " + e.message);
+    }
+    pos = end + 1;
+  }
+  return std::move(ctx.program);
+}
+
+}  // namespace neuronsim::isa
