@@ -53,6 +53,12 @@ struct CounterSample {
   double value = 0;
 };
 
+/// A read of memory no instruction had written (what the interpreter sees as NaN fill).
+struct UninitializedRead {
+  int64_t index = -1;  ///< the reading instruction
+  std::string what;    ///< operand and address range, e.g. "src0 sbuf p0-127 bytes 0-511"
+};
+
 /// Contract: the simulator calls these in nondecreasing order of start time per engine and
 /// queue; implementations buffer and must not throw.
 class EventSink {
@@ -61,6 +67,8 @@ class EventSink {
   virtual void instruction(const InstructionEvent& event) = 0;
   virtual void dma(const DmaEvent& event) = 0;
   virtual void counter(const CounterSample& sample) = 0;
+  /// Optional: reported once per offending instruction and operand.
+  virtual void uninitializedRead(const UninitializedRead&) {}
 };
 
 /// Everything a run recorded, kept in memory (the sink most callers use).
@@ -68,9 +76,11 @@ struct EventLog : EventSink {
   std::vector<InstructionEvent> instructions;
   std::vector<DmaEvent> dmas;
   std::vector<CounterSample> counters;
+  std::vector<UninitializedRead> uninitializedReads;
   void instruction(const InstructionEvent& e) override { instructions.push_back(e); }
   void dma(const DmaEvent& e) override { dmas.push_back(e); }
   void counter(const CounterSample& s) override { counters.push_back(s); }
+  void uninitializedRead(const UninitializedRead& r) override { uninitializedReads.push_back(r); }
 };
 
 }  // namespace neuronsim::traces

@@ -1,0 +1,198 @@
+// Flat trace records from a saved Chrome trace or from an EventLog.
+#include "traces/trace_model.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "isa/assembly.h"
+#include "isa/error.h"
+#include "traces/chrome_trace.h"
+#include "traces/track_layout.h"
+
+namespace neuronsim::traces {
+
+namespace {
+
+std::string baseTrack(int tid) { return trackName(tid % kLaneTidStride); }
+
+int64_t integer(const nlohmann::json& args, const char* key, int64_t fallback = 0) {
+  auto it = args.find(key);
+  return it != args.end() && it->is_number() ? it->get<int64_t>() : fallback;
+}
+
+double real(const nlohmann::json& args, const char* key, double fallback = 0) {
+  auto it = args.find(key);
+  return it != args.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string text(const nlohmann::json& args, const char* key, const std::string& fallback = "") {
+  auto it = args.find(key);
+  return it != args.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+Span spanFromEvent(const nlohmann::json& event, bool isDma) {
+  static const nlohmann::json kNoArgs = nlohmann::json::object();
+  const auto argsIt = event.find("args");
+  const nlohmann::json& args = argsIt != event.end() && argsIt->is_object() ? *argsIt : kNoArgs;
+  Span s;
+  s.isDma = isDma;
+  s.tid = event.value("tid", 0);
+  s.track = baseTrack(s.tid);
+  s.opcode = text(args, "opcode", event.value("name", std::string("?")));
+  s.index = integer(args, "index", -1);
+  const double ts = event["ts"].get<double>() * 1000.0;
+  const double dur = event.contains("dur") && event["dur"].is_number() ? event["dur"].get<double>() * 1000.0 : 0.0;
+  s.startNs = real(args, "start_ns", ts);
+  s.endNs = real(args, "end_ns", ts + dur);
+  s.cycles = integer(args, "cycles");
+  s.flops = integer(args, "flops");
+  s.assembly = text(args, "asm", s.opcode);
+  if (isDma) {
+    s.readyNs = real(args, "issue_ns", s.startNs);
+    s.stallNs = std::max(0.0, s.startNs - s.readyNs);
+    s.stallCause = s.stallNs > 0 ? "dma_latency" : "none";
+    s.bytes = integer(args, "bytes");
+    s.bytesPerPartition = integer(args, "bytes_per_partition", s.bytes);
+  } else {
+    s.readyNs = real(args, "ready_ns", s.startNs);
+    s.stallNs = real(args, "stall_ns", std::max(0.0, s.startNs - s.readyNs));
+    s.stallCause = text(args, "stall_cause", "none");
+    s.semaphore = text(args, "semaphore");
+    s.waitValue = integer(args, "wait_value");
+    s.waitedOn = integer(args, "waited_on", -1);
+    s.bytes = integer(args, "bytes_read") + integer(args, "bytes_written");
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string semaphoreLabel(const isa::Program& program, int32_t sem) {
+  if (sem < 0) return "";
+  const auto i = static_cast<size_t>(sem);
+  if (i < program.semaphores.size() && !program.semaphores[i].empty()) return program.semaphores[i];
+  return "S[" + std::to_string(sem) + "]";
+}
+
+int64_t dmaPartitionCount(const isa::Program& program, int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= program.instructions.size()) return 1;
+  const auto& inst = program.instructions[static_cast<size_t>(index)];
+  if (inst.dst.space != isa::Space::Hbm || inst.srcs.empty()) return std::max<int64_t>(1, inst.dst.partitionCount);
+  return std::max<int64_t>(1, inst.srcs[0].partitionCount);
+}
+
+std::string assemblyText(const isa::Program& program, int64_t index, isa::Opcode opcode) {
+  if (index < 0 || static_cast<size_t>(index) >= program.instructions.size()) return std::string(isa::opcodeName(opcode));
+  try {
+    return isa::printInstruction(program, program.instructions[static_cast<size_t>(index)]);
+  } catch (const std::exception&) {
+    return std::string(isa::opcodeName(opcode));
+  }
+}
+
+TraceModel traceModel(const nlohmann::json& trace) {
+  TraceModel model;
+  const auto& extras = trace.at("neuronsim");
+  model.summary = extras.value("summary", nlohmann::json::object());
+  std::vector<Span> dmas;
+  std::map<std::string, size_t> counterIndex;
+  double minStart = std::numeric_limits<double>::infinity(), maxEnd = -minStart;
+  try {
+    for (const auto& event : trace.at("traceEvents")) {
+      const std::string ph = event.value("ph", "");
+      if (ph == "X") {
+        const double ts = event.at("ts").get<double>() * 1000.0;
+        const double dur = event.value("dur", 0.0) * 1000.0;
+        minStart = std::min(minStart, ts);
+        maxEnd = std::max(maxEnd, ts + dur);
+        const std::string cat = event.value("cat", "");
+        if (cat == "instruction") model.spans.push_back(spanFromEvent(event, false));
+        if (cat == "dma") dmas.push_back(spanFromEvent(event, true));
+      } else if (ph == "C") {
+        const std::string name = event.value("name", "");
+        auto [it, added] = counterIndex.emplace(name, model.counters.size());
+        if (added) model.counters.push_back({name, {}});
+        model.counters[it->second].points.emplace_back(event.at("ts").get<double>() * 1000.0,
+                                                        event.at("args").value("value", 0.0));
+      }
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("trace has a malformed event: ") + e.what());
+  }
+  model.spans.insert(model.spans.end(), dmas.begin(), dmas.end());
+  if (minStart <= maxEnd) {
+    model.minStartNs = minStart;
+    model.maxEndNs = maxEnd;
+  }
+  for (const auto& t : extras.value("tracks", nlohmann::json::array())) {
+    int tid = t.value("tid", 0);
+    if (tid != kKernelTid) model.tracks.emplace_back(tid, t.value("name", trackName(tid)));
+  }
+  for (const auto& r : extras.value("uninitialized_reads", nlohmann::json::array()))
+    model.uninitializedReads.emplace_back(r.value("index", int64_t{-1}), r.value("what", std::string()));
+  return model;
+}
+
+TraceModel loadTraceModel(const std::string& path) { return traceModel(readTrace(path)); }
+
+TraceModel traceModel(const isa::Program& program, const EventLog& log) {
+  TraceModel model;
+  const TrackLayout layout = layoutTracks(log);
+  double minStart = std::numeric_limits<double>::infinity(), maxEnd = -minStart;
+  for (size_t i = 0; i < log.instructions.size(); ++i) {
+    const InstructionEvent& e = log.instructions[i];
+    Span s;
+    s.index = e.index;
+    s.tid = layout.instructionTids[i];
+    s.track = baseTrack(s.tid);
+    s.opcode = isa::opcodeName(e.opcode);
+    s.readyNs = e.readyNs;
+    s.startNs = e.startNs;
+    s.endNs = e.endNs;
+    s.stallNs = std::max(0.0, e.startNs - e.readyNs);
+    s.stallCause = stallCauseName(e.stall);
+    s.semaphore = semaphoreLabel(program, e.waitSemaphore);
+    s.waitValue = e.waitSemaphore >= 0 ? e.waitValue : 0;
+    s.waitedOn = e.waitedOnInstruction;
+    s.cycles = e.cycles;
+    s.bytes = e.bytesRead + e.bytesWritten;
+    s.flops = e.flops;
+    s.assembly = assemblyText(program, e.index, e.opcode);
+    minStart = std::min(minStart, s.startNs);
+    maxEnd = std::max(maxEnd, s.endNs);
+    model.spans.push_back(std::move(s));
+  }
+  for (size_t i = 0; i < log.dmas.size(); ++i) {
+    const DmaEvent& d = log.dmas[i];
+    isa::Opcode opcode = isa::Opcode::DmaCopy;
+    if (d.index >= 0 && static_cast<size_t>(d.index) < program.instructions.size())
+      opcode = program.instructions[static_cast<size_t>(d.index)].opcode;
+    Span s;
+    s.isDma = true;
+    s.index = d.index;
+    s.tid = layout.dmaTids[i];
+    s.track = baseTrack(s.tid);
+    s.opcode = isa::opcodeName(opcode);
+    s.readyNs = d.issueNs;
+    s.startNs = d.startNs;
+    s.endNs = d.endNs;
+    s.stallNs = std::max(0.0, d.startNs - d.issueNs);
+    s.stallCause = s.stallNs > 0 ? "dma_latency" : "none";
+    s.bytes = d.bytes;
+    s.bytesPerPartition = d.bytes / dmaPartitionCount(program, d.index);
+    s.assembly = assemblyText(program, d.index, opcode);
+    minStart = std::min(minStart, s.startNs);
+    maxEnd = std::max(maxEnd, s.endNs);
+    model.spans.push_back(std::move(s));
+  }
+  for (int tid : layout.usedTids) model.tracks.emplace_back(tid, trackName(tid));
+  for (const auto& r : log.uninitializedReads) model.uninitializedReads.emplace_back(r.index, r.what);
+  if (minStart <= maxEnd) {
+    model.minStartNs = minStart;
+    model.maxEndNs = maxEnd;
+  }
+  return model;
+}
+
+}  // namespace neuronsim::traces

@@ -1,0 +1,74 @@
+// Track assignment with overflow lanes for overlapping events.
+#include "traces/track_layout.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace neuronsim::traces {
+
+namespace {
+
+/// Assigns each event (start, end) on base track `tids[i]` the first lane free at its start.
+void assignLanes(std::vector<int>& tids, const std::vector<double>& starts, const std::vector<double>& ends) {
+  std::vector<size_t> order(tids.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return tids[a] != tids[b] ? tids[a] < tids[b] : starts[a] < starts[b];
+  });
+  std::map<int, std::vector<double>> laneEnds;
+  for (size_t i : order) {
+    auto& lanes = laneEnds[tids[i]];
+    size_t lane = 0;
+    while (lane < lanes.size() && lanes[lane] > starts[i] + 1e-9) ++lane;
+    if (lane == lanes.size()) lanes.push_back(0);
+    lanes[lane] = std::max(ends[i], starts[i]);
+    tids[i] += static_cast<int>(lane) * kLaneTidStride;
+  }
+}
+
+}  // namespace
+
+int engineTid(isa::Engine engine) { return 1 + static_cast<int>(engine); }
+
+int queueTid(int32_t queue) { return kDmaTidBase + queue; }
+
+std::string trackName(int tid) {
+  if (tid == kKernelTid) return "kernel";
+  int lane = tid / kLaneTidStride;
+  int base = tid % kLaneTidStride;
+  std::string name;
+  if (base >= kDmaTidBase) {
+    name.append("dma.q").append(std::to_string(base - kDmaTidBase));
+  } else {
+    name.append(isa::engineName(static_cast<isa::Engine>(base - 1)));
+  }
+  if (lane > 0) name.append(" #").append(std::to_string(lane + 1));
+  return name;
+}
+
+TrackLayout layoutTracks(const EventLog& log) {
+  TrackLayout layout;
+  std::vector<double> starts, ends;
+  for (const auto& e : log.instructions) {
+    layout.instructionTids.push_back(engineTid(e.engine));
+    starts.push_back(e.startNs);
+    ends.push_back(e.endNs);
+  }
+  assignLanes(layout.instructionTids, starts, ends);
+  starts.clear();
+  ends.clear();
+  for (const auto& d : log.dmas) {
+    layout.dmaTids.push_back(queueTid(d.queue));
+    starts.push_back(d.startNs);
+    ends.push_back(d.endNs);
+  }
+  assignLanes(layout.dmaTids, starts, ends);
+  std::set<int> used(layout.instructionTids.begin(), layout.instructionTids.end());
+  used.insert(layout.dmaTids.begin(), layout.dmaTids.end());
+  layout.usedTids.assign(used.begin(), used.end());
+  return layout;
+}
+
+}  // namespace neuronsim::traces
