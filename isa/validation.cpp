@@ -1,0 +1,509 @@
+// Hardware rules a program must keep: engines per opcode, operand placement, shapes, semaphores.
+#include "isa/validation.h"
+
+#include <string>
+#include <string_view>
+
+#include "isa/error.h"
+
+namespace neuronsim::isa {
+
+namespace {
+
+constexpr uint8_t bit(Engine e) { return static_cast<uint8_t>(1u << static_cast<int>(e)); }
+constexpr uint8_t kSync = bit(Engine::Sync);
+constexpr uint8_t kTensor = bit(Engine::Tensor);
+constexpr uint8_t kVector = bit(Engine::Vector);
+constexpr uint8_t kScalar = bit(Engine::Scalar);
+constexpr uint8_t kGpSimd = bit(Engine::GpSimd);
+
+/// How an opcode's dst relates to its srcs.
+enum class ShapeRule { Matmul, Transpose, Elementwise, Reduce, DstOnly, Affine, AffineElementwise, DmaCopy, DmaTranspose };
+
+/// Where an opcode may run and what it takes (reference 2.1, I1 HEAD).
+struct OpcodeRule {
+  Opcode opcode;
+  uint8_t engines;
+  int numSrcs;
+  ShapeRule shape;
+};
+
+constexpr OpcodeRule kOpcodeRules[kNumOpcodes] = {
+    {.opcode = Opcode::NcMatmul, .engines = kTensor, .numSrcs = 2, .shape = ShapeRule::Matmul},
+    {.opcode = Opcode::NcTranspose, .engines = kTensor | kVector, .numSrcs = 1, .shape = ShapeRule::Transpose},
+    {.opcode = Opcode::Activation, .engines = kScalar, .numSrcs = 1, .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::TensorTensor, .engines = kVector | kGpSimd, .numSrcs = 2, .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::TensorScalar,
+     .engines = kVector | kScalar | kGpSimd,
+     .numSrcs = 1,
+     .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::ScalarTensorTensor, .engines = kVector, .numSrcs = 2, .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::TensorReduce, .engines = kVector, .numSrcs = 1, .shape = ShapeRule::Reduce},
+    {.opcode = Opcode::TensorCopy, .engines = kVector | kScalar | kGpSimd, .numSrcs = 1, .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::CopyPredicated, .engines = kVector, .numSrcs = 2, .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::Memset, .engines = kVector | kGpSimd, .numSrcs = 0, .shape = ShapeRule::DstOnly},
+    {.opcode = Opcode::Iota, .engines = kGpSimd, .numSrcs = 0, .shape = ShapeRule::Affine},
+    {.opcode = Opcode::AffineSelect, .engines = kGpSimd, .numSrcs = 1, .shape = ShapeRule::AffineElementwise},
+    // DMA: triggered from the Sync or Scalar sequencer (hwdge, D3) or GpSimd (swdge, D3).
+    {.opcode = Opcode::DmaCopy, .engines = kSync | kScalar | kGpSimd, .numSrcs = 1, .shape = ShapeRule::DmaCopy},
+    {.opcode = Opcode::DmaTranspose,
+     .engines = kSync | kScalar | kGpSimd,
+     .numSrcs = 1,
+     .shape = ShapeRule::DmaTranspose},
+};
+
+constexpr bool rulesInOpcodeOrder() {
+  for (int i = 0; i < kNumOpcodes; ++i)
+    if (static_cast<int>(kOpcodeRules[i].opcode) != i) return false;
+  return true;
+}
+static_assert(rulesInOpcodeOrder(), "kOpcodeRules must list opcodes in enum order");
+
+/// Free-axis access-pattern fields of SBUF/PSUM operands (A1: up to 4 dims, uint16 sizes,
+/// int16 strides in elements).
+struct OnChipLimits {
+  size_t maxFreeDims;
+  int64_t maxNum;
+  int64_t minStep;
+  int64_t maxStep;
+};
+constexpr OnChipLimits kOnChip{.maxFreeDims = 4, .maxNum = 65535, .minStep = -32768, .maxStep = 32767};
+
+/// A partition count up to `maxCount` must start at a multiple of `alignment` (A1); larger
+/// counts start at 0.
+struct StartRule {
+  int32_t maxCount;
+  int32_t alignment;
+  const char* allowed;
+};
+constexpr StartRule kStartRules[] = {
+    {.maxCount = 32, .alignment = 32, .allowed = "0, 32, 64 or 96"},
+    {.maxCount = 64, .alignment = 64, .allowed = "0 or 64"},
+};
+
+/// nc_matmul operand limits (reference 2.1): stationary [K<=128, M<=128]; N from the geometry.
+constexpr int64_t kMaxContraction = 128;
+constexpr int64_t kMaxStationaryFree = 128;
+
+/// nc_transpose block limits per engine (reference 2.1).
+struct TransposeLimit {
+  Engine engine;
+  int64_t maxPartitions;
+  int64_t maxFree;
+};
+constexpr TransposeLimit kTransposeLimits[] = {
+    {.engine = Engine::Tensor, .maxPartitions = 128, .maxFree = 128},
+    {.engine = Engine::Vector, .maxPartitions = 32, .maxFree = 32},
+};
+
+/// DMA queues per engine (D1).
+constexpr int32_t kDmaQueues = 16;
+
+/// The tensor_scalar op pairs ScalarE supports: mult+add, mult, add (reference 2.1).
+struct OpPair {
+  AluOp op0;
+  AluOp op1;
+};
+constexpr OpPair kScalarEngineTensorScalar[] = {
+    {AluOp::Multiply, AluOp::Add}, {AluOp::Multiply, AluOp::Bypass}, {AluOp::Add, AluOp::Bypass}};
+
+constexpr AluOp kReduceOps[] = {AluOp::Add, AluOp::Max, AluOp::Min};
+
+/// Upper bound on the elements one access pattern covers. Assumption: a sanity cap (2^40)
+/// that keeps index arithmetic in range; no real operand comes near it.
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+std::string engineList(uint8_t engines) {
+  std::string out;
+  for (int e = 0; e < kNumEngines; ++e) {
+    if (!(engines & (1u << e))) continue;
+    if (!out.empty()) out += ", ";
+    out += engineName(static_cast<Engine>(e));
+  }
+  return out;
+}
+
+std::string shapeText(const AccessPattern& ap) {
+  std::string out = "[";
+  out += std::to_string(ap.partitionCount);
+  out += " partitions, ";
+  out += std::to_string(ap.freeSize());
+  out += " free]";
+  return out;
+}
+
+bool isName(const std::string& s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+/// Smallest and largest element offset an operand's free dims reach (partitions excluded).
+struct Span {
+  __int128 lo = 0;
+  __int128 hi = 0;
+};
+
+Span freeSpan(const std::vector<Dim>& dims) {
+  Span s;
+  for (const Dim& d : dims) {
+    const __int128 reach = static_cast<__int128>(d.step) * (d.num - 1);
+    if (reach < 0) {
+      s.lo += reach;
+    } else {
+      s.hi += reach;
+    }
+  }
+  return s;
+}
+
+/// Checks one instruction; every failure names the instruction, the operand and the rule.
+class InstructionChecker {
+ public:
+  InstructionChecker(const Program& program, int64_t index, const Geometry& geometry)
+      : program_(program), index_(index), geometry_(geometry), inst_(program.instructions.at(index)) {}
+
+  void run() {
+    if (static_cast<int>(inst_.opcode) >= kNumOpcodes) fail("", "unknown opcode");
+    if (static_cast<int>(inst_.engine) >= kNumEngines) fail("", "unknown engine");
+    const OpcodeRule& rule = kOpcodeRules[static_cast<int>(inst_.opcode)];
+    checkEngine(rule);
+    if (static_cast<int>(inst_.srcs.size()) != rule.numSrcs)
+      fail("srcs", "takes " + std::to_string(rule.numSrcs) + " sources, got " + std::to_string(inst_.srcs.size()));
+    checkOperands();
+    checkShapes(rule);
+    checkSemaphores();
+  }
+
+ private:
+  [[noreturn]] void fail(std::string_view operand, const std::string& rule) const {
+    std::string msg = "instruction " + std::to_string(index_) + " (";
+    msg += opcodeName(inst_.opcode);
+    msg += "): ";
+    if (!operand.empty()) {
+      msg += operand;
+      msg += ": ";
+    }
+    msg += rule;
+    throw Error(msg);
+  }
+
+  bool dma() const { return isDma(inst_.opcode); }
+
+  void checkEngine(const OpcodeRule& rule) const {
+    if (!(rule.engines & bit(inst_.engine)))
+      fail("", "engine " + std::string(engineName(inst_.engine)) + " cannot run it (allowed: " +
+                   engineList(rule.engines) + ")");
+    if (dma() && (inst_.dmaQueue < 0 || inst_.dmaQueue >= kDmaQueues))
+      fail("queue", "DMA queue " + std::to_string(inst_.dmaQueue) + " outside 0.." + std::to_string(kDmaQueues - 1));
+    if (!dma() && inst_.dmaQueue != -1)
+      fail("queue", "only DMA instructions take a queue (got " + std::to_string(inst_.dmaQueue) + ")");
+  }
+
+  void checkOperands() const {
+    checkAp(inst_.dst, "dst");
+    for (size_t i = 0; i < inst_.srcs.size(); ++i) checkAp(inst_.srcs[i], "srcs[" + std::to_string(i) + "]");
+    if (inst_.operand0.vec) checkAp(*inst_.operand0.vec, "operand0");
+    if (inst_.operand1.vec) checkAp(*inst_.operand1.vec, "operand1");
+    if (inst_.scale.vec) checkAp(*inst_.scale.vec, "scale");
+    if (inst_.bias) checkAp(*inst_.bias, "bias");
+    if (inst_.reduceDst) checkAp(*inst_.reduceDst, "reduce_dst");
+  }
+
+  void checkAp(const AccessPattern& ap, const std::string& name) const {
+    if (ap.partitionCount < 1) fail(name, std::to_string(ap.partitionCount) + " partitions (need at least 1)");
+    int64_t elements = ap.partitionCount;
+    for (size_t j = 0; j < ap.dims.size(); ++j) {
+      const Dim& d = ap.dims[j];
+      const std::string dim = "dims[" + std::to_string(j) + "]";
+      if (d.num < 1) fail(name, dim + " num " + std::to_string(d.num) + " (need at least 1)");
+      if (d.num > kMaxElements || elements > kMaxElements / d.num)
+        fail(name, "covers more than 2^40 elements");
+      elements *= d.num;
+    }
+    if (ap.space == Space::Hbm) {
+      checkHbmAp(ap, name);
+    } else {
+      checkOnChipAp(ap, name);
+    }
+  }
+
+  void checkHbmAp(const AccessPattern& ap, const std::string& name) const {
+    if (!dma()) fail(name, "compute engines cannot access HBM (use dma_copy)");
+    const int64_t numTensors = static_cast<int64_t>(program_.tensors.size());
+    if (ap.tensor < 0 || ap.tensor >= numTensors)
+      fail(name, "tensor index " + std::to_string(ap.tensor) + " out of range (" + std::to_string(numTensors) +
+                     " tensors declared)");
+    const TensorDecl& t = program_.tensors[ap.tensor];
+    if (ap.dtype != t.dtype)
+      fail(name, "dtype " + std::string(dtypeName(ap.dtype)) + " differs from tensor '" + t.name + "' (" +
+                     std::string(dtypeName(t.dtype)) + ")");
+    if (ap.partitionStart != 0)
+      fail(name, "HBM access patterns have no partition start (got " + std::to_string(ap.partitionStart) + ")");
+    Span s = freeSpan(ap.dims);
+    const __int128 rows = static_cast<__int128>(ap.partitionStep) * (ap.partitionCount - 1);
+    (rows < 0 ? s.lo : s.hi) += rows;
+    s.lo += ap.offset;
+    s.hi += ap.offset;
+    if (s.lo < 0 || s.hi >= t.numElements())
+      fail(name, "elements [" + std::to_string(static_cast<int64_t>(s.lo)) + ", " +
+                     std::to_string(static_cast<int64_t>(s.hi)) + "] outside tensor '" + t.name + "' (" +
+                     std::to_string(t.numElements()) + " elements)");
+  }
+
+  void checkOnChipAp(const AccessPattern& ap, const std::string& name) const {
+    const std::string space(spaceName(ap.space));
+    if (ap.tensor != -1) fail(name, space + " operand names tensor " + std::to_string(ap.tensor) + " (must be -1)");
+    if (ap.partitionStep != 0)
+      fail(name, "partition step " + std::to_string(ap.partitionStep) + " (partitions cannot be strided)");
+    if (ap.partitionCount > geometry_.partitions)
+      fail(name, std::to_string(ap.partitionCount) + " partitions exceeds " + std::to_string(geometry_.partitions));
+    const int64_t end = static_cast<int64_t>(ap.partitionStart) + ap.partitionCount;
+    if (ap.partitionStart < 0 || end > geometry_.partitions)
+      fail(name, "partitions [" + std::to_string(ap.partitionStart) + ", " + std::to_string(end) + ") outside 0.." +
+                     std::to_string(geometry_.partitions));
+    if (!dma()) checkStartPartition(ap, name);
+    if (inst_.engine == Engine::GpSimd && ap.space == Space::Psum && !dma()) fail(name, "GpSimd cannot access PSUM");
+    if (ap.dims.size() > kOnChip.maxFreeDims)
+      fail(name, std::to_string(ap.dims.size()) + " free dims exceed " + std::to_string(kOnChip.maxFreeDims));
+    for (size_t j = 0; j < ap.dims.size(); ++j) {
+      const Dim& d = ap.dims[j];
+      const std::string dim = "dims[" + std::to_string(j) + "]";
+      if (d.num > kOnChip.maxNum)
+        fail(name, dim + " num " + std::to_string(d.num) + " exceeds " + std::to_string(kOnChip.maxNum));
+      if (d.step < kOnChip.minStep || d.step > kOnChip.maxStep)
+        fail(name, dim + " step " + std::to_string(d.step) + " outside " + std::to_string(kOnChip.minStep) + ".." +
+                       std::to_string(kOnChip.maxStep));
+    }
+    const int64_t limit = ap.space == Space::Sbuf ? geometry_.sbufPartitionBytes : geometry_.psumPartitionBytes;
+    const auto [lo, hi] = byteRange(ap);
+    if (lo < 0 || hi > limit)
+      fail(name, "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") outside the " +
+                     std::to_string(limit) + "-byte " + space + " partition");
+  }
+
+  /// [first byte, one past the last byte) the operand touches inside each partition.
+  static std::pair<int64_t, int64_t> byteRange(const AccessPattern& ap) {
+    const Span s = freeSpan(ap.dims);
+    const int64_t bytes = dtypeBytes(ap.dtype);
+    return {ap.offset + static_cast<int64_t>(s.lo) * bytes, ap.offset + (static_cast<int64_t>(s.hi) + 1) * bytes};
+  }
+
+  void checkStartPartition(const AccessPattern& ap, const std::string& name) const {
+    for (const StartRule& r : kStartRules) {
+      if (ap.partitionCount > r.maxCount) continue;
+      if (ap.partitionStart % r.alignment != 0)
+        fail(name, std::to_string(ap.partitionCount) + " partitions must start at " + r.allowed + ", not " +
+                       std::to_string(ap.partitionStart));
+      return;
+    }
+    if (ap.partitionStart != 0)
+      fail(name, std::to_string(ap.partitionCount) + " partitions must start at 0, not " +
+                     std::to_string(ap.partitionStart));
+  }
+
+  void checkVector(const AccessPattern& vec, const AccessPattern& data, const std::string& name) const {
+    if (vec.partitionCount != data.partitionCount || vec.freeSize() != 1)
+      fail(name, "must be [P,1] with P=" + std::to_string(data.partitionCount) + ", got " + shapeText(vec));
+  }
+
+  void checkSameShape(const AccessPattern& a, const std::string& name, const AccessPattern& ref,
+                      const std::string& refName) const {
+    if (a.partitionCount != ref.partitionCount || a.freeSize() != ref.freeSize())
+      fail(name, shapeText(a) + " does not match " + refName + " " + shapeText(ref));
+  }
+
+  void checkElementwise() const {
+    for (size_t i = 0; i < inst_.srcs.size(); ++i)
+      checkSameShape(inst_.srcs[i], "srcs[" + std::to_string(i) + "]", inst_.dst, "dst");
+    const AccessPattern& data = inst_.dst;
+    if (inst_.operand0.vec) checkVector(*inst_.operand0.vec, data, "operand0");
+    if (inst_.operand1.vec) checkVector(*inst_.operand1.vec, data, "operand1");
+    if (inst_.scale.vec) checkVector(*inst_.scale.vec, data, "scale");
+    if (inst_.bias) checkVector(*inst_.bias, data, "bias");
+    if (inst_.reduceDst) checkVector(*inst_.reduceDst, data, "reduce_dst");
+  }
+
+  void checkOneBank(const AccessPattern& dst) const {
+    const int64_t bank = geometry_.psumBankBytes();
+    const auto [lo, hi] = byteRange(dst);
+    if (bank <= 0 || lo / bank != (hi - 1) / bank)
+      fail("dst", "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") cross a " + std::to_string(bank) +
+                      "-byte PSUM bank");
+  }
+
+  void checkMatmul() const {
+    const AccessPattern& stationary = inst_.srcs[0];
+    const AccessPattern& moving = inst_.srcs[1];
+    const char* names[] = {"srcs[0] (stationary)", "srcs[1] (moving)"};
+    for (int i = 0; i < 2; ++i) {
+      const AccessPattern& in = inst_.srcs[i];
+      if (in.space != Space::Sbuf) fail(names[i], "must be in SBUF");
+      if (!isFloat(in.dtype)) fail(names[i], "dtype " + std::string(dtypeName(in.dtype)) + " is not a float type");
+    }
+    if ((stationary.dtype == Dtype::Fp32) != (moving.dtype == Dtype::Fp32))
+      fail("srcs", "fp32 cannot be mixed with " +
+                       std::string(dtypeName(stationary.dtype == Dtype::Fp32 ? moving.dtype : stationary.dtype)));
+    const int64_t k = stationary.partitionCount;
+    const int64_t m = stationary.freeSize();
+    const int64_t n = moving.freeSize();
+    if (k > kMaxContraction)
+      fail(names[0], "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(kMaxContraction));
+    if (m > kMaxStationaryFree)
+      fail(names[0], "M=" + std::to_string(m) + " free exceeds " + std::to_string(kMaxStationaryFree));
+    if (moving.partitionCount != k)
+      fail(names[1], "K=" + std::to_string(moving.partitionCount) + " partitions differs from stationary K=" +
+                         std::to_string(k));
+    if (n > geometry_.maxMovingFree)
+      fail(names[1], "N=" + std::to_string(n) + " free exceeds " + std::to_string(geometry_.maxMovingFree));
+    const AccessPattern& dst = inst_.dst;
+    if (dst.space != Space::Psum) fail("dst", "must be in PSUM");
+    if (dst.dtype != Dtype::Fp32) fail("dst", "must be fp32, not " + std::string(dtypeName(dst.dtype)));
+    if (dst.partitionCount != m || dst.freeSize() != n)
+      fail("dst", shapeText(dst) + " must be [M=" + std::to_string(m) + " partitions, N=" + std::to_string(n) +
+                      " free]");
+    checkOneBank(dst);
+  }
+
+  void checkTranspose() const {
+    const AccessPattern& src = inst_.srcs[0];
+    for (const TransposeLimit& lim : kTransposeLimits) {
+      if (lim.engine != inst_.engine) continue;
+      if (src.partitionCount > lim.maxPartitions || src.freeSize() > lim.maxFree)
+        fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(lim.engine)) + " limit " +
+                            std::to_string(lim.maxPartitions) + "x" + std::to_string(lim.maxFree));
+    }
+    checkTransposedShape(src);
+    if (inst_.engine == Engine::Tensor) {
+      if (src.space != Space::Sbuf) fail("srcs[0]", "must be in SBUF");
+      if (inst_.dst.space != Space::Psum) fail("dst", "must be in PSUM");
+      checkOneBank(inst_.dst);
+    }
+  }
+
+  void checkTransposedShape(const AccessPattern& src) const {
+    const AccessPattern& dst = inst_.dst;
+    if (dst.partitionCount != src.freeSize() || dst.freeSize() != src.partitionCount)
+      fail("dst", shapeText(dst) + " must be [" + std::to_string(src.freeSize()) + " partitions, " +
+                      std::to_string(src.partitionCount) + " free] (srcs[0] transposed)");
+  }
+
+  void checkReduce() const {
+    bool opOk = false;
+    for (AluOp op : kReduceOps) opOk = opOk || op == inst_.op0;
+    if (!opOk) fail("op0", std::string(aluOpName(inst_.op0)) + " is not a reduction (add, max or min)");
+    const AccessPattern& src = inst_.srcs[0];
+    const int64_t dims = static_cast<int64_t>(src.dims.size());
+    if (inst_.reduceAxes < 1 || inst_.reduceAxes > dims)
+      fail("reduce_axes", std::to_string(inst_.reduceAxes) + " outside 1.." + std::to_string(dims) +
+                              " (srcs[0] free dims)");
+    int64_t kept = 1;
+    for (int64_t j = 0; j < dims - inst_.reduceAxes; ++j) kept *= src.dims[j].num;
+    if (inst_.dst.partitionCount != src.partitionCount || inst_.dst.freeSize() != kept)
+      fail("dst", shapeText(inst_.dst) + " must be [" + std::to_string(src.partitionCount) + " partitions, " +
+                      std::to_string(kept) + " free]");
+  }
+
+  void checkAffinePattern() const {
+    const std::vector<Dim>& pattern = inst_.affine.pattern;
+    bool match = pattern.size() == inst_.dst.dims.size();
+    for (size_t j = 0; match && j < pattern.size(); ++j) match = pattern[j].num == inst_.dst.dims[j].num;
+    if (!match) fail("pattern", "nums must equal dst's dims' nums");
+  }
+
+  void checkDmaTranspose() const {
+    const AccessPattern& src = inst_.srcs[0];
+    for (const auto& [ap, name] : {std::pair{&src, "srcs[0]"}, std::pair{&inst_.dst, "dst"}}) {
+      const int bytes = dtypeBytes(ap->dtype);
+      if (bytes != 2 && bytes != 4)
+        fail(name, "dtype " + std::string(dtypeName(ap->dtype)) + " is not a 2- or 4-byte type");
+    }
+    checkTransposedShape(src);
+  }
+
+  void checkShapes(const OpcodeRule& rule) const {
+    switch (rule.shape) {
+      case ShapeRule::Matmul:
+        return checkMatmul();
+      case ShapeRule::Transpose:
+        return checkTranspose();
+      case ShapeRule::Elementwise:
+        checkElementwise();
+        if (inst_.opcode == Opcode::TensorTensor && inst_.srcs[0].space == Space::Psum &&
+            inst_.srcs[1].space == Space::Psum)
+          fail("srcs", "both inputs cannot be in PSUM");
+        if (inst_.opcode == Opcode::TensorScalar && inst_.engine == Engine::Scalar) checkScalarEngineOps();
+        return;
+      case ShapeRule::Reduce:
+        return checkReduce();
+      case ShapeRule::DstOnly:
+        return;
+      case ShapeRule::Affine:
+        return checkAffinePattern();
+      case ShapeRule::AffineElementwise:
+        checkElementwise();
+        return checkAffinePattern();
+      case ShapeRule::DmaCopy:
+        if (inst_.dst.numElements() != inst_.srcs[0].numElements())
+          fail("dst", std::to_string(inst_.dst.numElements()) + " elements differ from srcs[0]'s " +
+                          std::to_string(inst_.srcs[0].numElements()));
+        return;
+      case ShapeRule::DmaTranspose:
+        return checkDmaTranspose();
+    }
+  }
+
+  void checkScalarEngineOps() const {
+    for (const OpPair& p : kScalarEngineTensorScalar)
+      if (p.op0 == inst_.op0 && p.op1 == inst_.op1) return;
+    fail("op0", "scalar engine tensor_scalar supports only multiply+add, multiply or add, not " +
+                    std::string(aluOpName(inst_.op0)) + "+" + std::string(aluOpName(inst_.op1)));
+  }
+
+  void checkSemaphores() const {
+    const int64_t count = static_cast<int64_t>(program_.semaphores.size());
+    auto check = [&](int32_t sem, const std::string& name) {
+      if (sem < 0 || sem >= count)
+        fail(name, "semaphore " + std::to_string(sem) + " out of range (" + std::to_string(count) + " declared)");
+    };
+    for (size_t i = 0; i < inst_.waits.size(); ++i) check(inst_.waits[i].sem, "wait[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < inst_.signals.size(); ++i)
+      check(inst_.signals[i].sem, "signal[" + std::to_string(i) + "]");
+  }
+
+  const Program& program_;
+  int64_t index_;
+  const Geometry& geometry_;
+  const Instruction& inst_;
+};
+
+void checkNames(const std::vector<std::string>& names, const std::string& kind) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!isName(names[i]))
+      throw Error(kind + " '" + names[i] + "': names are letters, digits and '_', not starting with a digit");
+    for (size_t j = 0; j < i; ++j)
+      if (names[j] == names[i]) throw Error(kind + " '" + names[i] + "' declared twice");
+  }
+}
+
+}  // namespace
+
+void validateInstruction(const Program& program, int64_t index, const Geometry& geometry) {
+  InstructionChecker(program, index, geometry).run();
+}
+
+void validateProgram(const Program& program, const Geometry& geometry) {
+  std::vector<std::string> tensorNames;
+  for (const TensorDecl& t : program.tensors) {
+    tensorNames.push_back(t.name);
+    for (int64_t d : t.shape)
+      if (d < 1) throw Error("tensor '" + t.name + "': shape entry " + std::to_string(d) + " (need at least 1)");
+  }
+  checkNames(tensorNames, "tensor");
+  checkNames(program.semaphores, "semaphore");
+  for (size_t i = 0; i < program.instructions.size(); ++i)
+    validateInstruction(program, static_cast<int64_t>(i), geometry);
+}
+
+}  // namespace neuronsim::isa
