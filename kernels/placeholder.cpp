@@ -1,1 +1,0 @@
-// Kernel library (placeholder until built).
