@@ -64,8 +64,8 @@ class HbmView {
   /// Row-major reshape; the view must be contiguous.
   HbmView reshape(const std::vector<int64_t>& shape) const { return with(layout_.reshape(shape)); }
 
-  /// Axis 0 -> partition axis (partitionCount, partitionStep), axes 1.. -> dims, size-1 and
-  /// contiguous dims compacted (the element walk order is unchanged).
+  /// Axis 0 -> partition axis (partitionCount, partitionStep); axes 1.. -> dims, with size-1
+  /// and contiguous dims compacted (the element walk order is unchanged).
   isa::AccessPattern ap() const;
 
  private:

@@ -1,0 +1,83 @@
+#pragma once
+// Automatic semaphores: per-address last writer and readers, and what each stream already knows.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "isa/instruction.h"
+#include "isa/program.h"
+
+namespace neuronsim::kernels {
+
+/// Streams that own a semaphore: the five engines, then DMA queues q0..q15. The semaphore
+/// index equals the stream index.
+inline constexpr int kNumQueues = 16;
+inline constexpr int kNumStreams = isa::kNumEngines + kNumQueues;
+/// Semaphore names in index order: tensor, vector, scalar, gpsimd, sync, q0 .. q15.
+std::vector<std::string> streamSemaphoreNames();
+int streamOfEngine(isa::Engine engine);
+int streamOfQueue(int32_t queue);
+
+/// One memory range an instruction touches. SBUF/PSUM: partitions [p0, p1) and byte
+/// intervals; HBM: `tensor` with element intervals (p0 = 0, p1 = 1).
+struct Region {
+  isa::Space space = isa::Space::Sbuf;
+  int32_t tensor = -1;
+  int32_t p0 = 0, p1 = 1;
+  std::vector<std::pair<int64_t, int64_t>> intervals;  ///< sorted, disjoint [lo, hi)
+};
+
+/// The region an access pattern covers: an exact run list for HBM (coarsened to bounding
+/// boxes beyond a few thousand runs), a byte bounding box per partition range on chip.
+Region regionOf(const isa::AccessPattern& ap);
+
+/// Tracks, per memory address, the last writer and the readers since, as (stream, count)
+/// pairs, in interval maps (one per on-chip space and per HBM tensor). Knowledge vectors
+/// (how many instructions of each stream are known complete) make waits minimal:
+/// a wait is emitted only when the issuing stream cannot already know it is met.
+/// Contract: DMA queues complete their transfers in order (FIFO).
+class DependencyTracker {
+ public:
+  using Knowledge = std::array<int64_t, kNumStreams>;
+
+  DependencyTracker();
+  /// Computes the waits for `inst` from `reads` and `writes`, records the accesses and sets
+  /// `inst.waits` and `inst.signals` (its own stream's semaphore at completion).
+  void add(isa::Instruction& inst, const std::vector<Region>& reads, const std::vector<Region>& writes);
+  /// Instructions that signalled `stream` so far.
+  int64_t count(int stream) const { return count_[stream]; }
+
+ private:
+  struct Access {
+    int16_t stream = -1;
+    int64_t count = 0;
+  };
+  struct Layer {
+    int32_t p0 = 0, p1 = 0;
+    Access writer;
+    std::vector<Access> readers;  ///< at most one per stream (the latest)
+  };
+  struct Segment {
+    int64_t hi = 0;
+    std::vector<Layer> layers;
+  };
+  using SegmentMap = std::map<int64_t, Segment>;
+
+  SegmentMap& mapFor(const Region& region);
+  void gather(const Region& region, bool write, std::array<int64_t, kNumStreams>& need);
+  /// Splits segments so that `at` is a boundary.
+  void splitAt(SegmentMap& map, int64_t at);
+  void recordRead(const Region& region, Access self);
+  void recordWrite(const Region& region, Access self);
+
+  std::array<int64_t, kNumStreams> count_{};
+  std::array<std::vector<Knowledge>, kNumStreams> completed_;  ///< [stream][count-1]
+  std::array<Knowledge, isa::kNumEngines> engineState_{};
+  SegmentMap sbuf_, psum_;
+  std::vector<SegmentMap> hbm_;
+};
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,320 @@
+// KernelBuilder: declarations, allocation, instruction construction and automatic semaphores.
+#include "kernels/builder/kernel_builder.h"
+
+#include <numeric>
+
+#include "isa/dtype.h"
+#include "isa/error.h"
+#include "isa/validation.h"
+#include "kernels/builder/dependency_tracker.h"
+#include "kernels/builder/tile_allocator.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+constexpr int64_t kSbufAlignment = 64;
+constexpr int64_t kPsumAlignment = 64;
+
+int64_t product(const std::vector<int64_t>& v, size_t from) {
+  int64_t n = 1;
+  for (size_t i = from; i < v.size(); ++i) n *= v[i];
+  return n;
+}
+
+std::string shapeString(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+void applyScalar(const ScalarArg& arg, isa::ScalarOperand& into) {
+  into.imm = arg.imm;
+  if (arg.vec) into.vec = arg.vec->ap();
+}
+
+}  // namespace
+
+KernelBuilder::KernelBuilder(std::string kernel, const isa::Geometry& geometry)
+    : kernel_(std::move(kernel)),
+      geometry_(geometry),
+      tracker_(std::make_unique<DependencyTracker>()),
+      sbufAlloc_(std::make_unique<TileAllocator>(geometry.sbufPartitionBytes, 0, kSbufAlignment)),
+      psumAlloc_(std::make_unique<TileAllocator>(geometry.psumPartitionBytes, geometry.psumBankBytes(), kPsumAlignment)) {
+  program_.semaphores = streamSemaphoreNames();
+  dmaQueues_.resize(kNumQueues);
+  std::iota(dmaQueues_.begin(), dmaQueues_.end(), 0);
+}
+
+KernelBuilder::~KernelBuilder() = default;
+
+HbmView KernelBuilder::declare(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype,
+                               isa::TensorKind kind) {
+  if (program_.tensorIndex(name) >= 0) throw Error(kernel_ + ": HBM tensor '" + name + "' declared twice");
+  for (int64_t d : shape)
+    if (d < 1) throw Error(kernel_ + ": HBM tensor '" + name + "' has shape " + shapeString(shape) + " with an empty axis");
+  program_.tensors.push_back(isa::TensorDecl{name, shape, dtype, kind});
+  return HbmView(static_cast<int32_t>(program_.tensors.size() - 1), dtype, StridedLayout::contiguous(shape), name);
+}
+
+HbmView KernelBuilder::input(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype) {
+  return declare(name, shape, dtype, isa::TensorKind::Input);
+}
+HbmView KernelBuilder::output(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype) {
+  return declare(name, shape, dtype, isa::TensorKind::Output);
+}
+HbmView KernelBuilder::internal(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype) {
+  return declare(name, shape, dtype, isa::TensorKind::Internal);
+}
+
+Tile KernelBuilder::allocate(isa::Space space, const std::vector<int64_t>& shape, isa::Dtype dtype,
+                             const std::string& name) {
+  const char* spaceText = space == isa::Space::Psum ? "PSUM" : "SBUF";
+  const std::string tileName = name.empty() ? std::string(space == isa::Space::Psum ? "psum" : "sbuf") +
+                                                  std::to_string(tileCounter_)
+                                            : name;
+  ++tileCounter_;
+  if (shape.empty() || shape[0] < 1 || shape[0] > geometry_.partitions)
+    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' shape " + shapeString(shape) +
+                " needs 1.." + std::to_string(geometry_.partitions) + " partitions first");
+  for (int64_t d : shape)
+    if (d < 1) throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' has an empty axis");
+  const int64_t bytes = product(shape, 1) * isa::dtypeBytes(dtype);
+  TileAllocator& alloc = space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
+  const int64_t offset = alloc.allocate(bytes);
+  if (offset < 0)
+    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' asks " + std::to_string(bytes) +
+                " bytes per partition but only " + std::to_string(alloc.capacity() - alloc.inUse()) + " of " +
+                std::to_string(alloc.capacity()) + " are free" +
+                (space == isa::Space::Psum ? " (in one place that respects the 2 KiB banks)" : ""));
+  std::vector<int64_t> freeShape(shape.begin() + 1, shape.end());
+  return Tile(space, dtype, 0, static_cast<int32_t>(shape[0]), offset, StridedLayout::contiguous(freeShape), tileName);
+}
+
+Tile KernelBuilder::sbuf(const std::vector<int64_t>& shape, isa::Dtype dtype, const std::string& name) {
+  return allocate(isa::Space::Sbuf, shape, dtype, name);
+}
+
+Tile KernelBuilder::psum(const std::vector<int64_t>& shape, isa::Dtype dtype, const std::string& name) {
+  return allocate(isa::Space::Psum, shape, dtype, name);
+}
+
+void KernelBuilder::release(const Tile& tile) {
+  if (tile.space() == isa::Space::Hbm) throw Error(kernel_ + ": release of a non-tile");
+  TileAllocator& alloc = tile.space() == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
+  if (!alloc.release(tile.baseBytes()))
+    throw Error(kernel_ + ": tile '" + tile.name() + "' released but not allocated");
+}
+
+int64_t KernelBuilder::sbufBytesInUse() const { return sbufAlloc_->inUse(); }
+int64_t KernelBuilder::psumBytesInUse() const { return psumAlloc_->inUse(); }
+int64_t KernelBuilder::sbufBytesFree() const { return sbufAlloc_->capacity() - sbufAlloc_->inUse(); }
+
+void KernelBuilder::setDmaQueues(const std::vector<int32_t>& queues) {
+  if (queues.empty()) throw Error(kernel_ + ": empty DMA queue list");
+  for (int32_t q : queues)
+    if (q < 0 || q >= kNumQueues) throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0..15");
+  dmaQueues_ = queues;
+  nextQueue_ = 0;
+}
+
+int32_t KernelBuilder::nextDmaQueue() {
+  const int32_t q = dmaQueues_[nextQueue_ % dmaQueues_.size()];
+  nextQueue_ = (nextQueue_ + 1) % dmaQueues_.size();
+  return q;
+}
+
+void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src, DmaOptions options) {
+  isa::Instruction inst;
+  inst.opcode = opcode;
+  inst.engine = options.issue;
+  inst.dmaQueue = options.queue;
+  inst.dst = dst.ap;
+  inst.srcs = {src.ap};
+  emit(std::move(inst));
+}
+
+void KernelBuilder::dmaCopy(const DmaOperand& dst, const DmaOperand& src, DmaOptions options) {
+  if (dst.ap.numElements() != src.ap.numElements())
+    throw Error(kernel_ + ": dma_copy moves " + std::to_string(src.ap.numElements()) + " elements into " +
+                std::to_string(dst.ap.numElements()));
+  emitDma(isa::Opcode::DmaCopy, dst, src, options);
+}
+
+void KernelBuilder::dmaTranspose(const DmaOperand& dst, const DmaOperand& src, DmaOptions options) {
+  emitDma(isa::Opcode::DmaTranspose, dst, src, options);
+}
+
+void KernelBuilder::matmul(const Tile& dst, const Tile& stationary, const Tile& moving, bool accumulate) {
+  if (dst.space() != isa::Space::Psum) throw Error(kernel_ + ": matmul output '" + dst.name() + "' must be in PSUM");
+  const isa::AccessPattern out = dst.ap();
+  const int64_t bank = geometry_.psumBankBytes();
+  const Region r = regionOf(out);
+  if (r.intervals.front().first / bank != (r.intervals.front().second - 1) / bank)
+    throw Error(kernel_ + ": matmul output '" + dst.name() + "' crosses a 2 KiB PSUM bank");
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::NcMatmul;
+  inst.engine = isa::Engine::Tensor;
+  inst.dst = out;
+  inst.srcs = {stationary.ap(), moving.ap()};
+  inst.accumulate = accumulate;
+  emit(std::move(inst));
+}
+
+void KernelBuilder::transpose(const Tile& dst, const Tile& src, isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::NcTranspose;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.srcs = {src.ap()};
+  emit(std::move(inst));
+}
+
+void KernelBuilder::activation(const Tile& dst, const Tile& src, isa::ActFn fn, ScalarArg scale,
+                               const std::optional<Tile>& bias, const std::optional<Tile>& reduceDst) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::Activation;
+  inst.engine = isa::Engine::Scalar;
+  inst.dst = dst.ap();
+  inst.srcs = {src.ap()};
+  inst.act = fn;
+  applyScalar(scale, inst.scale);
+  if (bias) inst.bias = bias->ap();
+  if (reduceDst) inst.reduceDst = reduceDst->ap();
+  emit(std::move(inst));
+}
+
+void KernelBuilder::tensorTensor(const Tile& dst, const Tile& a, const Tile& b, isa::AluOp op, isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::TensorTensor;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.srcs = {a.ap(), b.ap()};
+  inst.op0 = op;
+  emit(std::move(inst));
+}
+
+void KernelBuilder::tensorScalar(const Tile& dst, const Tile& src, isa::AluOp op0, ScalarArg operand0, isa::AluOp op1,
+                                 ScalarArg operand1, isa::Engine engine, bool reverse0, bool reverse1) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::TensorScalar;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.srcs = {src.ap()};
+  inst.op0 = op0;
+  inst.op1 = op1;
+  applyScalar(operand0, inst.operand0);
+  applyScalar(operand1, inst.operand1);
+  inst.reverse0 = reverse0;
+  inst.reverse1 = reverse1;
+  emit(std::move(inst));
+}
+
+void KernelBuilder::scalarTensorTensor(const Tile& dst, const Tile& data, isa::AluOp op0, ScalarArg operand0,
+                                       isa::AluOp op1, const Tile& tensor, isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::ScalarTensorTensor;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.srcs = {data.ap(), tensor.ap()};
+  inst.op0 = op0;
+  inst.op1 = op1;
+  applyScalar(operand0, inst.operand0);
+  emit(std::move(inst));
+}
+
+void KernelBuilder::tensorReduce(const Tile& dst, const Tile& src, isa::AluOp op, int32_t axes, bool negate,
+                                 isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::TensorReduce;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.srcs = {src.ap()};
+  inst.op0 = op;
+  inst.reduceAxes = axes;
+  inst.negate = negate;
+  emit(std::move(inst));
+}
+
+void KernelBuilder::tensorCopy(const Tile& dst, const Tile& src, isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::TensorCopy;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.srcs = {src.ap()};
+  emit(std::move(inst));
+}
+
+void KernelBuilder::copyPredicated(const Tile& dst, const Tile& predicate, const Tile& src, isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::CopyPredicated;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.srcs = {predicate.ap(), src.ap()};
+  emit(std::move(inst));
+}
+
+void KernelBuilder::memset(const Tile& dst, float value, isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::Memset;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.value = value;
+  emit(std::move(inst));
+}
+
+void KernelBuilder::iota(const Tile& dst, const isa::Affine& affine, isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::Iota;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.affine = affine;
+  emit(std::move(inst));
+}
+
+void KernelBuilder::affineSelect(const Tile& dst, const Tile& src, const isa::Affine& affine, isa::AluOp cmp,
+                                 float fill, isa::Engine engine) {
+  isa::Instruction inst;
+  inst.opcode = isa::Opcode::AffineSelect;
+  inst.engine = engine;
+  inst.dst = dst.ap();
+  inst.srcs = {src.ap()};
+  inst.affine = affine;
+  inst.cmp = cmp;
+  inst.value = fill;
+  emit(std::move(inst));
+}
+
+void KernelBuilder::emit(isa::Instruction inst) {
+  if (finished_) throw Error(kernel_ + ": instruction emitted after finish()");
+  if (isa::isDma(inst.opcode)) {
+    if (inst.dmaQueue < 0) inst.dmaQueue = nextDmaQueue();
+    if (inst.dmaQueue >= kNumQueues) throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0..15");
+  } else {
+    inst.dmaQueue = -1;
+  }
+  std::vector<Region> reads, writes;
+  for (const isa::AccessPattern& src : inst.srcs) reads.push_back(regionOf(src));
+  if (inst.bias) reads.push_back(regionOf(*inst.bias));
+  if (inst.scale.vec) reads.push_back(regionOf(*inst.scale.vec));
+  if (inst.operand0.vec) reads.push_back(regionOf(*inst.operand0.vec));
+  if (inst.operand1.vec) reads.push_back(regionOf(*inst.operand1.vec));
+  writes.push_back(regionOf(inst.dst));
+  if (inst.reduceDst) writes.push_back(regionOf(*inst.reduceDst));
+  tracker_->add(inst, reads, writes);
+  waits_ += static_cast<int64_t>(inst.waits.size());
+  if (!note_.empty()) inst.note = note_;
+  program_.instructions.push_back(std::move(inst));
+}
+
+isa::Program KernelBuilder::finish() {
+  if (finished_) throw Error(kernel_ + ": finish() called twice");
+  finished_ = true;
+  isa::validateProgram(program_, geometry_);
+  return std::move(program_);
+}
+
+}  // namespace neuronsim::kernels
