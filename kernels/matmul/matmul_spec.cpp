@@ -1,0 +1,56 @@
+// Registry entry of matmul: tensors, shape rules, program, reference and flops.
+#include "isa/error.h"
+#include "kernels/matmul/matmul_build.h"
+#include "kernels/matmul/matmul_kernel.h"
+#include "kernels/reference/matmul_ref.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+ShapeMap inferMatmul(const ShapeMap& inputs, const ParamValues&) {
+  const Shape& lhsT = inputs.at("lhsT");
+  const Shape& rhs = inputs.at("rhs");
+  if (lhsT.size() != 2) throw Error("matmul: lhsT has shape " + shapeText(lhsT) + " but must be [K, M]");
+  if (rhs.size() != 2) throw Error("matmul: rhs has shape " + shapeText(rhs) + " but must be [K, N]");
+  if (lhsT[0] != rhs[0])
+    throw Error("matmul: lhsT has shape " + shapeText(lhsT) + " and rhs " + shapeText(rhs) +
+                " but their first axes (K) must be equal");
+  return {{"out", {lhsT[1], rhs[1]}}};
+}
+
+void buildMatmulSpec(KernelBuilder& builder, const KernelArgs& args) {
+  buildMatmul(builder, args.in("lhsT"), args.in("rhs"), args.out("out"), args.dtype);
+}
+
+HostTensors referenceMatmul(const HostTensors& inputs, const ParamValues&) {
+  const HostTensor& lhsT = inputs.at("lhsT");
+  const HostTensor& rhs = inputs.at("rhs");
+  const int64_t k = lhsT.shape[0], m = lhsT.shape[1], n = rhs.shape[1];
+  return {{"out", HostTensor{{m, n}, matmulReference(lhsT.values, rhs.values, k, m, n)}}};
+}
+
+double matmulFlops(const ShapeMap& inputs, const ParamValues&) {
+  const Shape& lhsT = inputs.at("lhsT");
+  const Shape& rhs = inputs.at("rhs");
+  return 2.0 * static_cast<double>(lhsT[0]) * static_cast<double>(lhsT[1]) * static_cast<double>(rhs[1]);
+}
+
+}  // namespace
+
+KernelSpec matmulSpec() {
+  KernelSpec spec;
+  spec.name = "matmul";
+  spec.description = "out [M, N] = lhsT[K, M]^T @ rhs[K, N], fp32 output (K, M tiled by 128, N by 512)";
+  spec.inputs = {{"lhsT", "left operand, transposed: [K, M]", false}, {"rhs", "right operand: [K, N]", false}};
+  spec.outputs = {{"out", "product [M, N], fp32", false}};
+  spec.defaultShapes = {{"lhsT", {512, 256}}, {"rhs", {512, 1024}}};
+  spec.inferShapes = inferMatmul;
+  spec.build = buildMatmulSpec;
+  spec.reference = referenceMatmul;
+  spec.flops = matmulFlops;
+  spec.fp32Outputs = true;
+  return spec;
+}
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,37 @@
+// The registry table: one line per kernel.
+#include "kernels/registry.h"
+
+#include "isa/error.h"
+#include "kernels/matmul/matmul_kernel.h"
+
+namespace neuronsim::kernels {
+
+const std::vector<KernelSpec>& kernelRegistry() {
+  static const std::vector<KernelSpec> table = {
+      matmulSpec(),
+  };
+  return table;
+}
+
+const KernelSpec& findKernel(const std::string& name) {
+  std::string known;
+  for (const KernelSpec& spec : kernelRegistry()) {
+    if (spec.name == name) return spec;
+    known += (known.empty() ? "" : ", ") + spec.name;
+  }
+  throw Error("unknown kernel '" + name + "' (known: " + known + ")");
+}
+
+const HbmView& KernelArgs::in(const std::string& name) const {
+  auto it = inputs.find(name);
+  if (it == inputs.end()) throw Error("kernel input '" + name + "' is not given");
+  return it->second;
+}
+
+const HbmView& KernelArgs::out(const std::string& name) const {
+  auto it = outputs.find(name);
+  if (it == outputs.end()) throw Error("kernel output '" + name + "' is not produced");
+  return it->second;
+}
+
+}  // namespace neuronsim::kernels

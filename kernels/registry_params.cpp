@@ -1,0 +1,175 @@
+// Kernel parameter values: typed getters and parsing from command-line text.
+#include <cerrno>
+#include <cstdlib>
+
+#include "isa/error.h"
+#include "kernels/registry.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+std::vector<std::string> splitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : text) {
+    if (c == ',') {
+      parts.push_back(cur);
+      cur.clear();
+    } else if (c != ' ' && c != '(' && c != ')' && c != '[' && c != ']') {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+int64_t parseInt(const KernelSpec& spec, const ParamSpec& param, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0)
+    throw Error(spec.name + ": parameter " + param.name + " takes integers, not '" + text + "'");
+  return v;
+}
+
+ParamValue parseValue(const KernelSpec& spec, const ParamSpec& param, const std::string& text) {
+  switch (param.type) {
+    case ParamType::Int:
+      return parseInt(spec, param, text);
+    case ParamType::Int3: {
+      const auto parts = splitCommas(text);
+      if (parts.size() != 1 && parts.size() != 3)
+        throw Error(spec.name + ": parameter " + param.name + " takes 1 or 3 integers, not '" + text + "'");
+      std::array<int64_t, 3> v{};
+      for (int i = 0; i < 3; ++i) v[i] = parseInt(spec, param, parts[parts.size() == 1 ? 0 : i]);
+      return v;
+    }
+    case ParamType::Int6: {
+      const auto parts = splitCommas(text);
+      std::array<int64_t, 6> v{};
+      if (parts.size() == 1) {
+        v.fill(parseInt(spec, param, parts[0]));
+      } else if (parts.size() == 3) {
+        for (int i = 0; i < 3; ++i) v[2 * i] = v[2 * i + 1] = parseInt(spec, param, parts[i]);
+      } else if (parts.size() == 6) {
+        for (int i = 0; i < 6; ++i) v[i] = parseInt(spec, param, parts[i]);
+      } else {
+        throw Error(spec.name + ": parameter " + param.name + " takes 1, 3 or 6 integers, not '" + text + "'");
+      }
+      return v;
+    }
+    case ParamType::Bool:
+      if (text == "true" || text == "1" || text == "yes" || text == "True") return true;
+      if (text == "false" || text == "0" || text == "no" || text == "False") return false;
+      throw Error(spec.name + ": parameter " + param.name + " takes true or false, not '" + text + "'");
+    case ParamType::String:
+      return text;
+    case ParamType::Enum: {
+      for (const std::string& c : param.choices)
+        if (c == text) return text;
+      std::string list;
+      for (const std::string& c : param.choices) list += (list.empty() ? "" : ", ") + c;
+      throw Error(spec.name + ": parameter " + param.name + " takes one of " + list + ", not '" + text + "'");
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string_view paramTypeName(ParamType type) {
+  switch (type) {
+    case ParamType::Int:
+      return "int";
+    case ParamType::Int3:
+      return "int3";
+    case ParamType::Int6:
+      return "int6";
+    case ParamType::Bool:
+      return "bool";
+    case ParamType::String:
+      return "string";
+    case ParamType::Enum:
+      return "enum";
+  }
+  return "?";
+}
+
+const ParamValue& ParamValues::at(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw Error("parameter " + name + " is not set");
+  return it->second;
+}
+
+int64_t ParamValues::getInt(const std::string& name) const {
+  const ParamValue& v = at(name);
+  if (const auto* p = std::get_if<int64_t>(&v)) return *p;
+  throw Error("parameter " + name + " is not an int");
+}
+
+std::array<int64_t, 3> ParamValues::getInt3(const std::string& name) const {
+  const ParamValue& v = at(name);
+  if (const auto* p = std::get_if<std::array<int64_t, 3>>(&v)) return *p;
+  if (const auto* p = std::get_if<int64_t>(&v)) return {*p, *p, *p};
+  throw Error("parameter " + name + " is not an int3");
+}
+
+std::array<int64_t, 6> ParamValues::getInt6(const std::string& name) const {
+  const ParamValue& v = at(name);
+  if (const auto* p = std::get_if<std::array<int64_t, 6>>(&v)) return *p;
+  if (const auto* p = std::get_if<std::array<int64_t, 3>>(&v)) return {(*p)[0], (*p)[0], (*p)[1], (*p)[1], (*p)[2], (*p)[2]};
+  if (const auto* p = std::get_if<int64_t>(&v)) return {*p, *p, *p, *p, *p, *p};
+  throw Error("parameter " + name + " is not an int6");
+}
+
+bool ParamValues::getBool(const std::string& name) const {
+  const ParamValue& v = at(name);
+  if (const auto* p = std::get_if<bool>(&v)) return *p;
+  throw Error("parameter " + name + " is not a bool");
+}
+
+const std::string& ParamValues::getString(const std::string& name) const {
+  const ParamValue& v = at(name);
+  if (const auto* p = std::get_if<std::string>(&v)) return *p;
+  throw Error("parameter " + name + " is not a string");
+}
+
+ParamValues parseParams(const KernelSpec& spec, const std::vector<std::pair<std::string, std::string>>& given) {
+  ParamValues values;
+  for (const ParamSpec& p : spec.params)
+    if (!p.defaultValue.empty()) values.set(p.name, parseValue(spec, p, p.defaultValue));
+  for (const auto& [name, text] : given) {
+    const ParamSpec* param = nullptr;
+    for (const ParamSpec& p : spec.params)
+      if (p.name == name) param = &p;
+    if (!param) throw Error(spec.name + ": unknown parameter " + name);
+    values.set(name, parseValue(spec, *param, text));
+  }
+  return values;
+}
+
+std::string flagName(const std::string& paramName) {
+  std::string flag = paramName;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  return flag;
+}
+
+int64_t shapeElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shapeText(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape[i]);
+  }
+  s += ']';
+  return s;
+}
+
+}  // namespace neuronsim::kernels
