@@ -1,0 +1,153 @@
+// Report analyses on the hand-built fixture: opcode times, stalls, critical path, warnings.
+#include <doctest/doctest.h>
+
+#include "fixture.h"
+#include "traces/chrome_trace.h"
+#include "traces/report.h"
+
+using namespace neuronsim;
+
+namespace {
+
+/// The fixture written to a trace and read back, as `report` sees it.
+traces::TraceModel savedFixture(traces::EventLog log = fixture::log()) {
+  fixture::TempFile file("report.json");
+  traces::writeChromeTrace(file.str(), fixture::program(), log, fixture::summary());
+  return traces::loadTraceModel(file.str());
+}
+
+double stall(const std::vector<traces::StallTime>& rows, const std::string& track, const std::string& cause) {
+  for (const auto& r : rows)
+    if (r.track == track && r.cause == cause) return r.ns;
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("trace model read back from a file keeps every span's fields") {
+  const auto model = savedFixture();
+  REQUIRE(model.spans.size() == 6);
+  CHECK(model.minStartNs == doctest::Approx(0));
+  CHECK(model.maxEndNs == doctest::Approx(5000));
+  const traces::Span* mm = nullptr;
+  for (const auto& s : model.spans)
+    if (!s.isDma && s.index == 2) mm = &s;
+  REQUIRE(mm);
+  CHECK(mm->track == "tensor");
+  CHECK(mm->startNs == doctest::Approx(3000));
+  CHECK(mm->endNs == doctest::Approx(3500));
+  CHECK(mm->waitedOn == 1);
+  CHECK(mm->semaphore == "sem_vector");
+  CHECK(model.counters.size() == 1);
+  CHECK(model.counters[0].points.size() == 3);
+}
+
+TEST_CASE("opcode times per track") {
+  const auto rows = traces::opcodeTimes(savedFixture());
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0].track == "tensor");
+  CHECK(rows[0].opcode == "nc_matmul");
+  CHECK(rows[0].ns == doctest::Approx(500));
+  CHECK(rows[2].track == "sync");
+  CHECK(rows[2].count == 2);
+  CHECK(rows[2].ns == doctest::Approx(200));
+  CHECK(rows[3].track == "dma.q0");
+  CHECK(rows[3].ns == doctest::Approx(1000));
+}
+
+TEST_CASE("stall time by cause per engine and DMA latency per queue") {
+  const auto rows = traces::stallTimes(savedFixture());
+  CHECK(stall(rows, "vector", "semaphore") == doctest::Approx(2400));
+  CHECK(stall(rows, "tensor", "semaphore") == doctest::Approx(3000));
+  CHECK(stall(rows, "sync", "semaphore") == doctest::Approx(3400));
+  CHECK(stall(rows, "dma.q0", "dma_latency") == doctest::Approx(1300));
+  CHECK(stall(rows, "dma.q1", "dma_latency") == doctest::Approx(1300));
+  CHECK(rows.size() == 5);
+}
+
+TEST_CASE("stalls of different causes on one engine are kept apart") {
+  traces::EventLog log;
+  auto a = fixture::inst(0, isa::Engine::Tensor, isa::Opcode::NcMatmul, 0, 100, 200);
+  a.stall = traces::StallCause::Throttle;
+  auto b = fixture::inst(1, isa::Engine::Tensor, isa::Opcode::NcMatmul, 200, 250, 300);
+  b.stall = traces::StallCause::EngineBusy;
+  auto c = fixture::inst(2, isa::Engine::Tensor, isa::Opcode::NcMatmul, 300, 330, 400);
+  c.stall = traces::StallCause::Throttle;
+  log.instruction(a);
+  log.instruction(b);
+  log.instruction(c);
+  const auto rows = traces::stallTimes(savedFixture(log));
+  CHECK(stall(rows, "tensor", "throttle") == doctest::Approx(130));
+  CHECK(stall(rows, "tensor", "engine_busy") == doctest::Approx(50));
+}
+
+TEST_CASE("critical path walks semaphore edges, DMA triggers and stream order") {
+  const auto model = savedFixture();
+  const auto path = traces::criticalPath(model);
+  REQUIRE(path.steps.size() == 6);
+  const std::vector<std::string> tracks{"sync", "dma.q0", "vector", "tensor", "sync", "dma.q1"};
+  const std::vector<double> owned{100, 2300, 600, 500, 100, 1400};
+  for (size_t k = 0; k < 6; ++k) {
+    CAPTURE(k);
+    CHECK(model.spans[path.steps[k]].track == tracks[k]);
+    CHECK(path.ownedNs[k] == doctest::Approx(owned[k]));
+  }
+  CHECK(path.totalNs == doctest::Approx(5000));
+  CHECK(path.bound == "dma.q0");
+  REQUIRE(path.shareNs.size() == 5);
+  CHECK(path.shareNs[0].second == doctest::Approx(2300));
+  CHECK(path.shareNs[1].first == "dma.q1");
+  CHECK(path.shareNs[4].first == "sync");
+  CHECK(path.shareNs[4].second == doctest::Approx(200));
+}
+
+TEST_CASE("critical path follows a queue when a transfer waited behind the previous one") {
+  traces::EventLog log;
+  log.instruction(fixture::inst(0, isa::Engine::Sync, isa::Opcode::DmaCopy, 0, 0, 50));
+  log.instruction(fixture::inst(3, isa::Engine::Sync, isa::Opcode::DmaCopy, 50, 50, 100));
+  log.dma(fixture::dma(0, 0, 50, 1000, 3000, 65536));
+  log.dma(fixture::dma(3, 0, 100, 3000, 4000, 65536));
+  const auto model = savedFixture(log);
+  const auto path = traces::criticalPath(model);
+  REQUIRE(path.steps.size() == 3);
+  CHECK(model.spans[path.steps[0]].track == "sync");
+  CHECK(model.spans[path.steps[0]].index == 0);
+  CHECK(model.spans[path.steps[1]].index == 0);
+  CHECK(model.spans[path.steps[2]].index == 3);
+  CHECK(path.bound == "dma.q0");
+  CHECK(path.shareNs[0].second == doctest::Approx(3950));
+}
+
+TEST_CASE("warnings: small DMAs, PE gaps that re-trigger the throttle, uninitialized reads") {
+  auto log = fixture::log();
+  log.instruction(fixture::inst(4, isa::Engine::Tensor, isa::Opcode::NcMatmul, 3500, 7000, 7100));
+  log.instruction(fixture::inst(5, isa::Engine::Tensor, isa::Opcode::NcMatmul, 7100, 7200, 7300));
+  log.uninitializedRead({1, "src1 sbuf p0-127 bytes 0-511"});
+  const auto model = savedFixture(log);
+  const auto warnings = traces::traceWarnings(model);
+  std::string all;
+  for (const auto& w : warnings) all += w + "\n";
+  CAPTURE(all);
+  // q0's load: 65536 B / 128 partitions = 512 B < 2 KiB; q1's store 4096 B per partition is fine.
+  CHECK(all.find("1 DMA transfers move under 2048 bytes per partition (65536 bytes") != std::string::npos);
+  // tensor gap 3500 -> 7000 = 3.5 us > 3 us; 7100 -> 7200 is not.
+  CHECK(all.find("1 PE idle gaps over 3000 ns (3.500 us") != std::string::npos);
+  CHECK(all.find("instruction 1 reads uninitialized memory: src1 sbuf") != std::string::npos);
+  // the new events end at 7300 but the summary says 5000
+  CHECK(all.find("differs from the summary") != std::string::npos);
+}
+
+TEST_CASE("no warnings on a clean trace") {
+  traces::EventLog log;
+  log.instruction(fixture::inst(0, isa::Engine::Tensor, isa::Opcode::NcMatmul, 0, 0, 5000));
+  CHECK(traces::traceWarnings(savedFixture(log)).empty());
+}
+
+TEST_CASE("report text has every section") {
+  const std::string text = traces::reportText(savedFixture());
+  for (const char* part : {"fixture on trn2", "top opcodes by time", "nc_matmul", "stall time by cause",
+                           "critical path:", "bound by dma.q0", "46.0%", "warnings:", "DMA transfers move under"}) {
+    CAPTURE(part);
+    CHECK(text.find(part) != std::string::npos);
+  }
+}

@@ -1,0 +1,92 @@
+// Comparison of two traces, side by side.
+#include "traces/diff.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+#include "traces/report.h"
+
+namespace neuronsim::traces {
+
+namespace {
+
+double summaryNumber(const nlohmann::json& summary, const std::string& pointer) {
+  const nlohmann::json::json_pointer p(pointer);
+  return summary.contains(p) && summary.at(p).is_number() ? summary.at(p).get<double>() : 0.0;
+}
+
+/// Rows for every key in either map, in key order.
+std::vector<DiffRow> merge(const std::map<std::string, double>& a, const std::map<std::string, double>& b) {
+  std::map<std::string, DiffRow> rows;
+  for (const auto& [k, v] : a) rows[k] = {k, v, 0};
+  for (const auto& [k, v] : b) {
+    auto& row = rows[k];
+    row.name = k;
+    row.b = v;
+  }
+  std::vector<DiffRow> out;
+  for (auto& [k, row] : rows) out.push_back(row);
+  return out;
+}
+
+void section(std::string& out, const char* title, const std::vector<DiffRow>& rows, const std::string& nameA,
+             const std::string& nameB, double scale, const char* unit) {
+  char line[512];
+  std::snprintf(line, sizeof line, "\n%s\n  %-32s %16s %16s %14s %9s\n", title, unit, nameA.substr(0, 16).c_str(),
+                nameB.substr(0, 16).c_str(), "delta", "change");
+  out += line;
+  for (const DiffRow& r : rows) {
+    const double p = r.percent();
+    char pct[32];
+    if (std::isinf(p)) std::snprintf(pct, sizeof pct, "new");
+    else std::snprintf(pct, sizeof pct, "%+.1f%%", p);
+    std::snprintf(line, sizeof line, "  %-32s %16.3f %16.3f %+14.3f %9s\n", r.name.substr(0, 32).c_str(),
+                  r.a / scale, r.b / scale, r.delta() / scale, pct);
+    out += line;
+  }
+}
+
+}  // namespace
+
+double DiffRow::percent() const {
+  if (a == 0) return b == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return 100.0 * (b - a) / a;
+}
+
+TraceDiff diffTraces(const TraceModel& a, const TraceModel& b) {
+  TraceDiff diff;
+  for (const char* key : {"/total_ns", "/instructions", "/dma/bytes", "/dma/transfers", "/flops", "/mfu_percent",
+                          "/mbu_percent", "/roofline_percent"})
+    diff.totals.push_back({key + 1, summaryNumber(a.summary, key), summaryNumber(b.summary, key)});
+  auto tally = [](const TraceModel& m, std::map<std::string, double>& trackNs, std::map<std::string, double>& trackN,
+                  std::map<std::string, double>& opNs, std::map<std::string, double>& opN) {
+    for (const OpcodeTime& row : opcodeTimes(m)) {
+      trackNs[row.track] += row.ns;
+      trackN[row.track] += static_cast<double>(row.count);
+      opNs[row.track + " " + row.opcode] += row.ns;
+      opN[row.track + " " + row.opcode] += static_cast<double>(row.count);
+    }
+  };
+  std::map<std::string, double> tnA, tcA, onA, ocA, tnB, tcB, onB, ocB;
+  tally(a, tnA, tcA, onA, ocA);
+  tally(b, tnB, tcB, onB, ocB);
+  diff.trackTime = merge(tnA, tnB);
+  diff.trackCount = merge(tcA, tcB);
+  diff.opcodeTime = merge(onA, onB);
+  diff.opcodeCount = merge(ocA, ocB);
+  return diff;
+}
+
+std::string diffText(const TraceDiff& diff, const std::string& nameA, const std::string& nameB) {
+  std::string out = "A = " + nameA + "\nB = " + nameB + "\n";
+  section(out, "totals:", diff.totals, "A", "B", 1, "quantity");
+  section(out, "busy time per engine and queue:", diff.trackTime, "A", "B", 1000, "track (us)");
+  section(out, "events per engine and queue:", diff.trackCount, "A", "B", 1, "track");
+  section(out, "time per opcode:", diff.opcodeTime, "A", "B", 1000, "track opcode (us)");
+  section(out, "count per opcode:", diff.opcodeCount, "A", "B", 1, "track opcode");
+  return out;
+}
+
+}  // namespace neuronsim::traces
