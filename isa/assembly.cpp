@@ -77,6 +77,11 @@ std::string formatScalar(const Program& program, const ScalarOperand& s) {
   return s.vec ? formatAp(program, *s.vec) : formatFloat(s.imm);
 }
 
+/// Equal to `def` including the sign of zero (so -0.0 is printed, not dropped).
+bool sameScalar(const ScalarOperand& s, const ScalarOperand& def) {
+  return s == def && std::signbit(s.imm) == std::signbit(def.imm);
+}
+
 std::string escapeNote(const std::string& note) {
   std::string out;
   for (char c : note) {
@@ -133,13 +138,13 @@ std::string printInstruction(const Program& program, const Instruction& inst) {
     field("srcs", list);
   }
   if (inst.op0 != def.op0) field("op0", std::string(aluOpName(inst.op0)));
-  if (inst.operand0 != def.operand0) field("operand0", formatScalar(program, inst.operand0));
+  if (!sameScalar(inst.operand0, def.operand0)) field("operand0", formatScalar(program, inst.operand0));
   flag("reverse0", inst.reverse0);
   if (inst.op1 != def.op1) field("op1", std::string(aluOpName(inst.op1)));
-  if (inst.operand1 != def.operand1) field("operand1", formatScalar(program, inst.operand1));
+  if (!sameScalar(inst.operand1, def.operand1)) field("operand1", formatScalar(program, inst.operand1));
   flag("reverse1", inst.reverse1);
   if (inst.act != def.act) field("act", std::string(actFnName(inst.act)));
-  if (inst.scale != def.scale) field("scale", formatScalar(program, inst.scale));
+  if (!sameScalar(inst.scale, def.scale)) field("scale", formatScalar(program, inst.scale));
   if (inst.bias) field("bias", formatAp(program, *inst.bias));
   if (inst.reduceDst) field("reduce_dst", formatAp(program, *inst.reduceDst));
   if (inst.reduceAxes != def.reduceAxes) field("reduce_axes", std::to_string(inst.reduceAxes));
