@@ -1,0 +1,27 @@
+#pragma once
+// Runs a kernel on both the interpreter and the timed model and compares them bit for bit.
+
+#include <string>
+#include <vector>
+
+#include "kernels/harness/run_kernel.h"
+
+namespace neuronsim::kernels {
+
+struct ConsistencyResult {
+  KernelRun interpreted;
+  KernelRun timed;
+  bool timedRan = false;    ///< false only while the timed model reports "not built yet"
+  bool identical = false;   ///< every output bit-identical (true when !timedRan)
+  std::string difference;   ///< the first differing element, when not identical
+  std::vector<std::string> races;
+};
+
+/// Interprets, then simulates with numerics, and compares the output bytes.
+ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
+                          const sim::MachineConfig& machine, isa::Dtype dtype);
+
+/// The first element where a and b differ in bits ("out[12]: 1.5 vs 1.25"), or "" when equal.
+std::string firstBitDifference(const HostTensors& a, const HostTensors& b);
+
+}  // namespace neuronsim::kernels
