@@ -20,6 +20,8 @@
 #include <cstring>
 #include <limits>
 
+#include "isa/dtype_bits.h"
+
 namespace neuronsim::isa {
 
 namespace {
@@ -117,13 +119,6 @@ float decodeSmall(const SmallFloat& f, uint32_t bits) {
   return bitsFloat(sign | (static_cast<uint32_t>(e + 127) << 23) | (mant << (23 - f.manBits)));
 }
 
-uint16_t encodeBf16(float v) {
-  const uint32_t u = floatBits(v);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);
-  // Adding 0x7FFF plus the kept LSB rounds to nearest even; overflow carries into Inf.
-  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
 /// Rounds to nearest even and saturates to [lo, hi]; NaN -> 0.
 int64_t roundSaturate(float v, int64_t lo, int64_t hi) {
   if (std::isnan(v)) return 0;
@@ -180,7 +175,7 @@ float loadElement(Dtype dtype, const std::byte* p) {
     case Dtype::Bf16: {
       uint16_t b;
       std::memcpy(&b, p, 2);
-      return bitsFloat(static_cast<uint32_t>(b) << 16);
+      return detail::bf16ToFloat(b);
     }
     case Dtype::Fp16: {
       uint16_t b;
@@ -208,7 +203,7 @@ void storeElement(Dtype dtype, float v, std::byte* p) {
       std::memcpy(p, &v, 4);
       return;
     case Dtype::Bf16: {
-      const uint16_t b = encodeBf16(v);
+      const uint16_t b = detail::floatToBf16(v);
       std::memcpy(p, &b, 2);
       return;
     }

@@ -5,22 +5,12 @@
 #include <cstring>
 #include <string>
 
+#include "isa/dtype_bits.h"
 #include "isa/error.h"
 
 namespace neuronsim::isa::detail {
 
 namespace {
-
-/// True when the dims (ignoring num==1) walk consecutive elements in row-major order.
-bool isRowMajorDense(const std::vector<Dim>& dims) {
-  int64_t expected = 1;
-  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
-    if (it->num == 1) continue;
-    if (it->step != expected) return false;
-    expected *= it->num;
-  }
-  return true;
-}
 
 std::string describe(const AccessPattern& ap) {
   std::string s(spaceName(ap.space));
@@ -56,7 +46,6 @@ OperandRef::OperandRef(MemoryState& memory, const AccessPattern& ap)
     minOffset_ = *lo;
     maxOffset_ = *hi + bytes_;
   }
-  dense_ = isRowMajorDense(ap.dims);
 
   // 2. Partition bases, with the bounds of every partition's range checked once.
   bases_.resize(static_cast<size_t>(ap.partitionCount));
@@ -86,47 +75,96 @@ OperandRef::OperandRef(MemoryState& memory, const AccessPattern& ap)
     for (auto& off : freeOffsets_) off += ap.offset * bytes_;
     for (int32_t p = 0; p < ap.partitionCount; ++p) bases_[p] = buf.data() + p * ap.partitionStep * bytes_;
   }
+
+  // 3. Byte runs of consecutive elements (visiting order), for the on-chip shadow.
+  if (onChip_) {
+    for (int64_t off : freeOffsets_) {
+      if (!runs_.empty() && runs_.back().first + runs_.back().second == off) {
+        runs_.back().second += bytes_;
+      } else {
+        runs_.emplace_back(off, bytes_);
+      }
+    }
+  }
 }
+
+namespace {
+
+/// Gathers every element (visiting order) into `out`; the element width is a compile-time constant.
+template <int kBytes>
+void copyOut(const std::vector<std::byte*>& bases, const std::vector<int64_t>& offsets, std::byte* out) {
+  for (std::byte* base : bases)
+    for (int64_t off : offsets) {
+      std::memcpy(out, base + off, kBytes);
+      out += kBytes;
+    }
+}
+
+/// Scatters `in` (visiting order) to every element.
+template <int kBytes>
+void copyIn(const std::vector<std::byte*>& bases, const std::vector<int64_t>& offsets, const std::byte* in) {
+  for (std::byte* base : bases)
+    for (int64_t off : offsets) {
+      std::memcpy(base + off, in, kBytes);
+      in += kBytes;
+    }
+}
+
+}  // namespace
 
 std::vector<float> OperandRef::loadFloats() const {
   std::vector<float> out(static_cast<size_t>(size()));
-  const int64_t free = freeSize();
   float* o = out.data();
-  for (int64_t p = 0; p < partitions(); ++p) {
-    const std::byte* base = bases_[p];
-    if (ap_.dtype == Dtype::Fp32) {
-      for (int64_t i = 0; i < free; ++i) std::memcpy(o++, base + freeOffsets_[i], 4);
-    } else {
-      for (int64_t i = 0; i < free; ++i) *o++ = loadElement(ap_.dtype, base + freeOffsets_[i]);
-    }
+  switch (ap_.dtype) {
+    case Dtype::Fp32:
+      copyOut<4>(bases_, freeOffsets_, reinterpret_cast<std::byte*>(o));
+      break;
+    case Dtype::Bf16:
+      for (const std::byte* base : bases_)
+        for (int64_t off : freeOffsets_) {
+          uint16_t b;
+          std::memcpy(&b, base + off, 2);
+          *o++ = bf16ToFloat(b);
+        }
+      break;
+    default:
+      for (const std::byte* base : bases_)
+        for (int64_t off : freeOffsets_) *o++ = loadElement(ap_.dtype, base + off);
   }
   return out;
 }
 
 std::vector<std::byte> OperandRef::loadRaw() const {
   std::vector<std::byte> out(static_cast<size_t>(size() * bytes_));
-  std::byte* o = out.data();
-  for (int64_t p = 0; p < partitions(); ++p)
-    for (int64_t i = 0; i < freeSize(); ++i, o += bytes_) std::memcpy(o, bases_[p] + freeOffsets_[i], bytes_);
+  if (bytes_ == 4) copyOut<4>(bases_, freeOffsets_, out.data());
+  else if (bytes_ == 2) copyOut<2>(bases_, freeOffsets_, out.data());
+  else copyOut<1>(bases_, freeOffsets_, out.data());
   return out;
 }
 
 void OperandRef::storeFloats(const float* values) {
-  const int64_t free = freeSize();
-  for (int64_t p = 0; p < partitions(); ++p) {
-    std::byte* base = bases_[p];
-    if (ap_.dtype == Dtype::Fp32) {
-      for (int64_t i = 0; i < free; ++i) std::memcpy(base + freeOffsets_[i], values++, 4);
-    } else {
-      for (int64_t i = 0; i < free; ++i) storeElement(ap_.dtype, *values++, base + freeOffsets_[i]);
-    }
+  switch (ap_.dtype) {
+    case Dtype::Fp32:
+      copyIn<4>(bases_, freeOffsets_, reinterpret_cast<const std::byte*>(values));
+      break;
+    case Dtype::Bf16:
+      for (std::byte* base : bases_)
+        for (int64_t off : freeOffsets_) {
+          const uint16_t b = floatToBf16(*values++);
+          std::memcpy(base + off, &b, 2);
+        }
+      break;
+    default:
+      for (std::byte* base : bases_)
+        for (int64_t off : freeOffsets_) storeElement(ap_.dtype, *values++, base + off);
   }
   markAllWritten();
 }
 
 void OperandRef::storeRaw(const std::byte* raw) {
-  for (int64_t p = 0; p < partitions(); ++p)
-    for (int64_t i = 0; i < freeSize(); ++i, raw += bytes_) std::memcpy(bases_[p] + freeOffsets_[i], raw, bytes_);
+  if (bytes_ == 4) copyIn<4>(bases_, freeOffsets_, raw);
+  else if (bytes_ == 2) copyIn<2>(bases_, freeOffsets_, raw);
+  else copyIn<1>(bases_, freeOffsets_, raw);
   markAllWritten();
 }
 
@@ -141,30 +179,22 @@ void OperandRef::storeRawOne(int64_t p, int64_t i, const std::byte* raw) {
 }
 
 void OperandRef::checkInitialized(int64_t instruction, std::string_view name) const {
-  if (!onChip_ || freeSize() == 0) return;
+  if (!onChip_) return;
   for (int64_t p = 0; p < partitions(); ++p) {
     const int32_t part = ap_.partitionStart + static_cast<int32_t>(p);
-    // The hull [min, max) fully written implies every element is; otherwise look closer.
-    if (memory_.isWritten(ap_.space, part, ap_.offset + minOffset_, maxOffset_ - minOffset_)) continue;
-    bool missing = dense_;
-    for (int64_t i = 0; !missing && i < freeSize(); ++i)
-      missing = !memory_.isWritten(ap_.space, part, freeOffsets_[i], bytes_);
-    if (missing) {
-      memory_.uninitializedReads().push_back({instruction, std::string(name)});
-      return;
-    }
+    for (const auto& [start, length] : runs_)
+      if (!memory_.isWritten(ap_.space, part, start, length)) {
+        memory_.uninitializedReads().push_back({instruction, std::string(name)});
+        return;
+      }
   }
 }
 
 void OperandRef::markAllWritten() const {
-  if (!onChip_ || freeSize() == 0) return;
+  if (!onChip_) return;
   for (int64_t p = 0; p < partitions(); ++p) {
     const int32_t part = ap_.partitionStart + static_cast<int32_t>(p);
-    if (dense_) {
-      memory_.markWritten(ap_.space, part, ap_.offset + minOffset_, maxOffset_ - minOffset_);
-    } else {
-      for (int64_t i = 0; i < freeSize(); ++i) memory_.markWritten(ap_.space, part, freeOffsets_[i], bytes_);
-    }
+    for (const auto& [start, length] : runs_) memory_.markWritten(ap_.space, part, start, length);
   }
 }
 

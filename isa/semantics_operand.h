@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "isa/access_pattern.h"
@@ -56,7 +57,8 @@ class OperandRef {
   std::vector<int64_t> freeOffsets_;  ///< bytes from a partition's base
   int64_t minOffset_ = 0;             ///< bytes from ap.offset, over the free pattern
   int64_t maxOffset_ = 0;             ///< one past the last byte
-  bool dense_ = false;                ///< the free pattern covers [min, max) exactly once
+  /// The free pattern's bytes as maximal runs {start byte, length}, for the written shadow.
+  std::vector<std::pair<int64_t, int64_t>> runs_;
 };
 
 }  // namespace neuronsim::isa::detail
