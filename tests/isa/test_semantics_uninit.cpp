@@ -23,7 +23,7 @@ TEST_CASE("a never-written source is recorded once and reads as NaN") {
   CHECK(mc.memory.isWritten(Space::Sbuf, 63, 2048, 400));  // dst is marked even though NaN
 }
 
-TEST_CASE("one missing element among written ones is found; gaps a strided read skips are not") {
+TEST_CASE("one missing element among written ones is found but gaps a strided read skips are not") {
   Machine mc;
   // Write elements 0, 2, 4, 6 of partition 0 only.
   put(mc.memory, chip(Space::Sbuf, 0, 1, 0, {{2, 4}}), {1, 2, 3, 4});
