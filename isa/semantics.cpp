@@ -11,16 +11,14 @@ namespace neuronsim::isa {
 
 namespace detail {
 
-void requireCount(const Instruction& inst, std::string_view what, int64_t actual, int64_t expected) {
+void requireCount(std::string_view what, int64_t actual, int64_t expected) {
   if (actual != expected)
-    throw Error(std::string(opcodeName(inst.opcode)) + ": " + std::string(what) + " is " + std::to_string(actual) +
-                " but must be " + std::to_string(expected));
+    throw Error(std::string(what) + " is " + std::to_string(actual) + " but must be " + std::to_string(expected));
 }
 
 const AccessPattern& source(const Instruction& inst, size_t i) {
   if (inst.srcs.size() <= i)
-    throw Error(std::string(opcodeName(inst.opcode)) + ": needs srcs[" + std::to_string(i) + "] but has " +
-                std::to_string(inst.srcs.size()) + " sources");
+    throw Error("needs srcs[" + std::to_string(i) + "] but has " + std::to_string(inst.srcs.size()) + " sources");
   return inst.srcs[i];
 }
 
@@ -44,11 +42,11 @@ std::vector<float> perPartition(const ScalarOperand& s, int64_t partitions, Memo
   return out;
 }
 
-void transposeInto(const Instruction& inst, const OperandRef& src, OperandRef& dst) {
+void transposeInto(const OperandRef& src, OperandRef& dst) {
   const int64_t a = src.partitions();
   const int64_t b = src.freeSize();
-  requireCount(inst, "dst partition count (src free size)", dst.partitions(), b);
-  requireCount(inst, "dst free size (src partition count)", dst.freeSize(), a);
+  requireCount("dst partition count (src free size)", dst.partitions(), b);
+  requireCount("dst free size (src partition count)", dst.freeSize(), a);
   if (src.dtype() == dst.dtype()) {
     const std::vector<std::byte> in = src.loadRaw();
     std::vector<std::byte> out(in.size());
@@ -66,8 +64,8 @@ void transposeInto(const Instruction& inst, const OperandRef& src, OperandRef& d
   }
 }
 
-void copyInto(const Instruction& inst, const OperandRef& src, OperandRef& dst) {
-  requireCount(inst, "dst element count", dst.size(), src.size());
+void copyInto(const OperandRef& src, OperandRef& dst) {
+  requireCount("dst element count", dst.size(), src.size());
   if (src.dtype() == dst.dtype()) {
     dst.storeRaw(src.loadRaw().data());
   } else {
@@ -77,7 +75,9 @@ void copyInto(const Instruction& inst, const OperandRef& src, OperandRef& dst) {
 
 }  // namespace detail
 
-void execute(const Instruction& inst, int64_t index, MemoryState& memory) {
+namespace {
+
+void dispatch(const Instruction& inst, int64_t index, MemoryState& memory) {
   using namespace detail;
   switch (inst.opcode) {
     case Opcode::NcMatmul:
@@ -109,7 +109,17 @@ void execute(const Instruction& inst, int64_t index, MemoryState& memory) {
     case Opcode::DmaTranspose:
       return execDmaTranspose(inst, index, memory);
   }
-  throw Error("execute: unknown opcode " + std::to_string(static_cast<int>(inst.opcode)));
+  throw Error("unknown opcode " + std::to_string(static_cast<int>(inst.opcode)));
+}
+
+}  // namespace
+
+void execute(const Instruction& inst, int64_t index, MemoryState& memory) {
+  try {
+    dispatch(inst, index, memory);
+  } catch (const Error& e) {
+    throw Error("instruction " + std::to_string(index) + " (" + std::string(opcodeName(inst.opcode)) + "): " + e.what());
+  }
 }
 
 }  // namespace neuronsim::isa

@@ -7,14 +7,14 @@ void execDmaCopy(const Instruction& inst, int64_t index, MemoryState& memory) {
   const OperandRef src(memory, source(inst, 0));
   OperandRef dst(memory, inst.dst);
   src.checkInitialized(index, "srcs[0]");
-  copyInto(inst, src, dst);
+  copyInto(src, dst);
 }
 
 void execDmaTranspose(const Instruction& inst, int64_t index, MemoryState& memory) {
   const OperandRef src(memory, source(inst, 0));
   OperandRef dst(memory, inst.dst);
   src.checkInitialized(index, "srcs[0]");
-  transposeInto(inst, src, dst);
+  transposeInto(src, dst);
 }
 
 }  // namespace neuronsim::isa::detail

@@ -17,7 +17,7 @@ std::vector<int64_t> affineValues(const Instruction& inst, const OperandRef& dst
   const Affine& a = inst.affine;
   int64_t patternSize = 1;
   for (const Dim& d : a.pattern) patternSize *= d.num;
-  requireCount(inst, "affine pattern size (dst free size)", patternSize, dst.freeSize());
+  requireCount("affine pattern size (dst free size)", patternSize, dst.freeSize());
   // Free-axis part, row-major over the pattern.
   std::vector<int64_t> freePart(static_cast<size_t>(patternSize));
   std::vector<int64_t> idx(a.pattern.size(), 0);
@@ -55,7 +55,7 @@ bool compareWithZero(const Instruction& inst, int64_t v) {
     case AluOp::IsGe:
       return v >= 0;
     default:
-      throw Error("affine_select: cmp " + std::string(aluOpName(inst.cmp)) + " is not a comparison");
+      throw Error("cmp " + std::string(aluOpName(inst.cmp)) + " is not a comparison");
   }
 }
 
@@ -84,7 +84,7 @@ void execIota(const Instruction& inst, int64_t, MemoryState& memory) {
 void execAffineSelect(const Instruction& inst, int64_t index, MemoryState& memory) {
   std::vector<float> data = readFloats(memory, source(inst, 0), index, "srcs[0]");
   OperandRef dst(memory, inst.dst);
-  requireCount(inst, "srcs[0] element count", static_cast<int64_t>(data.size()), dst.size());
+  requireCount("srcs[0] element count", static_cast<int64_t>(data.size()), dst.size());
   const std::vector<int64_t> v = affineValues(inst, dst);
   for (size_t k = 0; k < v.size(); ++k)
     if (!compareWithZero(inst, v[k])) data[k] = inst.value;

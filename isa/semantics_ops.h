@@ -26,8 +26,8 @@ void execAffineSelect(const Instruction& inst, int64_t index, MemoryState& memor
 void execDmaCopy(const Instruction& inst, int64_t index, MemoryState& memory);
 void execDmaTranspose(const Instruction& inst, int64_t index, MemoryState& memory);
 
-/// Throws neuronsim::Error naming the instruction and operand when `actual` != `expected`.
-void requireCount(const Instruction& inst, std::string_view what, int64_t actual, int64_t expected);
+/// Throws neuronsim::Error naming `what` when `actual` != `expected`.
+void requireCount(std::string_view what, int64_t actual, int64_t expected);
 /// The source operand srcs[i], or an Error when the instruction has fewer sources.
 const AccessPattern& source(const Instruction& inst, size_t i);
 /// Reads an on-chip/HBM operand fully (checking initialization) into fp32 values.
@@ -36,8 +36,8 @@ std::vector<float> readFloats(MemoryState& memory, const AccessPattern& ap, int6
 std::vector<float> perPartition(const ScalarOperand& s, int64_t partitions, MemoryState& memory, int64_t index,
                                 std::string_view name);
 /// Copies src [A parts, B free] to dst [B parts, A free]; bit-exact when the dtypes match.
-void transposeInto(const Instruction& inst, const OperandRef& src, OperandRef& dst);
+void transposeInto(const OperandRef& src, OperandRef& dst);
 /// Copies src to dst in visiting order; bit-exact when the dtypes match, else converted.
-void copyInto(const Instruction& inst, const OperandRef& src, OperandRef& dst);
+void copyInto(const OperandRef& src, OperandRef& dst);
 
 }  // namespace neuronsim::isa::detail

@@ -12,9 +12,9 @@ void execNcMatmul(const Instruction& inst, int64_t index, MemoryState& memory) {
   const int64_t k = stationary.partitions();
   const int64_t m = stationary.freeSize();
   const int64_t n = moving.freeSize();
-  requireCount(inst, "moving partition count (K)", moving.partitions(), k);
-  requireCount(inst, "dst partition count (stationary free size M)", dst.partitions(), m);
-  requireCount(inst, "dst free size (moving free size N)", dst.freeSize(), n);
+  requireCount("moving partition count (K)", moving.partitions(), k);
+  requireCount("dst partition count (stationary free size M)", dst.partitions(), m);
+  requireCount("dst free size (moving free size N)", dst.freeSize(), n);
 
   stationary.checkInitialized(index, "srcs[0]");
   moving.checkInitialized(index, "srcs[1]");
@@ -43,7 +43,7 @@ void execNcTranspose(const Instruction& inst, int64_t index, MemoryState& memory
   const OperandRef src(memory, source(inst, 0));
   OperandRef dst(memory, inst.dst);
   src.checkInitialized(index, "srcs[0]");
-  transposeInto(inst, src, dst);
+  transposeInto(src, dst);
 }
 
 }  // namespace neuronsim::isa::detail

@@ -30,7 +30,7 @@ void execActivation(const Instruction& inst, int64_t index, MemoryState& memory)
   OperandRef dst(memory, inst.dst);
   const int64_t parts = dst.partitions();
   const int64_t free = dst.freeSize();
-  requireCount(inst, "srcs[0] element count", data.size(), dst.size());
+  requireCount("srcs[0] element count", data.size(), dst.size());
 
   data.checkInitialized(index, "srcs[0]");
   const std::vector<float> x = data.loadFloats();
@@ -56,7 +56,7 @@ void execActivation(const Instruction& inst, int64_t index, MemoryState& memory)
   std::optional<OperandRef> reduce;
   if (inst.reduceDst) {
     reduce.emplace(memory, *inst.reduceDst);
-    requireCount(inst, "reduceDst partition count", reduce->partitions(), parts);
+    requireCount("reduceDst partition count", reduce->partitions(), parts);
   }
   dst.storeFloats(y.data());
   if (reduce) {
@@ -71,8 +71,8 @@ void execTensorTensor(const Instruction& inst, int64_t index, MemoryState& memor
   OperandRef dst(memory, inst.dst);
   const std::vector<float> a = readFloats(memory, source(inst, 0), index, "srcs[0]");
   const std::vector<float> b = readFloats(memory, source(inst, 1), index, "srcs[1]");
-  requireCount(inst, "srcs[0] element count", static_cast<int64_t>(a.size()), dst.size());
-  requireCount(inst, "srcs[1] element count", static_cast<int64_t>(b.size()), dst.size());
+  requireCount("srcs[0] element count", static_cast<int64_t>(a.size()), dst.size());
+  requireCount("srcs[1] element count", static_cast<int64_t>(b.size()), dst.size());
   std::vector<float> out(a.size());
   const AluOp op = inst.op0;
   for (size_t k = 0; k < out.size(); ++k) out[k] = applyAlu(op, a[k], b[k]);
@@ -84,7 +84,7 @@ void execTensorScalar(const Instruction& inst, int64_t index, MemoryState& memor
   const int64_t parts = dst.partitions();
   const int64_t free = dst.freeSize();
   std::vector<float> v = readFloats(memory, source(inst, 0), index, "srcs[0]");
-  requireCount(inst, "srcs[0] element count", static_cast<int64_t>(v.size()), dst.size());
+  requireCount("srcs[0] element count", static_cast<int64_t>(v.size()), dst.size());
   const std::vector<float> s0 = perPartition(inst.operand0, parts, memory, index, "operand0");
   std::vector<float> s1;
   if (inst.op1 != AluOp::Bypass) s1 = perPartition(inst.operand1, parts, memory, index, "operand1");
@@ -103,8 +103,8 @@ void execScalarTensorTensor(const Instruction& inst, int64_t index, MemoryState&
   const int64_t free = dst.freeSize();
   std::vector<float> v = readFloats(memory, source(inst, 0), index, "srcs[0]");
   const std::vector<float> t = readFloats(memory, source(inst, 1), index, "srcs[1]");
-  requireCount(inst, "srcs[0] element count", static_cast<int64_t>(v.size()), dst.size());
-  requireCount(inst, "srcs[1] element count", static_cast<int64_t>(t.size()), dst.size());
+  requireCount("srcs[0] element count", static_cast<int64_t>(v.size()), dst.size());
+  requireCount("srcs[1] element count", static_cast<int64_t>(t.size()), dst.size());
   const std::vector<float> s0 = perPartition(inst.operand0, parts, memory, index, "operand0");
   for (int64_t p = 0; p < parts; ++p)
     for (int64_t i = 0; i < free; ++i) {
@@ -117,7 +117,7 @@ void execScalarTensorTensor(const Instruction& inst, int64_t index, MemoryState&
 void execTensorReduce(const Instruction& inst, int64_t index, MemoryState& memory) {
   const AccessPattern& src = source(inst, 0);
   if (inst.op0 != AluOp::Add && inst.op0 != AluOp::Max && inst.op0 != AluOp::Min)
-    throw Error("tensor_reduce: op " + std::string(aluOpName(inst.op0)) + " is not add, max or min");
+    throw Error("op " + std::string(aluOpName(inst.op0)) + " is not add, max or min");
   OperandRef dst(memory, inst.dst);
   const std::vector<float> v = readFloats(memory, src, index, "srcs[0]");
   // The trailing `reduceAxes` dims (all dims when there are fewer) form the inner block.
@@ -128,8 +128,8 @@ void execTensorReduce(const Instruction& inst, int64_t index, MemoryState& memor
   const int64_t parts = src.partitionCount;
   const int64_t free = src.freeSize();
   const int64_t outer = inner > 0 ? free / inner : 0;
-  requireCount(inst, "dst partition count", dst.partitions(), parts);
-  requireCount(inst, "dst free size (kept dims)", dst.freeSize(), outer);
+  requireCount("dst partition count", dst.partitions(), parts);
+  requireCount("dst free size (kept dims)", dst.freeSize(), outer);
   std::vector<float> out(static_cast<size_t>(parts * outer));
   for (int64_t p = 0; p < parts; ++p)
     for (int64_t o = 0; o < outer; ++o) {
@@ -145,15 +145,15 @@ void execTensorCopy(const Instruction& inst, int64_t index, MemoryState& memory)
   const OperandRef src(memory, source(inst, 0));
   OperandRef dst(memory, inst.dst);
   src.checkInitialized(index, "srcs[0]");
-  copyInto(inst, src, dst);
+  copyInto(src, dst);
 }
 
 void execCopyPredicated(const Instruction& inst, int64_t index, MemoryState& memory) {
   const std::vector<float> pred = readFloats(memory, source(inst, 0), index, "srcs[0]");
   const OperandRef src(memory, source(inst, 1));
   OperandRef dst(memory, inst.dst);
-  requireCount(inst, "srcs[0] element count", static_cast<int64_t>(pred.size()), dst.size());
-  requireCount(inst, "srcs[1] element count", src.size(), dst.size());
+  requireCount("srcs[0] element count", static_cast<int64_t>(pred.size()), dst.size());
+  requireCount("srcs[1] element count", src.size(), dst.size());
   src.checkInitialized(index, "srcs[1]");
   const int64_t free = dst.freeSize();
   if (src.dtype() == dst.dtype()) {

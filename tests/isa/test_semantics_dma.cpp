@@ -82,3 +82,14 @@ TEST_CASE("dma_transpose: [A parts, B free] -> [B parts, A free]") {
     CHECK(get(mc.memory, sb(0, 3, 2, 0)) == std::vector<float>{1, 4, 2, 5, 3, 6});
   }
 }
+
+TEST_CASE("an execution error names the instruction index, opcode and the rule") {
+  Machine mc(tensors());
+  put(mc.memory, sb(0, 2, 3, 0), {1, 2, 3, 4, 5, 6});
+  try {
+    mc.run(dma(Opcode::DmaCopy, sb(0, 1, 5, 64), sb(0, 2, 3, 0)), 4);
+    FAIL("no error");
+  } catch (const neuronsim::Error& e) {
+    CHECK(std::string(e.what()) == "instruction 4 (dma_copy): dst element count is 5 but must be 6");
+  }
+}
