@@ -1,4 +1,20 @@
 // isa::execute: dispatch of one instruction to its opcode's semantics, and the shared helpers.
+//
+// Decisions that instruction.h leaves open, taken here and tested in tests/isa/test_semantics_*:
+// - Engines compute in fp32: every input element is loaded as float, all inputs are read into
+//   temporaries before dst is written (overlap is safe), results round to dst's dtype on store.
+// - Copies whose src and dst dtypes match (tensor_copy, tensor_copy_predicated, both transposes,
+//   dma_copy, dma_transpose) move the bytes: exact for int32 beyond 2^24 and for NaN payloads.
+// - nc_matmul: sum[m][n] = 0 + s[0][m]*v[0][n] + ... in k order, in fp32; with `accumulate`
+//   dst = old + sum (old read as operand "dst"); without, dst = sum.
+// - activation: reduceDst gets the fp32 sum (from 0, in free order) of act(x*scale+bias) before
+//   rounding to dst's dtype. bias absent means no addition (so -0 stays -0).
+// - tensor_reduce starts from the first element of each block; max/min propagate NaN.
+// - Bypass as op0/op1 of tensor_scalar or scalar_tensor_tensor skips that op whatever `reverse`
+//   says; scalar_tensor_tensor honours reverse0 (operand0 op0 data) and reverse1 (tensor op1 t).
+// - iota into int32 is exact (saturated int64), not rounded through fp32.
+// - Every on-chip operand read is checked against the written shadow; one UninitializedRead per
+//   operand per instruction. Only elements actually stored are marked written.
 #include "isa/semantics.h"
 
 #include <algorithm>
