@@ -73,8 +73,16 @@ std::string formatAp(const Program& program, const AccessPattern& ap) {
   return out;
 }
 
-std::string formatScalar(const Program& program, const ScalarOperand& s) {
-  return s.vec ? formatAp(program, *s.vec) : formatFloat(s.imm);
+/// An immediate, or an access pattern; with an access pattern the unused immediate follows
+/// `|` only when it differs from the field's default `unusedImm` (so the program round-trips).
+std::string formatScalar(const Program& program, const ScalarOperand& s, float unusedImm) {
+  if (!s.vec) return formatFloat(s.imm);
+  std::string out = formatAp(program, *s.vec);
+  if (s.imm != unusedImm || std::signbit(s.imm) != std::signbit(unusedImm)) {
+    out += "|";
+    out += formatFloat(s.imm);
+  }
+  return out;
 }
 
 /// Equal to `def` including the sign of zero (so -0.0 is printed, not dropped).
@@ -138,13 +146,13 @@ std::string printInstruction(const Program& program, const Instruction& inst) {
     field("srcs", list);
   }
   if (inst.op0 != def.op0) field("op0", std::string(aluOpName(inst.op0)));
-  if (!sameScalar(inst.operand0, def.operand0)) field("operand0", formatScalar(program, inst.operand0));
+  if (!sameScalar(inst.operand0, def.operand0)) field("operand0", formatScalar(program, inst.operand0, def.operand0.imm));
   flag("reverse0", inst.reverse0);
   if (inst.op1 != def.op1) field("op1", std::string(aluOpName(inst.op1)));
-  if (!sameScalar(inst.operand1, def.operand1)) field("operand1", formatScalar(program, inst.operand1));
+  if (!sameScalar(inst.operand1, def.operand1)) field("operand1", formatScalar(program, inst.operand1, def.operand1.imm));
   flag("reverse1", inst.reverse1);
   if (inst.act != def.act) field("act", std::string(actFnName(inst.act)));
-  if (!sameScalar(inst.scale, def.scale)) field("scale", formatScalar(program, inst.scale));
+  if (!sameScalar(inst.scale, def.scale)) field("scale", formatScalar(program, inst.scale, def.scale.imm));
   if (inst.bias) field("bias", formatAp(program, *inst.bias));
   if (inst.reduceDst) field("reduce_dst", formatAp(program, *inst.reduceDst));
   if (inst.reduceAxes != def.reduceAxes) field("reduce_axes", std::to_string(inst.reduceAxes));

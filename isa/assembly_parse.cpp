@@ -235,9 +235,12 @@ AccessPattern parseOneAp(std::string_view text, const Context& ctx, std::string_
   return ap;
 }
 
-ScalarOperand parseScalar(std::string_view text, const Context& ctx, std::string_view what) {
-  if (text.find(':') != std::string_view::npos) return ScalarOperand{0.0f, parseOneAp(text, ctx, what)};
-  return ScalarOperand{parseFloat(text, what), std::nullopt};
+/// `IMM`, or `AP` (whose unused immediate is `unusedImm`), or `AP|IMM`.
+ScalarOperand parseScalar(std::string_view text, const Context& ctx, std::string_view what, float unusedImm) {
+  if (text.find(':') == std::string_view::npos) return ScalarOperand{parseFloat(text, what), std::nullopt};
+  const size_t bar = text.find('|');
+  if (bar == std::string_view::npos) return ScalarOperand{unusedImm, parseOneAp(text, ctx, what)};
+  return ScalarOperand{parseFloat(text.substr(bar + 1), what), parseOneAp(text.substr(0, bar), ctx, what)};
 }
 
 bool parseBool(std::string_view text, std::string_view what) {
@@ -278,9 +281,9 @@ const FieldRule kFieldRules[] = {
     {.key = "op", .parse = [](Instruction& i, std::string_view v, const Context&) { i.op0 = aluValue(v); }},
     {.key = "op1", .parse = [](Instruction& i, std::string_view v, const Context&) { i.op1 = aluValue(v); }},
     {.key = "operand0",
-     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.operand0 = parseScalar(v, c, "operand0"); }},
+     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.operand0 = parseScalar(v, c, "operand0", 0.0f); }},
     {.key = "operand1",
-     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.operand1 = parseScalar(v, c, "operand1"); }},
+     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.operand1 = parseScalar(v, c, "operand1", 0.0f); }},
     {.key = "reverse0",
      .parse = [](Instruction& i, std::string_view v, const Context&) { i.reverse0 = parseBool(v, "reverse0"); },
      .flag = true},
@@ -292,7 +295,7 @@ const FieldRule kFieldRules[] = {
        i.act = enumValue(v, actFnName, kNumActFns, "activation function");
      }},
     {.key = "scale",
-     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.scale = parseScalar(v, c, "scale"); }},
+     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.scale = parseScalar(v, c, "scale", 1.0f); }},
     {.key = "bias", .parse = [](Instruction& i, std::string_view v, const Context& c) { i.bias = parseOneAp(v, c, "bias"); }},
     {.key = "reduce_dst",
      .parse = [](Instruction& i, std::string_view v, const Context& c) { i.reduceDst = parseOneAp(v, c, "reduce_dst"); }},
