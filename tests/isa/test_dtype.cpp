@@ -1,10 +1,12 @@
 // Dtype conversions against hand-computed bit patterns: ties to even, subnormals, overflow, NaN, Inf.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "isa/dtype.h"
 
@@ -232,5 +234,77 @@ TEST_CASE("every fp16 and bf16 value survives a round trip through fp32") {
   for (uint32_t b = 0; b < 0x100u; ++b) {
     REQUIRE(enc(Dtype::Fp8E4m3, dec(Dtype::Fp8E4m3, b)) == b);
     if (!std::isnan(dec(Dtype::Fp8E5m2, b))) REQUIRE(enc(Dtype::Fp8E5m2, dec(Dtype::Fp8E5m2, b)) == b);
+  }
+}
+
+namespace {
+
+/// The positive finite values of a small float format in code order (which is value order).
+struct Table {
+  Dtype dtype;
+  std::vector<float> values;  ///< values[c] = decode(c) for codes 0..maxFinite
+  uint32_t signBit;
+  bool saturates;  ///< e4m3fn: beyond max saturates; IEEE formats: the next power of two is Inf
+};
+
+Table table(Dtype d) {
+  Table t{d, {}, d == Dtype::Fp16 ? 0x8000u : 0x80u, d == Dtype::Fp8E4m3};
+  for (uint32_t c = 0; c < t.signBit; ++c) {
+    const float v = dec(d, c);
+    if (std::isnan(v) || std::isinf(v)) break;
+    t.values.push_back(v);
+  }
+  return t;
+}
+
+/// Reference encoder: nearest table value by binary search, ties to the even code.
+uint32_t nearest(const Table& t, float v) {
+  const uint32_t sign = std::signbit(v) ? t.signBit : 0u;
+  const double a = std::fabs(static_cast<double>(v));
+  const auto maxCode = static_cast<uint32_t>(t.values.size() - 1);
+  // The code just past the largest finite: Inf (IEEE) at the next binade's start, or saturation.
+  const double maxV = t.values.back();
+  const double next = maxV + (maxV - t.values[maxCode - 1]);
+  if (a >= next) return sign | (t.saturates ? maxCode : maxCode + 1);
+  if (a > maxV) {
+    if (t.saturates) return sign | maxCode;
+    const double mid = (maxV + next) / 2;
+    if (a < mid) return sign | maxCode;
+    return sign | (maxCode + 1);  // a tie goes to Inf, whose code is even
+  }
+  const auto it = std::lower_bound(t.values.begin(), t.values.end(), static_cast<float>(a));
+  auto hi = static_cast<uint32_t>(it - t.values.begin());
+  if (t.values[hi] == a || hi == 0) return sign | hi;
+  const uint32_t lo = hi - 1;
+  const double dl = a - t.values[lo], dh = t.values[hi] - a;
+  if (dl < dh) return sign | lo;
+  if (dh < dl) return sign | hi;
+  return sign | ((lo & 1u) ? hi : lo);
+}
+
+}  // namespace
+
+TEST_CASE("fp16 and fp8 encoding equals the nearest representable value (independent reference)") {
+  for (Dtype d : {Dtype::Fp16, Dtype::Fp8E5m2, Dtype::Fp8E4m3}) {
+    CAPTURE(dtypeName(d));
+    const Table t = table(d);
+    // Every midpoint between neighbours, and one fp32 ulp either side of it.
+    for (size_t c = 0; c + 1 < t.values.size(); ++c) {
+      const auto mid = static_cast<float>((static_cast<double>(t.values[c]) + t.values[c + 1]) / 2);
+      for (float v : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, INFINITY), -mid}) {
+        CAPTURE(v);
+        REQUIRE(enc(d, v) == nearest(t, v));
+      }
+    }
+    // Pseudo-random values over the format's range and a little beyond.
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 200000; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const auto r = static_cast<uint32_t>(state >> 32);
+      const int exp = 127 - 30 + static_cast<int>((r >> 23) % 50);  // 2^-30 .. 2^19
+      const float v = f((r & 0x80000000u) | (static_cast<uint32_t>(exp) << 23) | (r & 0x7FFFFFu));
+      CAPTURE(v);
+      REQUIRE(enc(d, v) == nearest(t, v));
+    }
   }
 }
