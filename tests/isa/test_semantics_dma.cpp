@@ -57,6 +57,13 @@ TEST_CASE("dma_copy sbuf -> hbm, hbm -> hbm, sbuf -> sbuf, sbuf <-> psum") {
     mc.run(dma(Opcode::DmaCopy, sb(5, 1, 6, 0, Dtype::Fp16), ps(0, 3, 2, 0)));
     CHECK(get(mc.memory, sb(5, 1, 6, 0, Dtype::Fp16)) == std::vector<float>{1, 2, 3, 4, 5, 1.00390625f});
   }
+  SUBCASE("hbm -> psum -> psum -> hbm, the last with a cast to bf16") {
+    mc.memory.setTensor(0, {1, 2, 3, 4, 5, 1.00390625f});
+    mc.run(dma(Opcode::DmaCopy, ps(0, 2, 3, 0), hbmView(0, 2, 3, 0, {{1, 3}})));
+    mc.run(dma(Opcode::DmaCopy, ps(64, 1, 6, 512), ps(0, 2, 3, 0)));
+    mc.run(dma(Opcode::DmaCopy, hbmView(1, 1, 0, 0, {{1, 6}}, Dtype::Bf16), ps(64, 1, 6, 512)));
+    CHECK(mc.memory.getTensor(1) == std::vector<float>{1, 2, 3, 4, 5, 1});
+  }
   CHECK(mc.memory.uninitializedReads().empty());
 }
 
