@@ -1,18 +1,119 @@
-// Placeholder until the timed model lands.
+// simulate(): a fresh SystemC kernel per call, one module per engine plus the DMA engines.
 #include "sim/simulator.h"
 
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <systemc>
+
 #include "isa/error.h"
+#include "sim/core/core_context.h"
+#include "sim/core/text.h"
+#include "sim/dma/dma_module.h"
+#include "sim/engines/engine_module.h"
+
+// libsystemc references sc_main; neuronsim drives the kernel through sc_start() instead.
+extern "C" int sc_main(int, char**) { return 0; }
 
 namespace neuronsim::sim {
+namespace {
 
-SimResult simulate(const isa::Program&, const MachineConfig&, isa::MemoryState*, const SimOptions&) {
-  throw Error("the timed model is not built yet");
+/// Owns one SystemC kernel for the duration of a run and restores the globals after.
+class KernelScope {
+ public:
+  KernelScope() {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    context_ = new sc_core::sc_simcontext();
+    sc_core::sc_curr_simcontext = context_;
+    sc_core::sc_default_global_context = context_;
+  }
+  ~KernelScope() {
+    delete context_;
+    sc_core::sc_curr_simcontext = nullptr;
+    sc_core::sc_default_global_context = nullptr;
+  }
+  KernelScope(const KernelScope&) = delete;
+  KernelScope& operator=(const KernelScope&) = delete;
+
+ private:
+  sc_core::sc_simcontext* context_;
+};
+
+std::string semaphoreName(const isa::Program& program, int32_t sem) {
+  if (sem >= 0 && sem < static_cast<int32_t>(program.semaphores.size()) && !program.semaphores[sem].empty())
+    return program.semaphores[sem];
+  return concat("#", std::to_string(sem));
 }
 
-MachineConfig loadMachine(const std::string& nameOrPath, const std::vector<std::string>&) {
-  MachineConfig config;
-  config.name = nameOrPath;
-  return config;
+void checkSemaphores(const isa::Program& program) {
+  const int64_t n = static_cast<int64_t>(program.semaphores.size());
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const isa::Instruction& inst = program.instructions[i];
+    for (const isa::SemWait& w : inst.waits)
+      if (w.sem < 0 || w.sem >= n)
+        throw Error(concat("instruction ", std::to_string(i), ": waits on semaphore ", std::to_string(w.sem),
+                           " but the program declares ", std::to_string(n)));
+    for (const isa::SemSignal& s : inst.signals)
+      if (s.sem < 0 || s.sem >= n)
+        throw Error(concat("instruction ", std::to_string(i), ": signals semaphore ", std::to_string(s.sem),
+                           " but the program declares ", std::to_string(n)));
+    if (isa::isDma(inst.opcode) && (inst.dmaQueue < 0 || inst.dmaQueue >= 16))
+      throw Error(concat("instruction ", std::to_string(i), ": dma queue ", std::to_string(inst.dmaQueue),
+                         " is outside 0..15"));
+    if (isa::isDma(inst.opcode) && inst.srcs.empty())
+      throw Error(concat("instruction ", std::to_string(i), ": a DMA needs one source"));
+  }
+}
+
+}  // namespace
+
+SimResult simulate(const isa::Program& program, const MachineConfig& machine, isa::MemoryState* memory,
+                   const SimOptions& options) {
+  const auto hostStart = std::chrono::steady_clock::now();
+  checkSemaphores(program);
+  std::vector<std::vector<int64_t>> streams(isa::kNumEngines);
+  for (size_t i = 0; i < program.instructions.size(); ++i)
+    streams[static_cast<size_t>(program.instructions[i].engine)].push_back(static_cast<int64_t>(i));
+
+  SimResult result;
+  std::string deadlock;
+  {
+    KernelScope kernel;
+    CoreContext ctx(program, machine, options.timingOnly ? nullptr : memory, options.sink, options.detectRaces);
+    std::vector<std::unique_ptr<EngineModule>> engines;
+    auto dma = std::make_unique<DmaModule>("dma", ctx);
+    ctx.dma = dma.get();
+    for (int e = 0; e < isa::kNumEngines; ++e) {
+      const auto engine = static_cast<isa::Engine>(e);
+      engines.push_back(std::make_unique<EngineModule>(std::string(isa::engineName(engine)).c_str(), ctx, engine,
+                                                       std::move(streams[static_cast<size_t>(e)])));
+    }
+    sc_core::sc_start();
+    if (ctx.error) std::rethrow_exception(ctx.error);
+
+    for (const auto& engine : engines) {
+      if (engine->finished()) continue;
+      const isa::SemWait* w = engine->blockedOn();
+      deadlock += deadlock.empty() ? "deadlock: " : "; ";
+      deadlock += concat(isa::engineName(engine->engine()), " instruction ",
+                         std::to_string(engine->headInstruction()));
+      if (w)
+        deadlock += concat(" waits for semaphore ", semaphoreName(program, w->sem), " >= ", std::to_string(w->value),
+                           " (value ", std::to_string(ctx.semaphores[w->sem].value), ")");
+      else
+        deadlock += " cannot proceed";
+    }
+    result.totals = ctx.totals;
+    result.totals.totalNs = ctx.endNs;
+    if (ctx.races) result.races = ctx.races->reports();
+    engines.clear();
+    dma.reset();
+  }
+  if (!deadlock.empty()) throw Error(deadlock);
+  result.totals.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
+  return result;
 }
 
 }  // namespace neuronsim::sim

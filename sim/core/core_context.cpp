@@ -1,0 +1,32 @@
+// Shared run state: semaphores and signal delivery.
+#include "sim/core/core_context.h"
+
+namespace neuronsim::sim {
+
+CoreContext::CoreContext(const isa::Program& program_, const MachineConfig& machine_, isa::MemoryState* memory_,
+                         traces::EventSink* sink_, bool detectRaces)
+    : program(program_),
+      machine(machine_),
+      memory(memory_),
+      sink(sink_),
+      semaphores(new Semaphore[program_.semaphores.size() + 1]),
+      races(detectRaces ? std::make_unique<RaceDetector>(program_, machine_) : nullptr),
+      arbiter(machine_.accessConflicts) {}
+
+void CoreContext::signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at, const VectorClock* vc) {
+  for (const isa::SemSignal& s : inst.signals) {
+    if (s.at != at) continue;
+    Semaphore& sem = semaphores[s.sem];
+    sem.value += s.delta;
+    sem.lastSignaller = index;
+    if (races && vc) races->release(s.sem, sem.value, *vc);
+    sem.changed.notify();
+  }
+}
+
+void CoreContext::fail(std::exception_ptr e) {
+  if (!error) error = e;
+  sc_core::sc_stop();
+}
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,33 @@
+#pragma once
+// Facts about operands that the cost formulas branch on (placement, dtype width, strides).
+
+#include <cstdint>
+
+#include "isa/instruction.h"
+
+namespace neuronsim::sim {
+
+/// Bytes between consecutive elements of the innermost dim that has more than one element
+/// (0 when every dim has one element).
+int64_t innermostStrideBytes(const isa::AccessPattern& ap);
+/// True when the innermost multi-element dim has step 1 (or there is none).
+bool innermostContiguous(const isa::AccessPattern& ap);
+/// True for bf16 and fp16.
+bool isSixteenBitFloat(isa::Dtype dtype);
+/// Elements per partition an instruction processes: srcs[0]'s free size, else dst's.
+int64_t elementsPerPartition(const isa::Instruction& inst);
+
+/// Calls fn(ap, isWrite) for every operand the instruction touches (dst, srcs, bias, reduceDst,
+/// scalar-operand vectors). Matmul accumulation counts as a write only.
+template <typename Fn>
+void forEachOperand(const isa::Instruction& inst, Fn&& fn) {
+  fn(inst.dst, true);
+  for (const isa::AccessPattern& src : inst.srcs) fn(src, false);
+  if (inst.bias) fn(*inst.bias, false);
+  if (inst.reduceDst) fn(*inst.reduceDst, true);
+  if (inst.operand0.vec) fn(*inst.operand0.vec, false);
+  if (inst.operand1.vec) fn(*inst.operand1.vec, false);
+  if (inst.scale.vec) fn(*inst.scale.vec, false);
+}
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,103 @@
+// DMA shell: transfer bookkeeping, signals, events and counters around the fluid model.
+#include "sim/dma/dma_module.h"
+
+#include <algorithm>
+
+namespace neuronsim::sim {
+
+DmaModule::DmaModule(sc_core::sc_module_name name, CoreContext& context)
+    : sc_core::sc_module(name), ctx_(context), fluid_(context.machine) {
+  SC_THREAD(run);
+}
+
+void DmaModule::post(int64_t index, double issueNs, const VectorClock* issuerClock) {
+  const isa::Instruction& inst = ctx_.program.instructions[index];
+  const DmaPlan plan = planDma(inst, ctx_.machine);
+  Transfer t;
+  t.index = index;
+  t.queue = std::max(0, inst.dmaQueue);
+  t.issueNs = issueNs;
+  t.bytes = plan.bytes;
+  t.hbmBytes = plan.hbmBytes;
+  t.descriptors = static_cast<int32_t>(plan.descriptors);
+  t.engines = static_cast<int32_t>(plan.parts.size());
+  if (ctx_.races && issuerClock) {
+    const int agent = queueAgent(t.queue);
+    joinInto(ctx_.races->clock(agent), *issuerClock);
+    ctx_.races->tick(agent);
+    ctx_.races->access(agent, index);
+    t.clock = ctx_.races->clock(agent);
+  }
+  const isa::AccessPattern& src = inst.srcs.at(0);
+  if (src.space == isa::Space::Sbuf) ctx_.totals.sbufReadBytes += src.numElements() * isa::dtypeBytes(src.dtype);
+  if (inst.dst.space == isa::Space::Sbuf) ctx_.totals.sbufWriteBytes += plan.bytes;
+  ctx_.totals.dmaBytes += plan.bytes;
+  ++ctx_.totals.dmaTransfers;
+  ctx_.totals.hbmBytes += plan.hbmBytes;
+
+  fluid_.advanceTo(std::max(fluid_.nowNs(), nowNs()), *this);
+  const int64_t tag = static_cast<int64_t>(transfers_.size());
+  transfers_.push_back(t);
+  fluid_.add(t.queue, issueNs + ctx_.machine.dmaLatencyNs, plan, tag);
+  fluid_.advanceTo(fluid_.nowNs(), *this);
+  sampleCounters();
+  wake_.notify();
+}
+
+void DmaModule::run() {
+  try {
+    while (true) {
+      const double next = fluid_.nextEventNs();
+      if (next == DmaFluid::kNever)
+        sc_core::wait(wake_);
+      else
+        sc_core::wait(delayUntilNs(next), wake_);
+      fluid_.advanceTo(std::max(fluid_.nowNs(), nowNs()), *this);
+      sampleCounters();
+    }
+  } catch (...) {
+    ctx_.fail(std::current_exception());
+  }
+}
+
+void DmaModule::transferStarted(int64_t tag, double ns) {
+  Transfer& t = transfers_[tag];
+  t.startNs = ns;
+  ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Read, &t.clock);
+}
+
+void DmaModule::transferFinished(int64_t tag, double ns) {
+  const Transfer& t = transfers_[tag];
+  ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Complete, &t.clock);
+  ctx_.totals.dmaActiveNs = fluid_.activeNs();
+  ctx_.noteEnd(ns);
+  if (ctx_.sink) {
+    traces::DmaEvent e;
+    e.index = t.index;
+    e.queue = t.queue;
+    e.issueNs = t.issueNs;
+    e.startNs = t.startNs;
+    e.endNs = ns;
+    e.bytes = t.bytes;
+    e.descriptors = t.descriptors;
+    e.dmaEngines = t.engines;
+    e.hbmBytes = t.hbmBytes;
+    ctx_.sink->dma(e);
+  }
+}
+
+void DmaModule::sampleCounters() {
+  ctx_.totals.dmaActiveNs = fluid_.activeNs();
+  if (!ctx_.sink) return;
+  const double gbps = fluid_.bytesPerNs();
+  if (gbps != lastGbps_) {
+    ctx_.sink->counter({traces::Counter::DmaGbps, fluid_.nowNs(), gbps});
+    lastGbps_ = gbps;
+  }
+  if (fluid_.inFlight() != lastPending_) {
+    ctx_.sink->counter({traces::Counter::PendingDmas, fluid_.nowNs(), static_cast<double>(fluid_.inFlight())});
+    lastPending_ = fluid_.inFlight();
+  }
+}
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,51 @@
+#pragma once
+// The SystemC shell of the DMA engines: accepts triggered transfers, runs the fluid model
+// and waits once per change, firing read signals at the first byte and completion signals
+// when the last part lands.
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "sim/core/core_context.h"
+#include "sim/dma/dma_fluid.h"
+
+namespace neuronsim::sim {
+
+class DmaModule : public sc_core::sc_module, private DmaListener {
+ public:
+  SC_HAS_PROCESS(DmaModule);
+  DmaModule(sc_core::sc_module_name name, CoreContext& context);
+
+  /// Posts DMA instruction `index`, triggered at `issueNs`; it moves data from
+  /// issueNs + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
+  void post(int64_t index, double issueNs, const VectorClock* issuerClock);
+
+ private:
+  struct Transfer {
+    int64_t index = -1;
+    int32_t queue = 0;
+    double issueNs = 0;
+    double startNs = 0;
+    int64_t bytes = 0;
+    int64_t hbmBytes = 0;
+    int32_t descriptors = 0;
+    int32_t engines = 0;
+    VectorClock clock{};
+  };
+
+  void run();
+  void transferStarted(int64_t tag, double ns) override;
+  void transferFinished(int64_t tag, double ns) override;
+  void sampleCounters();
+
+  CoreContext& ctx_;
+  DmaFluid fluid_;
+  std::vector<Transfer> transfers_;
+  sc_core::sc_event wake_;
+  double lastGbps_ = -1;
+  int32_t lastPending_ = -1;
+};
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,80 @@
+#pragma once
+// One engine's sequencer: an SC_THREAD walking its in-order stream, waiting on semaphores,
+// holding the engine for the cost-model duration and firing signals at read and completion.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "sim/core/core_context.h"
+#include "sim/cost/clock.h"
+#include "sim/cost/pe_throttle.h"
+#include "sim/race/footprint.h"
+
+namespace neuronsim::sim {
+
+class EngineModule : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(EngineModule);
+  /// `stream`: indices into program.instructions run by `engine`, in order.
+  EngineModule(sc_core::sc_module_name name, CoreContext& context, isa::Engine engine,
+               std::vector<int64_t> stream);
+
+  isa::Engine engine() const { return engine_; }
+  bool finished() const { return next_ >= stream_.size(); }
+  /// The wait the engine is blocked on (null when not blocked on a semaphore).
+  const isa::SemWait* blockedOn() const { return blockedOn_; }
+  /// Index of the instruction at the head of the stream (-1 when finished).
+  int64_t headInstruction() const { return finished() ? -1 : stream_[next_]; }
+
+ private:
+  /// An issued instruction whose results have not landed yet.
+  struct InFlight {
+    double completeNs = 0;
+    int64_t index = -1;
+    Footprint dst;
+    bool hasSignals = false;
+    VectorClock clock{};
+  };
+  struct Stall {
+    traces::StallCause cause = traces::StallCause::None;
+    int32_t sem = -1;
+    int64_t value = 0;
+    int64_t by = -1;
+  };
+
+  void run();
+  void completer();
+  void step(int64_t index);
+  double interlockUntil(const isa::Instruction& inst, int64_t& by) const;
+  double tensorEnd(const isa::Instruction& inst, double start, bool stalled, int64_t issueCycles,
+                   int64_t lsCycles, double& mmStart);
+  void pushInFlight(const InFlight& entry);
+  void retire(double ns);
+  void emit(const isa::Instruction& inst, int64_t index, double readyNs, double start, double end,
+            const Stall& stall, int64_t cycles, int64_t flops);
+
+  static constexpr size_t kRing = 64;
+  CoreContext& ctx_;
+  isa::Engine engine_;
+  EngineClock clock_;
+  std::vector<int64_t> stream_;
+  size_t next_ = 0;
+  const isa::SemWait* blockedOn_ = nullptr;
+  int agent_;
+
+  // Results in flight, completion order (FIFO: a constant latency per engine).
+  std::array<InFlight, kRing> ring_{};
+  size_t ringHead_ = 0, ringSize_ = 0;
+  sc_core::sc_event completionDue_;
+
+  // TensorE state.
+  PeThrottle throttle_;
+  const isa::AccessPattern* lastStationary_ = nullptr;
+  double lastPeStartNs_ = -1;
+  double lastPeEndNs_ = 0;
+};
+
+}  // namespace neuronsim::sim

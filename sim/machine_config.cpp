@@ -1,0 +1,243 @@
+// Machine presets: the built-in JSON files, parameter table, file loading and --set overrides.
+#include "sim/machine_config.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "isa/error.h"
+
+namespace neuronsim::sim {
+namespace {
+
+struct Preset {
+  const char* name;
+  const char* json;
+};
+
+constexpr Preset kPresets[] = {
+#include "sim/machine_presets.inc"
+};
+
+using Field = std::variant<double MachineConfig::*, int64_t MachineConfig::*, int32_t MachineConfig::*,
+                           bool MachineConfig::*, int32_t isa::Geometry::*, int64_t isa::Geometry::*>;
+
+struct Parameter {
+  const char* key;
+  Field field;
+  bool positive;  ///< must be > 0 (otherwise >= 0)
+};
+
+const Parameter kParameters[] = {
+    {"partitions", &isa::Geometry::partitions, true},
+    {"sbuf_partition_bytes", &isa::Geometry::sbufPartitionBytes, true},
+    {"psum_partition_bytes", &isa::Geometry::psumPartitionBytes, true},
+    {"psum_banks", &isa::Geometry::psumBanks, true},
+    {"max_moving_free", &isa::Geometry::maxMovingFree, true},
+    {"pe_ghz", &MachineConfig::peGhz, true},
+    {"hbm_gbps", &MachineConfig::hbmGBps, true},
+    {"dve_ghz", &MachineConfig::dveGhz, true},
+    {"act_ghz", &MachineConfig::actGhz, true},
+    {"pool_ghz", &MachineConfig::poolGhz, true},
+    {"sync_ghz", &MachineConfig::syncGhz, true},
+    {"mm_min_cycles", &MachineConfig::mmMinCycles, false},
+    {"ls_speedup", &MachineConfig::lsSpeedup, true},
+    {"fp32_matmul_factor", &MachineConfig::fp32MatmulFactor, true},
+    {"fp32_transpose_factor", &MachineConfig::fp32TransposeFactor, true},
+    {"pe_throttle", &MachineConfig::peThrottle, false},
+    {"throttle_start_fraction", &MachineConfig::throttleStartFraction, true},
+    {"throttle_ramp_ns", &MachineConfig::throttleRampNs, false},
+    {"throttle_window_ns", &MachineConfig::throttleWindowNs, true},
+    {"throttle_utilization", &MachineConfig::throttleUtilization, false},
+    {"min_ii_cycles", &MachineConfig::minIiCycles, false},
+    {"gpsimd_start_cycles", &MachineConfig::gpsimdStartCycles, false},
+    {"access_overhead_cycles", &MachineConfig::accessOverheadCycles, false},
+    {"static_overhead_cycles", &MachineConfig::staticOverheadCycles, false},
+    {"stride_threshold_bytes", &MachineConfig::strideThresholdBytes, false},
+    {"strided_slowdown", &MachineConfig::stridedSlowdown, true},
+    {"vector_perf_mode", &MachineConfig::vectorPerfMode, false},
+    {"access_conflicts", &MachineConfig::accessConflicts, false},
+    {"dma_engines", &MachineConfig::dmaEngines, true},
+    {"dma_queues", &MachineConfig::dmaQueues, true},
+    {"dma_engine_bytes_per_ns", &MachineConfig::dmaEngineBytesPerNs, true},
+    {"dma_latency_ns", &MachineConfig::dmaLatencyNs, false},
+    {"dma_descriptor_ns", &MachineConfig::dmaDescriptorNs, false},
+    {"dma_trigger_ns", &MachineConfig::dmaTriggerNs, false},
+    {"dma_transpose_hbm_efficiency", &MachineConfig::dmaTransposeHbmEfficiency, true},
+    {"dma_transpose_sbuf_efficiency", &MachineConfig::dmaTransposeSbufEfficiency, true},
+};
+
+const Parameter* findParameter(const std::string& key) {
+  for (const Parameter& p : kParameters)
+    if (key == p.key) return &p;
+  return nullptr;
+}
+
+[[noreturn]] void badValue(const std::string& where, const std::string& key, const std::string& value,
+                           const std::string& rule) {
+  throw Error(where + ": " + key + " = " + value + ": " + rule);
+}
+
+/// Sets one parameter from a JSON value, checking type and range.
+void setParameter(MachineConfig& config, const Parameter& param, const nlohmann::json& value,
+                  const std::string& where) {
+  const std::string key = param.key;
+  const std::string shown = value.dump();
+  std::visit(
+      [&](auto member) {
+        using Member = decltype(member);
+        auto checkNumber = [&](double v) {
+          if (!value.is_number()) badValue(where, key, shown, "must be a number");
+          if (param.positive ? !(v > 0) : !(v >= 0))
+            badValue(where, key, shown, param.positive ? "must be > 0" : "must be >= 0");
+        };
+        if constexpr (std::is_same_v<Member, bool MachineConfig::*>) {
+          if (!value.is_boolean()) badValue(where, key, shown, "must be true or false");
+          config.*member = value.get<bool>();
+        } else if constexpr (std::is_same_v<Member, double MachineConfig::*>) {
+          checkNumber(value.is_number() ? value.get<double>() : 0);
+          config.*member = value.get<double>();
+        } else {
+          if (!value.is_number_integer()) badValue(where, key, shown, "must be an integer");
+          checkNumber(static_cast<double>(value.get<int64_t>()));
+          const int64_t v = value.get<int64_t>();
+          if constexpr (std::is_same_v<Member, int32_t MachineConfig::*> ||
+                        std::is_same_v<Member, int32_t isa::Geometry::*>) {
+            if (v > INT32_MAX) badValue(where, key, shown, "is too large");
+          }
+          if constexpr (std::is_same_v<Member, int32_t isa::Geometry::*> ||
+                        std::is_same_v<Member, int64_t isa::Geometry::*>) {
+            config.geometry.*member = static_cast<std::remove_reference_t<decltype(config.geometry.*member)>>(v);
+          } else {
+            config.*member = static_cast<std::remove_reference_t<decltype(config.*member)>>(v);
+          }
+        }
+      },
+      param.field);
+}
+
+/// Applies a preset document's "params" over `config`. Every entry needs value and source.
+void applyDocument(MachineConfig& config, const nlohmann::json& doc, const std::string& where,
+                   bool requireAll) {
+  if (!doc.is_object()) throw Error(where + ": a machine file must be a JSON object");
+  if (doc.contains("name")) {
+    if (!doc["name"].is_string()) throw Error(where + ": \"name\" must be a string");
+    config.name = doc["name"].get<std::string>();
+  }
+  if (!doc.contains("params") || !doc["params"].is_object())
+    throw Error(where + ": missing object \"params\"");
+  for (const auto& [key, entry] : doc["params"].items()) {
+    const Parameter* param = findParameter(key);
+    if (!param) throw Error(where + ": unknown machine parameter '" + key + "'");
+    if (!entry.is_object() || !entry.contains("value"))
+      throw Error(where + ": " + key + ": expected {\"value\": ..., \"source\": ...}");
+    if (!entry.contains("source") || !entry["source"].is_string() || entry["source"].get<std::string>().empty())
+      throw Error(where + ": " + key + ": every number needs a \"source\" (a reference key or 'assumption: why')");
+    setParameter(config, *param, entry["value"], where);
+  }
+  if (requireAll) {
+    for (const Parameter& p : kParameters)
+      if (!doc["params"].contains(p.key)) throw Error(where + ": missing machine parameter '" + p.key + "'");
+  }
+  for (const auto& [key, unused] : doc.items()) {
+    (void)unused;
+    if (key != "name" && key != "params" && key != "description" && key != "base")
+      throw Error(where + ": unknown top-level key '" + key + "'");
+  }
+}
+
+nlohmann::json parseJson(const std::string& text, const std::string& where) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(where + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+}
+
+const Preset* findPreset(const std::string& name) {
+  for (const Preset& p : kPresets)
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+MachineConfig loadPreset(const Preset& preset) {
+  MachineConfig config;
+  config.name = preset.name;
+  applyDocument(config, parseJson(preset.json, std::string("machine ") + preset.name), std::string("machine ") + preset.name,
+                true);
+  return config;
+}
+
+/// Parses VALUE of --set KEY=VALUE as JSON (numbers, true/false).
+nlohmann::json parseOverrideValue(const std::string& key, const std::string& text) {
+  if (text == "true") return true;
+  if (text == "false") return false;
+  int64_t i = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+  if (ec == std::errc() && ptr == text.data() + text.size()) return i;
+  double d = 0;
+  auto [ptr2, ec2] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (ec2 == std::errc() && ptr2 == text.data() + text.size()) return d;
+  throw Error("--set " + key + "=" + text + ": '" + text + "' is not a number or true/false");
+}
+
+}  // namespace
+
+std::vector<std::string> machinePresetNames() {
+  std::vector<std::string> names;
+  for (const Preset& p : kPresets) names.emplace_back(p.name);
+  return names;
+}
+
+std::vector<std::string> machineParameterKeys() {
+  std::vector<std::string> keys;
+  for (const Parameter& p : kParameters) keys.emplace_back(p.key);
+  return keys;
+}
+
+MachineConfig loadMachine(const std::string& nameOrPath, const std::vector<std::string>& overrides) {
+  MachineConfig config;
+  if (const Preset* preset = findPreset(nameOrPath)) {
+    config = loadPreset(*preset);
+  } else {
+    std::ifstream in(nameOrPath);
+    if (!in) {
+      std::string names;
+      for (const Preset& p : kPresets) names += std::string(names.empty() ? "" : ", ") + p.name;
+      throw Error("--machine " + nameOrPath + ": not a preset (" + names + ") nor a readable JSON file");
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    const nlohmann::json doc = parseJson(text.str(), nameOrPath);
+    std::string base = "trn2";
+    if (doc.is_object() && doc.contains("base")) {
+      if (!doc["base"].is_string() || !findPreset(doc["base"].get<std::string>()))
+        throw Error(nameOrPath + ": \"base\" must name a preset (trn2, trn1)");
+      base = doc["base"].get<std::string>();
+    }
+    config = loadPreset(*findPreset(base));
+    config.name = nameOrPath;
+    applyDocument(config, doc, nameOrPath, false);
+  }
+  for (const std::string& item : overrides) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--set " + item + ": expected KEY=VALUE");
+    const std::string key = item.substr(0, eq);
+    const Parameter* param = findParameter(key);
+    if (!param) throw Error("--set " + item + ": unknown machine parameter '" + key + "'");
+    setParameter(config, *param, parseOverrideValue(key, item.substr(eq + 1)), "--set");
+  }
+  if (config.dmaQueues > 16) throw Error("machine " + config.name + ": dma_queues = " + std::to_string(config.dmaQueues) + ": at most 16 are modelled");
+  if (config.throttleStartFraction > 1)
+    throw Error("machine " + config.name + ": throttle_start_fraction must be <= 1");
+  if (config.geometry.psumPartitionBytes % config.geometry.psumBanks != 0)
+    throw Error("machine " + config.name + ": psum_partition_bytes must divide into psum_banks banks");
+  return config;
+}
+
+}  // namespace neuronsim::sim

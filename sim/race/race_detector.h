@@ -1,0 +1,82 @@
+#pragma once
+// Happens-before race detection: vector clocks carried by semaphore signals, and a shadow
+// memory of coarse buckets that remembers each agent's last reader and writer.
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "isa/program.h"
+#include "sim/machine_config.h"
+#include "sim/race/footprint.h"
+#include "sim/race/vector_clock.h"
+
+namespace neuronsim::sim {
+
+/// Contract: calls arrive in simulated-time order. An access is checked against earlier
+/// accesses of other agents that touch the same bucket and are not ordered before it;
+/// a candidate is confirmed by exact byte overlap. Each agent keeps one last reader and one
+/// last writer per bucket, so a race hidden behind a newer access of the same agent to a
+/// different part of the bucket can be missed (never a false report).
+class RaceDetector {
+ public:
+  RaceDetector(const isa::Program& program, const MachineConfig& machine);
+
+  VectorClock& clock(int agent) { return clocks_[agent]; }
+  /// Begins a new instruction on `agent` (its epoch increases).
+  void tick(int agent) { ++clocks_[agent][agent]; }
+  /// `agent` passed a wait for `sem` >= value: joins the clocks of the signals that got it there.
+  void acquire(int agent, int32_t sem, int64_t value);
+  /// A signal set `sem` to `newValue`, carrying `vc`.
+  void release(int32_t sem, int64_t newValue, const VectorClock& vc);
+  /// Checks and records every operand of instruction `index`, run by `agent` now.
+  void access(int agent, int64_t index);
+  /// One line per race found (at most kMaxReports, then a count line).
+  std::vector<std::string> reports() const;
+
+ private:
+  struct Record {
+    int64_t index;
+    uint32_t epoch;
+    int8_t agent;
+    int8_t slot;  ///< operand slot (see operandAt)
+    bool write;
+  };
+  struct Bucket {
+    std::array<int32_t, kNumAgents> lastWrite;
+    std::array<int32_t, kNumAgents> lastRead;
+  };
+  struct SignalRecord {
+    int64_t value;
+    VectorClock cumulative;
+  };
+  struct SemaphoreHistory {
+    std::vector<SignalRecord> signals;
+    bool monotone = true;
+  };
+
+  void accessOperand(int agent, int64_t index, int slot, const isa::AccessPattern& ap, bool write);
+  std::vector<Bucket>* bucketsFor(const Footprint& f, int64_t& blockBytes, int64_t& blocksPerRow);
+  void check(int32_t candidate, const Record& current, const isa::AccessPattern& ap, const Footprint& fp);
+  std::string describe(const Record& r) const;
+
+  static constexpr size_t kMaxReports = 100;
+  const isa::Program& program_;
+  std::array<VectorClock, kNumAgents> clocks_{};
+  std::vector<SemaphoreHistory> semaphores_;
+  std::vector<Record> records_;
+  std::vector<Bucket> sbuf_, psum_;
+  std::vector<std::vector<Bucket>> hbm_;
+  int64_t sbufBlocks_, psumBlocks_;
+  std::vector<int32_t> checked_;
+  std::unordered_set<uint64_t> reportedPairs_;
+  std::vector<std::string> reports_;
+  int64_t unreported_ = 0;
+};
+
+/// Operand `slot` of an instruction: 0 dst, 1..srcs, then bias, reduceDst, operand0.vec,
+/// operand1.vec, scale.vec; null when absent.
+const isa::AccessPattern* operandAt(const isa::Instruction& inst, int slot);
+
+}  // namespace neuronsim::sim
