@@ -16,7 +16,7 @@ void maxInto(DependencyTracker::Knowledge& into, const DependencyTracker::Knowle
   for (int i = 0; i < kNumStreams; ++i) into[i] = std::max(into[i], from[i]);
 }
 
-bool overlaps(int32_t a0, int32_t a1, int32_t b0, int32_t b1) { return a0 < b1 && b0 < a1; }
+bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 < b1 && b0 < a1; }
 
 }  // namespace
 
@@ -34,7 +34,47 @@ std::vector<std::string> streamSemaphoreNames() {
 int streamOfEngine(isa::Engine engine) { return static_cast<int>(engine); }
 int streamOfQueue(int32_t queue) { return isa::kNumEngines + queue; }
 
-Region regionOf(const isa::AccessPattern& ap) {
+namespace {
+
+/// Cuts element runs [lo, hi) into rows of `rowLength` and merges vertically adjacent
+/// rectangles with equal columns.
+std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& runs, int64_t rowLength) {
+  std::vector<Box> boxes;
+  auto push = [&](int64_t r0, int64_t r1, int64_t lo, int64_t hi) {
+    if (!boxes.empty()) {
+      Box& last = boxes.back();
+      if (last.lo == lo && last.hi == hi && last.r1 == r0) {
+        last.r1 = r1;
+        return;
+      }
+    }
+    boxes.push_back(Box{r0, r1, lo, hi});
+  };
+  for (auto [lo, hi] : runs) {
+    if (rowLength <= 0) {
+      push(0, 1, lo, hi);
+      continue;
+    }
+    int64_t row = lo / rowLength;
+    const int64_t lastRow = (hi - 1) / rowLength;
+    if (row == lastRow) {
+      push(row, row + 1, lo - row * rowLength, hi - row * rowLength);
+      continue;
+    }
+    if (lo % rowLength != 0) {
+      push(row, row + 1, lo - row * rowLength, rowLength);
+      ++row;
+    }
+    const int64_t fullEnd = hi % rowLength == 0 ? lastRow + 1 : lastRow;
+    if (fullEnd > row) push(row, fullEnd, 0, rowLength);
+    if (fullEnd == lastRow) push(lastRow, lastRow + 1, 0, hi - lastRow * rowLength);
+  }
+  return boxes;
+}
+
+}  // namespace
+
+Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
   Region region;
   region.space = ap.space;
   if (ap.space != isa::Space::Hbm) {
@@ -45,9 +85,8 @@ Region regionOf(const isa::AccessPattern& ap) {
       lo += std::min<int64_t>(0, span);
       hi += std::max<int64_t>(0, span);
     }
-    region.p0 = ap.partitionStart;
-    region.p1 = ap.partitionStart + ap.partitionCount;
-    region.intervals.emplace_back(ap.offset + lo * bytes, ap.offset + (hi + 1) * bytes);
+    region.boxes.push_back(
+        Box{ap.partitionStart, ap.partitionStart + ap.partitionCount, ap.offset + lo * bytes, ap.offset + (hi + 1) * bytes});
     return region;
   }
   region.tensor = ap.tensor;
@@ -69,26 +108,27 @@ Region regionOf(const isa::AccessPattern& ap) {
     innerHi += std::max<int64_t>(0, span);
   }
   std::vector<int64_t> index(k, 0);
-  auto& out = region.intervals;
-  out.reserve(outerRuns(k));
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  runs.reserve(outerRuns(k));
   while (true) {
     int64_t base = ap.offset;
     for (int j = 0; j < k; ++j) base += index[j] * dims[j].step;
-    out.emplace_back(base + innerLo, base + innerHi + 1);
+    runs.emplace_back(base + innerLo, base + innerHi + 1);
     int j = k - 1;
     while (j >= 0 && ++index[j] == dims[j].num) index[j--] = 0;
     if (j < 0) break;
   }
-  std::sort(out.begin(), out.end());
+  std::sort(runs.begin(), runs.end());
   size_t w = 0;
-  for (size_t r = 1; r < out.size(); ++r) {
-    if (out[r].first <= out[w].second) {
-      out[w].second = std::max(out[w].second, out[r].second);
+  for (size_t r = 1; r < runs.size(); ++r) {
+    if (runs[r].first <= runs[w].second) {
+      runs[w].second = std::max(runs[w].second, runs[r].second);
     } else {
-      out[++w] = out[r];
+      runs[++w] = runs[r];
     }
   }
-  out.resize(out.empty() ? 0 : w + 1);
+  runs.resize(runs.empty() ? 0 : w + 1);
+  region.boxes = runsToBoxes(runs, rowLength);
   return region;
 }
 
@@ -111,12 +151,12 @@ DependencyTracker::SegmentMap& DependencyTracker::mapFor(const Region& region) {
 
 void DependencyTracker::gather(const Region& region, bool write, std::array<int64_t, kNumStreams>& need) {
   SegmentMap& map = mapFor(region);
-  for (const auto& [lo, hi] : region.intervals) {
-    auto it = map.upper_bound(lo);
-    if (it != map.begin() && std::prev(it)->second.hi > lo) --it;
-    for (; it != map.end() && it->first < hi; ++it) {
+  for (const Box& box : region.boxes) {
+    auto it = map.upper_bound(box.lo);
+    if (it != map.begin() && std::prev(it)->second.hi > box.lo) --it;
+    for (; it != map.end() && it->first < box.hi; ++it) {
       for (const Layer& layer : it->second.layers) {
-        if (!overlaps(layer.p0, layer.p1, region.p0, region.p1)) continue;
+        if (!overlaps(layer.p0, layer.p1, box.r0, box.r1)) continue;
         if (layer.writer.stream >= 0) need[layer.writer.stream] = std::max(need[layer.writer.stream], layer.writer.count);
         if (!write) continue;
         for (const Access& r : layer.readers) need[r.stream] = std::max(need[r.stream], r.count);
@@ -135,77 +175,68 @@ void DependencyTracker::splitAt(SegmentMap& map, int64_t at) {
   map.emplace_hint(std::next(it), at, std::move(tail));
 }
 
-void DependencyTracker::recordRead(const Region& region, Access self) {
-  SegmentMap& map = mapFor(region);
-  auto readLayer = [&] {
-    Layer layer;
-    layer.p0 = region.p0;
-    layer.p1 = region.p1;
-    layer.readers.push_back(self);
-    return layer;
-  };
-  for (const auto& [lo, hi] : region.intervals) {
-    splitAt(map, lo);
-    splitAt(map, hi);
-    int64_t cursor = lo;
-    for (auto it = map.lower_bound(lo); it != map.end() && it->first < hi; ++it) {
-      if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {readLayer()}});
-      bool covered = false;
-      for (Layer& layer : it->second.layers) {
-        if (!overlaps(layer.p0, layer.p1, region.p0, region.p1)) continue;
-        covered = covered || (layer.p0 <= region.p0 && layer.p1 >= region.p1);
-        auto r = std::find_if(layer.readers.begin(), layer.readers.end(),
-                              [&](const Access& a) { return a.stream == self.stream; });
-        if (r == layer.readers.end()) {
-          layer.readers.push_back(self);
-        } else {
-          r->count = self.count;
-        }
+void DependencyTracker::recordRead(SegmentMap& map, const Box& box, Access self) {
+  Layer fresh;
+  fresh.p0 = box.r0;
+  fresh.p1 = box.r1;
+  fresh.readers.push_back(self);
+  splitAt(map, box.lo);
+  splitAt(map, box.hi);
+  int64_t cursor = box.lo;
+  for (auto it = map.lower_bound(box.lo); it != map.end() && it->first < box.hi; ++it) {
+    if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {fresh}});
+    bool covered = false;
+    for (Layer& layer : it->second.layers) {
+      if (!overlaps(layer.p0, layer.p1, box.r0, box.r1)) continue;
+      covered = covered || (layer.p0 <= box.r0 && layer.p1 >= box.r1);
+      auto r = std::find_if(layer.readers.begin(), layer.readers.end(),
+                            [&](const Access& a) { return a.stream == self.stream; });
+      if (r == layer.readers.end()) {
+        layer.readers.push_back(self);
+      } else {
+        r->count = self.count;
       }
-      if (!covered) it->second.layers.push_back(readLayer());
-      cursor = it->second.hi;
     }
-    if (cursor < hi) map.emplace(cursor, Segment{hi, {readLayer()}});
+    if (!covered) it->second.layers.push_back(fresh);
+    cursor = it->second.hi;
   }
+  if (cursor < box.hi) map.emplace(cursor, Segment{box.hi, {fresh}});
 }
 
-void DependencyTracker::recordWrite(const Region& region, Access self) {
-  SegmentMap& map = mapFor(region);
+void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self) {
   Layer written;
-  written.p0 = region.p0;
-  written.p1 = region.p1;
+  written.p0 = box.r0;
+  written.p1 = box.r1;
   written.writer = self;
-  for (const auto& [lo, hi] : region.intervals) {
-    splitAt(map, lo);
-    splitAt(map, hi);
-    int64_t cursor = lo;
-    for (auto it = map.lower_bound(lo); it != map.end() && it->first < hi; ++it) {
-      if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {written}});
-      auto& layers = it->second.layers;
-      layers.erase(std::remove_if(layers.begin(), layers.end(),
-                                  [&](const Layer& l) { return l.p0 >= region.p0 && l.p1 <= region.p1; }),
-                   layers.end());
-      layers.push_back(written);
-      cursor = it->second.hi;
+  splitAt(map, box.lo);
+  splitAt(map, box.hi);
+  int64_t cursor = box.lo;
+  for (auto it = map.lower_bound(box.lo); it != map.end() && it->first < box.hi; ++it) {
+    if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {written}});
+    auto& layers = it->second.layers;
+    layers.erase(std::remove_if(layers.begin(), layers.end(),
+                                [&](const Layer& l) { return l.p0 >= box.r0 && l.p1 <= box.r1; }),
+                 layers.end());
+    layers.push_back(written);
+    cursor = it->second.hi;
+  }
+  if (cursor < box.hi) map.emplace(cursor, Segment{box.hi, {written}});
+  // Coalesce neighbours inside the box that now hold the same single layer.
+  auto it = map.lower_bound(box.lo);
+  while (it != map.end() && it->first < box.hi) {
+    auto next = std::next(it);
+    if (next == map.end() || next->first >= box.hi || next->first != it->second.hi) {
+      it = next;
+      continue;
     }
-    if (cursor < hi) map.emplace(cursor, Segment{hi, {written}});
-    // Coalesce the now identical neighbours inside [lo, hi).
-    auto it = map.lower_bound(lo);
-    while (it != map.end() && it->first < hi) {
-      auto next = std::next(it);
-      if (next == map.end() || next->first >= hi || next->first != it->second.hi) {
-        it = next;
-        continue;
-      }
-      const auto& a = it->second.layers;
-      const auto& b = next->second.layers;
-      if (a.size() == 1 && b.size() == 1 && a[0].readers.empty() && b[0].readers.empty() && a[0].p0 == b[0].p0 &&
-          a[0].p1 == b[0].p1 && a[0].writer.stream == b[0].writer.stream && a[0].writer.count == b[0].writer.count) {
-        it->second.hi = next->second.hi;
-        map.erase(next);
-      } else {
-        it = next;
-      }
+    const auto& a = it->second.layers;
+    const auto& b = next->second.layers;
+    if (a.size() == 1 && b.size() == 1 && a[0].readers.empty() && b[0].readers.empty() && a[0].p0 == b[0].p0 &&
+        a[0].p1 == b[0].p1 && a[0].writer.stream == b[0].writer.stream && a[0].writer.count == b[0].writer.count) {
+      it->second.hi = next->second.hi;
+      map.erase(next);
+    } else {
+      it = next;
     }
   }
 }
@@ -248,8 +279,10 @@ void DependencyTracker::add(isa::Instruction& inst, const std::vector<Region>& r
 
   inst.signals.assign(1, isa::SemSignal{own, isa::SignalAt::Complete, 1});
   const Access self{static_cast<int16_t>(own), c};
-  for (const Region& r : reads) recordRead(r, self);
-  for (const Region& r : writes) recordWrite(r, self);
+  for (const Region& r : reads)
+    for (const Box& box : r.boxes) recordRead(mapFor(r), box, self);
+  for (const Region& r : writes)
+    for (const Box& box : r.boxes) recordWrite(mapFor(r), box, self);
 }
 
 }  // namespace neuronsim::kernels

@@ -21,18 +21,25 @@ std::vector<std::string> streamSemaphoreNames();
 int streamOfEngine(isa::Engine engine);
 int streamOfQueue(int32_t queue);
 
-/// One memory range an instruction touches. SBUF/PSUM: partitions [p0, p1) and byte
-/// intervals; HBM: `tensor` with element intervals (p0 = 0, p1 = 1).
+/// A rectangle of memory: rows [r0, r1) and columns [lo, hi). On chip a row is a partition
+/// and a column a byte; in HBM a row is a row of the tensor's last axis and a column an
+/// element within it.
+struct Box {
+  int64_t r0 = 0, r1 = 1;
+  int64_t lo = 0, hi = 0;
+};
+
+/// The memory an operand touches: its space (and HBM tensor) and disjoint boxes.
 struct Region {
   isa::Space space = isa::Space::Sbuf;
   int32_t tensor = -1;
-  int32_t p0 = 0, p1 = 1;
-  std::vector<std::pair<int64_t, int64_t>> intervals;  ///< sorted, disjoint [lo, hi)
+  std::vector<Box> boxes;
 };
 
-/// The region an access pattern covers: an exact run list for HBM (coarsened to bounding
-/// boxes beyond a few thousand runs), a byte bounding box per partition range on chip.
-Region regionOf(const isa::AccessPattern& ap);
+/// The region an access pattern covers. On chip: one box (its partitions by the byte
+/// bounding box). HBM: the exact element runs (coarsened to bounding boxes beyond a few
+/// thousand runs) cut into rows of `rowLength` elements and merged into rectangles.
+Region regionOf(const isa::AccessPattern& ap, int64_t rowLength = 0);
 
 /// Tracks, per memory address, the last writer and the readers since, as (stream, count)
 /// pairs, in interval maps (one per on-chip space and per HBM tensor). Knowledge vectors
@@ -56,7 +63,7 @@ class DependencyTracker {
     int64_t count = 0;
   };
   struct Layer {
-    int32_t p0 = 0, p1 = 0;
+    int64_t p0 = 0, p1 = 0;
     Access writer;
     std::vector<Access> readers;  ///< at most one per stream (the latest)
   };
@@ -68,10 +75,10 @@ class DependencyTracker {
 
   SegmentMap& mapFor(const Region& region);
   void gather(const Region& region, bool write, std::array<int64_t, kNumStreams>& need);
+  void recordRead(SegmentMap& map, const Box& box, Access self);
+  void recordWrite(SegmentMap& map, const Box& box, Access self);
   /// Splits segments so that `at` is a boundary.
   void splitAt(SegmentMap& map, int64_t at);
-  void recordRead(const Region& region, Access self);
-  void recordWrite(const Region& region, Access self);
 
   std::array<int64_t, kNumStreams> count_{};
   std::array<std::vector<Knowledge>, kNumStreams> completed_;  ///< [stream][count-1]

@@ -152,8 +152,8 @@ void KernelBuilder::matmul(const Tile& dst, const Tile& stationary, const Tile& 
   if (dst.space() != isa::Space::Psum) throw Error(kernel_ + ": matmul output '" + dst.name() + "' must be in PSUM");
   const isa::AccessPattern out = dst.ap();
   const int64_t bank = geometry_.psumBankBytes();
-  const Region r = regionOf(out);
-  if (r.intervals.front().first / bank != (r.intervals.front().second - 1) / bank)
+  const Box box = regionOf(out).boxes.front();
+  if (box.lo / bank != (box.hi - 1) / bank)
     throw Error(kernel_ + ": matmul output '" + dst.name() + "' crosses a 2 KiB PSUM bank");
   isa::Instruction inst;
   inst.opcode = isa::Opcode::NcMatmul;
@@ -296,14 +296,20 @@ void KernelBuilder::emit(isa::Instruction inst) {
   } else {
     inst.dmaQueue = -1;
   }
+  auto region = [&](const isa::AccessPattern& ap) {
+    const bool hbm = ap.space == isa::Space::Hbm && ap.tensor >= 0 &&
+                     ap.tensor < static_cast<int32_t>(program_.tensors.size());
+    const auto& shape = hbm ? program_.tensors[ap.tensor].shape : std::vector<int64_t>{};
+    return regionOf(ap, shape.empty() ? 0 : shape.back());
+  };
   std::vector<Region> reads, writes;
-  for (const isa::AccessPattern& src : inst.srcs) reads.push_back(regionOf(src));
-  if (inst.bias) reads.push_back(regionOf(*inst.bias));
-  if (inst.scale.vec) reads.push_back(regionOf(*inst.scale.vec));
-  if (inst.operand0.vec) reads.push_back(regionOf(*inst.operand0.vec));
-  if (inst.operand1.vec) reads.push_back(regionOf(*inst.operand1.vec));
-  writes.push_back(regionOf(inst.dst));
-  if (inst.reduceDst) writes.push_back(regionOf(*inst.reduceDst));
+  for (const isa::AccessPattern& src : inst.srcs) reads.push_back(region(src));
+  if (inst.bias) reads.push_back(region(*inst.bias));
+  if (inst.scale.vec) reads.push_back(region(*inst.scale.vec));
+  if (inst.operand0.vec) reads.push_back(region(*inst.operand0.vec));
+  if (inst.operand1.vec) reads.push_back(region(*inst.operand1.vec));
+  writes.push_back(region(inst.dst));
+  if (inst.reduceDst) writes.push_back(region(*inst.reduceDst));
   tracker_->add(inst, reads, writes);
   waits_ += static_cast<int64_t>(inst.waits.size());
   if (!note_.empty()) inst.note = note_;

@@ -1,0 +1,262 @@
+// KernelBuilder automatic semaphores: RAW/WAR/WAW across engines and queues, reuse, minimality.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "isa/error.h"
+#include "kernels/builder/kernel_builder.h"
+#include "test_builder_oracle.h"
+
+using neuronsim::Error;
+using neuronsim::isa::ActFn;
+using neuronsim::isa::AluOp;
+using neuronsim::isa::Dtype;
+using neuronsim::isa::Engine;
+using neuronsim::isa::Geometry;
+using neuronsim::isa::Instruction;
+using neuronsim::isa::Program;
+using neuronsim::isa::SemWait;
+using neuronsim::kernels::KernelBuilder;
+using neuronsim::kernels::Tile;
+
+namespace {
+
+constexpr int kTensor = 0, kVector = 1, kScalar = 2, kGpSimd = 3;
+constexpr int q(int queue) { return 5 + queue; }
+
+std::vector<SemWait> waitsOf(const Program& p, size_t i) { return p.instructions.at(i).waits; }
+
+}  // namespace
+
+TEST_CASE("builder: semaphore names and one completion signal per instruction") {
+  KernelBuilder b("t", Geometry{});
+  Tile a = b.sbuf({128, 16}, Dtype::Fp32, "a");
+  b.memset(a, 1.0f);
+  b.activation(a, a, ActFn::Relu);
+  auto x = b.output("x", {128, 16}, Dtype::Fp32);
+  b.dmaCopy(x, a, {.queue = 3});
+  Program p = b.finish();
+  REQUIRE(p.semaphores.size() == 21);
+  CHECK(p.semaphores[0] == "tensor");
+  CHECK(p.semaphores[1] == "vector");
+  CHECK(p.semaphores[2] == "scalar");
+  CHECK(p.semaphores[5] == "q0");
+  CHECK(p.semaphores[20] == "q15");
+  REQUIRE(p.instructions.size() == 3);
+  CHECK(p.instructions[0].signals.at(0).sem == kVector);
+  CHECK(p.instructions[1].signals.at(0).sem == kScalar);
+  CHECK(p.instructions[2].signals.at(0).sem == q(3));
+  CHECK(p.instructions[2].engine == Engine::Sync);
+  CHECK(p.instructions[2].dmaQueue == 3);
+}
+
+TEST_CASE("builder: RAW from a DMA queue to Vector, none within one engine") {
+  KernelBuilder b("t", Geometry{});
+  auto in = b.input("in", {128, 32}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 32}, Dtype::Fp32, "a");
+  Tile c = b.sbuf({128, 32}, Dtype::Fp32, "c");
+  b.dmaCopy(a, in, {.queue = 2});
+  b.tensorCopy(c, a);       // RAW on q2
+  b.tensorScalar(c, c, AluOp::Add, 1.0f);  // RAW on vector itself: no wait
+  Program p = b.finish();
+  CHECK(waitsOf(p, 0).empty());
+  CHECK(waitsOf(p, 1) == std::vector<SemWait>{{q(2), 1}});
+  CHECK(waitsOf(p, 2).empty());
+}
+
+TEST_CASE("builder: WAR and WAW across engines") {
+  KernelBuilder b("t", Geometry{});
+  auto in = b.input("in", {128, 32}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 32}, Dtype::Fp32, "a");
+  Tile c = b.sbuf({128, 32}, Dtype::Fp32, "c");
+  b.memset(a, 0.0f, Engine::GpSimd);       // 0: gpsimd #1 writes a
+  b.tensorCopy(c, a, Engine::Scalar);      // 1: scalar #1 reads a (RAW gpsimd)
+  b.dmaCopy(a, in, {.queue = 0});          // 2: WAR on scalar (WAW gpsimd implied)
+  b.memset(c, 2.0f, Engine::Vector);       // 3: WAW on scalar's write of c
+  Program p = b.finish();
+  CHECK(waitsOf(p, 1) == std::vector<SemWait>{{kGpSimd, 1}});
+  CHECK(waitsOf(p, 2) == std::vector<SemWait>{{kScalar, 1}});
+  CHECK(waitsOf(p, 3) == std::vector<SemWait>{{kScalar, 1}});
+}
+
+TEST_CASE("builder: only the strongest wait per semaphore") {
+  KernelBuilder b("t", Geometry{});
+  auto in = b.input("in", {128, 64}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 32}, Dtype::Fp32, "a");
+  Tile c = b.sbuf({128, 32}, Dtype::Fp32, "c");
+  Tile d = b.sbuf({128, 32}, Dtype::Fp32, "d");
+  b.dmaCopy(a, in.slice(1, 0, 32), {.queue = 4});
+  b.dmaCopy(c, in.slice(1, 32, 64), {.queue = 4});
+  b.tensorTensor(d, a, c, AluOp::Add);
+  Program p = b.finish();
+  CHECK(waitsOf(p, 2) == std::vector<SemWait>{{q(4), 2}});
+}
+
+TEST_CASE("builder: waits already known are not repeated, also transitively") {
+  KernelBuilder b("t", Geometry{});
+  auto in = b.input("in", {128, 32}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 32}, Dtype::Fp32, "a");
+  Tile c = b.sbuf({128, 32}, Dtype::Fp32, "c");
+  Tile d = b.sbuf({128, 32}, Dtype::Fp32, "d");
+  Tile e = b.sbuf({128, 32}, Dtype::Fp32, "e");
+  b.dmaCopy(a, in, {.queue = 1});                 // 0
+  b.tensorCopy(c, a, Engine::Vector);             // 1: waits q1>=1
+  b.tensorCopy(d, a, Engine::Vector);             // 2: already known
+  b.tensorTensor(e, a, c, AluOp::Add, Engine::GpSimd);  // 3: vector>=1 implies q1>=1
+  Program p = b.finish();
+  CHECK(waitsOf(p, 1) == std::vector<SemWait>{{q(1), 1}});
+  CHECK(waitsOf(p, 2).empty());
+  CHECK(waitsOf(p, 3) == std::vector<SemWait>{{kVector, 1}});
+}
+
+TEST_CASE("builder: disjoint partitions, disjoint bytes and disjoint HBM blocks need no waits") {
+  KernelBuilder b("t", Geometry{});
+  auto out = b.output("out", {128, 1024}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 512}, Dtype::Fp32, "a");
+  b.memset(a.partitionSlice(0, 64), 1.0f, Engine::Vector);
+  b.memset(a.partitionSlice(64, 64), 2.0f, Engine::GpSimd);
+  b.tensorCopy(a.partitionSlice(64, 64).slice(0, 0, 256), a.partitionSlice(64, 64).slice(0, 256, 512),
+               Engine::GpSimd);
+  b.memset(a.partitionSlice(0, 64).slice(0, 256, 512), 3.0f, Engine::GpSimd);  // WAW with vector's write
+  b.dmaCopy(out.slice(1, 0, 512), a, {.queue = 0});
+  b.dmaCopy(out.slice(1, 512, 1024), a, {.queue = 1});  // Sync already waited for gpsimd>=3
+  Program p = b.finish();
+  CHECK(waitsOf(p, 1).empty());
+  CHECK(waitsOf(p, 2).empty());
+  CHECK(waitsOf(p, 3) == std::vector<SemWait>{{kVector, 1}});
+  CHECK(waitsOf(p, 4) == std::vector<SemWait>{{kGpSimd, 3}});
+  CHECK(waitsOf(p, 5).empty());
+}
+
+TEST_CASE("builder: HBM RAW between queues and same-queue dependencies kept") {
+  KernelBuilder b("t", Geometry{});
+  auto scratch = b.internal("scratch", {128, 64}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 64}, Dtype::Fp32, "a");
+  Tile c = b.sbuf({128, 64}, Dtype::Fp32, "c");
+  b.memset(a, 1.0f);
+  b.dmaCopy(scratch, a, {.queue = 0});                     // 1: waits vector>=1
+  b.dmaCopy(c.slice(0, 0, 32), scratch.slice(1, 0, 32), {.queue = 5});  // 2: RAW on q0
+  b.dmaCopy(scratch.slice(1, 32, 64), c.slice(0, 0, 32), {.queue = 5}); // 3: same queue RAW on c, WAR/WAW on scratch
+  Program p = b.finish();
+  CHECK(waitsOf(p, 1) == std::vector<SemWait>{{kVector, 1}});
+  CHECK(waitsOf(p, 2) == std::vector<SemWait>{{q(0), 1}});
+  CHECK(waitsOf(p, 3) == std::vector<SemWait>{{q(5), 1}});
+}
+
+TEST_CASE("builder: a released tile's bytes are reused only after its readers and writers") {
+  KernelBuilder b("t", Geometry{});
+  auto in = b.input("in", {128, 32}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 32}, Dtype::Fp32, "a");
+  Tile keep = b.sbuf({128, 32}, Dtype::Fp32, "keep");
+  b.dmaCopy(a, in, {.queue = 0});                // 0: q0 writes a
+  b.activation(keep, a, ActFn::Copy);            // 1: scalar reads a
+  b.release(a);
+  Tile reused = b.sbuf({128, 32}, Dtype::Fp32, "reused");
+  CHECK(reused.baseBytes() == a.baseBytes());
+  b.memset(reused, 0.0f, Engine::GpSimd);        // 2: WAR scalar, WAW q0 (implied)
+  Program p = b.finish();
+  CHECK(waitsOf(p, 2) == std::vector<SemWait>{{kScalar, 1}});
+  CHECK(neuronsim::kernels::testing::unorderedConflicts(p).empty());
+}
+
+TEST_CASE("builder: SBUF capacity error names the kernel and the bytes") {
+  Geometry g;
+  KernelBuilder b("mykernel", g);
+  b.sbuf({128, 40000}, Dtype::Fp32, "big");  // 160000 bytes
+  try {
+    b.sbuf({128, 20000}, Dtype::Fp32, "more");  // 80000 bytes, 69376 left
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("mykernel") != std::string::npos);
+    CHECK(msg.find("'more'") != std::string::npos);
+    CHECK(msg.find("80000") != std::string::npos);
+    CHECK(msg.find("69376") != std::string::npos);
+  }
+  CHECK_THROWS_AS(b.sbuf({129, 4}, Dtype::Fp32), Error);
+}
+
+TEST_CASE("builder: PSUM tiles stay inside one bank; a matmul output may not cross one") {
+  KernelBuilder b("t", Geometry{});
+  Tile p0 = b.psum({128, 256}, Dtype::Fp32);  // 1 KiB
+  Tile p1 = b.psum({128, 384}, Dtype::Fp32);  // 1.5 KiB: does not fit the rest of bank 0
+  Tile p2 = b.psum({128, 256}, Dtype::Fp32);  // fits after p0
+  CHECK(p0.baseBytes() == 0);
+  CHECK(p1.baseBytes() == 2048);
+  CHECK(p2.baseBytes() == 1024);
+  Tile wide = b.psum({128, 1024}, Dtype::Fp32);  // 4 KiB: two banks, bank aligned
+  CHECK(wide.baseBytes() % 2048 == 0);
+  Tile s = b.sbuf({128, 128}, Dtype::Bf16);
+  Tile m = b.sbuf({128, 512}, Dtype::Bf16);
+  CHECK_THROWS_AS(b.matmul(wide.slice(0, 256, 768), s, m, false), Error);
+  for (int i = 0; i < 4; ++i) b.psum({128, 512}, Dtype::Fp32);  // banks 4..7
+  CHECK_THROWS_AS(b.psum({128, 256}, Dtype::Fp32), Error);        // bank 1 has 512 bytes left
+  CHECK_NOTHROW(b.psum({128, 128}, Dtype::Fp32));
+  b.release(p0);
+  CHECK(b.psum({128, 256}, Dtype::Fp32).baseBytes() == 0);
+}
+
+TEST_CASE("builder: random programs order every conflicting pair (oracle) and validate") {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 20; ++trial) {
+    KernelBuilder b("rand", Geometry{});
+    auto hbm = b.internal("h", {128, 64}, Dtype::Fp32);
+    std::vector<Tile> tiles;
+    for (int i = 0; i < 4; ++i) tiles.push_back(b.sbuf({128, 64}, Dtype::Fp32));
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+    auto part = [&](const Tile& t, int& p0, int& pc) {
+      const int kind = pick(3);
+      pc = kind == 0 ? 128 : (kind == 1 ? 64 : 32);
+      p0 = pc == 128 ? 0 : pick(128 / pc) * pc;
+      return t.partitionSlice(p0, pc);
+    };
+    for (int i = 0; i < 4; ++i) b.memset(tiles[i], 0.0f);
+    for (int step = 0; step < 40; ++step) {
+      const int f0 = pick(4) * 16;
+      int p0 = 0, pc = 0;
+      Tile dst = part(tiles[pick(4)], p0, pc).slice(0, f0, f0 + 16);
+      const int g0 = pick(4) * 16;
+      Tile src = tiles[pick(4)].partitionSlice(p0, pc).slice(0, g0, g0 + 16);
+      switch (pick(6)) {
+        case 0:
+          b.dmaCopy(dst, hbm.slice(0, p0, p0 + pc).slice(1, g0, g0 + 16));
+          break;
+        case 1:
+          b.dmaCopy(hbm.slice(0, p0, p0 + pc).slice(1, f0, f0 + 16), src);
+          break;
+        case 2:
+          b.tensorTensor(dst, src, dst, AluOp::Add, pick(2) ? Engine::Vector : Engine::GpSimd);
+          break;
+        case 3:
+          b.tensorCopy(dst, src, static_cast<Engine>(1 + pick(3)));
+          break;
+        case 4:
+          b.activation(dst, src, ActFn::Copy);
+          break;
+        default:
+          b.dmaCopy(dst, src);
+          break;
+      }
+    }
+    Program p = b.finish();
+    const auto bad = neuronsim::kernels::testing::unorderedConflicts(p);
+    INFO("trial " << trial);
+    CHECK(bad.empty());
+  }
+}
+
+TEST_CASE("builder: stays fast at 100k instructions") {
+  KernelBuilder b("big", Geometry{});
+  auto out = b.output("out", {128, 100000}, Dtype::Fp32);
+  Tile t[4] = {b.sbuf({128, 512}, Dtype::Fp32), b.sbuf({128, 512}, Dtype::Fp32), b.sbuf({128, 512}, Dtype::Fp32),
+               b.sbuf({128, 512}, Dtype::Fp32)};
+  for (int i = 0; i < 50000; ++i) {
+    const Tile& x = t[i % 4];
+    b.memset(x.slice(0, 0, 2), static_cast<float>(i), i % 2 ? Engine::Vector : Engine::GpSimd);
+    b.dmaCopy(out.slice(1, 2 * i, 2 * i + 2), x.slice(0, 0, 2));
+  }
+  CHECK(b.instructionCount() == 100000);
+  Program p = b.finish();
+  // Each memset waits only for the store that last read its tile (WAR).
+  CHECK(p.instructions[8].waits.size() == 1);
+}
