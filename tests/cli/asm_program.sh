@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# neuronsim asm end to end: tests/programs/add_matmul.nsasm on the interpreter gives w^T @ (a + b)
+# (checked against values computed here), and bad inputs or files exit 2 with one error line.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prog=tests/programs/add_matmul.nsasm
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+# Inputs: a [64,32] float32, b [64,32] float64 (converted on load), w [64,16] float32; plus a
+# wrongly shaped a. Values are multiples of 0.5 so every sum is exact in fp32.
+python3 - "$tmp" <<'EOF'
+import struct, sys
+tmp = sys.argv[1]
+def write_npy(path, rows, cols, f, descr):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }" % (descr, rows, cols)
+    header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
+    code = {'<f4': 'f', '<f8': 'd'}[descr]
+    values = [f(i, j) for i in range(rows) for j in range(cols)]
+    with open(path, 'wb') as out:
+        out.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode('latin1'))
+        out.write(struct.pack('<%d%s' % (len(values), code), *values))
+write_npy(tmp + '/a.npy', 64, 32, lambda i, j: ((i * 7 + j * 3) % 11) - 5, '<f4')
+write_npy(tmp + '/b.npy', 64, 32, lambda i, j: ((i + 2 * j) % 5) * 0.5, '<f8')
+write_npy(tmp + '/w.npy', 64, 16, lambda k, m: ((k * 3 + m) % 7) - 3, '<f4')
+write_npy(tmp + '/a_wrong.npy', 32, 64, lambda i, j: 0.0, '<f4')
+EOF
+
+# 1. The program runs on the interpreter and writes out.npy.
+inputs=(--input "a=$tmp/a.npy" --input "b=$tmp/b.npy" --input "w=$tmp/w.npy")
+if "$bin" asm "$prog" --interpret "${inputs[@]}" --output-dir "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"; then
+  ok
+else
+  bad "interpreted run exited $? ($(cat "$tmp/stderr"))"
+fi
+if [ -s "$tmp/stderr" ]; then bad "interpreted run wrote to stderr: $(cat "$tmp/stderr")"; else ok; fi
+
+# 2. out.npy holds w^T @ (a + b), computed here independently.
+if python3 - "$tmp/out/out.npy" <<'EOF'
+import ast, struct, sys
+data = open(sys.argv[1], 'rb').read()
+assert data[:6] == b'\x93NUMPY', 'not an npy file'
+major = data[6]
+hlen_size = 2 if major == 1 else 4
+hlen = struct.unpack('<H' if hlen_size == 2 else '<I', data[8:8 + hlen_size])[0]
+header = ast.literal_eval(data[8 + hlen_size:8 + hlen_size + hlen].decode('latin1'))
+assert header['descr'] == '<f4', header
+assert header['fortran_order'] is False, header
+assert tuple(header['shape']) == (16, 32), header
+body = data[8 + hlen_size + hlen:]
+got = struct.unpack('<512f', body)
+a = lambda i, j: ((i * 7 + j * 3) % 11) - 5
+b = lambda i, j: ((i + 2 * j) % 5) * 0.5
+w = lambda k, m: ((k * 3 + m) % 7) - 3
+bad = 0
+for m in range(16):
+    for n in range(32):
+        want = sum(w(k, m) * (a(k, n) + b(k, n)) for k in range(64))
+        if got[m * 32 + n] != want:
+            if bad < 5:
+                print('out[%d][%d] = %r, want %r' % (m, n, got[m * 32 + n], want))
+            bad += 1
+sys.exit(1 if bad else 0)
+EOF
+then ok; else bad "out.npy does not equal w^T @ (a + b)"; fi
+
+# 3. Errors: exit 2, exactly one 'error:' line naming the culprit, nothing written.
+expect_error() { # NAME PATTERN COMMAND...
+  local name=$1 pattern=$2; shift 2
+  local err; err=$("$@" 2>&1 >/dev/null); local got=$?
+  if [ "$got" != 2 ]; then bad "$name: exit $got, want 2 ($err)"; return; fi
+  if [ "$(printf '%s\n' "$err" | wc -l)" != 1 ] || [ "${err#error: }" = "$err" ]; then
+    bad "$name: want one 'error:' line, got: $err"; return
+  fi
+  if ! printf '%s\n' "$err" | grep -q -- "$pattern"; then bad "$name: '$err' does not mention '$pattern'"; return; fi
+  ok
+}
+expect_error missing-input "input tensor 'w' not given" \
+  "$bin" asm "$prog" --interpret --input "a=$tmp/a.npy" --input "b=$tmp/b.npy" --output-dir "$tmp/out2"
+if [ -e "$tmp/out2" ]; then bad "missing-input: wrote $tmp/out2"; else ok; fi
+expect_error no-such-file "nope.nsasm" "$bin" asm "$tmp/nope.nsasm" --interpret
+printf 'tensor a [4] fp32 input\nvector memset dst=sbuf:fp32[0:1]@0[[1,4]] colour=red\n' >"$tmp/bad.nsasm"
+expect_error bad-syntax "bad.nsasm:2: unknown field 'colour'" "$bin" asm "$tmp/bad.nsasm" --interpret
+printf 'gpsimd memset dst=psum:fp32[0:1]@0[[1,4]]\n' >"$tmp/invalid.nsasm"
+expect_error invalid-program "instruction 0 (memset): dst: GpSimd cannot access PSUM" \
+  "$bin" asm "$tmp/invalid.nsasm" --interpret
+expect_error wrong-shape "tensor 'a' is declared \[64,32\]" \
+  "$bin" asm "$prog" --interpret --input "a=$tmp/a_wrong.npy" --input "b=$tmp/b.npy" --input "w=$tmp/w.npy"
+expect_error not-an-input "tensor 'out' is not declared input" \
+  "$bin" asm "$prog" --interpret "${inputs[@]}" --input "out=$tmp/a.npy"
+expect_error unknown-option "unknown option --colour" "$bin" asm "$prog" --colour red
+expect_error two-files "expected one FILE" "$bin" asm "$prog" "$prog"
+expect_error bad-input-spec "expected NAME=FILE.npy" "$bin" asm "$prog" --interpret --input a
+
+# 4. --help.
+if "$bin" asm --help | grep -q -- "--output-dir"; then ok; else bad "asm --help"; fi
+
+# 5. The timed model (default) runs the same program and reports time per engine.
+if out=$("$bin" asm "$prog" "${inputs[@]}" --output-dir "$tmp/timed" 2>&1); then
+  if printf '%s\n' "$out" | grep -q "^  tensor .*busy .* 1 instructions"; then ok; else bad "timed totals: $out"; fi
+  if cmp -s "$tmp/out/out.npy" "$tmp/timed/out.npy"; then ok; else bad "timed out.npy differs from the interpreter's"; fi
+elif printf '%s\n' "$out" | grep -q "not built yet"; then
+  echo "SKIP timed run: $out"
+else
+  bad "timed run: $out"
+fi
+
+echo "asm_program: $passed passed, $failed failed"
+[ "$failed" = 0 ]
