@@ -1,0 +1,155 @@
+// max_pooling_3d_backward: contribution masks swept over the window taps in row-major order.
+
+#include <algorithm>
+#include <limits>
+
+#include "kernels/pooling/pooling_build.h"
+#include "kernels/pooling/pooling_io.h"
+#include "kernels/pooling/pooling_plan.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+using isa::AluOp;
+using isa::Engine;
+
+/// One window tap (kd, kh, kw) restricted to the outputs of a chunk it reaches.
+struct TapBox {
+  Spatial tap{};
+  Box reach;  ///< outputs whose tap lands inside the chunk's loaded inputs (not padding)
+  Box owned;  ///< outputs whose tap lands inside the chunk's owned inputs
+};
+
+std::vector<TapBox> chunkTaps(const std::array<PoolAxis, 3>& axes, const PoolChunk& chunk) {
+  std::vector<TapBox> taps;
+  for (int64_t kd = 0; kd < axes[0].k; ++kd) {
+    for (int64_t kh = 0; kh < axes[1].k; ++kh) {
+      for (int64_t kw = 0; kw < axes[2].k; ++kw) {
+        TapBox tb;
+        tb.tap = {kd, kh, kw};
+        for (int a = 0; a < 3; ++a) {
+          tb.reach[a] = axes[a].tapOutputs(tb.tap[a], chunk.inputs[a], chunk.outputs[a]);
+          tb.owned[a] = axes[a].tapOutputs(tb.tap[a], chunk.owned[a], chunk.outputs[a]);
+        }
+        if (!boxEmpty(tb.reach)) taps.push_back(tb);
+      }
+    }
+  }
+  while (!taps.empty() && boxEmpty(taps.back().owned)) taps.pop_back();
+  return taps;
+}
+
+/// `tile` (whose axes cover `base`) restricted to the outputs `r`.
+Tile outputView(const Tile& tile, const Box& base, const Box& r) {
+  Tile view = tile;
+  for (int a = 0; a < 3; ++a) view = view.slice(a, r[a].lo - base[a].lo, r[a].hi - base[a].lo);
+  return compactView(view);
+}
+
+/// `tile` (whose axes cover inputs `base`) at the inputs tap `t` of outputs `r` reads.
+Tile inputView(const std::array<PoolAxis, 3>& axes, const Tile& tile, const Box& base,
+               const Spatial& t, const Box& r) {
+  Tile view = tile;
+  for (int a = 0; a < 3; ++a) {
+    const int64_t first = axes[a].inputOf(r[a].lo, t[a]) - base[a].lo;
+    const int64_t last = axes[a].inputOf(r[a].hi - 1, t[a]) - base[a].lo;
+    view = view.slice(a, first, last + 1, axes[a].s);
+  }
+  return compactView(view);
+}
+
+}  // namespace
+
+void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
+                            const HbmView& gradOutput, const HbmView& input,
+                            const HbmView& outputTensor, const HbmView& gradInput) {
+  const isa::Dtype dtype = gradOutput.dtype();
+  const int64_t dtypeBytes = isa::dtypeBytes(dtype);
+  const int32_t partitions = static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
+  const ChunkBytes bytes = [dtypeBytes](const ChunkExtents& e) {
+    const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
+    const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
+    const int64_t g = e.owned[0] * e.owned[1] * e.owned[2];
+    if (o > kMaxApCount || i > kMaxApCount || g > kMaxApCount) return int64_t{std::numeric_limits<int32_t>::max()};
+    return i * dtypeBytes + 2 * o * dtypeBytes + 3 * o * 4 + g * 4;
+  };
+  const int64_t budget = builder.sbufBytesFree() / 2 - 1024;
+  const std::vector<PoolChunk> chunks = planChunks(builder.kernelName(), config, ChunkBy::Input, bytes, budget);
+  const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
+
+  int64_t maxOut = 1, maxIn = 1, maxOwned = 1;
+  for (const PoolChunk& c : chunks) {
+    maxOut = std::max(maxOut, boxElements(c.outputs));
+    maxIn = std::max(maxIn, boxElements(c.inputs));
+    maxOwned = std::max(maxOwned, boxElements(c.owned));
+  }
+  struct Buffers {
+    Tile in, ot, go, ug, eq, nw, gin;
+  };
+  std::array<Buffers, 2> sets;
+  for (int s = 0; s < 2; ++s) {
+    const std::string tag = std::to_string(s);
+    sets[s].in = builder.sbuf({partitions, maxIn}, dtype, "in" + tag);
+    sets[s].ot = builder.sbuf({partitions, maxOut}, dtype, "ot" + tag);
+    sets[s].go = builder.sbuf({partitions, maxOut}, dtype, "go" + tag);
+    sets[s].ug = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "ug" + tag);
+    sets[s].eq = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "eq" + tag);
+    sets[s].nw = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "new" + tag);
+    sets[s].gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, "gin" + tag);
+  }
+
+  const PlaneTensor gradOut(gradOutput, config.outputFormat, config.channels);
+  const PlaneTensor maxima(outputTensor, config.outputFormat, config.channels);
+  const PlaneTensor forwardIn(input, config.dataFormat, config.channels);
+  const PlaneTensor target(gradInput, config.dataFormat, config.channels);
+  QueueCycle loadQueues({0, 1, 2, 3, 4, 5});
+  QueueCycle storeQueues({8, 9, 10, 11});
+  const std::array<PoolAxis, 3> axes = poolAxes(config);
+  const int64_t numChunks = static_cast<int64_t>(chunks.size());
+
+  runPipelined(
+      static_cast<int64_t>(rows.size()) * numChunks,
+      [&](int64_t item, int set) {
+        const PoolChunk& chunk = chunks[item % numChunks];
+        if (boxEmpty(chunk.outputs)) return;
+        const RowTile tile = rows[item / numChunks];
+        const Buffers& buf = sets[set];
+        forwardIn.load(builder, tile, chunk.inputs, boxTile(buf.in, tile.count, chunk.inputs), loadQueues.taker());
+        maxima.load(builder, tile, chunk.outputs, boxTile(buf.ot, tile.count, chunk.outputs), loadQueues.taker());
+        gradOut.load(builder, tile, chunk.outputs, boxTile(buf.go, tile.count, chunk.outputs), loadQueues.taker());
+      },
+      [&](int64_t item, int set) {
+        const PoolChunk& chunk = chunks[item % numChunks];
+        const RowTile tile = rows[item / numChunks];
+        const Buffers& buf = sets[set];
+        const Tile gin = boxTile(buf.gin, tile.count, chunk.owned);
+        builder.memset(compactView(gin), 0.0f, Engine::GpSimd);
+        const std::vector<TapBox> taps = boxEmpty(chunk.outputs) ? std::vector<TapBox>{} : chunkTaps(axes, chunk);
+        if (!taps.empty()) {
+          const Box& out = chunk.outputs;
+          const Tile in = boxTile(buf.in, tile.count, chunk.inputs);
+          const Tile ot = boxTile(buf.ot, tile.count, out);
+          const Tile ug = boxTile(buf.ug, tile.count, out);
+          const Tile eq = boxTile(buf.eq, tile.count, out);
+          const Tile nw = boxTile(buf.nw, tile.count, out);
+          builder.activation(compactView(ug), compactView(boxTile(buf.go, tile.count, out)), isa::ActFn::Copy);
+          for (size_t i = 0; i < taps.size(); ++i) {
+            const TapBox& tb = taps[i];
+            const Tile eqView = outputView(eq, out, tb.reach);
+            const Tile nwView = outputView(nw, out, tb.reach);
+            const Tile ugView = outputView(ug, out, tb.reach);
+            builder.tensorTensor(eqView, inputView(axes, in, chunk.inputs, tb.tap, tb.reach),
+                                 outputView(ot, out, tb.reach), AluOp::IsEqual);
+            builder.tensorTensor(nwView, eqView, ugView, AluOp::Multiply);
+            if (i + 1 < taps.size()) builder.tensorTensor(ugView, ugView, nwView, AluOp::Subtract);
+            if (boxEmpty(tb.owned)) continue;
+            const Tile ginView = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
+            builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add, Engine::GpSimd);
+          }
+        }
+        target.store(builder, tile, chunk.owned, gin, storeQueues.taker());
+      });
+}
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,58 @@
+#pragma once
+// Shapes and window parameters of a 3D pooling call, validated, with index helpers.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neuronsim::kernels {
+
+/// HBM layout of a 5-D pooling tensor.
+enum class PoolLayout : uint8_t { Ncdhw, Ndhwc };
+/// "NCDHW" or "NDHWC".
+std::string_view poolLayoutName(PoolLayout layout);
+
+/// Spatial axes in the order D, H, W.
+using Spatial = std::array<int64_t, 3>;
+
+/// A validated pooling problem: batch, channels, input extents, window and layouts.
+struct PoolingConfig {
+  int64_t batch = 1;
+  int64_t channels = 1;
+  Spatial input{1, 1, 1};    ///< D, H, W of the forward input
+  Spatial kernel{1, 1, 1};   ///< kD, kH, kW
+  Spatial stride{1, 1, 1};   ///< sD, sH, sW
+  Spatial padding{0, 0, 0};  ///< pD, pH, pW (both sides)
+  PoolLayout dataFormat = PoolLayout::Ncdhw;    ///< layout of the forward input and grad_input
+  PoolLayout outputFormat = PoolLayout::Ncdhw;  ///< layout of the forward output and grad_output
+
+  /// Do, Ho, Wo: floor((N + 2p - k) / s) + 1 per axis.
+  Spatial output() const;
+  /// The forward input's shape in dataFormat.
+  std::vector<int64_t> inputShape() const;
+  /// The forward output's shape in outputFormat.
+  std::vector<int64_t> outputShape() const;
+  /// Element index of (b, c, d, h, w) in a tensor of extents `extents` laid out as `layout`.
+  int64_t index(PoolLayout layout, const Spatial& extents, int64_t b, int64_t c, int64_t d,
+                int64_t h, int64_t w) const;
+  /// B*C, the number of (batch, channel) planes.
+  int64_t planes() const { return batch * channels; }
+};
+
+/// Reads B, C, D, H, W from `shape` (5-D, in `layout`); throws neuronsim::Error naming
+/// `kernel` and `tensor` when it is not 5-D or has a zero extent.
+void readInputShape(std::string_view kernel, std::string_view tensor,
+                    const std::vector<int64_t>& shape, PoolLayout layout, PoolingConfig& config);
+
+/// Checks the window against the input: k >= 1, s >= 1, 0 <= p <= k/2, k <= N + 2p.
+/// Throws neuronsim::Error naming `kernel` and the axis.
+void validateWindow(std::string_view kernel, const PoolingConfig& config);
+
+/// Throws neuronsim::Error when `shape` of `tensor` differs from `expected`, naming both.
+void expectShape(std::string_view kernel, std::string_view tensor,
+                 const std::vector<int64_t>& shape, std::string_view what,
+                 const std::vector<int64_t>& expected);
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,80 @@
+#pragma once
+// Moving spatial boxes of (batch, channel) planes between HBM and SBUF, and the work loop.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kernels/builder/kernel_builder.h"
+#include "kernels/pooling/pooling_axis.h"
+#include "kernels/pooling/pooling_config.h"
+
+namespace neuronsim::kernels {
+
+/// A spatial box: one range per axis (D, H, W).
+using Box = std::array<Range, 3>;
+
+/// Elements of a box.
+int64_t boxElements(const Box& box);
+/// True when some axis of the box is empty.
+bool boxEmpty(const Box& box);
+
+/// Rows [first, first+count) of the flattened (batch, channel) planes, row = b*C + c.
+struct RowTile {
+  int64_t first = 0;
+  int32_t count = 0;
+};
+
+/// Tiles of at most `partitions` rows covering `planes` rows.
+std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions);
+
+/// A 5-D pooling tensor in HBM, addressed by (row, box) whatever its layout.
+class PlaneTensor {
+ public:
+  /// `view` is the whole tensor in `layout`, `channels` its C.
+  PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels);
+
+  /// DMAs rows x box of the tensor into `tile` ([rows.count, box extents] view), one transfer
+  /// per batch segment of the rows, on queues taken from `queues`.
+  void load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
+            const std::function<int32_t()>& queues) const;
+  /// The reverse of load.
+  void store(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
+             const std::function<int32_t()>& queues) const;
+
+ private:
+  void transfer(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
+                bool toHbm, const std::function<int32_t()>& queues) const;
+  HbmView canonical_;  ///< [B, C, D, H, W]
+  PoolLayout layout_;
+  int64_t channels_;
+};
+
+/// A flat SBUF buffer [partitions, elements] seen as a [rows, e0, e1, e2] box.
+Tile boxTile(const Tile& flat, int32_t rows, const Box& box);
+
+/// The same elements in the same walk order with size-1 axes dropped and contiguous
+/// neighbours merged (while counts fit an access pattern), so steps stay small.
+Tile compactView(Tile view);
+
+/// Round-robin over a fixed list of DMA queues.
+class QueueCycle {
+ public:
+  explicit QueueCycle(std::vector<int32_t> queues) : queues_(std::move(queues)) {}
+  int32_t next() { return queues_[next_++ % queues_.size()]; }
+  std::function<int32_t()> taker() {
+    return [this] { return next(); };
+  }
+
+ private:
+  std::vector<int32_t> queues_;
+  size_t next_ = 0;
+};
+
+/// Runs `count` work items double-buffered: load(i + 1, set) is emitted before
+/// compute(i, set), so item i+1's loads overlap item i's compute. set alternates 0, 1.
+void runPipelined(int64_t count, const std::function<void(int64_t item, int set)>& load,
+                  const std::function<void(int64_t item, int set)>& computeAndStore);
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,118 @@
+// Chooses spatial chunk extents that fit SBUF, then enumerates the chunks.
+
+#include "kernels/pooling/pooling_plan.h"
+
+#include <algorithm>
+
+#include "isa/error.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+/// Worst-case buffer extents of a chunk whose owned box is `len` along each axis.
+ChunkExtents extentsFor(const std::array<PoolAxis, 3>& axes, ChunkBy by, const Spatial& len) {
+  ChunkExtents ext;
+  for (int a = 0; a < 3; ++a) {
+    const PoolAxis& ax = axes[a];
+    ext.owned[a] = len[a];
+    if (by == ChunkBy::Input) {
+      ext.outputs[a] = std::min(ax.outputs(), (len[a] + ax.k - 2) / ax.s + 1);
+      ext.inputs[a] = std::min(ax.n, len[a] + 2 * (ax.k - 1));
+    } else {
+      ext.outputs[a] = len[a];
+      ext.inputs[a] = std::min(ax.n, (len[a] - 1) * ax.s + ax.k);
+    }
+  }
+  return ext;
+}
+
+/// Counts fit uint16 and the largest step a strided view of any box takes fits int16.
+bool fitsAccessPatterns(const ChunkExtents& ext, const Spatial& stride) {
+  Spatial most{};
+  bool spans[3] = {false, false, false};
+  for (const Spatial* box : {&ext.owned, &ext.outputs, &ext.inputs}) {
+    for (int a = 0; a < 3; ++a) {
+      if ((*box)[a] > kMaxApCount) return false;
+      most[a] = std::max(most[a], (*box)[a]);
+      spans[a] = spans[a] || (*box)[a] > 1;
+    }
+  }
+  if (spans[0] && most[1] * most[2] * stride[0] > kMaxApStep) return false;
+  if (spans[1] && most[2] * stride[1] > kMaxApStep) return false;
+  return stride[2] <= kMaxApStep;
+}
+
+bool fits(const ChunkExtents& ext, const Spatial& stride, const ChunkBytes& bytes, int64_t budget) {
+  return fitsAccessPatterns(ext, stride) && bytes(ext) <= budget;
+}
+
+/// The chunks along one axis: owned ranges of `len` elements.
+std::vector<Range> cut(int64_t extent, int64_t len) {
+  std::vector<Range> ranges;
+  for (int64_t lo = 0; lo < extent; lo += len) ranges.push_back({lo, std::min(extent, lo + len)});
+  return ranges;
+}
+
+}  // namespace
+
+std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config) {
+  std::array<PoolAxis, 3> axes;
+  for (int a = 0; a < 3; ++a) {
+    axes[a] = {config.input[a], config.kernel[a], config.stride[a], config.padding[a]};
+  }
+  return axes;
+}
+
+std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& config,
+                                  ChunkBy by, const ChunkBytes& bytes, int64_t budget) {
+  const std::array<PoolAxis, 3> axes = poolAxes(config);
+  const Spatial full = by == ChunkBy::Input ? config.input : config.output();
+  Spatial len = full;
+  auto ok = [&](const Spatial& l) { return fits(extentsFor(axes, by, l), config.stride, bytes, budget); };
+  auto grow = [&](int a) {
+    int64_t good = len[a], bad = full[a] + 1;
+    while (bad - good > 1) {
+      const int64_t mid = good + (bad - good) / 2;
+      Spatial trial = len;
+      trial[a] = mid;
+      (ok(trial) ? good : bad) = mid;
+    }
+    len[a] = good;
+  };
+  for (int a = 0; a < 3 && !ok(len); ++a) {
+    len[a] = 1;
+    if (ok(len)) grow(a);
+  }
+  if (!ok(len)) {
+    throw Error(std::string(kernel) + ": a single pooling window needs " +
+                std::to_string(bytes(extentsFor(axes, by, len))) + " bytes per partition (or " +
+                "access-pattern steps above " + std::to_string(kMaxApStep) + "); " +
+                std::to_string(budget) + " bytes fit in SBUF");
+  }
+  for (int a = 0; a < 3; ++a) grow(a);
+  std::vector<PoolChunk> chunks;
+  for (const Range& d : cut(full[0], len[0])) {
+    for (const Range& h : cut(full[1], len[1])) {
+      for (const Range& w : cut(full[2], len[2])) {
+        PoolChunk chunk;
+        chunk.owned = {d, h, w};
+        for (int a = 0; a < 3; ++a) {
+          if (by == ChunkBy::Input) {
+            chunk.outputs[a] = axes[a].outputsTouching(chunk.owned[a]);
+            chunk.inputs[a] = axes[a].inputsOf(chunk.outputs[a]);
+            chunk.inputs[a].lo = std::min(chunk.inputs[a].lo, chunk.owned[a].lo);
+            chunk.inputs[a].hi = std::max(chunk.inputs[a].hi, chunk.owned[a].hi);
+          } else {
+            chunk.outputs[a] = chunk.owned[a];
+            chunk.inputs[a] = axes[a].inputsOf(chunk.owned[a]);
+          }
+        }
+        chunks.push_back(chunk);
+      }
+    }
+  }
+  return chunks;
+}
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,146 @@
+// The four pooling kernels' registry entries: tensors, parameters, shapes and references.
+
+#include "isa/error.h"
+#include "kernels/pooling/pooling_build.h"
+#include "kernels/pooling/pooling_kernels.h"
+#include "kernels/pooling/pooling_params.h"
+#include "kernels/reference/pooling_ref.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+const Shape kDefaultInput{2, 64, 16, 16, 16};
+const Shape kDefaultOutput{2, 64, 8, 8, 8};
+
+const Shape& shapeOf(const ShapeMap& shapes, const std::string& kernel, const std::string& name) {
+  const auto it = shapes.find(name);
+  if (it == shapes.end()) throw Error(kernel + ": input " + name + " is missing");
+  return it->second;
+}
+
+PoolingConfig configOf(const std::string& kernel, const ShapeMap& shapes,
+                       const ParamValues& params) {
+  return poolingConfig(kernel, shapeOf(shapes, kernel, "input_tensor"), params);
+}
+
+PoolingConfig configOf(const std::string& kernel, const HostTensors& tensors,
+                       const ParamValues& params) {
+  return poolingConfig(kernel, tensors.at("input_tensor").shape, params);
+}
+
+const TensorSpec kInputTensor{"input_tensor", "forward input, data_format layout", false};
+
+KernelSpec forwardSpec(const std::string& name, const std::string& description, bool isMax) {
+  KernelSpec spec;
+  spec.name = name;
+  spec.description = description;
+  spec.inputs = {kInputTensor};
+  spec.outputs = {{"out", "pooled output, output_format layout", false}};
+  spec.params = poolingParamSpecs();
+  spec.defaultShapes = {{"input_tensor", kDefaultInput}};
+  spec.inferShapes = [name](const ShapeMap& shapes, const ParamValues& params) {
+    return ShapeMap{{"out", configOf(name, shapes, params).outputShape()}};
+  };
+  spec.build = [name, isMax](KernelBuilder& builder, const KernelArgs& args) {
+    const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
+    if (isMax) {
+      buildMaxPool3d(builder, config, args.in("input_tensor"), args.out("out"));
+    } else {
+      buildAvgPool3d(builder, config, args.in("input_tensor"), args.out("out"));
+    }
+  };
+  spec.reference = [name, isMax](const HostTensors& inputs, const ParamValues& params) {
+    const PoolingConfig config = configOf(name, inputs, params);
+    const std::vector<float>& x = inputs.at("input_tensor").values;
+    return HostTensors{{"out", {config.outputShape(), isMax ? maxPool3dRef(config, x)
+                                                            : avgPool3dRef(config, x)}}};
+  };
+  return spec;
+}
+
+/// Checks grad_output (and output_tensor, when `withOutputTensor`) against the window.
+PoolingConfig backwardConfig(const std::string& name, const ShapeMap& shapes,
+                             const ParamValues& params, bool withOutputTensor) {
+  const PoolingConfig config = configOf(name, shapes, params);
+  const Shape& gradOutput = shapeOf(shapes, name, "grad_output");
+  expectShape(name, "grad_output", gradOutput, "input_tensor and kernel_size/stride/padding",
+              config.outputShape());
+  if (withOutputTensor) {
+    const Shape& outputTensor = shapeOf(shapes, name, "output_tensor");
+    if (outputTensor != gradOutput) {
+      throw Error(name + ": output_tensor has shape " + shapeText(outputTensor) +
+                  " but grad_output has " + shapeText(gradOutput));
+    }
+  }
+  return config;
+}
+
+}  // namespace
+
+KernelSpec avgPooling3dSpec() {
+  return forwardSpec("avg_pooling_3d", "3D average pooling (zero padding, count_include_pad)",
+                     false);
+}
+
+KernelSpec maxPooling3dSpec() {
+  return forwardSpec("max_pooling_3d", "3D max pooling (-inf padding)", true);
+}
+
+KernelSpec avgPooling3dBackwardSpec() {
+  const std::string name = "avg_pooling_3d_backward";
+  KernelSpec spec;
+  spec.name = name;
+  spec.description = "backward of 3D average pooling, spread separably along W, H, D";
+  spec.inputs = {{"grad_output", "gradient of the forward output, output_format layout", false},
+                 {"input_tensor", "forward input (only its shape is read), data_format", false}};
+  spec.outputs = {{"grad_input", "gradient of the forward input, data_format layout", false}};
+  spec.params = poolingParamSpecs();
+  spec.defaultShapes = {{"grad_output", kDefaultOutput}, {"input_tensor", kDefaultInput}};
+  spec.inferShapes = [name](const ShapeMap& shapes, const ParamValues& params) {
+    return ShapeMap{{"grad_input", backwardConfig(name, shapes, params, false).inputShape()}};
+  };
+  spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
+    const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
+    buildAvgPool3dBackward(builder, config, args.in("grad_output"), args.out("grad_input"));
+  };
+  spec.reference = [name](const HostTensors& inputs, const ParamValues& params) {
+    const PoolingConfig config = configOf(name, inputs, params);
+    return HostTensors{{"grad_input", {config.inputShape(),
+                                       avgPool3dBackwardRef(config, inputs.at("grad_output").values)}}};
+  };
+  return spec;
+}
+
+KernelSpec maxPooling3dBackwardSpec() {
+  const std::string name = "max_pooling_3d_backward";
+  KernelSpec spec;
+  spec.name = name;
+  spec.description = "backward of 3D max pooling, by masks: first maximal element per window";
+  spec.inputs = {{"grad_output", "gradient of the forward output, output_format layout", false},
+                 {"input_tensor", "forward input, data_format layout", false},
+                 {"output_tensor", "forward output (window maxima), output_format layout", false}};
+  spec.outputs = {{"grad_input", "gradient of the forward input, data_format layout", false}};
+  spec.params = poolingParamSpecs();
+  spec.defaultShapes = {{"grad_output", kDefaultOutput},
+                        {"input_tensor", kDefaultInput},
+                        {"output_tensor", kDefaultOutput}};
+  spec.inferShapes = [name](const ShapeMap& shapes, const ParamValues& params) {
+    return ShapeMap{{"grad_input", backwardConfig(name, shapes, params, true).inputShape()}};
+  };
+  spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
+    const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
+    buildMaxPool3dBackward(builder, config, args.in("grad_output"), args.in("input_tensor"),
+                           args.in("output_tensor"), args.out("grad_input"));
+  };
+  spec.reference = [name](const HostTensors& inputs, const ParamValues& params) {
+    const PoolingConfig config = configOf(name, inputs, params);
+    return HostTensors{{"grad_input", {config.inputShape(),
+                                       maxPool3dBackwardRef(config, inputs.at("grad_output").values,
+                                                            inputs.at("input_tensor").values,
+                                                            inputs.at("output_tensor").values)}}};
+  };
+  return spec;
+}
+
+}  // namespace neuronsim::kernels
