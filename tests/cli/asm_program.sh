@@ -96,10 +96,19 @@ expect_error unknown-option "unknown option --colour" "$bin" asm "$prog" --colou
 expect_error two-files "expected one FILE" "$bin" asm "$prog" "$prog"
 expect_error bad-input-spec "expected NAME=FILE.npy" "$bin" asm "$prog" --interpret --input a
 
-# 4. --help.
+# 4. A read of never-written SBUF is a warning naming the instruction and operand, not an error.
+printf 'tensor y [1,4] fp32 output\nvector tensor_copy dst=sbuf:fp32[0:1]@0x10[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x10[[1,4]]\n' >"$tmp/uninit.nsasm"
+if err=$("$bin" asm "$tmp/uninit.nsasm" --interpret 2>&1 >/dev/null); then
+  want="warning: instruction 0 (tensor_copy) reads uninitialized memory in srcs[0]"
+  if [ "$err" = "$want" ]; then ok; else bad "uninitialized read: stderr '$err', want '$want'"; fi
+else
+  bad "uninitialized read: exit $? ($err)"
+fi
+
+# 5. --help.
 if "$bin" asm --help | grep -q -- "--output-dir"; then ok; else bad "asm --help"; fi
 
-# 5. The timed model (default) runs the same program and reports time per engine.
+# 6. The timed model (default) runs the same program and reports time per engine.
 if out=$("$bin" asm "$prog" "${inputs[@]}" --output-dir "$tmp/timed" 2>&1); then
   if printf '%s\n' "$out" | grep -q "^  tensor .*busy .* 1 instructions"; then ok; else bad "timed totals: $out"; fi
   if cmp -s "$tmp/out/out.npy" "$tmp/timed/out.npy"; then ok; else bad "timed out.npy differs from the interpreter's"; fi
