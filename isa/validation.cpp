@@ -1,8 +1,10 @@
 // Hardware rules a program must keep: engines per opcode, operand placement, shapes, semaphores.
 #include "isa/validation.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "isa/error.h"
 
@@ -158,6 +160,12 @@ Span freeSpan(const std::vector<Dim>& dims) {
   return s;
 }
 
+int64_t saturate(__int128 v) {
+  if (v > INT64_MAX) return INT64_MAX;
+  if (v < INT64_MIN) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
 /// Checks one instruction; every failure names the instruction, the operand and the rule.
 class InstructionChecker {
  public:
@@ -247,8 +255,8 @@ class InstructionChecker {
     s.lo += ap.offset;
     s.hi += ap.offset;
     if (s.lo < 0 || s.hi >= t.numElements())
-      fail(name, "elements [" + std::to_string(static_cast<int64_t>(s.lo)) + ", " +
-                     std::to_string(static_cast<int64_t>(s.hi)) + "] outside tensor '" + t.name + "' (" +
+      fail(name, "elements [" + std::to_string(saturate(s.lo)) + ", " + std::to_string(saturate(s.hi)) +
+                     "] outside tensor '" + t.name + "' (" +
                      std::to_string(t.numElements()) + " elements)");
   }
 
@@ -284,10 +292,11 @@ class InstructionChecker {
   }
 
   /// [first byte, one past the last byte) the operand touches inside each partition.
+  /// Saturates at the int64 limits (an offset near them is out of range anyway).
   static std::pair<int64_t, int64_t> byteRange(const AccessPattern& ap) {
     const Span s = freeSpan(ap.dims);
     const int64_t bytes = dtypeBytes(ap.dtype);
-    return {ap.offset + static_cast<int64_t>(s.lo) * bytes, ap.offset + (static_cast<int64_t>(s.hi) + 1) * bytes};
+    return {saturate(ap.offset + s.lo * bytes), saturate(ap.offset + (s.hi + 1) * bytes)};
   }
 
   void checkStartPartition(const AccessPattern& ap, const std::string& name) const {
@@ -497,8 +506,13 @@ void validateProgram(const Program& program, const Geometry& geometry) {
   std::vector<std::string> tensorNames;
   for (const TensorDecl& t : program.tensors) {
     tensorNames.push_back(t.name);
-    for (int64_t d : t.shape)
+    int64_t elements = 1;
+    for (int64_t d : t.shape) {
       if (d < 1) throw Error("tensor '" + t.name + "': shape entry " + std::to_string(d) + " (need at least 1)");
+      if (d > kMaxElements || elements > kMaxElements / d)
+        throw Error("tensor '" + t.name + "': more than 2^40 elements");
+      elements *= d;
+    }
   }
   checkNames(tensorNames, "tensor");
   checkNames(program.semaphores, "semaphore");

@@ -404,3 +404,26 @@ TEST_CASE("assembly: tests/programs/*.nsasm parse and validate") {
     checkRoundTrip(p);
   }
 }
+
+TEST_CASE("assembly: damaged lines give a located error, never a crash") {
+  const std::string good =
+      "tensor x [128,512] fp32 input\n"
+      "semaphore q0\n"
+      "sync dma_copy queue=0 dst=sbuf:fp32[0:128]@0x0[[1,512]] srcs=hbm:fp32:x[0:128:512]@0[[1,512]] "
+      "signal=q0+1@complete wait=q0>=0\n"
+      "vector tensor_scalar op0=add operand0=sbuf:fp32[0:128]@0x0[[1,1]]|2 reverse0 dst=sbuf:fp32[0:128]@0x0[[1,1]] "
+      "srcs=sbuf:fp32[0:128]@0x0[[1,1]] pattern=[[1,2],[3,4]] value=-1e-3\n";
+  REQUIRE_NOTHROW(parseProgram(good));
+  int errors = 0;
+  for (size_t cut = 0; cut < good.size(); ++cut) {
+    for (const std::string& text : {good.substr(0, cut), good.substr(0, cut) + good.substr(cut + 1)}) {
+      try {
+        parseProgram(text, "damaged");
+      } catch (const neuronsim::Error& e) {
+        ++errors;
+        CHECK(std::string(e.what()).rfind("damaged:", 0) == 0);
+      }
+    }
+  }
+  CHECK(errors > 100);
+}

@@ -603,3 +603,18 @@ TEST_CASE("validation: program-level names and shapes") {
   zero.tensors[0].shape = {128, 0};
   CHECK(errorOf(zero) == "tensor 'a': shape entry 0 (need at least 1)");
 }
+
+TEST_CASE("validation: extreme field values are errors, not overflows") {
+  Instruction i = make(Opcode::Memset, Engine::Vector, sb(0, 128, INT64_MAX, kRow512));
+  CHECK(contains(errorOf(i), "outside the 229376-byte sbuf partition"));
+  i.dst.offset = INT64_MIN;
+  CHECK(contains(errorOf(i), "outside the 229376-byte sbuf partition"));
+  Instruction d = valid(Opcode::DmaCopy);
+  d.srcs[0] = hbm(0, 128, INT64_MAX, INT64_MAX, {{INT64_MIN, 2}});
+  CHECK(contains(errorOf(d), "outside tensor 'a'"));
+  d.srcs[0] = hbm(0, 1, 0, 0, {{1, INT64_MAX}, {1, INT64_MAX}});
+  CHECK(contains(errorOf(d), "covers more than 2^40 elements"));
+  Program huge = withInstruction(valid(Opcode::Memset));
+  huge.tensors[0].shape = {INT64_MAX, 2};
+  CHECK(errorOf(huge) == "tensor 'a': more than 2^40 elements");
+}
