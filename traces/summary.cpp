@@ -91,9 +91,12 @@ std::string summaryText(const nlohmann::json& summary) {
                     text(summary, "dtype").c_str(), total / 1000.0, number(summary, "instructions")));
   if (auto engines = summary.find("engines"); engines != summary.end() && engines->is_object()) {
     add(std::snprintf(line, sizeof line, "  %-8s %12s %8s %12s\n", "engine", "busy us", "active", "instructions"));
-    for (const auto& [name, e] : engines->items()) {
+    for (int i = 0; i < isa::kNumEngines; ++i) {
+      const std::string name(isa::engineName(static_cast<isa::Engine>(i)));
+      auto e = engines->find(name);
+      if (e == engines->end()) continue;
       add(std::snprintf(line, sizeof line, "  %-8s %12.3f %7.1f%% %12.0f\n", name.c_str(),
-                        number(e, "busy_ns") / 1000.0, number(e, "active_percent"), number(e, "instructions")));
+                        number(*e, "busy_ns") / 1000.0, number(*e, "active_percent"), number(*e, "instructions")));
     }
   }
   if (auto dma = summary.find("dma"); dma != summary.end() && dma->is_object()) {
@@ -105,7 +108,7 @@ std::string summaryText(const nlohmann::json& summary) {
   add(std::snprintf(line, sizeof line, "  flops %.4g (transpose %.4g), MFU %.2f%%, HBM %.0f bytes, MBU %.2f%%\n",
                     number(summary, "flops"), number(summary, "transpose_flops"), number(summary, "mfu_percent"),
                     number(summary, "hbm_bytes"), number(summary, "mbu_percent")));
-  add(std::snprintf(line, sizeof line, "  roofline %.3f us (%s bound), %.1f%% of roofline\n",
+  add(std::snprintf(line, sizeof line, "  roofline %.3f us (%s bound), achieved %.1f%% of roofline\n",
                     number(summary, "roofline_ns") / 1000.0, text(summary, "roofline_bound").c_str(),
                     number(summary, "roofline_percent")));
   add(std::snprintf(line, sizeof line, "  sbuf read %.0f B, write %.0f B\n", number(summary, "sbuf_read_bytes"),

@@ -12,14 +12,7 @@ using traces::RunTotals;
 namespace {
 
 RunInfo info() {
-  RunInfo i;
-  i.kernel = "k";
-  i.machine = "trn2";
-  i.dtype = "fp32";
-  i.peakFlopsPerNs = 100;
-  i.hbmBytesPerNs = 10;
-  i.minHbmBytes = 8000;
-  return i;
+  return RunInfo{"k", "trn2", "fp32", 100, 10, 8000};
 }
 
 RunTotals totals() {
@@ -116,5 +109,16 @@ TEST_CASE("summary text names the kernel, engines and the key percentages") {
   CHECK(text.find("60.0%") != std::string::npos);
   CHECK(text.find("MFU 50.00%") != std::string::npos);
   CHECK(text.find("MBU 30.00%") != std::string::npos);
-  CHECK(text.find("80.0% of roofline") != std::string::npos);
+  CHECK(text.find("achieved 80.0% of roofline") != std::string::npos);
+}
+
+TEST_CASE("summary text lists engines in hardware order") {
+  const std::string text = traces::summaryText(traces::summaryJson(info(), totals()));
+  const auto tensor = text.find("  tensor"), vector = text.find("  vector"), scalar = text.find("  scalar"),
+             gpsimd = text.find("  gpsimd"), sync = text.find("  sync");
+  REQUIRE(sync != std::string::npos);
+  CHECK(tensor < vector);
+  CHECK(vector < scalar);
+  CHECK(scalar < gpsimd);
+  CHECK(gpsimd < sync);
 }

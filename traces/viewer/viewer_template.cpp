@@ -1,0 +1,278 @@
+// The viewer page: HTML, CSS and JS of a canvas timeline; the data is spliced in at the marker.
+#include "traces/viewer/viewer.h"
+
+namespace neuronsim::traces {
+
+const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>neuronsim trace</title>
+<style>
+  html, body { margin: 0; height: 100%; font: 12px/1.35 system-ui, sans-serif; color: #222; background: #fff; }
+  header { display: flex; gap: 16px; align-items: baseline; padding: 6px 10px; border-bottom: 1px solid #ddd; }
+  header b { font-size: 14px; }
+  #hint { color: #777; }
+  #status { margin-left: auto; color: #777; }
+  #main { display: flex; align-items: flex-start; }
+  #timeline { flex: 1; position: relative; min-width: 0; }
+  #c { display: block; width: 100%; cursor: grab; }
+  #c.dragging { cursor: grabbing; }
+  aside { width: 360px; flex: none; border-left: 1px solid #ddd; padding: 8px; box-sizing: border-box; }
+  aside pre { margin: 0 0 8px 0; font: 11px/1.35 ui-monospace, monospace; white-space: pre-wrap; }
+  #legend span { display: inline-block; margin: 0 8px 3px 0; white-space: nowrap; }
+  #legend i { display: inline-block; width: 8px; height: 8px; margin-right: 3px; vertical-align: middle; }
+  #tip { position: absolute; display: none; pointer-events: none; background: rgba(255,255,255,0.97);
+         border: 1px solid #999; padding: 6px 8px; max-width: 560px; box-shadow: 0 2px 6px rgba(0,0,0,0.2);
+         font: 11px/1.4 ui-monospace, monospace; white-space: pre-wrap; z-index: 2; }
+</style>
+</head>
+<body data-status="loading">
+<header><b id="title">neuronsim trace</b><span id="hint">wheel: zoom &middot; drag: pan &middot; double-click: whole run</span><span id="status">loading</span></header>
+<div id="main">
+  <div id="timeline"><canvas id="c"></canvas><div id="tip"></div></div>
+  <aside><pre id="summary"></pre><div id="legend"></div></aside>
+</div>
+<script type="application/json" id="data">/*NEURONSIM_DATA*/</script>
+<script>
+'use strict';
+(function () {
+  const statusEl = document.getElementById('status');
+  function setStatus(text, state) {
+    statusEl.textContent = text;
+    document.body.setAttribute('data-status', state);
+  }
+  window.addEventListener('error', function (e) { setStatus('error: ' + e.message, 'error'); });
+
+  const D = JSON.parse(document.getElementById('data').textContent);
+  const canvas = document.getElementById('c');
+  const ctx = canvas.getContext('2d');
+  const tip = document.getElementById('tip');
+  const LABEL = 120, AXIS = 26, ROW = 22, CROW = 40;
+  const total = D.total > 0 ? D.total : 1;
+  let t0 = 0, t1 = total, pending = false;
+
+  const rows = D.tracks.map(function (t) {
+    const n = t.s.length, endMax = new Float64Array(n);
+    let m = -Infinity;
+    for (let k = 0; k < n; k++) { m = Math.max(m, t.s[k] + t.d[k]); endMax[k] = m; }
+    t.endMax = endMax;
+    return t;
+  });
+  const counters = D.counters.map(function (c) {
+    let max = 0;
+    for (const v of c.v) max = Math.max(max, v);
+    c.max = max > 0 ? max : 1;
+    return c;
+  });
+  const hue = function (i) { return (i * 67 + 200) % 360; };
+  const colors = D.opcodes.map(function (_, i) { return 'hsl(' + hue(i) + ',65%,55%)'; });
+  const dense = D.opcodes.map(function (_, i) { return 'hsl(' + hue(i) + ',60%,40%)'; });
+
+  function plotWidth() { return Math.max(1, canvas.clientWidth - LABEL); }
+  function X(t) { return LABEL + (t - t0) / (t1 - t0) * plotWidth(); }
+  function T(x) { return t0 + (x - LABEL) / plotWidth() * (t1 - t0); }
+  function lowerBound(a, v) {
+    let lo = 0, hi = a.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (a[mid] < v) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  function fmt(ns) {
+    const a = Math.abs(ns);
+    if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
+    if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' us';
+    return ns.toFixed(1) + ' ns';
+  }
+  function niceStep(span, count) {
+    const raw = span / count, p = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5]) if (m * p >= raw) return m * p;
+    return 10 * p;
+  }
+  function height() { return AXIS + rows.length * ROW + counters.length * CROW + 4; }
+
+  function drawAxis(w, h) {
+    const step = niceStep(t1 - t0, Math.max(2, Math.floor(plotWidth() / 110)));
+    ctx.strokeStyle = '#eee';
+    ctx.fillStyle = '#555';
+    ctx.textBaseline = 'middle';
+    for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
+      const x = Math.round(X(t)) + 0.5;
+      ctx.beginPath(); ctx.moveTo(x, AXIS - 6); ctx.lineTo(x, h); ctx.stroke();
+      ctx.fillText(fmt(t), x + 3, AXIS / 2);
+    }
+    ctx.strokeStyle = '#ccc';
+    ctx.beginPath(); ctx.moveTo(LABEL, AXIS - 0.5); ctx.lineTo(w, AXIS - 0.5); ctx.stroke();
+  }
+
+  function drawRow(r, y) {
+    const s = r.s, d = r.d, st = r.st, n = s.length, right = LABEL + plotWidth();
+    let k = lowerBound(r.endMax, t0);
+    while (k < n && s[k] <= t1) {
+      let x0 = X(s[k]), x1 = X(s[k] + d[k]);
+      if (x1 - x0 < 1) {
+        const px = Math.floor(Math.max(x0, LABEL));
+        ctx.fillStyle = dense[r.o[k]];
+        ctx.fillRect(px, y + 3, 1, ROW - 6);
+        k = Math.max(k + 1, lowerBound(s, T(px + 1)) - 1);
+        continue;
+      }
+      const sx = X(s[k] - st[k]);
+      if (st[k] > 0 && x0 - sx >= 2) {
+        ctx.fillStyle = r.dma ? 'rgba(120,120,120,0.35)' : 'rgba(220,70,70,0.45)';
+        ctx.fillRect(Math.max(sx, LABEL), y + ROW - 5, Math.min(x0, right) - Math.max(sx, LABEL), 2);
+      }
+      x0 = Math.max(x0, LABEL);
+      x1 = Math.min(x1, right);
+      ctx.fillStyle = colors[r.o[k]];
+      ctx.fillRect(x0, y + 3, Math.max(1, x1 - x0 - 0.5), ROW - 8);
+      if (x1 - x0 > 48) {
+        ctx.fillStyle = '#fff';
+        ctx.fillText(D.opcodes[r.o[k]], x0 + 3, y + ROW / 2 - 1, x1 - x0 - 6);
+      }
+      k++;
+    }
+  }
+
+  function drawCounter(c, y) {
+    const t = c.t, v = c.v, n = t.length, right = LABEL + plotWidth();
+    ctx.fillStyle = 'rgba(60,120,200,0.55)';
+    let k = Math.max(0, lowerBound(t, t0) - 1);
+    let px = -1, peak = 0;
+    const flush = function () {
+      if (px >= 0 && peak > 0) {
+        const hgt = peak / c.max * (CROW - 8);
+        ctx.fillRect(px, y + CROW - 4 - hgt, 1, hgt);
+      }
+    };
+    for (; k < n && t[k] <= t1; k++) {
+      const a = Math.max(X(t[k]), LABEL), b = Math.min(k + 1 < n ? X(t[k + 1]) : right, right);
+      for (let x = Math.floor(a); x < Math.max(Math.floor(a) + 1, Math.ceil(b)); x++) {
+        if (x !== px) { flush(); px = x; peak = 0; }
+        peak = Math.max(peak, v[k]);
+        if (x - Math.floor(a) > 4096) break;
+      }
+    }
+    flush();
+  }
+
+  function draw() {
+    pending = false;
+    const w = canvas.clientWidth, h = height();
+    ctx.clearRect(0, 0, w, h);
+    ctx.font = '11px system-ui, sans-serif';
+    drawAxis(w, h);
+    let y = AXIS;
+    for (let i = 0; i < rows.length; i++, y += ROW) {
+      if (i % 2) { ctx.fillStyle = '#fafafa'; ctx.fillRect(LABEL, y, w - LABEL, ROW); }
+      drawRow(rows[i], y);
+    }
+    for (const c of counters) {
+      ctx.fillStyle = '#f4f7fb';
+      ctx.fillRect(LABEL, y, w - LABEL, CROW);
+      drawCounter(c, y);
+      y += CROW;
+    }
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, LABEL, h);
+    ctx.fillStyle = '#333';
+    ctx.textBaseline = 'middle';
+    y = AXIS;
+    for (const r of rows) { ctx.fillText(r.name + ' (' + r.s.length + ')', 6, y + ROW / 2, LABEL - 10); y += ROW; }
+    for (const c of counters) { ctx.fillText(c.name, 6, y + CROW / 2, LABEL - 10); y += CROW; }
+    ctx.fillText(fmt(t1 - t0) + ' shown', 6, AXIS / 2, LABEL - 10);
+  }
+  function requestDraw() { if (!pending) { pending = true; requestAnimationFrame(draw); } }
+
+  function resize() {
+    const dpr = window.devicePixelRatio || 1, h = height();
+    canvas.style.height = h + 'px';
+    canvas.width = Math.max(1, Math.floor(canvas.clientWidth * dpr));
+    canvas.height = Math.max(1, Math.floor(h * dpr));
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    draw();
+  }
+
+  function hit(mx, my) {
+    const i = Math.floor((my - AXIS) / ROW);
+    if (mx < LABEL || i < 0 || i >= rows.length) return null;
+    const r = rows[i], t = T(mx), slack = (t1 - t0) / plotWidth() * 3;
+    let k = lowerBound(r.endMax, t - slack), best = -1, bestDist = Infinity;
+    for (; k < r.s.length && r.s[k] <= t + slack; k++) {
+      const dist = t < r.s[k] ? r.s[k] - t : Math.max(0, t - r.s[k] - r.d[k]);
+      if (dist < bestDist) { bestDist = dist; best = k; }
+    }
+    return best >= 0 && bestDist <= slack ? { r: r, k: best } : null;
+  }
+  function describe(r, k) {
+    const lines = [
+      D.opcodes[r.o[k]] + '  #' + r.i[k] + '  on ' + r.name,
+      'start ' + fmt(r.s[k]) + '  end ' + fmt(r.s[k] + r.d[k]) + '  duration ' + fmt(r.d[k]),
+    ];
+    if (r.st[k] > 0) {
+      let why = (r.dma ? 'latency ' : 'stall ') + fmt(r.st[k]) + ' (' + D.causes[r.c[k]];
+      if (D.semaphores[r.sem[k]]) why += ' on ' + D.semaphores[r.sem[k]];
+      if (r.w[k] >= 0) why += ', released by #' + r.w[k];
+      lines.push(why + ')');
+    }
+    lines.push('bytes ' + r.b[k] + (r.f[k] ? '  flops ' + r.f[k] : ''));
+    lines.push(D.asm[r.a[k]]);
+    return lines.join('\n');
+  }
+
+  let drag = null;
+  canvas.addEventListener('mousedown', function (e) {
+    drag = { x: e.clientX, t0: t0, t1: t1 };
+    canvas.classList.add('dragging');
+  });
+  window.addEventListener('mouseup', function () { drag = null; canvas.classList.remove('dragging'); });
+  canvas.addEventListener('mousemove', function (e) {
+    const rect = canvas.getBoundingClientRect(), mx = e.clientX - rect.left, my = e.clientY - rect.top;
+    if (drag) {
+      const dt = (e.clientX - drag.x) / plotWidth() * (drag.t1 - drag.t0);
+      t0 = drag.t0 - dt; t1 = drag.t1 - dt;
+      tip.style.display = 'none';
+      requestDraw();
+      return;
+    }
+    const h = hit(mx, my);
+    if (!h) { tip.style.display = 'none'; return; }
+    tip.textContent = describe(h.r, h.k);
+    tip.style.display = 'block';
+    tip.style.left = Math.min(mx + 14, Math.max(0, canvas.clientWidth - tip.offsetWidth - 4)) + 'px';
+    tip.style.top = (my + 16) + 'px';
+  });
+  canvas.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+  canvas.addEventListener('wheel', function (e) {
+    e.preventDefault();
+    const rect = canvas.getBoundingClientRect(), tm = T(Math.max(e.clientX - rect.left, LABEL));
+    const factor = Math.exp(Math.max(-1, Math.min(1, e.deltaY * 0.002)));
+    const span = Math.max(1, (t1 - t0) * factor);
+    const frac = (tm - t0) / (t1 - t0);
+    t0 = tm - frac * span; t1 = t0 + span;
+    requestDraw();
+  }, { passive: false });
+  canvas.addEventListener('dblclick', function () { t0 = 0; t1 = total; requestDraw(); });
+  window.addEventListener('resize', resize);
+
+  document.getElementById('title').textContent = D.title;
+  document.title = D.title + ' - neuronsim';
+  document.getElementById('summary').textContent = D.summaryText;
+  const legend = document.getElementById('legend');
+  D.opcodes.forEach(function (name, i) {
+    const item = document.createElement('span'), sw = document.createElement('i');
+    sw.style.background = colors[i];
+    item.appendChild(sw);
+    item.appendChild(document.createTextNode(name));
+    legend.appendChild(item);
+  });
+  resize();
+  let events = 0;
+  for (const r of rows) events += r.s.length;
+  setStatus('ok: ' + events + ' events on ' + rows.length + ' tracks', 'ok');
+})();
+</script>
+</body>
+</html>
+)NSVIEW";
+
+}  // namespace neuronsim::traces
