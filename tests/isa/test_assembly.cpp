@@ -395,7 +395,7 @@ TEST_CASE("assembly: every example in docs/assembly.md parses, validates and cov
 }
 
 TEST_CASE("assembly: tests/programs/*.nsasm parse and validate") {
-  for (const char* name : {"add_matmul.nsasm"}) {
+  for (const char* name : {"add_matmul.nsasm", "causal_softmax.nsasm"}) {
     CAPTURE(name);
     const std::string text = readFile(std::string(NEURONSIM_SOURCE_DIR) + "/tests/programs/" + name);
     const Program p = parseProgram(text, name);

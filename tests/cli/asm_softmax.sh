@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# neuronsim asm on tests/programs/causal_softmax.nsasm (affine_select, tensor_reduce, activation
+# with bias and reduce_dst, tensor_scalar by a [P,1] vector, nc_transpose, tensor_copy): outputs
+# match a softmax computed here; the timed model's outputs equal the interpreter's bit for bit.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prog=tests/programs/causal_softmax.nsasm
+failed=0
+bad() { echo "FAIL $1"; failed=1; }
+
+python3 - "$tmp/x.npy" <<'EOF'
+import struct, sys
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (32, 64), }"
+header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
+values = [((p * 13 + j * 7) % 17) / 4.0 - 2 for p in range(32) for j in range(64)]
+with open(sys.argv[1], 'wb') as out:
+    out.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode('latin1'))
+    out.write(struct.pack('<2048f', *values))
+EOF
+
+"$bin" asm "$prog" --interpret --input "x=$tmp/x.npy" --output-dir "$tmp/interp" >/dev/null 2>"$tmp/err" ||
+  bad "interpreted run: $(cat "$tmp/err")"
+
+python3 - "$tmp/interp" <<'EOF' || bad "outputs differ from the softmax computed here"
+import ast, math, struct, sys
+def read_npy(path):
+    data = open(path, 'rb').read()
+    assert data[:6] == b'\x93NUMPY'
+    hlen = struct.unpack('<H', data[8:10])[0]
+    header = ast.literal_eval(data[10:10 + hlen].decode('latin1'))
+    assert header['descr'] == '<f4' and not header['fortran_order'], header
+    count = 1
+    for d in header['shape']:
+        count *= d
+    return tuple(header['shape']), struct.unpack('<%df' % count, data[10 + hlen:])
+x = lambda p, j: ((p * 13 + j * 7) % 17) / 4.0 - 2
+want = [[0.0] * 64 for _ in range(32)]
+for p in range(32):
+    m = max(x(p, j) for j in range(p + 1))
+    s = sum(math.exp(x(p, j) - m) for j in range(p + 1))
+    for j in range(p + 1):
+        want[p][j] = math.exp(x(p, j) - m) / s
+shape, y = read_npy(sys.argv[1] + '/y.npy')
+shape_t, yt = read_npy(sys.argv[1] + '/yt.npy')
+assert shape == (32, 64) and shape_t == (64, 32), (shape, shape_t)
+worst = 0.0
+for p in range(32):
+    for j in range(64):
+        worst = max(worst, abs(y[p * 64 + j] - want[p][j]))
+        if j > p and y[p * 64 + j] != 0.0:
+            print('y[%d][%d] = %r above the diagonal' % (p, j, y[p * 64 + j])); sys.exit(1)
+        if yt[j * 32 + p] != y[p * 64 + j]:
+            print('yt[%d][%d] != y[%d][%d]' % (j, p, p, j)); sys.exit(1)
+print('max abs error %.3g' % worst)
+sys.exit(0 if worst <= 2e-6 else 1)
+EOF
+
+if out=$("$bin" asm "$prog" --input "x=$tmp/x.npy" --output-dir "$tmp/timed" 2>&1); then
+  for f in y yt; do cmp -s "$tmp/interp/$f.npy" "$tmp/timed/$f.npy" || bad "timed $f.npy differs from the interpreter's"; done
+  if ! printf '%s\n' "$out" | grep -q "^  vector .* 3 instructions"; then bad "timed totals: $out"; fi
+  timing_only=$("$bin" asm "$prog" --timing-only 2>&1) || bad "timing-only run: $timing_only"
+  [ "$(printf '%s\n' "$out" | head -1)" = "$(printf '%s\n' "$timing_only" | head -1)" ] ||
+    bad "timing-only total differs: '$(printf '%s\n' "$timing_only" | head -1)' vs '$(printf '%s\n' "$out" | head -1)'"
+elif printf '%s\n' "$out" | grep -q "not built yet"; then
+  echo "SKIP timed run: $out"
+else
+  bad "timed run: $out"
+fi
+
+[ "$failed" = 0 ] && echo "asm_softmax: passed" || echo "asm_softmax: failed"
+exit $failed
