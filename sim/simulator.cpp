@@ -101,7 +101,7 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine, is
                          std::to_string(engine->headInstruction()));
       if (w)
         deadlock += concat(" waits for semaphore ", semaphoreName(program, w->sem), " >= ", std::to_string(w->value),
-                           " (value ", std::to_string(ctx.semaphores[w->sem].value), ")");
+                           " (value ", std::to_string(ctx.semaphores[w->sem].timeline.finalValue()), ")");
       else
         deadlock += " cannot proceed";
     }

@@ -13,13 +13,13 @@ CoreContext::CoreContext(const isa::Program& program_, const MachineConfig& mach
       races(detectRaces ? std::make_unique<RaceDetector>(program_, machine_) : nullptr),
       arbiter(machine_.accessConflicts) {}
 
-void CoreContext::signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at, const VectorClock* vc) {
+void CoreContext::signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at, double ns,
+                         const VectorClock* vc) {
   for (const isa::SemSignal& s : inst.signals) {
     if (s.at != at) continue;
     Semaphore& sem = semaphores[s.sem];
-    sem.value += s.delta;
-    sem.lastSignaller = index;
-    if (races && vc) races->release(s.sem, sem.value, *vc);
+    sem.timeline.add(ns, s.delta, index, nowNs());
+    if (races && vc) races->release(s.sem, ns, s.delta, *vc);
     sem.changed.notify();
   }
 }

@@ -13,6 +13,7 @@
 #include "isa/memory_state.h"
 #include "isa/program.h"
 #include "sim/core/access_arbiter.h"
+#include "sim/core/semaphore_timeline.h"
 #include "sim/machine_config.h"
 #include "sim/race/race_detector.h"
 #include "traces/event.h"
@@ -22,10 +23,9 @@ namespace neuronsim::sim {
 
 class DmaModule;
 
-/// A hardware semaphore: a counter and the event fired when it changes.
+/// A hardware semaphore: its timeline of increments and the event fired when one is added.
 struct Semaphore {
-  int64_t value = 0;
-  int64_t lastSignaller = -1;  ///< instruction whose signal changed it last
+  SemaphoreTimeline timeline;
   sc_core::sc_event changed;
 };
 
@@ -65,9 +65,9 @@ class CoreContext {
   double endNs = 0;
   std::exception_ptr error;
 
-  /// Applies the signals of `inst` that fire `at`, on behalf of instruction `index`; `vc`
-  /// is the signaller's vector clock (ignored without race detection).
-  void signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at, const VectorClock* vc);
+  /// Registers the signals of `inst` that fire `at`, landing at `ns`, on behalf of
+  /// instruction `index`; `vc` is the signaller's vector clock (ignored without races).
+  void signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at, double ns, const VectorClock* vc);
   void noteEnd(double ns) { endNs = ns > endNs ? ns : endNs; }
   /// Records the first failure and stops the simulation.
   void fail(std::exception_ptr e);

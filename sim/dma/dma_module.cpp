@@ -63,12 +63,12 @@ void DmaModule::run() {
 void DmaModule::transferStarted(int64_t tag, double ns) {
   Transfer& t = transfers_[tag];
   t.startNs = ns;
-  ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Read, &t.clock);
+  ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Read, ns, &t.clock);
 }
 
 void DmaModule::transferFinished(int64_t tag, double ns) {
   const Transfer& t = transfers_[tag];
-  ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Complete, &t.clock);
+  ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Complete, ns, &t.clock);
   ctx_.totals.dmaActiveNs = fluid_.activeNs();
   ctx_.noteEnd(ns);
   if (ctx_.sink) {

@@ -21,11 +21,9 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
       clock_(engineClock(engine, context.machine)),
       stream_(std::move(stream)),
       agent_(engineAgent(engine)),
+      lockstep_(context.arbiter.enabled()),
       throttle_(context.machine) {
   SC_THREAD(run);
-  SC_METHOD(completer);
-  sensitive << completionDue_;
-  dont_initialize();
 }
 
 void EngineModule::run() {
@@ -41,45 +39,41 @@ void EngineModule::run() {
   }
 }
 
-void EngineModule::completer() {
-  try {
-    retire(nowNs());
-    for (size_t i = 0; i < ringSize_; ++i) {
-      const InFlight& f = ring_[(ringHead_ + i) % kRing];
-      if (f.hasSignals) {
-        completionDue_.notify(delayUntilNs(f.completeNs));
-        break;
-      }
-    }
-  } catch (...) {
-    ctx_.fail(std::current_exception());
-  }
-}
-
-void EngineModule::retire(double ns) {
-  while (ringSize_ > 0 && ring_[ringHead_].completeNs <= ns + 1e-6) {
-    const InFlight& f = ring_[ringHead_];
-    if (f.hasSignals)
-      ctx_.signal(ctx_.program.instructions[f.index], f.index, isa::SignalAt::Complete, &f.clock);
+void EngineModule::pushInFlight(const InFlight& entry) {
+  while (ringSize_ > 0 && ring_[ringHead_].completeNs <= local_) {
     ringHead_ = (ringHead_ + 1) % kRing;
     --ringSize_;
   }
-}
-
-void EngineModule::pushInFlight(const InFlight& entry) {
-  retire(nowNs());
-  if (ringSize_ == kRing) {
-    waitUntilNs(ring_[ringHead_].completeNs);
-    retire(nowNs());
+  if (ringSize_ == kRing) {  // deeper than modelled: forget the oldest
+    ringHead_ = (ringHead_ + 1) % kRing;
+    --ringSize_;
   }
   ring_[(ringHead_ + ringSize_) % kRing] = entry;
   ++ringSize_;
-  if (entry.hasSignals) completionDue_.notify(delayUntilNs(entry.completeNs));
+}
+
+void EngineModule::awaitSemaphore(const isa::SemWait& wait, Stall& stall) {
+  Semaphore& sem = ctx_.semaphores[wait.sem];
+  SemaphoreTimeline::Reach reach = sem.timeline.firstReach(wait.value);
+  if (reach.ns <= local_) return;
+  syncToLocal();
+  blockedOn_ = &wait;
+  while (true) {
+    reach = sem.timeline.firstReach(wait.value);
+    if (reach.ns <= nowNs() + 1e-6) break;
+    if (reach.ns == SemaphoreTimeline::kNever)
+      sc_core::wait(sem.changed);
+    else
+      sc_core::wait(delayUntilNs(reach.ns), sem.changed);
+  }
+  blockedOn_ = nullptr;
+  local_ = std::max(local_, reach.ns);
+  stall = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
 }
 
 double EngineModule::interlockUntil(const isa::Instruction& inst, int64_t& by) const {
   double until = 0;
-  const double now = nowNs();
+  const double now = local_;
   for (size_t i = 0; i < ringSize_; ++i) {
     const InFlight& f = ring_[(ringHead_ + i) % kRing];
     if (f.completeNs <= now) continue;
@@ -96,10 +90,10 @@ double EngineModule::interlockUntil(const isa::Instruction& inst, int64_t& by) c
 }
 
 double EngineModule::tensorEnd(const isa::Instruction& inst, double start, bool stalled, int64_t issueCycles,
-                               int64_t lsCycles, double& mmStart) {
+                               int64_t lsCycles) {
   const isa::AccessPattern& stationary = inst.srcs.at(0);
   const bool changed = !lastStationary_ || !(*lastStationary_ == stationary);
-  mmStart = start;
+  double mmStart = start;
   if (changed) {
     // LoadStationary runs in the background of the previous matmul when this instruction was
     // already waiting at the head of the stream; otherwise it is exposed (P1).
@@ -124,19 +118,12 @@ double EngineModule::tensorEnd(const isa::Instruction& inst, double start, bool 
 
 void EngineModule::step(int64_t index) {
   const isa::Instruction& inst = ctx_.program.instructions[index];
-  const double readyNs = nowNs();
+  const double readyNs = local_;
   Stall stall;
+  if (lockstep_) syncToLocal();
 
   // 1. Semaphore waits.
-  for (const isa::SemWait& w : inst.waits) {
-    Semaphore& sem = ctx_.semaphores[w.sem];
-    if (sem.value >= w.value) continue;
-    blockedOn_ = &w;
-    do sc_core::wait(sem.changed);
-    while (sem.value < w.value);
-    blockedOn_ = nullptr;
-    stall = {StallCause::Semaphore, w.sem, w.value, sem.lastSignaller};
-  }
+  for (const isa::SemWait& w : inst.waits) awaitSemaphore(w, stall);
   if (ctx_.races) {
     for (const isa::SemWait& w : inst.waits) ctx_.races->acquire(agent_, w.sem, w.value);
     ctx_.races->tick(agent_);
@@ -147,29 +134,31 @@ void EngineModule::step(int64_t index) {
   if (!dmaInst && engine_ != isa::Engine::Tensor && ringSize_ > 0) {
     int64_t by = -1;
     const double until = interlockUntil(inst, by);
-    if (until > nowNs()) {
+    if (until > local_) {
       if (stall.cause == StallCause::None) stall = {StallCause::EngineBusy, -1, 0, by};
-      waitUntilNs(until);
+      local_ = until;
     }
   }
 
-  // 3. NC-v2 SBUF/PSUM port conflicts.
+  // 3. NC-v2 SBUF/PSUM port conflicts (lockstep: SystemC now is local time here).
   bool usesSbuf = false, usesPsum = false;
-  if (ctx_.arbiter.enabled() && !dmaInst) {
+  if (lockstep_ && !dmaInst) {
     forEachOperand(inst, [&](const isa::AccessPattern& ap, bool) {
       usesSbuf = usesSbuf || ap.space == isa::Space::Sbuf;
       usesPsum = usesPsum || ap.space == isa::Space::Psum;
     });
     while (true) {
+      syncToLocal();
       const double freeAt = ctx_.arbiter.freeAt(engine_, usesSbuf, usesPsum);
-      if (freeAt <= nowNs()) break;
+      if (freeAt <= local_) break;
       if (stall.cause == StallCause::None) stall = {StallCause::AccessConflict, -1, 0, -1};
-      waitUntilNs(freeAt);
+      local_ = freeAt;
     }
   }
+  if (dmaInst) syncToLocal();
 
   // 4. Duration.
-  const double start = nowNs();
+  const double start = local_;
   double end = start;
   double latencyNs = 0;
   int64_t cycles = 0;
@@ -182,21 +171,23 @@ void EngineModule::step(int64_t index) {
     cycles = cost.issue.value;
     latencyNs = clock_.toNs(cost.latency).value;
     if (engine_ == isa::Engine::Tensor) {
-      double mmStart = start;
-      end = tensorEnd(inst, start, stall.cause != StallCause::None, cost.issue.value, cost.loadStationary.value,
-                      mmStart);
-      if (mmStart > start && stall.cause == StallCause::None) stall.cause = StallCause::EngineBusy;
+      end = tensorEnd(inst, start, stall.cause != StallCause::None, cost.issue.value, cost.loadStationary.value);
+      if (lastPeStartNs_ > start && stall.cause == StallCause::None) stall.cause = StallCause::EngineBusy;
     } else {
       end = start + clock_.toNs(cost.issue).value;
     }
   }
   ctx_.arbiter.claim(engine_, usesSbuf, usesPsum, end);
 
-  // 5. Races, read signals, semantics, DMA trigger.
+  // 5. Races, signals, semantics, DMA trigger.
+  const VectorClock* vc = ctx_.races ? &ctx_.races->clock(agent_) : nullptr;
   if (ctx_.races && !dmaInst) ctx_.races->access(agent_, index);
-  if (!dmaInst) ctx_.signal(inst, index, isa::SignalAt::Read, ctx_.races ? &ctx_.races->clock(agent_) : nullptr);
+  if (!dmaInst) {
+    ctx_.signal(inst, index, isa::SignalAt::Read, start, vc);
+    ctx_.signal(inst, index, isa::SignalAt::Complete, end + latencyNs, vc);
+  }
   if (ctx_.memory) isa::execute(inst, index, *ctx_.memory);
-  if (dmaInst) ctx_.dma->post(index, start, ctx_.races ? &ctx_.races->clock(agent_) : nullptr);
+  if (dmaInst) ctx_.dma->post(index, start, vc);
 
   // 6. Totals and trace.
   traces::EngineTotals& totals = ctx_.totals.engines[static_cast<size_t>(engine_)];
@@ -213,20 +204,10 @@ void EngineModule::step(int64_t index) {
   }
   if (ctx_.sink) emit(inst, index, readyNs, start, end, stall, cycles, cost.flops);
 
-  // 7. Hold the engine; results land after the pipeline latency.
-  if (!dmaInst) {
-    InFlight f;
-    f.completeNs = end + latencyNs;
-    f.index = index;
-    f.dst = footprintOf(inst.dst);
-    f.hasSignals = false;
-    for (const isa::SemSignal& s : inst.signals) f.hasSignals = f.hasSignals || s.at == isa::SignalAt::Complete;
-    if (f.hasSignals && ctx_.races) f.clock = ctx_.races->clock(agent_);
-    pushInFlight(f);
-    ctx_.noteEnd(f.completeNs);
-  }
-  ctx_.noteEnd(end);
-  waitUntilNs(end);
+  // 7. The engine is held until `end`; results land after the pipeline latency.
+  if (!dmaInst && engine_ != isa::Engine::Tensor) pushInFlight({end + latencyNs, index, footprintOf(inst.dst)});
+  ctx_.noteEnd(end + latencyNs);
+  local_ = end;
 }
 
 void EngineModule::emit(const isa::Instruction& inst, int64_t index, double readyNs, double start, double end,

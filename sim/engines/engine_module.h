@@ -1,6 +1,8 @@
 #pragma once
-// One engine's sequencer: an SC_THREAD walking its in-order stream, waiting on semaphores,
-// holding the engine for the cost-model duration and firing signals at read and completion.
+// One engine's sequencer: an SC_THREAD walking its in-order stream. It keeps a local time and
+// runs ahead of the SystemC clock while its waits already hold (semaphore increments are
+// registered with their landing times); it synchronizes with SystemC only to block on a
+// semaphore, to trigger a DMA, or (NC-v2) to arbitrate memory ports.
 
 #include <array>
 #include <cstdint>
@@ -30,13 +32,11 @@ class EngineModule : public sc_core::sc_module {
   int64_t headInstruction() const { return finished() ? -1 : stream_[next_]; }
 
  private:
-  /// An issued instruction whose results have not landed yet.
+  /// An issued instruction whose results have not landed yet (for the RAW interlock).
   struct InFlight {
     double completeNs = 0;
     int64_t index = -1;
     Footprint dst;
-    bool hasSignals = false;
-    VectorClock clock{};
   };
   struct Stall {
     traces::StallCause cause = traces::StallCause::None;
@@ -46,13 +46,13 @@ class EngineModule : public sc_core::sc_module {
   };
 
   void run();
-  void completer();
   void step(int64_t index);
+  void awaitSemaphore(const isa::SemWait& wait, Stall& stall);
+  void syncToLocal() { waitUntilNs(local_); }
   double interlockUntil(const isa::Instruction& inst, int64_t& by) const;
   double tensorEnd(const isa::Instruction& inst, double start, bool stalled, int64_t issueCycles,
-                   int64_t lsCycles, double& mmStart);
+                   int64_t lsCycles);
   void pushInFlight(const InFlight& entry);
-  void retire(double ns);
   void emit(const isa::Instruction& inst, int64_t index, double readyNs, double start, double end,
             const Stall& stall, int64_t cycles, int64_t flops);
 
@@ -64,11 +64,11 @@ class EngineModule : public sc_core::sc_module {
   size_t next_ = 0;
   const isa::SemWait* blockedOn_ = nullptr;
   int agent_;
+  bool lockstep_;     ///< synchronize before every instruction (port arbitration on)
+  double local_ = 0;  ///< this engine's time: when its next instruction reaches the head
 
-  // Results in flight, completion order (FIFO: a constant latency per engine).
   std::array<InFlight, kRing> ring_{};
   size_t ringHead_ = 0, ringSize_ = 0;
-  sc_core::sc_event completionDue_;
 
   // TensorE state.
   PeThrottle throttle_;

@@ -91,15 +91,23 @@ void RaceDetector::acquire(int agent, int32_t sem, int64_t value) {
   joinInto(clocks_[agent], pick->cumulative);
 }
 
-void RaceDetector::release(int32_t sem, int64_t newValue, const VectorClock& vc) {
+void RaceDetector::release(int32_t sem, double ns, int64_t delta, const VectorClock& vc) {
   if (sem < 0 || sem >= static_cast<int32_t>(semaphores_.size())) return;
   SemaphoreHistory& h = semaphores_[sem];
-  SignalRecord r{newValue, vc};
-  if (!h.signals.empty()) {
-    if (newValue < h.signals.back().value) h.monotone = false;
-    joinInto(r.cumulative, h.signals.back().cumulative);
+  if (delta <= 0) h.monotone = false;
+  auto pos = std::upper_bound(h.signals.begin(), h.signals.end(), ns,
+                              [](double t, const SignalRecord& r) { return t < r.ns; });
+  pos = h.signals.insert(pos, SignalRecord{ns, delta, 0, vc, vc});
+  for (auto it = pos; it != h.signals.end(); ++it) {
+    if (it == h.signals.begin()) {
+      it->value = it->delta;
+      it->cumulative = it->vc;
+    } else {
+      it->value = std::prev(it)->value + it->delta;
+      it->cumulative = it->vc;
+      joinInto(it->cumulative, std::prev(it)->cumulative);
+    }
   }
-  h.signals.push_back(r);
 }
 
 void RaceDetector::access(int agent, int64_t index) {
@@ -176,11 +184,13 @@ void RaceDetector::check(int32_t candidate, const Record& current, const isa::Ac
   if (clocks_[current.agent][prior.agent] >= prior.epoch) return;
   if (std::find(checked_.begin(), checked_.end(), candidate) != checked_.end()) return;
   checked_.push_back(candidate);
-  const isa::AccessPattern* priorAp = operandAt(program_.instructions[prior.index], prior.slot);
-  if (!priorAp || !boxesOverlap(footprintOf(*priorAp), fp) || !operandsOverlap(*priorAp, ap)) return;
   const uint64_t lo = static_cast<uint64_t>(std::min(prior.index, current.index));
   const uint64_t hi = static_cast<uint64_t>(std::max(prior.index, current.index));
-  if (!reportedPairs_.insert((lo << 32) ^ hi).second) return;
+  const uint64_t pair = (lo << 32) ^ hi;
+  if (reportedPairs_.count(pair)) return;
+  const isa::AccessPattern* priorAp = operandAt(program_.instructions[prior.index], prior.slot);
+  if (!priorAp || !boxesOverlap(footprintOf(*priorAp), fp) || !operandsOverlap(*priorAp, ap)) return;
+  reportedPairs_.insert(pair);
   if (reports_.size() >= kMaxReports) {
     ++unreported_;
     return;

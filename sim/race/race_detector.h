@@ -14,7 +14,8 @@
 
 namespace neuronsim::sim {
 
-/// Contract: calls arrive in simulated-time order. An access is checked against earlier
+/// Contract: an instruction's accesses are recorded when it issues, after it acquired its
+/// waits and before its signals are released. An access is checked against earlier
 /// accesses of other agents that touch the same bucket and are not ordered before it;
 /// a candidate is confirmed by exact byte overlap. Each agent keeps one last reader and one
 /// last writer per bucket, so a race hidden behind a newer access of the same agent to a
@@ -26,10 +27,11 @@ class RaceDetector {
   VectorClock& clock(int agent) { return clocks_[agent]; }
   /// Begins a new instruction on `agent` (its epoch increases).
   void tick(int agent) { ++clocks_[agent][agent]; }
-  /// `agent` passed a wait for `sem` >= value: joins the clocks of the signals that got it there.
+  /// `agent` passed a wait for `sem` >= value: joins the clocks of the earliest increments
+  /// (in landing time) that got it there.
   void acquire(int agent, int32_t sem, int64_t value);
-  /// A signal set `sem` to `newValue`, carrying `vc`.
-  void release(int32_t sem, int64_t newValue, const VectorClock& vc);
+  /// An increment of `delta` on `sem` lands at `ns`, carrying the signaller's clock `vc`.
+  void release(int32_t sem, double ns, int64_t delta, const VectorClock& vc);
   /// Checks and records every operand of instruction `index`, run by `agent` now.
   void access(int agent, int64_t index);
   /// One line per race found (at most kMaxReports, then a count line).
@@ -48,7 +50,10 @@ class RaceDetector {
     std::array<int32_t, kNumAgents> lastRead;
   };
   struct SignalRecord {
-    int64_t value;
+    double ns;
+    int64_t delta;
+    int64_t value;  ///< cumulative, in landing-time order
+    VectorClock vc;
     VectorClock cumulative;
   };
   struct SemaphoreHistory {

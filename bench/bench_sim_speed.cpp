@@ -1,0 +1,113 @@
+// Simulator speed: simulated instructions per second of host time, timing-only mode.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "isa/program.h"
+#include "sim/machine_config.h"
+#include "sim/simulator.h"
+
+namespace {
+
+using namespace neuronsim;
+
+isa::AccessPattern tile(isa::Space space, int64_t offset, int64_t free) {
+  isa::AccessPattern ap;
+  ap.space = space;
+  ap.partitionCount = 128;
+  ap.offset = offset;
+  ap.dims = {{1, free}};
+  return ap;
+}
+
+/// A pipelined program: per step one matmul, one PSUM eviction on Vector, one activation on
+/// Scalar, one memset on GpSimd, each engine signalling its semaphore; every 64 steps a DMA.
+isa::Program buildProgram(int64_t steps) {
+  isa::Program p;
+  p.tensors.push_back({"x", {128, 512}, isa::Dtype::Fp32, isa::TensorKind::Input});
+  p.semaphores = {"tensor", "vector", "scalar", "gpsimd", "dma"};
+  p.instructions.reserve(static_cast<size_t>(steps * 4 + steps / 64 + 1));
+  int64_t dmas = 0;
+  for (int64_t i = 0; i < steps; ++i) {
+    isa::Instruction mm;
+    mm.opcode = isa::Opcode::NcMatmul;
+    mm.engine = isa::Engine::Tensor;
+    mm.dst = tile(isa::Space::Psum, (i % 4) * 2048, 512);
+    isa::AccessPattern stat = tile(isa::Space::Sbuf, 0, 128);
+    stat.dtype = isa::Dtype::Bf16;
+    isa::AccessPattern mov = tile(isa::Space::Sbuf, 4096, 512);
+    mov.dtype = isa::Dtype::Bf16;
+    mm.srcs = {stat, mov};
+    if (i >= 4) mm.waits.push_back({1, i - 3});  // PSUM buffer free again
+    mm.signals.push_back({0, isa::SignalAt::Complete, 1});
+    p.instructions.push_back(mm);
+
+    isa::Instruction ev;
+    ev.opcode = isa::Opcode::TensorCopy;
+    ev.engine = isa::Engine::Vector;
+    ev.dst = tile(isa::Space::Sbuf, 65536 + (i % 4) * 2048, 512);
+    ev.srcs = {tile(isa::Space::Psum, (i % 4) * 2048, 512)};
+    ev.waits.push_back({0, i + 1});
+    if (i >= 4) ev.waits.push_back({2, i - 3});  // Scalar has read this buffer
+    ev.signals.push_back({1, isa::SignalAt::Complete, 1});
+    p.instructions.push_back(ev);
+
+    isa::Instruction act;
+    act.opcode = isa::Opcode::Activation;
+    act.engine = isa::Engine::Scalar;
+    act.dst = tile(isa::Space::Sbuf, 131072 + (i % 4) * 2048, 512);
+    act.srcs = {tile(isa::Space::Sbuf, 65536 + (i % 4) * 2048, 512)};
+    act.waits.push_back({1, i + 1});
+    if (i >= 67) act.waits.push_back({4, (i - 3) / 64});  // DMAs that read this buffer are done
+    act.signals.push_back({2, isa::SignalAt::Complete, 1});
+    p.instructions.push_back(act);
+
+    isa::Instruction ms;
+    ms.opcode = isa::Opcode::Memset;
+    ms.engine = isa::Engine::GpSimd;
+    ms.dst = tile(isa::Space::Sbuf, 196608, 256);
+    p.instructions.push_back(ms);
+
+    if (i % 64 == 63) {
+      isa::Instruction d;
+      d.opcode = isa::Opcode::DmaCopy;
+      d.engine = isa::Engine::Sync;
+      d.dmaQueue = 0;
+      d.dst.space = isa::Space::Hbm;
+      d.dst.tensor = 0;
+      d.dst.partitionCount = 128;
+      d.dst.partitionStep = 512;
+      d.dst.dims = {{1, 512}};
+      d.srcs = {tile(isa::Space::Sbuf, 131072 + (i % 4) * 2048, 512)};
+      d.waits.push_back({2, i + 1});
+      d.signals.push_back({4, isa::SignalAt::Complete, 1});
+      p.instructions.push_back(d);
+      ++dmas;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int64_t steps = argc > 1 ? std::atoll(argv[1]) : 300000;
+  const isa::Program program = buildProgram(steps);
+  const sim::MachineConfig machine = sim::loadMachine("trn2");
+  sim::SimOptions options;
+  options.timingOnly = true;
+  options.detectRaces = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  const sim::SimResult r = sim::simulate(program, machine, nullptr, options);
+  const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("instructions: %lld\nsimulated: %.1f us\nhost: %.3f s\nspeed: %.2f M simulated instructions/s\n",
+              static_cast<long long>(r.totals.instructions), r.totals.totalNs / 1000.0, host,
+              static_cast<double>(r.totals.instructions) / host / 1e6);
+  options.detectRaces = true;
+  const auto t1 = std::chrono::steady_clock::now();
+  const sim::SimResult r2 = sim::simulate(program, machine, nullptr, options);
+  const double host2 = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  std::printf("with race detection: %.2f M instructions/s (%zu races)\n",
+              static_cast<double>(r2.totals.instructions) / host2 / 1e6, r2.races.size());
+  return 0;
+}
