@@ -92,6 +92,10 @@ expect_error wrong-shape "tensor 'a' is declared \[64,32\]" \
   "$bin" asm "$prog" --interpret --input "a=$tmp/a_wrong.npy" --input "b=$tmp/b.npy" --input "w=$tmp/w.npy"
 expect_error not-an-input "tensor 'out' is not declared input" \
   "$bin" asm "$prog" --interpret "${inputs[@]}" --input "out=$tmp/a.npy"
+expect_error machine-geometry "instruction 5 (activation): dst: bytes \[1024, 1152) outside the 1024-byte sbuf partition" \
+  "$bin" asm "$prog" --interpret "${inputs[@]}" --set sbuf_partition_bytes=1024
+expect_error unknown-machine "trn3" "$bin" asm "$prog" --interpret "${inputs[@]}" --machine trn3
+expect_error interpret-timing-only "drop --interpret" "$bin" asm "$prog" --interpret --timing-only
 expect_error unknown-option "unknown option --colour" "$bin" asm "$prog" --colour red
 expect_error two-files "expected one FILE" "$bin" asm "$prog" "$prog"
 expect_error bad-input-spec "expected NAME=FILE.npy" "$bin" asm "$prog" --interpret --input a
