@@ -181,7 +181,10 @@ std::vector<Dim> parseDims(Reader& r) {
 
 /// The index of a declared name, or a raw integer index.
 int32_t parseRef(Reader& r, const std::vector<std::string>& names, std::string_view kind) {
-  if (r.accept('-')) return narrow32(-r.integer(), "-", kind);
+  if (r.next('-') || r.next('+')) {
+    const int64_t index = r.integer();
+    return narrow32(index, std::to_string(index), kind);
+  }
   const std::string_view w = r.word();
   if (w.empty()) r.problem("expected a " + std::string(kind) + " name");
   if (!isName(w)) return narrow32(parseInteger(w, kind), w, kind);

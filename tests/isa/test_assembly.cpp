@@ -355,6 +355,10 @@ TEST_CASE("assembly: parse errors name the source, line and token") {
   CHECK(parseError(head + "scalar activation act=relu6\n") == "f.nsasm:4: unknown activation function 'relu6'");
   CHECK(parseError(head + "vector memset negate=maybe\n") == "f.nsasm:4: bad negate 'maybe' (expected true or false)");
   CHECK(parseError(head + "sync dma_copy queue=0x\n") == "f.nsasm:4: bad queue '0x' (expected an integer)");
+  CHECK(parseError(head + "vector memset wait=--9223372036854775808>=1\n") ==
+        "f.nsasm:4: bad wait '--9223372036854775808>=1': bad integer '-' (expected an integer)");
+  CHECK(parseError(head + "vector memset wait=-3000000000>=1\n") ==
+        "f.nsasm:4: semaphore '-3000000000' does not fit in 32 bits");
   CHECK(parseError(head + "sync dma_copy queue=99999999999\n") ==
         "f.nsasm:4: queue '99999999999' does not fit in 32 bits");
 }
