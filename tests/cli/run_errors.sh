@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# neuronsim run: bad kernels, options, shapes, parameters and files print one "error:" line,
+# exit 2, and write nothing.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+# expect_error NAME PATTERN ARGS...: exit 2, exactly one stderr line starting "error:" matching PATTERN.
+expect_error() {
+  local name=$1 pattern=$2
+  shift 2
+  "$bin" "$@" > "$tmp/stdout" 2> "$tmp/stderr"
+  local rc=$?
+  local lines
+  lines=$(wc -l < "$tmp/stderr")
+  if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q "^error: .*$pattern" "$tmp/stderr"; then
+    ok
+  else
+    bad "$name (rc $rc)"
+    cat "$tmp/stderr"
+  fi
+}
+
+out="$tmp/out"
+expect_error "unknown kernel" "unknown kernel 'nope'" run nope
+expect_error "no kernel" "expected a KERNEL" run
+expect_error "unknown option" "unknown option --frobnicate" run matmul --frobnicate 3 --output-dir "$out"
+expect_error "kernel param of another kernel" "unknown option --kernel-size" run matmul --kernel-size 2
+expect_error "bad shape text" "shape '4xq'" run matmul --shape lhsT=4xq --shape rhs=4x4 --output-dir "$out"
+expect_error "zero in shape" "shape '0x4'" run matmul --shape lhsT=0x4 --shape rhs=4x4
+expect_error "K mismatch" "lhsT has shape \[4,5\] and rhs \[3,5\]" run matmul --shape lhsT=4x5 --shape rhs=3x5 \
+  --output-dir "$out" --summary-json "$tmp/s.json"
+expect_error "unknown input name" "no input named 'bias'" run matmul --shape bias=4
+expect_error "bad dtype" "--dtype takes fp32 or bf16" run matmul --dtype fp64
+expect_error "bad seed" "--seed" run matmul --seed -1
+expect_error "missing npy" "missing.npy" run matmul --input lhsT="$tmp/missing.npy" --shape rhs=4x4
+expect_error "bad machine" "" run matmul --machine nosuchmachine
+expect_error "timing-only with check" "timing-only" run matmul --timing-only --check
+expect_error "summary in missing dir" "does not exist" run matmul --summary-json "$tmp/nodir/s.json"
+
+[ ! -e "$out" ] && [ ! -e "$tmp/s.json" ] && ok || bad "nothing written on errors"
+
+echo "run_errors: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
