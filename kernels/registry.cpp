@@ -3,12 +3,17 @@
 
 #include "isa/error.h"
 #include "kernels/matmul/matmul_kernel.h"
+#include "kernels/pooling/pooling_kernels.h"
 
 namespace neuronsim::kernels {
 
 const std::vector<KernelSpec>& kernelRegistry() {
   static const std::vector<KernelSpec> table = {
       matmulSpec(),
+      avgPooling3dBackwardSpec(),
+      maxPooling3dBackwardSpec(),
+      avgPooling3dSpec(),
+      maxPooling3dSpec(),
   };
   return table;
 }

@@ -1,7 +1,6 @@
 // avg_pooling_3d_backward: the output gradient spread separably along W, then H, then D.
 
 #include <algorithm>
-#include <limits>
 
 #include "kernels/pooling/pooling_build.h"
 #include "kernels/pooling/pooling_io.h"
@@ -92,11 +91,6 @@ class AxisSpread {
   float scale_;
 };
 
-int64_t fp32BoxBytes(int64_t a, int64_t b, int64_t c) {
-  const int64_t n = a * b * c;
-  return n > kMaxApCount ? std::numeric_limits<int32_t>::max() : n * 4;
-}
-
 }  // namespace
 
 void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
@@ -105,13 +99,12 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
   const int32_t partitions = static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
   const ChunkBytes bytes = [dtypeBytes](const ChunkExtents& e) {
-    const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
-    if (o > kMaxApCount) return int64_t{std::numeric_limits<int32_t>::max()};
-    return o * dtypeBytes + fp32BoxBytes(e.outputs[0], e.outputs[1], e.owned[2]) +
-           fp32BoxBytes(e.outputs[0], e.owned[1], e.owned[2]) +
-           fp32BoxBytes(e.owned[0], e.owned[1], e.owned[2]);
+    const Spatial& o = e.outputs;
+    const Spatial& i = e.owned;
+    return bufferBytes(o[0] * o[1] * o[2], dtypeBytes) + bufferBytes(o[0] * o[1] * i[2], 4) +
+           bufferBytes(o[0] * i[1] * i[2], 4) + bufferBytes(i[0] * i[1] * i[2], 4);
   };
-  const int64_t budget = builder.sbufBytesFree() / 2 - 1024;
+  const int64_t budget = builder.sbufBytesFree() / 2;
   const std::string& name = builder.kernelName();
   const std::vector<PoolChunk> chunks = planChunks(name, config, ChunkBy::Input, bytes, budget);
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);

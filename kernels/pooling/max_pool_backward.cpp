@@ -1,7 +1,6 @@
 // max_pooling_3d_backward: contribution masks swept over the window taps in row-major order.
 
 #include <algorithm>
-#include <limits>
 
 #include "kernels/pooling/pooling_build.h"
 #include "kernels/pooling/pooling_io.h"
@@ -71,10 +70,9 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
     const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
     const int64_t g = e.owned[0] * e.owned[1] * e.owned[2];
-    if (o > kMaxApCount || i > kMaxApCount || g > kMaxApCount) return int64_t{std::numeric_limits<int32_t>::max()};
-    return i * dtypeBytes + 2 * o * dtypeBytes + 3 * o * 4 + g * 4;
+    return bufferBytes(i, dtypeBytes) + 2 * bufferBytes(o, dtypeBytes) + 3 * bufferBytes(o, 4) + bufferBytes(g, 4);
   };
-  const int64_t budget = builder.sbufBytesFree() / 2 - 1024;
+  const int64_t budget = builder.sbufBytesFree() / 2;
   const std::vector<PoolChunk> chunks = planChunks(builder.kernelName(), config, ChunkBy::Input, bytes, budget);
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
 

@@ -26,10 +26,9 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   const ChunkBytes bytes = [=](const ChunkExtents& e) {
     const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
     const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
-    if (o > kMaxApCount || i > kMaxApCount) return int64_t{std::numeric_limits<int32_t>::max()};
-    return i * dtypeBytes + o * accBytes + (isMax ? 0 : o * dtypeBytes);
+    return bufferBytes(i, dtypeBytes) + bufferBytes(o, accBytes) + (isMax ? 0 : bufferBytes(o, dtypeBytes));
   };
-  const int64_t budget = builder.sbufBytesFree() / 2 - 1024;
+  const int64_t budget = builder.sbufBytesFree() / 2;
   const std::vector<PoolChunk> chunks = planChunks(builder.kernelName(), config, ChunkBy::Output, bytes, budget);
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
 

@@ -56,6 +56,12 @@ std::vector<Range> cut(int64_t extent, int64_t len) {
 
 }  // namespace
 
+int64_t bufferBytes(int64_t elements, int64_t dtypeBytes) {
+  constexpr int64_t kGranule = 64;
+  if (elements > kMaxApCount * kMaxApCount) return int64_t{1} << 40;
+  return (elements * dtypeBytes + kGranule - 1) / kGranule * kGranule;
+}
+
 std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config) {
   std::array<PoolAxis, 3> axes;
   for (int a = 0; a < 3; ++a) {
@@ -100,9 +106,10 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
         for (int a = 0; a < 3; ++a) {
           if (by == ChunkBy::Input) {
             chunk.outputs[a] = axes[a].outputsTouching(chunk.owned[a]);
-            chunk.inputs[a] = axes[a].inputsOf(chunk.outputs[a]);
-            chunk.inputs[a].lo = std::min(chunk.inputs[a].lo, chunk.owned[a].lo);
-            chunk.inputs[a].hi = std::max(chunk.inputs[a].hi, chunk.owned[a].hi);
+            chunk.inputs[a] = chunk.owned[a];
+            if (chunk.outputs[a].empty()) continue;
+            const Range read = axes[a].inputsOf(chunk.outputs[a]);
+            chunk.inputs[a] = {std::min(read.lo, chunk.owned[a].lo), std::max(read.hi, chunk.owned[a].hi)};
           } else {
             chunk.outputs[a] = chunk.owned[a];
             chunk.inputs[a] = axes[a].inputsOf(chunk.owned[a]);

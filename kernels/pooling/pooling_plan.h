@@ -45,6 +45,10 @@ std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config);
 
 /// Largest element count one access-pattern dimension may hold.
 inline constexpr int64_t kMaxApCount = 65535;
+/// SBUF bytes one buffer of `elements` takes, rounded up to the allocation granule (64 B);
+/// effectively unlimited when `elements` exceeds an access-pattern count.
+int64_t bufferBytes(int64_t elements, int64_t dtypeBytes);
+
 /// Largest element step of an on-chip access-pattern dimension.
 inline constexpr int64_t kMaxApStep = 32767;
 
