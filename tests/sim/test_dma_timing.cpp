@@ -1,0 +1,105 @@
+// DMA transfers in the SystemC core: latency, bandwidth, engine split, HBM cap, trigger cost.
+#include <doctest/doctest.h>
+
+#include "sim_test_util.h"
+
+using namespace neuronsim;
+using namespace neuronsim::simtest;
+
+namespace {
+traces::DmaEvent runOneDma(const sim::MachineConfig& m, Instruction inst, traces::EventLog& log) {
+  isa::Program p;
+  addTensor(p, "x", {128, 8192});
+  p.semaphores.push_back("q");
+  signal(inst, 0, 1);
+  p.instructions.push_back(inst);
+  const sim::SimResult r = runTiming(p, m, &log);
+  REQUIRE(log.dmas.size() == 1);
+  CHECK(r.totals.dmaTransfers == 1);
+  return log.dmas[0];
+}
+}  // namespace
+
+TEST_CASE("a tiny DMA is latency-bound: ~1.3 us from trigger to first byte (D2)") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  traces::EventLog log;
+  const traces::DmaEvent e = runOneDma(m, dma(0, Engine::Sync, sbuf(0, 1, 0, 1), hbm(0, 1, 1)), log);
+  CHECK(e.issueNs == 0.0);
+  CHECK(e.startNs == doctest::Approx(1300.0));
+  CHECK(e.endNs == doctest::Approx(1300.0 + 4 / 23.0 + 11));
+  CHECK(e.bytes == 4);
+  // The trigger holds the Sync engine for the hwdge time (A2/D3).
+  REQUIRE(log.instructions.size() == 1);
+  CHECK(log.instructions[0].endNs == doctest::Approx(600.0));
+}
+
+TEST_CASE("32 KiB on one DMA engine takes ~1416 ns of transfer on trn2 (D1)") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  traces::EventLog log;
+  const traces::DmaEvent e = runOneDma(m, dma(0, Engine::Sync, sbuf(0, 1, 0, 8192), hbm(0, 1, 8192)), log);
+  CHECK(e.dmaEngines == 1);
+  CHECK(e.endNs - e.startNs == doctest::Approx(32768 / 23.0 + 11));
+  CHECK((e.endNs - e.startNs) / 1416.0 == doctest::Approx(1.0).epsilon(0.02));
+}
+
+TEST_CASE("a large DMA reaches the configured per-engine bandwidth x 16 on trn1") {
+  const sim::MachineConfig m = sim::loadMachine("trn1");
+  traces::EventLog log;
+  const traces::DmaEvent e = runOneDma(m, dma(0, Engine::Sync, sbuf(0, 128, 0, 8192), hbm(0, 128, 8192)), log);
+  CHECK(e.dmaEngines == 16);
+  CHECK(e.descriptors == 128);
+  const double gbps = static_cast<double>(e.bytes) / (e.endNs - e.startNs);
+  CHECK(gbps == doctest::Approx(16 * 17.0).epsilon(0.01));
+  CHECK(gbps < 16 * 17.0);
+}
+
+TEST_CASE("the HBM share caps a large DMA; SBUF-to-SBUF is not capped") {
+  const sim::MachineConfig m = sim::loadMachine("trn2", {"hbm_gbps=150"});
+  traces::EventLog log;
+  const traces::DmaEvent e = runOneDma(m, dma(0, Engine::Sync, sbuf(0, 128, 0, 8192), hbm(0, 128, 8192)), log);
+  CHECK(static_cast<double>(e.bytes) / (e.endNs - e.startNs) == doctest::Approx(150.0).epsilon(0.001));
+  CHECK(e.hbmBytes == 128 * 8192 * 4);
+  traces::EventLog log2;
+  const traces::DmaEvent s =
+      runOneDma(m, dma(0, Engine::Sync, sbuf(0, 128, 0, 8192), sbuf(0, 128, 65536, 8192)), log2);
+  CHECK(s.hbmBytes == 0);
+  CHECK(static_cast<double>(s.bytes) / (s.endNs - s.startNs) > 300.0);
+}
+
+TEST_CASE("the completion signal releases a waiter when the last descriptor lands") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  addTensor(p, "x", {128, 1024});
+  const int32_t q = addSemaphore(p, "q3");
+  Instruction d = dma(3, Engine::Sync, sbuf(0, 128, 0, 1024), hbm(0, 128, 1024));
+  signal(d, q, 16);
+  p.instructions.push_back(d);
+  Instruction use = copy(Engine::Vector, sbuf(0, 128, 8192, 1024), sbuf(0, 128, 0, 1024));
+  waitFor(use, q, 16);
+  p.instructions.push_back(use);
+  traces::EventLog log;
+  const sim::SimResult r = runTiming(p, m, &log);
+  REQUIRE(log.dmas.size() == 1);
+  const double landed = log.dmas[0].endNs;
+  CHECK(landed == doctest::Approx(1300 + 8 * 4096 / 23.0 + 8 * 11).epsilon(0.001));
+  const auto& v = log.instructions[1].index == 1 ? log.instructions[1] : log.instructions[0];
+  CHECK(v.startNs == doctest::Approx(landed));
+  CHECK(v.waitedOnInstruction == 0);
+  CHECK(r.totals.dmaBytes == 128 * 1024 * 4);
+  CHECK(r.totals.hbmBytes == 128 * 1024 * 4);
+  CHECK(r.totals.dmaActiveNs == doctest::Approx(landed - 1300));
+}
+
+TEST_CASE("DMAs triggered from Sync wait their turn: one trigger at a time on the issuing engine") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  addTensor(p, "x", {4, 16});
+  for (int i = 0; i < 4; ++i) p.instructions.push_back(dma(i, Engine::Sync, sbuf(i, 1, 0, 16), hbm(0, 1, 16, Dtype::Fp32, 16 * i)));
+  traces::EventLog log;
+  runTiming(p, m, &log);
+  REQUIRE(log.dmas.size() == 4);
+  for (const traces::DmaEvent& e : log.dmas) CHECK(e.startNs == doctest::Approx(e.issueNs + 1300));
+  double lastIssue = -1;
+  for (const traces::DmaEvent& e : log.dmas) lastIssue = std::max(lastIssue, e.issueNs);
+  CHECK(lastIssue == doctest::Approx(3 * 600.0));
+}

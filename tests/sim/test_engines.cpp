@@ -1,0 +1,205 @@
+// Engines in the SystemC core: overlap, semaphore ordering, matmul II, throttle, port conflicts.
+#include <doctest/doctest.h>
+
+#include "sim_test_util.h"
+
+using namespace neuronsim;
+using namespace neuronsim::simtest;
+
+namespace {
+const traces::InstructionEvent& eventOf(const traces::EventLog& log, int64_t index) {
+  for (const auto& e : log.instructions)
+    if (e.index == index) return e;
+  FAIL("no event for instruction ", index);
+  return log.instructions.front();
+}
+bool overlap(const traces::InstructionEvent& a, const traces::InstructionEvent& b) {
+  return a.startNs < b.endNs - 1e-9 && b.startNs < a.endNs - 1e-9;
+}
+}  // namespace
+
+TEST_CASE("independent engines run in parallel") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 960), sbuf(0, 128, 8192, 960)));
+  p.instructions.push_back(copy(Engine::Scalar, sbuf(0, 128, 16384, 1200), sbuf(0, 128, 24576, 1200)));
+  traces::EventLog log;
+  const sim::SimResult r = runTiming(p, m, &log);
+  CHECK(eventOf(log, 0).startNs == 0.0);
+  CHECK(eventOf(log, 1).startNs == 0.0);
+  CHECK(eventOf(log, 0).endNs == doctest::Approx(1000.0));  // 960 cycles at 0.96 GHz
+  CHECK(eventOf(log, 1).endNs == doctest::Approx(1000.0));  // 1200 cycles at 1.2 GHz
+  CHECK(r.totals.engines[1].busyNs == doctest::Approx(1000.0));
+  CHECK(r.totals.engines[2].busyNs == doctest::Approx(1000.0));
+}
+
+TEST_CASE("a wait holds until the semaphore reaches its value: not at N-1, at N") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  const double issue = 512 / 0.96, latency = 220 / 0.96;
+  for (int64_t want : {1, 2}) {
+    isa::Program p;
+    const int32_t s = addSemaphore(p, "vec");
+    Instruction a = copy(Engine::Vector, sbuf(0, 128, 0, 512), sbuf(0, 128, 8192, 512));
+    signal(a, s);
+    p.instructions.push_back(a);
+    Instruction b = copy(Engine::Vector, sbuf(0, 128, 16384, 512), sbuf(0, 128, 24576, 512));
+    signal(b, s);
+    p.instructions.push_back(b);
+    Instruction c = copy(Engine::Scalar, sbuf(0, 128, 32768, 64), sbuf(0, 128, 0, 64));
+    waitFor(c, s, want);
+    p.instructions.push_back(c);
+    traces::EventLog log;
+    runTiming(p, m, &log);
+    const traces::InstructionEvent& e = eventOf(log, 2);
+    CHECK(e.startNs == doctest::Approx(want * issue + latency));
+    CHECK(e.stall == traces::StallCause::Semaphore);
+    CHECK(e.waitSemaphore == s);
+    CHECK(e.waitValue == want);
+    CHECK(e.waitedOnInstruction == want - 1);
+  }
+}
+
+TEST_CASE("a read signal releases the waiter at the producer's start") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  const int32_t s = addSemaphore(p, "read");
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 960), sbuf(0, 128, 8192, 960)));
+  Instruction b = copy(Engine::Vector, sbuf(0, 128, 16384, 96), sbuf(0, 128, 24576, 96));
+  signal(b, s, 1, isa::SignalAt::Read);
+  p.instructions.push_back(b);
+  Instruction c = copy(Engine::Scalar, sbuf(0, 128, 32768, 64), sbuf(0, 128, 40960, 64));
+  waitFor(c, s, 1);
+  p.instructions.push_back(c);
+  traces::EventLog log;
+  runTiming(p, m, &log);
+  CHECK(eventOf(log, 2).startNs == doctest::Approx(1000.0));
+}
+
+TEST_CASE("dependent tiny activations on one engine are ~MIN_II + pipeline latency apart (A1)") {
+  const sim::MachineConfig m = sim::loadMachine("trn1");
+  isa::Program chain, independent;
+  for (int i = 0; i < 4; ++i) {
+    chain.instructions.push_back(
+        make(Opcode::Activation, Engine::Scalar, sbuf(0, 1, 64 * (i + 1), 1), {sbuf(0, 1, 64 * i, 1)}));
+    independent.instructions.push_back(
+        make(Opcode::Activation, Engine::Scalar, sbuf(0, 1, 1024 + 64 * i, 1), {sbuf(0, 1, 64 * i, 1)}));
+  }
+  traces::EventLog a, b;
+  runTiming(chain, m, &a);
+  runTiming(independent, m, &b);
+  CHECK(eventOf(a, 3).startNs - eventOf(a, 2).startNs == doctest::Approx((64 + 100 + 120) / 1.4));
+  CHECK(eventOf(a, 3).stall == traces::StallCause::EngineBusy);
+  CHECK(eventOf(a, 3).waitedOnInstruction == 2);
+  CHECK(eventOf(b, 3).startNs - eventOf(b, 2).startNs == doctest::Approx(64 / 1.4));
+}
+
+TEST_CASE("matmul stream: II per instruction, background LoadStationary, fp32 4x") {
+  const sim::MachineConfig m = sim::loadMachine("trn1");
+  for (Dtype dtype : {Dtype::Bf16, Dtype::Fp32}) {
+    for (bool alternate : {false, true}) {
+      isa::Program p;
+      for (int i = 0; i < 10; ++i) {
+        const int64_t stationaryAt = alternate && i % 2 ? 32768 : 0;
+        p.instructions.push_back(matmul(psum(0, 128, (i % 4) * 2048, 512), sbuf(0, 128, stationaryAt, 128, dtype),
+                                        sbuf(0, 128, 65536, 512, dtype)));
+      }
+      traces::EventLog log;
+      const sim::SimResult r = runTiming(p, m, &log);
+      const double factor = dtype == Dtype::Fp32 ? 4 : 1;
+      CHECK(eventOf(log, 5).endNs - eventOf(log, 5).startNs == doctest::Approx(512 * factor / 2.8));
+      // Only the first LoadStationary is exposed.
+      CHECK(eventOf(log, 9).endNs == doctest::Approx((32 + 5120) * factor / 2.8));
+      CHECK(r.totals.flops == 10 * 2 * 128 * 128 * 512);
+      CHECK(r.totals.totalNs == doctest::Approx(((32 + 5120) * factor + 64) / 2.8));
+    }
+  }
+}
+
+TEST_CASE("LoadStationary is exposed after a semaphore stall, hidden otherwise") {
+  const sim::MachineConfig m = sim::loadMachine("trn1");
+  for (bool stalled : {false, true}) {
+    isa::Program p;
+    const int32_t s = addSemaphore(p, "ready");
+    Instruction v = copy(Engine::Vector, sbuf(0, 128, 0, 1120), sbuf(0, 128, 8192, 1120));  // 1000 ns
+    signal(v, s);
+    p.instructions.push_back(v);
+    p.instructions.push_back(matmul(psum(0, 128, 0, 512), sbuf(0, 128, 16384, 128, Dtype::Bf16),
+                                    sbuf(0, 128, 32768, 512, Dtype::Bf16)));
+    Instruction mm = matmul(psum(0, 128, 2048, 512), sbuf(0, 128, 20480, 128, Dtype::Bf16),
+                            sbuf(0, 128, 32768, 512, Dtype::Bf16));
+    if (stalled) waitFor(mm, s, 1);
+    p.instructions.push_back(mm);
+    traces::EventLog log;
+    runTiming(p, m, &log);
+    CHECK(eventOf(log, 1).endNs == doctest::Approx((32 + 512) / 2.8));
+    const double released = 1000.0 + 220 / 1.12;
+    if (stalled) {
+      CHECK(eventOf(log, 2).startNs == doctest::Approx(released));
+      CHECK(eventOf(log, 2).endNs == doctest::Approx(released + (32 + 512) / 2.8));
+    } else {
+      CHECK(eventOf(log, 2).endNs == doctest::Approx((32 + 1024) / 2.8));
+    }
+  }
+}
+
+TEST_CASE("trn2 throttle: the first matmul runs at the ramp's rate, full rate after ~3 us") {
+  const sim::MachineConfig trn2 = sim::loadMachine("trn2");
+  const sim::MachineConfig flat = sim::loadMachine("trn2", {"pe_throttle=false"});
+  isa::Program p;
+  for (int i = 0; i < 40; ++i)
+    p.instructions.push_back(matmul(psum(0, 128, (i % 4) * 2048, 512), sbuf(0, 128, 0, 128, Dtype::Bf16),
+                                    sbuf(0, 128, 65536, 512, Dtype::Bf16)));
+  traces::EventLog log, flatLog;
+  runTiming(p, trn2, &log);
+  runTiming(p, flat, &flatLog);
+  const double ls = 32 / 2.4, mm = 512 / 2.4;
+  // 0.5x + x^2/12000 = 213.33 ns of work gives x = 400 ns.
+  CHECK(eventOf(log, 0).endNs == doctest::Approx(ls + 400.0));
+  CHECK(eventOf(flatLog, 0).endNs == doctest::Approx(ls + mm));
+  const traces::InstructionEvent& late = eventOf(log, 39);
+  CHECK(late.startNs > ls + 3000);
+  CHECK(late.endNs - late.startNs == doctest::Approx(mm));
+  // Ramp work: 0.75 * 3000 ns of full-rate work over the first 3 us.
+  CHECK(eventOf(log, 39).endNs - eventOf(flatLog, 39).endNs == doctest::Approx(750.0).epsilon(0.01));
+}
+
+TEST_CASE("trn1 serializes Vector with GpSimd on SBUF and Vector with Scalar on PSUM; trn2 does not") {
+  isa::Program sbufPair;
+  sbufPair.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 512), sbuf(0, 128, 8192, 512)));
+  sbufPair.instructions.push_back(make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 16384, 512)));
+  isa::Program psumPair;
+  psumPair.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 512), psum(0, 128, 0, 512)));
+  psumPair.instructions.push_back(
+      make(Opcode::Activation, Engine::Scalar, sbuf(0, 128, 8192, 512), {psum(0, 128, 4096, 512)}));
+  isa::Program noConflict;
+  noConflict.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 512), psum(0, 128, 0, 512)));
+  noConflict.instructions.push_back(
+      make(Opcode::Activation, Engine::Scalar, sbuf(0, 128, 8192, 512), {sbuf(0, 128, 16384, 512)}));
+  for (const isa::Program* p : {&sbufPair, &psumPair, &noConflict}) {
+    traces::EventLog trn1, trn2;
+    runTiming(*p, sim::loadMachine("trn1"), &trn1);
+    runTiming(*p, sim::loadMachine("trn2"), &trn2);
+    CHECK(overlap(trn2.instructions[0], trn2.instructions[1]));
+    CHECK(overlap(trn1.instructions[0], trn1.instructions[1]) == (p == &noConflict));
+    if (p != &noConflict) {
+      const auto& later = trn1.instructions[0].startNs > trn1.instructions[1].startNs ? trn1.instructions[0]
+                                                                                    : trn1.instructions[1];
+      CHECK(later.stall == traces::StallCause::AccessConflict);
+    }
+  }
+}
+
+TEST_CASE("totals count SBUF bytes, flops and instructions per engine") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 100), sbuf(0, 64, 8192, 200)));
+  p.instructions.push_back(matmul(psum(0, 64, 0, 32), sbuf(0, 128, 16384, 64, Dtype::Bf16),
+                                  sbuf(0, 128, 32768, 32, Dtype::Bf16)));
+  const sim::SimResult r = runTiming(p, m);
+  CHECK(r.totals.sbufWriteBytes == 128 * 100 * 4);
+  CHECK(r.totals.sbufReadBytes == 64 * 200 * 4 + 128 * 64 * 2 + 128 * 32 * 2);
+  CHECK(r.totals.flops == 2 * 128 * 64 * 32);
+  CHECK(r.totals.engines[0].instructions == 1);
+  CHECK(r.totals.engines[1].instructions == 1);
+  CHECK(r.totals.instructions == 2);
+}
