@@ -14,20 +14,28 @@ constexpr int64_t kPart = 128;      // K and M tile (partitions)
 constexpr int64_t kFree = 512;      // N tile (one PSUM bank of fp32)
 constexpr int kPsumBuffers = 4;
 constexpr int kOutBuffers = 4;
+constexpr int64_t kLoadChunks = 4;  // DMAs per multi-K-tile load
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Copies rows [k0, k0 + kt*128) of `src` (a [K, cols] HBM view) into tile [128, kt, cols] with
-/// one DMA, and a tail of fewer than 128 rows with another.
+/// Copies the K rows of `src` (a [K, cols] HBM view) into tile [128, kt, cols]: the full K
+/// tiles in up to kLoadChunks DMAs (so matmuls can start on the first), a tail of fewer than
+/// 128 rows in one more.
 void loadKTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int64_t k) {
   const int64_t full = k / kPart;
   const int64_t tail = k % kPart;
-  if (full > 0) {
-    HbmView body = src.slice(0, 0, full * kPart).split(0, {full, kPart}).permute({1, 0, 2});
-    b.dmaCopy(dst.slice(0, 0, full), body);
+  const int64_t chunks = std::min<int64_t>(kLoadChunks, full);
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t t0 = full * c / chunks, t1 = full * (c + 1) / chunks;
+    HbmView body = src.slice(0, t0 * kPart, t1 * kPart).split(0, {t1 - t0, kPart}).permute({1, 0, 2});
+    b.dmaCopy(dst.slice(0, t0, t1), body);
   }
   if (tail > 0) b.dmaCopy(dst.partitionSlice(0, static_cast<int32_t>(tail)).select(0, full), src.slice(0, full * kPart, k));
 }
+
+/// Stores are triggered from GpSimd so that Sync's in-order stream of loads (prefetches) never
+/// waits behind a store that waits for compute.
+constexpr DmaOptions kStore{.queue = -1, .issue = isa::Engine::GpSimd};
 
 struct Evictor {
   KernelBuilder& b;
@@ -69,7 +77,7 @@ void buildStreaming(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, c
       }
       const Tile ot = outs[tileIndex % kOutBuffers].partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns);
       evict(ot, ps);
-      b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot);
+      b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot, kStore);
     }
   }
 }
@@ -118,7 +126,7 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
         }
         const Tile ot = outs[tileIndex % kOutBuffers].partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns);
         evict(ot, ps);
-        b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, g0 + n0, g0 + n0 + ns), ot);
+        b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, g0 + n0, g0 + n0 + ns), ot, kStore);
       }
     }
   }
