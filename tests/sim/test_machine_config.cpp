@@ -1,0 +1,82 @@
+// Machine presets: embedded values, overrides, and errors that name the key and value.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "isa/error.h"
+#include "sim/machine_config.h"
+
+using namespace neuronsim;
+
+namespace {
+std::string errorOf(const std::string& name, const std::vector<std::string>& overrides = {}) {
+  try {
+    sim::loadMachine(name, overrides);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+std::string writeTemp(const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("neuronsim_machine_" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(path) << text;
+  return path;
+}
+}  // namespace
+
+TEST_CASE("presets carry the reference figures") {
+  const sim::MachineConfig trn2 = sim::loadMachine("trn2");
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  CHECK(trn2.name == "trn2");
+  CHECK(trn2.geometry.sbufPartitionBytes == 224 * 1024);
+  CHECK(trn1.geometry.sbufPartitionBytes == 192 * 1024);
+  CHECK(trn2.peGhz == 2.4);
+  CHECK(trn1.peGhz == 2.8);
+  CHECK(trn2.dmaEngineBytesPerNs == 23);
+  CHECK(trn1.dmaEngineBytesPerNs == 17);
+  CHECK(trn2.peThrottle);
+  CHECK_FALSE(trn1.peThrottle);
+  CHECK(trn1.accessConflicts);
+  CHECK_FALSE(trn2.accessConflicts);
+  CHECK(trn2.peakBf16Flops() == doctest::Approx(78.6e12).epsilon(0.001));
+  CHECK(sim::machinePresetNames().front() == "trn2");
+}
+
+TEST_CASE("presets are embedded: they load from any working directory") {
+  const auto here = std::filesystem::current_path();
+  std::filesystem::current_path("/");
+  CHECK(sim::loadMachine("trn1").geometry.sbufPartitionBytes == 192 * 1024);
+  std::filesystem::current_path(here);
+}
+
+TEST_CASE("--set overrides one parameter; bad keys and values are named") {
+  CHECK(sim::loadMachine("trn2", {"dma_latency_ns=1000"}).dmaLatencyNs == 1000);
+  CHECK(sim::loadMachine("trn2", {"pe_throttle=false"}).peThrottle == false);
+  CHECK(sim::loadMachine("trn1", {"sbuf_partition_bytes=100000"}).geometry.sbufPartitionBytes == 100000);
+  CHECK(errorOf("trn2", {"dma_latncy_ns=5"}).find("unknown machine parameter 'dma_latncy_ns'") != std::string::npos);
+  CHECK(errorOf("trn2", {"dma_latency_ns=abc"}).find("'abc' is not a number") != std::string::npos);
+  CHECK(errorOf("trn2", {"dma_engines=1.5"}).find("dma_engines = 1.5: must be an integer") != std::string::npos);
+  CHECK(errorOf("trn2", {"pe_ghz=0"}).find("pe_ghz = 0: must be > 0") != std::string::npos);
+  CHECK(errorOf("trn2", {"pe_throttle=1"}).find("pe_throttle = 1: must be true or false") != std::string::npos);
+  CHECK(errorOf("trn2", {"novalue"}).find("expected KEY=VALUE") != std::string::npos);
+}
+
+TEST_CASE("a machine file overrides a base preset; every number needs a source") {
+  const std::string good = writeTemp(
+      R"({"name": "mine", "base": "trn1", "params": {"pe_ghz": {"value": 3.0, "source": "assumption: test"}}})");
+  const sim::MachineConfig m = sim::loadMachine(good);
+  CHECK(m.peGhz == 3.0);
+  CHECK(m.geometry.sbufPartitionBytes == 192 * 1024);
+  const std::string noSource = writeTemp(R"({"params": {"pe_ghz": {"value": 3.0}}})");
+  CHECK(errorOf(noSource).find("pe_ghz: every number needs a \"source\"") != std::string::npos);
+  const std::string unknown = writeTemp(R"({"params": {"warp_speed": {"value": 9, "source": "A1"}}})");
+  CHECK(errorOf(unknown).find("unknown machine parameter 'warp_speed'") != std::string::npos);
+  const std::string broken = writeTemp("{not json");
+  CHECK(errorOf(broken).find("not valid JSON") != std::string::npos);
+  std::remove(good.c_str());
+  CHECK(errorOf("trn9").find("--machine trn9: not a preset (trn2, trn1)") != std::string::npos);
+}

@@ -1,0 +1,95 @@
+// Race detection: unordered overlapping accesses on different engines/queues are reported.
+#include <doctest/doctest.h>
+
+#include "sim_test_util.h"
+
+using namespace neuronsim;
+using namespace neuronsim::simtest;
+
+namespace {
+std::vector<std::string> races(const isa::Program& p) {
+  return runTiming(p, sim::loadMachine("trn2")).races;
+}
+}  // namespace
+
+TEST_CASE("a write and a read on two engines without a semaphore are a race naming both") {
+  isa::Program p;
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 256), sbuf(0, 128, 8192, 256)));
+  p.instructions.push_back(copy(Engine::Scalar, sbuf(0, 128, 16384, 64), sbuf(64, 64, 1020, 64)));
+  const std::vector<std::string> r = races(p);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].find("instruction 0 (tensor_copy on vector) writes dst sbuf p0-127 bytes 0-1023") != std::string::npos);
+  CHECK(r[0].find("instruction 1 (tensor_copy on scalar) reads srcs[0] sbuf p64-127") != std::string::npos);
+}
+
+TEST_CASE("the same accesses ordered by a semaphore chain are not a race") {
+  isa::Program p;
+  const int32_t v = addSemaphore(p, "vector");
+  const int32_t g = addSemaphore(p, "gpsimd");
+  Instruction w = copy(Engine::Vector, sbuf(0, 128, 0, 256), sbuf(0, 128, 8192, 256));
+  signal(w, v);
+  p.instructions.push_back(w);
+  // Transitive: vector -> gpsimd -> scalar.
+  Instruction hop = make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 32768, 4));
+  waitFor(hop, v, 1);
+  signal(hop, g);
+  p.instructions.push_back(hop);
+  Instruction r = copy(Engine::Scalar, sbuf(0, 128, 16384, 256), sbuf(0, 128, 0, 256));
+  waitFor(r, g, 1);
+  p.instructions.push_back(r);
+  CHECK(races(p).empty());
+}
+
+TEST_CASE("waiting for an earlier signal does not order after a later one") {
+  isa::Program p;
+  const int32_t v = addSemaphore(p, "vector");
+  Instruction first = copy(Engine::Vector, sbuf(0, 128, 40000, 64), sbuf(0, 128, 8192, 64));
+  signal(first, v);
+  p.instructions.push_back(first);
+  Instruction second = copy(Engine::Vector, sbuf(0, 128, 0, 256), sbuf(0, 128, 8192, 256));
+  signal(second, v);
+  p.instructions.push_back(second);
+  Instruction r = copy(Engine::Scalar, sbuf(0, 128, 16384, 256), sbuf(0, 128, 0, 256));
+  waitFor(r, v, 1);  // only the first copy is ordered before it
+  p.instructions.push_back(r);
+  const std::vector<std::string> found = races(p);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].find("instruction 1 ") != std::string::npos);
+  CHECK(found[0].find("instruction 2 ") != std::string::npos);
+}
+
+TEST_CASE("interleaved strided writes on two engines touch different bytes: no race") {
+  isa::Program p;
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 128, Dtype::Fp32, 2), sbuf(0, 128, 8192, 128)));
+  p.instructions.push_back(copy(Engine::Scalar, sbuf(0, 128, 4, 128, Dtype::Fp32, 2), sbuf(0, 128, 8192, 128)));
+  CHECK(races(p).empty());
+  // Shift the second by one element more: now they collide.
+  p.instructions[1].dst.offset = 8;
+  CHECK(races(p).size() == 1);
+}
+
+TEST_CASE("a DMA writing SBUF races with an engine reading it before completion") {
+  isa::Program p;
+  addTensor(p, "x", {128, 64});
+  const int32_t q = addSemaphore(p, "q0");
+  Instruction d = dma(0, Engine::Sync, sbuf(0, 128, 0, 64), hbm(0, 128, 64));
+  signal(d, q, 16);
+  p.instructions.push_back(d);
+  Instruction use = copy(Engine::Vector, sbuf(0, 128, 4096, 64), sbuf(0, 128, 0, 64));
+  p.instructions.push_back(use);
+  std::vector<std::string> found = races(p);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].find("dma_copy on dma queue 0") != std::string::npos);
+  p.instructions[1].waits.push_back({q, 16});
+  CHECK(races(p).empty());
+}
+
+TEST_CASE("DMAs on different queues writing the same HBM bytes race; on one queue they do not") {
+  isa::Program p;
+  addTensor(p, "out", {128, 64}, Dtype::Fp32, isa::TensorKind::Output);
+  p.instructions.push_back(dma(0, Engine::Sync, hbm(0, 128, 64), sbuf(0, 128, 0, 64)));
+  p.instructions.push_back(dma(1, Engine::Scalar, hbm(0, 1, 64, Dtype::Fp32, 64 * 127), sbuf(0, 1, 0, 64)));
+  CHECK(races(p).size() == 1);
+  p.instructions[1].dmaQueue = 0;
+  CHECK(races(p).empty());
+}
