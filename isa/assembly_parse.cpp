@@ -1,34 +1,20 @@
 // Text assembly parser: declarations and instruction lines back into a Program.
-#include <cctype>
-#include <charconv>
-#include <cstdlib>
 #include <optional>
 #include <string_view>
 
 #include "isa/assembly.h"
+#include "isa/assembly_reader.h"
 #include "isa/error.h"
 
 namespace neuronsim::isa {
 
 namespace {
 
+using namespace asmtext;
+
 constexpr int kNumAluOps = static_cast<int>(AluOp::IsGe) + 1;
 constexpr int kNumActFns = static_cast<int>(ActFn::Reciprocal) + 1;
 constexpr int kNumSpaces = static_cast<int>(Space::Psum) + 1;
-
-/// A problem inside one line; parseProgram prefixes "<source>:<line>: ".
-struct LineError {
-  std::string message;
-};
-
-[[noreturn]] void fail(const std::string& message) { throw LineError{message}; }
-
-std::string quoted(std::string_view s) {
-  std::string out = "'";
-  out += s;
-  out += "'";
-  return out;
-}
 
 /// The enum value whose printed name is `name`, among the first `count` values.
 template <typename E>
@@ -43,124 +29,6 @@ E enumValue(std::string_view name, std::string_view (*nameOf)(E), int count, std
   if (auto e = fromName(name, nameOf, count)) return *e;
   fail("unknown " + std::string(what) + " " + quoted(name));
 }
-
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-bool isName(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!isIdentChar(c)) return false;
-  return true;
-}
-
-int64_t parseInteger(std::string_view text, std::string_view what) {
-  std::string_view digits = text;
-  bool negative = false;
-  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
-    negative = digits[0] == '-';
-    digits.remove_prefix(1);
-  }
-  int base = 10;
-  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
-    base = 16;
-    digits.remove_prefix(2);
-  }
-  uint64_t magnitude = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
-  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || magnitude > limit)
-    fail("bad " + std::string(what) + " " + quoted(text) + " (expected an integer)");
-  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
-}
-
-int32_t narrow32(int64_t v, std::string_view text, std::string_view what) {
-  if (v < INT32_MIN || v > INT32_MAX) fail(std::string(what) + " " + quoted(text) + " does not fit in 32 bits");
-  return static_cast<int32_t>(v);
-}
-
-float parseFloat(std::string_view text, std::string_view what) {
-  const std::string s(text);
-  char* end = nullptr;
-  const float v = std::strtof(s.c_str(), &end);
-  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || end != s.c_str() + s.size())
-    fail("bad " + std::string(what) + " " + quoted(text) + " (expected a number)");
-  return v;
-}
-
-/// A cursor over one field value; errors name the whole value.
-class Reader {
- public:
-  Reader(std::string_view text, std::string_view what) : text_(text), what_(what) {}
-
-  bool done() {
-    skipSpace();
-    return pos_ >= text_.size();
-  }
-  bool accept(char c) {
-    skipSpace();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  /// True when the next non-space character is `c` (not consumed).
-  bool next(char c) {
-    skipSpace();
-    return pos_ < text_.size() && text_[pos_] == c;
-  }
-  void expect(char c) {
-    if (!accept(c)) problem(std::string("expected '") + c + "'" + here());
-  }
-  /// Letters, digits and '_' (possibly empty).
-  std::string_view word() {
-    skipSpace();
-    const size_t start = pos_;
-    while (pos_ < text_.size() && isIdentChar(text_[pos_])) ++pos_;
-    return text_.substr(start, pos_ - start);
-  }
-  /// An optionally signed decimal or 0x-hex integer.
-  int64_t integer() {
-    skipSpace();
-    const size_t start = pos_;
-    if (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
-    while (pos_ < text_.size() && isIdentChar(text_[pos_])) ++pos_;
-    const std::string_view token = text_.substr(start, pos_ - start);
-    if (token.empty()) problem("expected an integer" + here());
-    try {
-      return parseInteger(token, "integer");
-    } catch (const LineError& e) {
-      problem(e.message);
-    }
-  }
-  /// Everything up to the next top-level `stop` character (or the end).
-  std::string_view until(char stop) {
-    skipSpace();
-    const size_t start = pos_;
-    int depth = 0;
-    while (pos_ < text_.size() && !(depth == 0 && text_[pos_] == stop)) {
-      if (text_[pos_] == '[') ++depth;
-      if (text_[pos_] == ']') --depth;
-      ++pos_;
-    }
-    return text_.substr(start, pos_ - start);
-  }
-  [[noreturn]] void problem(const std::string& why) const {
-    fail("bad " + std::string(what_) + " " + quoted(text_) + ": " + why);
-  }
-
- private:
-  void skipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  std::string here() const {
-    return pos_ < text_.size() ? " at " + quoted(text_.substr(pos_)) : " at the end";
-  }
-
-  std::string_view text_;
-  std::string_view what_;
-  size_t pos_ = 0;
-};
 
 std::vector<Dim> parseDims(Reader& r) {
   std::vector<Dim> dims;
@@ -366,38 +234,6 @@ const FieldRule kFieldRules[] = {
          },
      .repeatable = true},
 };
-
-/// Splits on whitespace outside brackets.
-std::vector<std::string_view> tokenize(std::string_view text) {
-  std::vector<std::string_view> tokens;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-    if (i >= text.size()) break;
-    const size_t start = i;
-    int depth = 0;
-    while (i < text.size() && (depth > 0 || !std::isspace(static_cast<unsigned char>(text[i])))) {
-      if (text[i] == '[') ++depth;
-      if (text[i] == ']' && depth > 0) --depth;
-      ++i;
-    }
-    tokens.push_back(text.substr(start, i - start));
-  }
-  return tokens;
-}
-
-std::string unescapeNote(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\\' || i + 1 == text.size()) {
-      out += text[i];
-      continue;
-    }
-    const char c = text[++i];
-    out += c == 'n' ? '\n' : c == 'r' ? '\r' : c;
-  }
-  return out;
-}
 
 void checkNewName(std::string_view name, const std::vector<std::string>& existing, std::string_view kind) {
   if (!isName(name))
