@@ -147,7 +147,9 @@ class TraceWriter {
     out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":").num(int64_t{tid}).raw(",\"cat\":\"dma\",\"name\":\"");
     out_.raw(isa::opcodeName(opcode)).raw("\",\"ts\":").num(us(d.startNs)).raw(",\"dur\":").num(us(dur));
     out_.raw(",\"args\":{\"index\":").num(d.index).raw(",\"queue\":").num(int64_t{d.queue});
-    out_.raw(",\"opcode\":\"").raw(isa::opcodeName(opcode)).raw("\",\"asm\":").str(assembly(d.index, opcode));
+    out_.raw(",\"opcode\":\"").raw(isa::opcodeName(opcode)).raw("\"");
+    if (d.index < 0 || static_cast<size_t>(d.index) >= instructionAt_.size() || instructionAt_[static_cast<size_t>(d.index)] < 0)
+      out_.raw(",\"asm\":").str(assembly(d.index, opcode));
     out_.raw(",\"bytes\":").num(d.bytes).raw(",\"bytes_per_partition\":").num(d.bytes / dmaPartitionCount(program_, d.index));
     out_.raw(",\"descriptors\":").num(int64_t{d.descriptors}).raw(",\"dma_engines\":").num(int64_t{d.dmaEngines});
     out_.raw(",\"hbm_bytes\":").num(d.hbmBytes).raw(",\"issue_ns\":").num(d.issueNs);

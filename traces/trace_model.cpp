@@ -2,12 +2,16 @@
 #include "traces/trace_model.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "isa/assembly.h"
 #include "isa/error.h"
-#include "traces/chrome_trace.h"
 #include "traces/track_layout.h"
 
 namespace neuronsim::traces {
@@ -47,7 +51,7 @@ Span spanFromEvent(const nlohmann::json& event, bool isDma) {
   s.endNs = real(args, "end_ns", ts + dur);
   s.cycles = integer(args, "cycles");
   s.flops = integer(args, "flops");
-  s.assembly = text(args, "asm", s.opcode);
+  s.assembly = text(args, "asm", isDma ? "" : s.opcode);
   if (isDma) {
     s.readyNs = real(args, "issue_ns", s.startNs);
     s.stallNs = std::max(0.0, s.startNs - s.readyNs);
@@ -91,50 +95,104 @@ std::string assemblyText(const isa::Program& program, int64_t index, isa::Opcode
   }
 }
 
-TraceModel traceModel(const nlohmann::json& trace) {
-  TraceModel model;
-  const auto& extras = trace.at("neuronsim");
-  model.summary = extras.value("summary", nlohmann::json::object());
-  std::vector<Span> dmas;
-  std::map<std::string, size_t> counterIndex;
-  double minStart = std::numeric_limits<double>::infinity(), maxEnd = -minStart;
-  try {
-    for (const auto& event : trace.at("traceEvents")) {
-      const std::string ph = event.value("ph", "");
-      if (ph == "X") {
+namespace {
+
+/// Accumulates trace events one at a time (so a big file never sits in memory as a DOM).
+class ModelBuilder {
+ public:
+  void addEvent(const nlohmann::json& event) {
+    try {
+      const auto ph = event.find("ph");
+      if (ph == event.end() || !ph->is_string()) return;
+      if (*ph == "X") {
         const double ts = event.at("ts").get<double>() * 1000.0;
         const double dur = event.value("dur", 0.0) * 1000.0;
-        minStart = std::min(minStart, ts);
-        maxEnd = std::max(maxEnd, ts + dur);
+        minStart_ = std::min(minStart_, ts);
+        maxEnd_ = std::max(maxEnd_, ts + dur);
         const std::string cat = event.value("cat", "");
-        if (cat == "instruction") model.spans.push_back(spanFromEvent(event, false));
-        if (cat == "dma") dmas.push_back(spanFromEvent(event, true));
-      } else if (ph == "C") {
+        if (cat == "instruction") model_.spans.push_back(spanFromEvent(event, false));
+        if (cat == "dma") dmas_.push_back(spanFromEvent(event, true));
+      } else if (*ph == "C") {
         const std::string name = event.value("name", "");
-        auto [it, added] = counterIndex.emplace(name, model.counters.size());
-        if (added) model.counters.push_back({name, {}});
-        model.counters[it->second].points.emplace_back(event.at("ts").get<double>() * 1000.0,
-                                                        event.at("args").value("value", 0.0));
+        auto [it, added] = counterIndex_.emplace(name, model_.counters.size());
+        if (added) model_.counters.push_back({name, {}});
+        model_.counters[it->second].points.emplace_back(event.at("ts").get<double>() * 1000.0,
+                                                         event.at("args").value("value", 0.0));
       }
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(source_ + " has a malformed event: " + e.what());
     }
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("trace has a malformed event: ") + e.what());
   }
-  model.spans.insert(model.spans.end(), dmas.begin(), dmas.end());
-  if (minStart <= maxEnd) {
-    model.minStartNs = minStart;
-    model.maxEndNs = maxEnd;
+
+  TraceModel finish(const nlohmann::json& extras) {
+    model_.summary = extras.value("summary", nlohmann::json::object());
+    std::unordered_map<int64_t, const std::string*> assemblyOf;
+    for (const Span& s : model_.spans) assemblyOf.emplace(s.index, &s.assembly);
+    for (Span& d : dmas_)
+      if (d.assembly.empty())
+        if (auto it = assemblyOf.find(d.index); it != assemblyOf.end()) d.assembly = *it->second;
+    for (Span& d : dmas_)
+      if (d.assembly.empty()) d.assembly = d.opcode;
+    model_.spans.insert(model_.spans.end(), std::make_move_iterator(dmas_.begin()), std::make_move_iterator(dmas_.end()));
+    if (minStart_ <= maxEnd_) {
+      model_.minStartNs = minStart_;
+      model_.maxEndNs = maxEnd_;
+    }
+    for (const auto& t : extras.value("tracks", nlohmann::json::array())) {
+      int tid = t.value("tid", 0);
+      if (tid != kKernelTid) model_.tracks.emplace_back(tid, t.value("name", trackName(tid)));
+    }
+    for (const auto& r : extras.value("uninitialized_reads", nlohmann::json::array()))
+      model_.uninitializedReads.emplace_back(r.value("index", int64_t{-1}), r.value("what", std::string()));
+    return std::move(model_);
   }
-  for (const auto& t : extras.value("tracks", nlohmann::json::array())) {
-    int tid = t.value("tid", 0);
-    if (tid != kKernelTid) model.tracks.emplace_back(tid, t.value("name", trackName(tid)));
-  }
-  for (const auto& r : extras.value("uninitialized_reads", nlohmann::json::array()))
-    model.uninitializedReads.emplace_back(r.value("index", int64_t{-1}), r.value("what", std::string()));
-  return model;
+
+  explicit ModelBuilder(std::string source) : source_(std::move(source)) {}
+
+ private:
+  std::string source_;
+  TraceModel model_;
+  std::vector<Span> dmas_;
+  std::map<std::string, size_t> counterIndex_;
+  double minStart_ = std::numeric_limits<double>::infinity();
+  double maxEnd_ = -std::numeric_limits<double>::infinity();
+};
+
+}  // namespace
+
+TraceModel traceModel(const nlohmann::json& trace) {
+  ModelBuilder builder("trace");
+  for (const auto& event : trace.at("traceEvents")) builder.addEvent(event);
+  return builder.finish(trace.at("neuronsim"));
 }
 
-TraceModel loadTraceModel(const std::string& path) { return traceModel(readTrace(path)); }
+TraceModel loadTraceModel(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read trace '" + path + "': " + std::strerror(errno));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ModelBuilder builder("trace '" + path + "'");
+  std::string topKey;
+  bool sawEvents = false;
+  nlohmann::json extras;
+  auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::key && depth == 1) topKey = parsed.get<std::string>();
+    if (topKey != "traceEvents") return true;
+    if (event == Event::array_start && depth == 1) sawEvents = true;
+    if (event == Event::object_end && depth == 2) {
+      builder.addEvent(parsed);
+      return false;
+    }
+    return true;
+  };
+  nlohmann::json trace = nlohmann::json::parse(text, callback, false);
+  if (trace.is_discarded()) throw Error("trace '" + path + "' is not valid JSON");
+  if (!trace.is_object() || !sawEvents)
+    throw Error("trace '" + path + "' has no traceEvents array (not a Chrome trace)");
+  if (!trace.contains("neuronsim") || !trace["neuronsim"].is_object())
+    throw Error("trace '" + path + "' has no neuronsim section (not written by neuronsim run)");
+  return builder.finish(trace["neuronsim"]);
+}
 
 TraceModel traceModel(const isa::Program& program, const EventLog& log) {
   TraceModel model;
@@ -163,6 +221,9 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
     maxEnd = std::max(maxEnd, s.endNs);
     model.spans.push_back(std::move(s));
   }
+  std::vector<std::string> printed(program.instructions.size());
+  for (const Span& s : model.spans)
+    if (s.index >= 0 && static_cast<size_t>(s.index) < printed.size()) printed[static_cast<size_t>(s.index)] = s.assembly;
   for (size_t i = 0; i < log.dmas.size(); ++i) {
     const DmaEvent& d = log.dmas[i];
     isa::Opcode opcode = isa::Opcode::DmaCopy;
@@ -181,7 +242,9 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
     s.stallCause = s.stallNs > 0 ? "dma_latency" : "none";
     s.bytes = d.bytes;
     s.bytesPerPartition = d.bytes / dmaPartitionCount(program, d.index);
-    s.assembly = assemblyText(program, d.index, opcode);
+    s.assembly = d.index >= 0 && static_cast<size_t>(d.index) < printed.size() && !printed[static_cast<size_t>(d.index)].empty()
+                     ? printed[static_cast<size_t>(d.index)]
+                     : assemblyText(program, d.index, opcode);
     minStart = std::min(minStart, s.startNs);
     maxEnd = std::max(maxEnd, s.endNs);
     model.spans.push_back(std::move(s));

@@ -69,7 +69,8 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   const colors = D.opcodes.map(function (_, i) { return 'hsl(' + hue(i) + ',65%,55%)'; });
   const dense = D.opcodes.map(function (_, i) { return 'hsl(' + hue(i) + ',60%,40%)'; });
 
-  function plotWidth() { return Math.max(1, canvas.clientWidth - LABEL); }
+  let canvasWidth = 1;
+  function plotWidth() { return Math.max(1, canvasWidth - LABEL); }
   function X(t) { return LABEL + (t - t0) / (t1 - t0) * plotWidth(); }
   function T(x) { return t0 + (x - LABEL) / plotWidth() * (t1 - t0); }
   function lowerBound(a, v) {
@@ -104,29 +105,32 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     ctx.beginPath(); ctx.moveTo(LABEL, AXIS - 0.5); ctx.lineTo(w, AXIS - 0.5); ctx.stroke();
   }
 
+  let lastFill = null;
+  function fill(style) { if (style !== lastFill) { ctx.fillStyle = style; lastFill = style; } }
   function drawRow(r, y) {
     const s = r.s, d = r.d, st = r.st, n = s.length, right = LABEL + plotWidth();
+    lastFill = null;
     let k = lowerBound(r.endMax, t0);
     while (k < n && s[k] <= t1) {
       let x0 = X(s[k]), x1 = X(s[k] + d[k]);
       if (x1 - x0 < 1) {
         const px = Math.floor(Math.max(x0, LABEL));
-        ctx.fillStyle = dense[r.o[k]];
+        fill(dense[r.o[k]]);
         ctx.fillRect(px, y + 3, 1, ROW - 6);
         k = Math.max(k + 1, lowerBound(s, T(px + 1)) - 1);
         continue;
       }
       const sx = X(s[k] - st[k]);
       if (st[k] > 0 && x0 - sx >= 2) {
-        ctx.fillStyle = r.dma ? 'rgba(120,120,120,0.35)' : 'rgba(220,70,70,0.45)';
+        fill(r.dma ? 'rgba(120,120,120,0.35)' : 'rgba(220,70,70,0.45)');
         ctx.fillRect(Math.max(sx, LABEL), y + ROW - 5, Math.min(x0, right) - Math.max(sx, LABEL), 2);
       }
       x0 = Math.max(x0, LABEL);
       x1 = Math.min(x1, right);
-      ctx.fillStyle = colors[r.o[k]];
+      fill(colors[r.o[k]]);
       ctx.fillRect(x0, y + 3, Math.max(1, x1 - x0 - 0.5), ROW - 8);
       if (x1 - x0 > 48) {
-        ctx.fillStyle = '#fff';
+        fill('#fff');
         ctx.fillText(D.opcodes[r.o[k]], x0 + 3, y + ROW / 2 - 1, x1 - x0 - 6);
       }
       k++;
@@ -134,30 +138,25 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   }
 
   function drawCounter(c, y) {
-    const t = c.t, v = c.v, n = t.length, right = LABEL + plotWidth();
+    const t = c.t, v = c.v, n = t.length, right = Math.floor(LABEL + plotWidth());
     ctx.fillStyle = 'rgba(60,120,200,0.55)';
-    let k = Math.max(0, lowerBound(t, t0) - 1);
-    let px = -1, peak = 0;
-    const flush = function () {
-      if (px >= 0 && peak > 0) {
+    const first = Math.max(LABEL, Math.floor(X(n ? t[0] : t1)));
+    for (let px = first; px < right; px++) {
+      const k0 = Math.max(0, lowerBound(t, T(px)) - 1), k1 = Math.max(k0 + 1, lowerBound(t, T(px + 1)));
+      if (k0 >= n || t[k0] > t1) break;
+      const stride = Math.max(1, Math.floor((k1 - k0) / 64));
+      let peak = 0;
+      for (let k = k0; k < k1 && k < n; k += stride) peak = Math.max(peak, v[k]);
+      if (peak > 0) {
         const hgt = peak / c.max * (CROW - 8);
         ctx.fillRect(px, y + CROW - 4 - hgt, 1, hgt);
       }
-    };
-    for (; k < n && t[k] <= t1; k++) {
-      const a = Math.max(X(t[k]), LABEL), b = Math.min(k + 1 < n ? X(t[k + 1]) : right, right);
-      for (let x = Math.floor(a); x < Math.max(Math.floor(a) + 1, Math.ceil(b)); x++) {
-        if (x !== px) { flush(); px = x; peak = 0; }
-        peak = Math.max(peak, v[k]);
-        if (x - Math.floor(a) > 4096) break;
-      }
     }
-    flush();
   }
 
   function draw() {
     pending = false;
-    const w = canvas.clientWidth, h = height();
+    const w = canvasWidth, h = height();
     ctx.clearRect(0, 0, w, h);
     ctx.font = '11px system-ui, sans-serif';
     drawAxis(w, h);
@@ -186,7 +185,8 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   function resize() {
     const dpr = window.devicePixelRatio || 1, h = height();
     canvas.style.height = h + 'px';
-    canvas.width = Math.max(1, Math.floor(canvas.clientWidth * dpr));
+    canvasWidth = Math.max(1, canvas.clientWidth);
+    canvas.width = Math.max(1, Math.floor(canvasWidth * dpr));
     canvas.height = Math.max(1, Math.floor(h * dpr));
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     draw();
@@ -238,7 +238,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     if (!h) { tip.style.display = 'none'; return; }
     tip.textContent = describe(h.r, h.k);
     tip.style.display = 'block';
-    tip.style.left = Math.min(mx + 14, Math.max(0, canvas.clientWidth - tip.offsetWidth - 4)) + 'px';
+    tip.style.left = Math.min(mx + 14, Math.max(0, canvasWidth - tip.offsetWidth - 4)) + 'px';
     tip.style.top = (my + 16) + 'px';
   });
   canvas.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
@@ -265,10 +265,25 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     item.appendChild(document.createTextNode(name));
     legend.appendChild(item);
   });
+  const began = performance.now();
   resize();
+  const firstDraw = performance.now() - began;
   let events = 0;
   for (const r of rows) events += r.s.length;
-  setStatus('ok: ' + events + ' events on ' + rows.length + ' tracks', 'ok');
+  let text = 'ok: ' + events + ' events on ' + rows.length + ' tracks, drawn in ' + firstDraw.toFixed(1) + ' ms';
+  if (location.hash === '#bench') {
+    let worst = 0;
+    for (let step = 0; step < 40; step++) {
+      const mid = (t0 + t1) / 2, span = (t1 - t0) * (step < 20 ? 0.6 : 1.0);
+      t0 = mid - span / 2 + (step >= 20 ? span * 0.05 : 0);
+      t1 = t0 + span;
+      const t = performance.now();
+      draw();
+      worst = Math.max(worst, performance.now() - t);
+    }
+    text += ', zoom/pan redraw worst ' + worst.toFixed(1) + ' ms';
+  }
+  setStatus(text, 'ok');
 })();
 </script>
 </body>
