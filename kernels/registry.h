@@ -89,6 +89,10 @@ struct KernelSpec {
   /// Shapes of the inputs generated when none is given (an optional input left out here is
   /// absent by default).
   ShapeMap defaultShapes;
+  /// Optional: completes the shapes `neuronsim run` generates from those given (--shape) and
+  /// the parameters, before defaultShapes fill the rest (a backward kernel derives grad_output
+  /// from input_tensor, data_format and the window). Null: defaultShapes only.
+  std::function<ShapeMap(const ShapeMap& given, const ParamValues& params)> deriveShapes;
   /// Checks parameters against the input shapes and returns the shape of every output the
   /// kernel produces. Throws neuronsim::Error "<kernel>: <culprit> <rule>".
   std::function<ShapeMap(const ShapeMap& inputs, const ParamValues& params)> inferShapes;

@@ -107,7 +107,8 @@ void checkWritable(const std::string& option, const std::string& path) {
 }
 
 /// Inputs from --input files and --shape/default shapes (generated), in the kernel dtype.
-HostTensors collectInputs(const KernelSpec& spec, const Args& args, uint64_t seed, isa::Dtype dtype) {
+HostTensors collectInputs(const KernelSpec& spec, const Args& args, uint64_t seed, isa::Dtype dtype,
+                          const kernels::ParamValues& params) {
   HostTensors given;
   for (const std::string& text : args.all("input")) {
     const auto [name, path] = kernels::splitAssignment(text, "--input");
@@ -127,6 +128,7 @@ HostTensors collectInputs(const KernelSpec& spec, const Args& args, uint64_t see
     for (const auto& t : spec.inputs) known = known || t.name == name;
     if (!known) throw Error("run: " + spec.name + " has no input named '" + name + "'");
   }
+  if (given.empty() && spec.deriveShapes) shapes = spec.deriveShapes(shapes, params);
   if (given.empty() && shapes.empty()) {
     shapes = spec.defaultShapes;
   } else if (given.empty()) {
@@ -190,7 +192,7 @@ int runCommand(int argc, char** argv) {
     if (auto value = args.get(kernels::flagName(p.name))) paramTexts.emplace_back(p.name, *value);
   const kernels::ParamValues params = kernels::parseParams(spec, paramTexts);
   const sim::MachineConfig machine = sim::loadMachine(args.get("machine").value_or("trn2"), args.all("set"));
-  const HostTensors inputs = collectInputs(spec, args, seed, dtype);
+  const HostTensors inputs = collectInputs(spec, args, seed, dtype, params);
 
   traces::EventLog log;
   kernels::RunOptions options;

@@ -59,6 +59,18 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   return spec;
 }
 
+/// Fills grad_output (and output_tensor) from input_tensor (given or default) and the window.
+ShapeMap deriveBackwardShapes(const std::string& name, const ShapeMap& given,
+                              const ParamValues& params, bool withOutputTensor) {
+  ShapeMap shapes = given;
+  const Shape input = given.count("input_tensor") ? given.at("input_tensor") : kDefaultInput;
+  shapes["input_tensor"] = input;
+  const Shape output = poolingConfig(name, input, params).outputShape();
+  shapes.emplace("grad_output", output);
+  if (withOutputTensor) shapes.emplace("output_tensor", shapes.at("grad_output"));
+  return shapes;
+}
+
 /// Checks grad_output (and output_tensor, when `withOutputTensor`) against the window.
 PoolingConfig backwardConfig(const std::string& name, const ShapeMap& shapes,
                              const ParamValues& params, bool withOutputTensor) {
@@ -97,6 +109,9 @@ KernelSpec avgPooling3dBackwardSpec() {
   spec.outputs = {{"grad_input", "gradient of the forward input, data_format layout", false}};
   spec.params = poolingParamSpecs();
   spec.defaultShapes = {{"grad_output", kDefaultOutput}, {"input_tensor", kDefaultInput}};
+  spec.deriveShapes = [name](const ShapeMap& given, const ParamValues& params) {
+    return deriveBackwardShapes(name, given, params, false);
+  };
   spec.inferShapes = [name](const ShapeMap& shapes, const ParamValues& params) {
     return ShapeMap{{"grad_input", backwardConfig(name, shapes, params, false).inputShape()}};
   };
@@ -125,6 +140,9 @@ KernelSpec maxPooling3dBackwardSpec() {
   spec.defaultShapes = {{"grad_output", kDefaultOutput},
                         {"input_tensor", kDefaultInput},
                         {"output_tensor", kDefaultOutput}};
+  spec.deriveShapes = [name](const ShapeMap& given, const ParamValues& params) {
+    return deriveBackwardShapes(name, given, params, true);
+  };
   spec.inferShapes = [name](const ShapeMap& shapes, const ParamValues& params) {
     return ShapeMap{{"grad_input", backwardConfig(name, shapes, params, true).inputShape()}};
   };
