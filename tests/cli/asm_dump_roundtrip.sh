@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Programs dumped by `neuronsim run KERNEL --dump-asm` run through `neuronsim asm` unchanged:
+# every registered kernel gives the same simulated time, and matmul the same output bits.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+# total_ns from a summary JSON, and the "on MACHINE: T ns" figure from asm's first line.
+summary_ns() { python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["total_ns"])' "$1"; }
+asm_ns() { printf '%s\n' "$1" | head -1 | sed -n 's/.*: \([0-9.]*\) ns,.*/\1/p'; }
+
+kernels=$("$bin" list | grep -E '^[a-z0-9_]+$')
+[ -n "$kernels" ] || bad "neuronsim list shows no kernels"
+for kernel in $kernels; do
+  for dtype in fp32 bf16; do
+    name="$kernel-$dtype"
+    if ! "$bin" run "$kernel" --dtype "$dtype" --timing-only --dump-asm "$tmp/$name.nsasm" \
+      --summary-json "$tmp/$name.json" >/dev/null 2>"$tmp/err"; then
+      bad "$name: run failed: $(cat "$tmp/err")"
+      continue
+    fi
+    if ! out=$("$bin" asm "$tmp/$name.nsasm" --timing-only 2>&1); then
+      bad "$name: asm of the dump failed: $out"
+      continue
+    fi
+    want=$(summary_ns "$tmp/$name.json")
+    got=$(asm_ns "$out")
+    if [ "$want" = "$got" ]; then ok; else bad "$name: asm $got ns, run $want ns"; fi
+  done
+done
+
+# matmul with given inputs: run and asm of its dump write the same bits.
+python3 - "$tmp" <<'EOF'
+import struct, sys
+def write_npy(path, rows, cols, f):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+    header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
+    with open(path, 'wb') as out:
+        out.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode('latin1'))
+        out.write(struct.pack('<%df' % (rows * cols), *[f(i, j) for i in range(rows) for j in range(cols)]))
+write_npy(sys.argv[1] + '/lhsT.npy', 192, 96, lambda i, j: ((i * 5 + j) % 9) * 0.25 - 1)
+write_npy(sys.argv[1] + '/rhs.npy', 192, 640, lambda i, j: ((i + j * 3) % 7) * 0.5 - 1.5)
+EOF
+inputs=(--input "lhsT=$tmp/lhsT.npy" --input "rhs=$tmp/rhs.npy")
+if "$bin" run matmul "${inputs[@]}" --output-dir "$tmp/run" --dump-asm "$tmp/mm.nsasm" >/dev/null 2>"$tmp/err" &&
+  "$bin" asm "$tmp/mm.nsasm" "${inputs[@]}" --output-dir "$tmp/asm" >/dev/null 2>>"$tmp/err"; then
+  if cmp -s "$tmp/run/out.npy" "$tmp/asm/out.npy"; then ok; else bad "matmul: asm out.npy differs from run's"; fi
+else
+  bad "matmul with inputs: $(cat "$tmp/err")"
+fi
+
+echo "asm_dump_roundtrip: $passed passed, $failed failed"
+[ "$failed" = 0 ]
