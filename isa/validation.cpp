@@ -423,6 +423,9 @@ class InstructionChecker {
 
   void checkDmaTranspose() const {
     const AccessPattern& src = inst_.srcs[0];
+    // A2: DMA transpose runs HBM->SBUF and SBUF->SBUF.
+    if (inst_.dst.space != Space::Sbuf) fail("dst", "must be in SBUF (DMA transpose writes SBUF)");
+    if (src.space == Space::Psum) fail("srcs[0]", "must be in HBM or SBUF (DMA transpose reads HBM or SBUF)");
     for (const auto& [ap, name] : {std::pair{&src, "srcs[0]"}, std::pair{&inst_.dst, "dst"}}) {
       const int bytes = dtypeBytes(ap->dtype);
       if (bytes != 2 && bytes != 4)

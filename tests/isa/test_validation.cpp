@@ -559,6 +559,19 @@ TEST_CASE("validation: dma_transpose 2- or 4-byte dtypes, transposed shape") {
   CHECK(contains(errorOf(i), "must be [64 partitions, 128 free] (srcs[0] transposed)"));
 }
 
+TEST_CASE("validation: dma_transpose from HBM or SBUF into SBUF") {
+  Instruction i = valid(Opcode::DmaTranspose);
+  i.srcs[0] = sb(0, 128, 0x1000, {{1, 64}}, Dtype::Bf16);  // SBUF -> SBUF
+  CHECK(errorOf(i) == "");
+  i.srcs[0].space = Space::Psum;
+  CHECK(errorOf(i) == "instruction 0 (dma_transpose): srcs[0]: must be in HBM or SBUF (DMA transpose reads HBM or SBUF)");
+  i = valid(Opcode::DmaTranspose);
+  i.dst = hbm(1, 64, 128, 0, {{1, 128}}, Dtype::Bf16);
+  CHECK(errorOf(i) == "instruction 0 (dma_transpose): dst: must be in SBUF (DMA transpose writes SBUF)");
+  i.dst = ps(0, 64, 0, {{1, 128}}, Dtype::Bf16);
+  CHECK(contains(errorOf(i), "dst: must be in SBUF"));
+}
+
 TEST_CASE("validation: iota and affine_select pattern nums equal dst dims") {
   Instruction i = valid(Opcode::Iota);
   CHECK(errorOf(i) == "");
