@@ -122,7 +122,8 @@ std::string_view kindName(TensorKind kind) {
 
 std::string printInstruction(const Program& program, const Instruction& inst) {
   const Instruction def;
-  std::string out = std::string(engineName(inst.engine)) + " " + std::string(opcodeName(inst.opcode));
+  std::string out =
+      std::string(engineName(inst.engine)) + " " + std::string(opcodeName(inst.opcode));
   auto field = [&out](std::string_view key, const std::string& value) {
     out += " ";
     out += key;
@@ -146,13 +147,16 @@ std::string printInstruction(const Program& program, const Instruction& inst) {
     field("srcs", list);
   }
   if (inst.op0 != def.op0) field("op0", std::string(aluOpName(inst.op0)));
-  if (!sameScalar(inst.operand0, def.operand0)) field("operand0", formatScalar(program, inst.operand0, def.operand0.imm));
+  if (!sameScalar(inst.operand0, def.operand0))
+    field("operand0", formatScalar(program, inst.operand0, def.operand0.imm));
   flag("reverse0", inst.reverse0);
   if (inst.op1 != def.op1) field("op1", std::string(aluOpName(inst.op1)));
-  if (!sameScalar(inst.operand1, def.operand1)) field("operand1", formatScalar(program, inst.operand1, def.operand1.imm));
+  if (!sameScalar(inst.operand1, def.operand1))
+    field("operand1", formatScalar(program, inst.operand1, def.operand1.imm));
   flag("reverse1", inst.reverse1);
   if (inst.act != def.act) field("act", std::string(actFnName(inst.act)));
-  if (!sameScalar(inst.scale, def.scale)) field("scale", formatScalar(program, inst.scale, def.scale.imm));
+  if (!sameScalar(inst.scale, def.scale))
+    field("scale", formatScalar(program, inst.scale, def.scale.imm));
   if (inst.bias) field("bias", formatAp(program, *inst.bias));
   if (inst.reduceDst) field("reduce_dst", formatAp(program, *inst.reduceDst));
   if (inst.reduceAxes != def.reduceAxes) field("reduce_axes", std::to_string(inst.reduceAxes));

@@ -25,7 +25,8 @@ std::optional<E> fromName(std::string_view name, std::string_view (*nameOf)(E), 
 }
 
 template <typename E>
-E enumValue(std::string_view name, std::string_view (*nameOf)(E), int count, std::string_view what) {
+E enumValue(std::string_view name, std::string_view (*nameOf)(E), int count,
+            std::string_view what) {
   if (auto e = fromName(name, nameOf, count)) return *e;
   fail("unknown " + std::string(what) + " " + quoted(name));
 }
@@ -107,11 +108,14 @@ AccessPattern parseOneAp(std::string_view text, const Context& ctx, std::string_
 }
 
 /// `IMM`, or `AP` (whose unused immediate is `unusedImm`), or `AP|IMM`.
-ScalarOperand parseScalar(std::string_view text, const Context& ctx, std::string_view what, float unusedImm) {
-  if (text.find(':') == std::string_view::npos) return ScalarOperand{parseFloat(text, what), std::nullopt};
+ScalarOperand parseScalar(std::string_view text, const Context& ctx, std::string_view what,
+                          float unusedImm) {
+  if (text.find(':') == std::string_view::npos)
+    return ScalarOperand{parseFloat(text, what), std::nullopt};
   const size_t bar = text.find('|');
   if (bar == std::string_view::npos) return ScalarOperand{unusedImm, parseOneAp(text, ctx, what)};
-  return ScalarOperand{parseFloat(text.substr(bar + 1), what), parseOneAp(text.substr(0, bar), ctx, what)};
+  return ScalarOperand{parseFloat(text.substr(bar + 1), what),
+                       parseOneAp(text.substr(0, bar), ctx, what)};
 }
 
 bool parseBool(std::string_view text, std::string_view what) {
@@ -120,124 +124,159 @@ bool parseBool(std::string_view text, std::string_view what) {
   fail("bad " + std::string(what) + " " + quoted(text) + " (expected true or false)");
 }
 
-using FieldParser = void (*)(Instruction&, std::string_view, const Context&);
+/// Field parsers: `v` is the text after `key=` ("true" for a bare flag).
+using V = std::string_view;
+using C = const Context&;
+
+AluOp aluValue(V v) {
+  return enumValue(v, aluOpName, kNumAluOps, "ALU op");
+}
+
+void setQueue(Instruction& i, V v, C) {
+  i.dmaQueue = narrow32(parseInteger(v, "queue"), v, "queue");
+}
+void setDst(Instruction& i, V v, C c) {
+  i.dst = parseOneAp(v, c, "dst");
+}
+void addSrcs(Instruction& i, V v, C c) {
+  Reader r(v, "srcs");
+  do {
+    i.srcs.push_back(parseAp(r, c));
+  } while (r.accept(','));
+  if (!r.done()) r.problem("expected ',' between access patterns");
+}
+void setOp0(Instruction& i, V v, C) {
+  i.op0 = aluValue(v);
+}
+void setOp1(Instruction& i, V v, C) {
+  i.op1 = aluValue(v);
+}
+void setOperand0(Instruction& i, V v, C c) {
+  i.operand0 = parseScalar(v, c, "operand0", 0.0f);
+}
+void setOperand1(Instruction& i, V v, C c) {
+  i.operand1 = parseScalar(v, c, "operand1", 0.0f);
+}
+void setReverse0(Instruction& i, V v, C) {
+  i.reverse0 = parseBool(v, "reverse0");
+}
+void setReverse1(Instruction& i, V v, C) {
+  i.reverse1 = parseBool(v, "reverse1");
+}
+void setAct(Instruction& i, V v, C) {
+  i.act = enumValue(v, actFnName, kNumActFns, "activation function");
+}
+void setScale(Instruction& i, V v, C c) {
+  i.scale = parseScalar(v, c, "scale", 1.0f);
+}
+void setBias(Instruction& i, V v, C c) {
+  i.bias = parseOneAp(v, c, "bias");
+}
+void setReduceDst(Instruction& i, V v, C c) {
+  i.reduceDst = parseOneAp(v, c, "reduce_dst");
+}
+void setReduceAxes(Instruction& i, V v, C) {
+  i.reduceAxes = narrow32(parseInteger(v, "reduce_axes"), v, "reduce_axes");
+}
+void setNegate(Instruction& i, V v, C) {
+  i.negate = parseBool(v, "negate");
+}
+void setAccumulate(Instruction& i, V v, C) {
+  i.accumulate = parseBool(v, "accumulate");
+}
+void setValue(Instruction& i, V v, C) {
+  i.value = parseFloat(v, "value");
+}
+void setCmp(Instruction& i, V v, C) {
+  i.cmp = aluValue(v);
+}
+void setPattern(Instruction& i, V v, C) {
+  Reader r(v, "pattern");
+  i.affine.pattern = parseDims(r);
+  if (!r.done()) r.problem("unexpected text after the pattern");
+}
+void setOffset(Instruction& i, V v, C) {
+  i.affine.offset = parseInteger(v, "offset");
+}
+void setChannelMultiplier(Instruction& i, V v, C) {
+  i.affine.channelMultiplier = parseInteger(v, "channel_multiplier");
+}
+void addWaits(Instruction& i, V v, C c) {
+  Reader r(v, "wait");
+  do {
+    SemWait w;
+    w.sem = parseRef(r, c.program.semaphores, "semaphore");
+    r.expect('>');
+    r.expect('=');
+    w.value = r.integer();
+    i.waits.push_back(w);
+  } while (r.accept(','));
+  if (!r.done()) r.problem("expected SEMAPHORE>=VALUE[,...]");
+}
+void addSignals(Instruction& i, V v, C c) {
+  Reader r(v, "signal");
+  do {
+    SemSignal s;
+    s.sem = parseRef(r, c.program.semaphores, "semaphore");
+    if (!r.next('+') && !r.next('-')) r.problem("expected +DELTA after the semaphore");
+    s.delta = r.integer();
+    if (r.accept('@')) {
+      const std::string_view at = r.word();
+      if (at == "read") {
+        s.at = SignalAt::Read;
+      } else if (at == "complete") {
+        s.at = SignalAt::Complete;
+      } else {
+        r.problem("unknown signal point " + quoted(at) + " (read or complete)");
+      }
+    }
+    i.signals.push_back(s);
+  } while (r.accept(','));
+  if (!r.done()) r.problem("expected SEMAPHORE+DELTA[@read|@complete][,...]");
+}
 
 /// One `key=value` field of an instruction line. Flags may also be written as a bare key.
 struct FieldRule {
   std::string_view key;
-  FieldParser parse;
+  void (*parse)(Instruction&, V, C);
   bool repeatable = false;
   bool flag = false;
 };
 
-AluOp aluValue(std::string_view v) { return enumValue(v, aluOpName, kNumAluOps, "ALU op"); }
-
+// clang-format off
 const FieldRule kFieldRules[] = {
-    {.key = "queue",
-     .parse = [](Instruction& i, std::string_view v, const Context&) {
-       i.dmaQueue = narrow32(parseInteger(v, "queue"), v, "queue");
-     }},
-    {.key = "dst", .parse = [](Instruction& i, std::string_view v, const Context& c) { i.dst = parseOneAp(v, c, "dst"); }},
-    {.key = "srcs",
-     .parse =
-         [](Instruction& i, std::string_view v, const Context& c) {
-           Reader r(v, "srcs");
-           do {
-             i.srcs.push_back(parseAp(r, c));
-           } while (r.accept(','));
-           if (!r.done()) r.problem("expected ',' between access patterns");
-         },
-     .repeatable = true},
-    {.key = "op0", .parse = [](Instruction& i, std::string_view v, const Context&) { i.op0 = aluValue(v); }},
-    {.key = "op", .parse = [](Instruction& i, std::string_view v, const Context&) { i.op0 = aluValue(v); }},
-    {.key = "op1", .parse = [](Instruction& i, std::string_view v, const Context&) { i.op1 = aluValue(v); }},
-    {.key = "operand0",
-     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.operand0 = parseScalar(v, c, "operand0", 0.0f); }},
-    {.key = "operand1",
-     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.operand1 = parseScalar(v, c, "operand1", 0.0f); }},
-    {.key = "reverse0",
-     .parse = [](Instruction& i, std::string_view v, const Context&) { i.reverse0 = parseBool(v, "reverse0"); },
-     .flag = true},
-    {.key = "reverse1",
-     .parse = [](Instruction& i, std::string_view v, const Context&) { i.reverse1 = parseBool(v, "reverse1"); },
-     .flag = true},
-    {.key = "act",
-     .parse = [](Instruction& i, std::string_view v, const Context&) {
-       i.act = enumValue(v, actFnName, kNumActFns, "activation function");
-     }},
-    {.key = "scale",
-     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.scale = parseScalar(v, c, "scale", 1.0f); }},
-    {.key = "bias", .parse = [](Instruction& i, std::string_view v, const Context& c) { i.bias = parseOneAp(v, c, "bias"); }},
-    {.key = "reduce_dst",
-     .parse = [](Instruction& i, std::string_view v, const Context& c) { i.reduceDst = parseOneAp(v, c, "reduce_dst"); }},
-    {.key = "reduce_axes",
-     .parse = [](Instruction& i, std::string_view v, const Context&) {
-       i.reduceAxes = narrow32(parseInteger(v, "reduce_axes"), v, "reduce_axes");
-     }},
-    {.key = "negate",
-     .parse = [](Instruction& i, std::string_view v, const Context&) { i.negate = parseBool(v, "negate"); },
-     .flag = true},
-    {.key = "accumulate",
-     .parse = [](Instruction& i, std::string_view v, const Context&) { i.accumulate = parseBool(v, "accumulate"); },
-     .flag = true},
-    {.key = "value", .parse = [](Instruction& i, std::string_view v, const Context&) { i.value = parseFloat(v, "value"); }},
-    {.key = "cmp", .parse = [](Instruction& i, std::string_view v, const Context&) { i.cmp = aluValue(v); }},
-    {.key = "pattern",
-     .parse = [](Instruction& i, std::string_view v, const Context&) {
-       Reader r(v, "pattern");
-       i.affine.pattern = parseDims(r);
-       if (!r.done()) r.problem("unexpected text after the pattern");
-     }},
-    {.key = "offset",
-     .parse = [](Instruction& i, std::string_view v, const Context&) { i.affine.offset = parseInteger(v, "offset"); }},
-    {.key = "channel_multiplier",
-     .parse = [](Instruction& i, std::string_view v, const Context&) {
-       i.affine.channelMultiplier = parseInteger(v, "channel_multiplier");
-     }},
-    {.key = "wait",
-     .parse =
-         [](Instruction& i, std::string_view v, const Context& c) {
-           Reader r(v, "wait");
-           do {
-             SemWait w;
-             w.sem = parseRef(r, c.program.semaphores, "semaphore");
-             r.expect('>');
-             r.expect('=');
-             w.value = r.integer();
-             i.waits.push_back(w);
-           } while (r.accept(','));
-           if (!r.done()) r.problem("expected SEMAPHORE>=VALUE[,...]");
-         },
-     .repeatable = true},
-    {.key = "signal",
-     .parse =
-         [](Instruction& i, std::string_view v, const Context& c) {
-           Reader r(v, "signal");
-           do {
-             SemSignal s;
-             s.sem = parseRef(r, c.program.semaphores, "semaphore");
-             if (!r.next('+') && !r.next('-')) r.problem("expected +DELTA after the semaphore");
-             s.delta = r.integer();
-             if (r.accept('@')) {
-               const std::string_view at = r.word();
-               if (at == "read") {
-                 s.at = SignalAt::Read;
-               } else if (at == "complete") {
-                 s.at = SignalAt::Complete;
-               } else {
-                 r.problem("unknown signal point " + quoted(at) + " (read or complete)");
-               }
-             }
-             i.signals.push_back(s);
-           } while (r.accept(','));
-           if (!r.done()) r.problem("expected SEMAPHORE+DELTA[@read|@complete][,...]");
-         },
-     .repeatable = true},
+    {.key = "queue",              .parse = setQueue},
+    {.key = "dst",                .parse = setDst},
+    {.key = "srcs",               .parse = addSrcs, .repeatable = true},
+    {.key = "op0",                .parse = setOp0},
+    {.key = "op",                 .parse = setOp0},
+    {.key = "operand0",           .parse = setOperand0},
+    {.key = "reverse0",           .parse = setReverse0, .flag = true},
+    {.key = "op1",                .parse = setOp1},
+    {.key = "operand1",           .parse = setOperand1},
+    {.key = "reverse1",           .parse = setReverse1, .flag = true},
+    {.key = "act",                .parse = setAct},
+    {.key = "scale",              .parse = setScale},
+    {.key = "bias",               .parse = setBias},
+    {.key = "reduce_dst",         .parse = setReduceDst},
+    {.key = "reduce_axes",        .parse = setReduceAxes},
+    {.key = "negate",             .parse = setNegate, .flag = true},
+    {.key = "accumulate",         .parse = setAccumulate, .flag = true},
+    {.key = "value",              .parse = setValue},
+    {.key = "cmp",                .parse = setCmp},
+    {.key = "pattern",            .parse = setPattern},
+    {.key = "offset",             .parse = setOffset},
+    {.key = "channel_multiplier", .parse = setChannelMultiplier},
+    {.key = "wait",               .parse = addWaits, .repeatable = true},
+    {.key = "signal",             .parse = addSignals, .repeatable = true},
 };
+// clang-format on
 
-void checkNewName(std::string_view name, const std::vector<std::string>& existing, std::string_view kind) {
+void checkNewName(std::string_view name, const std::vector<std::string>& existing,
+                  std::string_view kind) {
   if (!isName(name))
-    fail("bad " + std::string(kind) + " name " + quoted(name) + " (letters, digits and '_', not starting with a digit)");
+    fail("bad " + std::string(kind) + " name " + quoted(name) +
+         " (letters, digits and '_', not starting with a digit)");
   for (const std::string& e : existing)
     if (e == name) fail(std::string(kind) + " " + quoted(name) + " declared twice");
 }
@@ -294,7 +333,8 @@ void parseInstruction(const std::vector<std::string_view>& tokens, std::string n
       seen.push_back(key);
     }
     if (eq == std::string_view::npos) {
-      if (!rule->flag) fail("field " + quoted(key) + " needs a value (" + std::string(key) + "=...)");
+      if (!rule->flag)
+        fail("field " + quoted(key) + " needs a value (" + std::string(key) + "=...)");
       rule->parse(inst, "true", ctx);
     } else {
       rule->parse(inst, token.substr(eq + 1), ctx);

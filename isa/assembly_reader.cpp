@@ -7,7 +7,9 @@
 
 namespace neuronsim::isa::asmtext {
 
-void fail(const std::string& message) { throw LineError{message}; }
+void fail(const std::string& message) {
+  throw LineError{message};
+}
 
 std::string quoted(std::string_view s) {
   std::string out = "'";
@@ -16,7 +18,9 @@ std::string quoted(std::string_view s) {
   return out;
 }
 
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 bool isName(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -40,13 +44,15 @@ int64_t parseInteger(std::string_view text, std::string_view what) {
   uint64_t magnitude = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
   const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || magnitude > limit)
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+      magnitude > limit)
     fail("bad " + std::string(what) + " " + quoted(text) + " (expected an integer)");
   return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
 }
 
 int32_t narrow32(int64_t v, std::string_view text, std::string_view what) {
-  if (v < INT32_MIN || v > INT32_MAX) fail(std::string(what) + " " + quoted(text) + " does not fit in 32 bits");
+  if (v < INT32_MIN || v > INT32_MAX)
+    fail(std::string(what) + " " + quoted(text) + " does not fit in 32 bits");
   return static_cast<int32_t>(v);
 }
 
@@ -142,6 +148,8 @@ void Reader::skipSpace() {
   while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
 }
 
-std::string Reader::here() const { return pos_ < text_.size() ? " at " + quoted(text_.substr(pos_)) : " at the end"; }
+std::string Reader::here() const {
+  return pos_ < text_.size() ? " at " + quoted(text_.substr(pos_)) : " at the end";
+}
 
 }  // namespace neuronsim::isa::asmtext

@@ -12,7 +12,9 @@ namespace neuronsim::isa {
 
 namespace {
 
-constexpr uint8_t bit(Engine e) { return static_cast<uint8_t>(1u << static_cast<int>(e)); }
+constexpr uint8_t bit(Engine e) {
+  return static_cast<uint8_t>(1u << static_cast<int>(e));
+}
 constexpr uint8_t kSync = bit(Engine::Sync);
 constexpr uint8_t kTensor = bit(Engine::Tensor);
 constexpr uint8_t kVector = bit(Engine::Vector);
@@ -20,7 +22,17 @@ constexpr uint8_t kScalar = bit(Engine::Scalar);
 constexpr uint8_t kGpSimd = bit(Engine::GpSimd);
 
 /// How an opcode's dst relates to its srcs.
-enum class ShapeRule { Matmul, Transpose, Elementwise, Reduce, DstOnly, Affine, AffineElementwise, DmaCopy, DmaTranspose };
+enum class ShapeRule {
+  Matmul,
+  Transpose,
+  Elementwise,
+  Reduce,
+  DstOnly,
+  Affine,
+  AffineElementwise,
+  DmaCopy,
+  DmaTranspose
+};
 
 /// Where an opcode may run and what it takes (reference 2.1, I1 HEAD).
 struct OpcodeRule {
@@ -32,22 +44,49 @@ struct OpcodeRule {
 
 constexpr OpcodeRule kOpcodeRules[kNumOpcodes] = {
     {.opcode = Opcode::NcMatmul, .engines = kTensor, .numSrcs = 2, .shape = ShapeRule::Matmul},
-    {.opcode = Opcode::NcTranspose, .engines = kTensor | kVector, .numSrcs = 1, .shape = ShapeRule::Transpose},
-    {.opcode = Opcode::Activation, .engines = kScalar, .numSrcs = 1, .shape = ShapeRule::Elementwise},
-    {.opcode = Opcode::TensorTensor, .engines = kVector | kGpSimd, .numSrcs = 2, .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::NcTranspose,
+     .engines = kTensor | kVector,
+     .numSrcs = 1,
+     .shape = ShapeRule::Transpose},
+    {.opcode = Opcode::Activation,
+     .engines = kScalar,
+     .numSrcs = 1,
+     .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::TensorTensor,
+     .engines = kVector | kGpSimd,
+     .numSrcs = 2,
+     .shape = ShapeRule::Elementwise},
     {.opcode = Opcode::TensorScalar,
      .engines = kVector | kScalar | kGpSimd,
      .numSrcs = 1,
      .shape = ShapeRule::Elementwise},
-    {.opcode = Opcode::ScalarTensorTensor, .engines = kVector, .numSrcs = 2, .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::ScalarTensorTensor,
+     .engines = kVector,
+     .numSrcs = 2,
+     .shape = ShapeRule::Elementwise},
     {.opcode = Opcode::TensorReduce, .engines = kVector, .numSrcs = 1, .shape = ShapeRule::Reduce},
-    {.opcode = Opcode::TensorCopy, .engines = kVector | kScalar | kGpSimd, .numSrcs = 1, .shape = ShapeRule::Elementwise},
-    {.opcode = Opcode::CopyPredicated, .engines = kVector, .numSrcs = 2, .shape = ShapeRule::Elementwise},
-    {.opcode = Opcode::Memset, .engines = kVector | kGpSimd, .numSrcs = 0, .shape = ShapeRule::DstOnly},
+    {.opcode = Opcode::TensorCopy,
+     .engines = kVector | kScalar | kGpSimd,
+     .numSrcs = 1,
+     .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::CopyPredicated,
+     .engines = kVector,
+     .numSrcs = 2,
+     .shape = ShapeRule::Elementwise},
+    {.opcode = Opcode::Memset,
+     .engines = kVector | kGpSimd,
+     .numSrcs = 0,
+     .shape = ShapeRule::DstOnly},
     {.opcode = Opcode::Iota, .engines = kGpSimd, .numSrcs = 0, .shape = ShapeRule::Affine},
-    {.opcode = Opcode::AffineSelect, .engines = kGpSimd, .numSrcs = 1, .shape = ShapeRule::AffineElementwise},
+    {.opcode = Opcode::AffineSelect,
+     .engines = kGpSimd,
+     .numSrcs = 1,
+     .shape = ShapeRule::AffineElementwise},
     // DMA: triggered from the Sync or Scalar sequencer (hwdge, D3) or GpSimd (swdge, D3).
-    {.opcode = Opcode::DmaCopy, .engines = kSync | kScalar | kGpSimd, .numSrcs = 1, .shape = ShapeRule::DmaCopy},
+    {.opcode = Opcode::DmaCopy,
+     .engines = kSync | kScalar | kGpSimd,
+     .numSrcs = 1,
+     .shape = ShapeRule::DmaCopy},
     {.opcode = Opcode::DmaTranspose,
      .engines = kSync | kScalar | kGpSimd,
      .numSrcs = 1,
@@ -69,7 +108,8 @@ struct OnChipLimits {
   int64_t minStep;
   int64_t maxStep;
 };
-constexpr OnChipLimits kOnChip{.maxFreeDims = 4, .maxNum = 65535, .minStep = -32768, .maxStep = 32767};
+constexpr OnChipLimits kOnChip{
+    .maxFreeDims = 4, .maxNum = 65535, .minStep = -32768, .maxStep = 32767};
 
 /// A partition count up to `maxCount` must start at a multiple of `alignment` (A1); larger
 /// counts start at 0.
@@ -137,7 +177,8 @@ std::string shapeText(const AccessPattern& ap) {
 bool isName(const std::string& s) {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
   return true;
 }
 
@@ -170,7 +211,10 @@ int64_t saturate(__int128 v) {
 class InstructionChecker {
  public:
   InstructionChecker(const Program& program, int64_t index, const Geometry& geometry)
-      : program_(program), index_(index), geometry_(geometry), inst_(program.instructions.at(index)) {}
+      : program_(program),
+        index_(index),
+        geometry_(geometry),
+        inst_(program.instructions.at(index)) {}
 
   void run() {
     if (static_cast<int>(inst_.opcode) >= kNumOpcodes) fail("", "unknown opcode");
@@ -178,7 +222,8 @@ class InstructionChecker {
     const OpcodeRule& rule = kOpcodeRules[static_cast<int>(inst_.opcode)];
     checkEngine(rule);
     if (static_cast<int>(inst_.srcs.size()) != rule.numSrcs)
-      fail("srcs", "takes " + std::to_string(rule.numSrcs) + " sources, got " + std::to_string(inst_.srcs.size()));
+      fail("srcs", "takes " + std::to_string(rule.numSrcs) + " sources, got " +
+                       std::to_string(inst_.srcs.size()));
     checkOperands();
     checkShapes(rule);
     checkSemaphores();
@@ -201,17 +246,20 @@ class InstructionChecker {
 
   void checkEngine(const OpcodeRule& rule) const {
     if (!(rule.engines & bit(inst_.engine)))
-      fail("", "engine " + std::string(engineName(inst_.engine)) + " cannot run it (allowed: " +
-                   engineList(rule.engines) + ")");
+      fail("", "engine " + std::string(engineName(inst_.engine)) +
+                   " cannot run it (allowed: " + engineList(rule.engines) + ")");
     if (dma() && (inst_.dmaQueue < 0 || inst_.dmaQueue >= kDmaQueues))
-      fail("queue", "DMA queue " + std::to_string(inst_.dmaQueue) + " outside 0.." + std::to_string(kDmaQueues - 1));
+      fail("queue", "DMA queue " + std::to_string(inst_.dmaQueue) + " outside 0.." +
+                        std::to_string(kDmaQueues - 1));
     if (!dma() && inst_.dmaQueue != -1)
-      fail("queue", "only DMA instructions take a queue (got " + std::to_string(inst_.dmaQueue) + ")");
+      fail("queue",
+           "only DMA instructions take a queue (got " + std::to_string(inst_.dmaQueue) + ")");
   }
 
   void checkOperands() const {
     checkAp(inst_.dst, "dst");
-    for (size_t i = 0; i < inst_.srcs.size(); ++i) checkAp(inst_.srcs[i], "srcs[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < inst_.srcs.size(); ++i)
+      checkAp(inst_.srcs[i], "srcs[" + std::to_string(i) + "]");
     if (inst_.operand0.vec) checkAp(*inst_.operand0.vec, "operand0");
     if (inst_.operand1.vec) checkAp(*inst_.operand1.vec, "operand1");
     if (inst_.scale.vec) checkAp(*inst_.scale.vec, "scale");
@@ -220,7 +268,8 @@ class InstructionChecker {
   }
 
   void checkAp(const AccessPattern& ap, const std::string& name) const {
-    if (ap.partitionCount < 1) fail(name, std::to_string(ap.partitionCount) + " partitions (need at least 1)");
+    if (ap.partitionCount < 1)
+      fail(name, std::to_string(ap.partitionCount) + " partitions (need at least 1)");
     int64_t elements = ap.partitionCount;
     for (size_t j = 0; j < ap.dims.size(); ++j) {
       const Dim& d = ap.dims[j];
@@ -241,50 +290,58 @@ class InstructionChecker {
     if (!dma()) fail(name, "compute engines cannot access HBM (use dma_copy)");
     const int64_t numTensors = static_cast<int64_t>(program_.tensors.size());
     if (ap.tensor < 0 || ap.tensor >= numTensors)
-      fail(name, "tensor index " + std::to_string(ap.tensor) + " out of range (" + std::to_string(numTensors) +
-                     " tensors declared)");
+      fail(name, "tensor index " + std::to_string(ap.tensor) + " out of range (" +
+                     std::to_string(numTensors) + " tensors declared)");
     const TensorDecl& t = program_.tensors[ap.tensor];
     if (ap.dtype != t.dtype)
-      fail(name, "dtype " + std::string(dtypeName(ap.dtype)) + " differs from tensor '" + t.name + "' (" +
-                     std::string(dtypeName(t.dtype)) + ")");
+      fail(name, "dtype " + std::string(dtypeName(ap.dtype)) + " differs from tensor '" + t.name +
+                     "' (" + std::string(dtypeName(t.dtype)) + ")");
     if (ap.partitionStart != 0)
-      fail(name, "HBM access patterns have no partition start (got " + std::to_string(ap.partitionStart) + ")");
+      fail(name, "HBM access patterns have no partition start (got " +
+                     std::to_string(ap.partitionStart) + ")");
     Span s = freeSpan(ap.dims);
     const __int128 rows = static_cast<__int128>(ap.partitionStep) * (ap.partitionCount - 1);
     (rows < 0 ? s.lo : s.hi) += rows;
     s.lo += ap.offset;
     s.hi += ap.offset;
     if (s.lo < 0 || s.hi >= t.numElements())
-      fail(name, "elements [" + std::to_string(saturate(s.lo)) + ", " + std::to_string(saturate(s.hi)) +
-                     "] outside tensor '" + t.name + "' (" +
+      fail(name, "elements [" + std::to_string(saturate(s.lo)) + ", " +
+                     std::to_string(saturate(s.hi)) + "] outside tensor '" + t.name + "' (" +
                      std::to_string(t.numElements()) + " elements)");
   }
 
   void checkOnChipAp(const AccessPattern& ap, const std::string& name) const {
     const std::string space(spaceName(ap.space));
-    if (ap.tensor != -1) fail(name, space + " operand names tensor " + std::to_string(ap.tensor) + " (must be -1)");
+    if (ap.tensor != -1)
+      fail(name, space + " operand names tensor " + std::to_string(ap.tensor) + " (must be -1)");
     if (ap.partitionStep != 0)
-      fail(name, "partition step " + std::to_string(ap.partitionStep) + " (partitions cannot be strided)");
+      fail(name, "partition step " + std::to_string(ap.partitionStep) +
+                     " (partitions cannot be strided)");
     if (ap.partitionCount > geometry_.partitions)
-      fail(name, std::to_string(ap.partitionCount) + " partitions exceeds " + std::to_string(geometry_.partitions));
+      fail(name, std::to_string(ap.partitionCount) + " partitions exceeds " +
+                     std::to_string(geometry_.partitions));
     const int64_t end = static_cast<int64_t>(ap.partitionStart) + ap.partitionCount;
     if (ap.partitionStart < 0 || end > geometry_.partitions)
-      fail(name, "partitions [" + std::to_string(ap.partitionStart) + ", " + std::to_string(end) + ") outside 0.." +
-                     std::to_string(geometry_.partitions));
+      fail(name, "partitions [" + std::to_string(ap.partitionStart) + ", " + std::to_string(end) +
+                     ") outside 0.." + std::to_string(geometry_.partitions));
     if (!dma()) checkStartPartition(ap, name);
-    if (inst_.engine == Engine::GpSimd && ap.space == Space::Psum && !dma()) fail(name, "GpSimd cannot access PSUM");
+    if (inst_.engine == Engine::GpSimd && ap.space == Space::Psum && !dma())
+      fail(name, "GpSimd cannot access PSUM");
     if (ap.dims.size() > kOnChip.maxFreeDims)
-      fail(name, std::to_string(ap.dims.size()) + " free dims exceed " + std::to_string(kOnChip.maxFreeDims));
+      fail(name, std::to_string(ap.dims.size()) + " free dims exceed " +
+                     std::to_string(kOnChip.maxFreeDims));
     for (size_t j = 0; j < ap.dims.size(); ++j) {
       const Dim& d = ap.dims[j];
       const std::string dim = "dims[" + std::to_string(j) + "]";
       if (d.num > kOnChip.maxNum)
-        fail(name, dim + " num " + std::to_string(d.num) + " exceeds " + std::to_string(kOnChip.maxNum));
+        fail(name,
+             dim + " num " + std::to_string(d.num) + " exceeds " + std::to_string(kOnChip.maxNum));
       if (d.step < kOnChip.minStep || d.step > kOnChip.maxStep)
-        fail(name, dim + " step " + std::to_string(d.step) + " outside " + std::to_string(kOnChip.minStep) + ".." +
-                       std::to_string(kOnChip.maxStep));
+        fail(name, dim + " step " + std::to_string(d.step) + " outside " +
+                       std::to_string(kOnChip.minStep) + ".." + std::to_string(kOnChip.maxStep));
     }
-    const int64_t limit = ap.space == Space::Sbuf ? geometry_.sbufPartitionBytes : geometry_.psumPartitionBytes;
+    const int64_t limit =
+        ap.space == Space::Sbuf ? geometry_.sbufPartitionBytes : geometry_.psumPartitionBytes;
     const auto [lo, hi] = byteRange(ap);
     if (lo < 0 || hi > limit)
       fail(name, "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") outside the " +
@@ -303,8 +360,8 @@ class InstructionChecker {
     for (const StartRule& r : kStartRules) {
       if (ap.partitionCount > r.maxCount) continue;
       if (ap.partitionStart % r.alignment != 0)
-        fail(name, std::to_string(ap.partitionCount) + " partitions must start at " + r.allowed + ", not " +
-                       std::to_string(ap.partitionStart));
+        fail(name, std::to_string(ap.partitionCount) + " partitions must start at " + r.allowed +
+                       ", not " + std::to_string(ap.partitionStart));
       return;
     }
     if (ap.partitionStart != 0)
@@ -312,9 +369,11 @@ class InstructionChecker {
                      std::to_string(ap.partitionStart));
   }
 
-  void checkVector(const AccessPattern& vec, const AccessPattern& data, const std::string& name) const {
+  void checkVector(const AccessPattern& vec, const AccessPattern& data,
+                   const std::string& name) const {
     if (vec.partitionCount != data.partitionCount || vec.freeSize() != 1)
-      fail(name, "must be [P,1] with P=" + std::to_string(data.partitionCount) + ", got " + shapeText(vec));
+      fail(name, "must be [P,1] with P=" + std::to_string(data.partitionCount) + ", got " +
+                     shapeText(vec));
   }
 
   void checkSameShape(const AccessPattern& a, const std::string& name, const AccessPattern& ref,
@@ -338,8 +397,8 @@ class InstructionChecker {
     const int64_t bank = geometry_.psumBankBytes();
     const auto [lo, hi] = byteRange(dst);
     if (bank <= 0 || lo / bank != (hi - 1) / bank)
-      fail("dst", "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") cross a " + std::to_string(bank) +
-                      "-byte PSUM bank");
+      fail("dst", "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") cross a " +
+                      std::to_string(bank) + "-byte PSUM bank");
   }
 
   void checkMatmul() const {
@@ -349,29 +408,35 @@ class InstructionChecker {
     for (int i = 0; i < 2; ++i) {
       const AccessPattern& in = inst_.srcs[i];
       if (in.space != Space::Sbuf) fail(names[i], "must be in SBUF");
-      if (!isFloat(in.dtype)) fail(names[i], "dtype " + std::string(dtypeName(in.dtype)) + " is not a float type");
+      if (!isFloat(in.dtype))
+        fail(names[i], "dtype " + std::string(dtypeName(in.dtype)) + " is not a float type");
     }
     if ((stationary.dtype == Dtype::Fp32) != (moving.dtype == Dtype::Fp32))
       fail("srcs", "fp32 cannot be mixed with " +
-                       std::string(dtypeName(stationary.dtype == Dtype::Fp32 ? moving.dtype : stationary.dtype)));
+                       std::string(dtypeName(stationary.dtype == Dtype::Fp32 ? moving.dtype
+                                                                             : stationary.dtype)));
     const int64_t k = stationary.partitionCount;
     const int64_t m = stationary.freeSize();
     const int64_t n = moving.freeSize();
     if (k > kMaxContraction)
-      fail(names[0], "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(kMaxContraction));
+      fail(names[0],
+           "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(kMaxContraction));
     if (m > kMaxStationaryFree)
-      fail(names[0], "M=" + std::to_string(m) + " free exceeds " + std::to_string(kMaxStationaryFree));
+      fail(names[0],
+           "M=" + std::to_string(m) + " free exceeds " + std::to_string(kMaxStationaryFree));
     if (moving.partitionCount != k)
-      fail(names[1], "K=" + std::to_string(moving.partitionCount) + " partitions differs from stationary K=" +
-                         std::to_string(k));
+      fail(names[1], "K=" + std::to_string(moving.partitionCount) +
+                         " partitions differs from stationary K=" + std::to_string(k));
     if (n > geometry_.maxMovingFree)
-      fail(names[1], "N=" + std::to_string(n) + " free exceeds " + std::to_string(geometry_.maxMovingFree));
+      fail(names[1],
+           "N=" + std::to_string(n) + " free exceeds " + std::to_string(geometry_.maxMovingFree));
     const AccessPattern& dst = inst_.dst;
     if (dst.space != Space::Psum) fail("dst", "must be in PSUM");
-    if (dst.dtype != Dtype::Fp32) fail("dst", "must be fp32, not " + std::string(dtypeName(dst.dtype)));
+    if (dst.dtype != Dtype::Fp32)
+      fail("dst", "must be fp32, not " + std::string(dtypeName(dst.dtype)));
     if (dst.partitionCount != m || dst.freeSize() != n)
-      fail("dst", shapeText(dst) + " must be [M=" + std::to_string(m) + " partitions, N=" + std::to_string(n) +
-                      " free]");
+      fail("dst", shapeText(dst) + " must be [M=" + std::to_string(m) +
+                      " partitions, N=" + std::to_string(n) + " free]");
     checkOneBank(dst);
   }
 
@@ -380,8 +445,9 @@ class InstructionChecker {
     for (const TransposeLimit& lim : kTransposeLimits) {
       if (lim.engine != inst_.engine) continue;
       if (src.partitionCount > lim.maxPartitions || src.freeSize() > lim.maxFree)
-        fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(lim.engine)) + " limit " +
-                            std::to_string(lim.maxPartitions) + "x" + std::to_string(lim.maxFree));
+        fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(lim.engine)) +
+                            " limit " + std::to_string(lim.maxPartitions) + "x" +
+                            std::to_string(lim.maxFree));
     }
     checkTransposedShape(src);
     if (inst_.engine == Engine::Tensor) {
@@ -401,7 +467,8 @@ class InstructionChecker {
   void checkReduce() const {
     bool opOk = false;
     for (AluOp op : kReduceOps) opOk = opOk || op == inst_.op0;
-    if (!opOk) fail("op0", std::string(aluOpName(inst_.op0)) + " is not a reduction (add, max or min)");
+    if (!opOk)
+      fail("op0", std::string(aluOpName(inst_.op0)) + " is not a reduction (add, max or min)");
     const AccessPattern& src = inst_.srcs[0];
     const int64_t dims = static_cast<int64_t>(src.dims.size());
     if (inst_.reduceAxes < 1 || inst_.reduceAxes > dims)
@@ -410,14 +477,15 @@ class InstructionChecker {
     int64_t kept = 1;
     for (int64_t j = 0; j < dims - inst_.reduceAxes; ++j) kept *= src.dims[j].num;
     if (inst_.dst.partitionCount != src.partitionCount || inst_.dst.freeSize() != kept)
-      fail("dst", shapeText(inst_.dst) + " must be [" + std::to_string(src.partitionCount) + " partitions, " +
-                      std::to_string(kept) + " free]");
+      fail("dst", shapeText(inst_.dst) + " must be [" + std::to_string(src.partitionCount) +
+                      " partitions, " + std::to_string(kept) + " free]");
   }
 
   void checkAffinePattern() const {
     const std::vector<Dim>& pattern = inst_.affine.pattern;
     bool match = pattern.size() == inst_.dst.dims.size();
-    for (size_t j = 0; match && j < pattern.size(); ++j) match = pattern[j].num == inst_.dst.dims[j].num;
+    for (size_t j = 0; match && j < pattern.size(); ++j)
+      match = pattern[j].num == inst_.dst.dims[j].num;
     if (!match) fail("pattern", "nums must equal dst's dims' nums");
   }
 
@@ -425,7 +493,8 @@ class InstructionChecker {
     const AccessPattern& src = inst_.srcs[0];
     // A2: DMA transpose runs HBM->SBUF and SBUF->SBUF.
     if (inst_.dst.space != Space::Sbuf) fail("dst", "must be in SBUF (DMA transpose writes SBUF)");
-    if (src.space == Space::Psum) fail("srcs[0]", "must be in HBM or SBUF (DMA transpose reads HBM or SBUF)");
+    if (src.space == Space::Psum)
+      fail("srcs[0]", "must be in HBM or SBUF (DMA transpose reads HBM or SBUF)");
     for (const auto& [ap, name] : {std::pair{&src, "srcs[0]"}, std::pair{&inst_.dst, "dst"}}) {
       const int bytes = dtypeBytes(ap->dtype);
       if (bytes != 2 && bytes != 4)
@@ -445,7 +514,8 @@ class InstructionChecker {
         if (inst_.opcode == Opcode::TensorTensor && inst_.srcs[0].space == Space::Psum &&
             inst_.srcs[1].space == Space::Psum)
           fail("srcs", "both inputs cannot be in PSUM");
-        if (inst_.opcode == Opcode::TensorScalar && inst_.engine == Engine::Scalar) checkScalarEngineOps();
+        if (inst_.opcode == Opcode::TensorScalar && inst_.engine == Engine::Scalar)
+          checkScalarEngineOps();
         return;
       case ShapeRule::Reduce:
         return checkReduce();
@@ -477,9 +547,11 @@ class InstructionChecker {
     const int64_t count = static_cast<int64_t>(program_.semaphores.size());
     auto check = [&](int32_t sem, const std::string& name) {
       if (sem < 0 || sem >= count)
-        fail(name, "semaphore " + std::to_string(sem) + " out of range (" + std::to_string(count) + " declared)");
+        fail(name, "semaphore " + std::to_string(sem) + " out of range (" + std::to_string(count) +
+                       " declared)");
     };
-    for (size_t i = 0; i < inst_.waits.size(); ++i) check(inst_.waits[i].sem, "wait[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < inst_.waits.size(); ++i)
+      check(inst_.waits[i].sem, "wait[" + std::to_string(i) + "]");
     for (size_t i = 0; i < inst_.signals.size(); ++i)
       check(inst_.signals[i].sem, "signal[" + std::to_string(i) + "]");
   }
@@ -493,7 +565,8 @@ class InstructionChecker {
 void checkNames(const std::vector<std::string>& names, const std::string& kind) {
   for (size_t i = 0; i < names.size(); ++i) {
     if (!isName(names[i]))
-      throw Error(kind + " '" + names[i] + "': names are letters, digits and '_', not starting with a digit");
+      throw Error(kind + " '" + names[i] +
+                  "': names are letters, digits and '_', not starting with a digit");
     for (size_t j = 0; j < i; ++j)
       if (names[j] == names[i]) throw Error(kind + " '" + names[i] + "' declared twice");
   }
@@ -511,7 +584,9 @@ void validateProgram(const Program& program, const Geometry& geometry) {
     tensorNames.push_back(t.name);
     int64_t elements = 1;
     for (int64_t d : t.shape) {
-      if (d < 1) throw Error("tensor '" + t.name + "': shape entry " + std::to_string(d) + " (need at least 1)");
+      if (d < 1)
+        throw Error("tensor '" + t.name + "': shape entry " + std::to_string(d) +
+                    " (need at least 1)");
       if (d > kMaxElements || elements > kMaxElements / d)
         throw Error("tensor '" + t.name + "': more than 2^40 elements");
       elements *= d;

@@ -1,4 +1,5 @@
-// neuronsim asm: parse, validate and run a text-assembly program on the timed model or the interpreter.
+// neuronsim asm: parse, validate and run a text-assembly program on the timed model or the
+// interpreter.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -61,8 +62,8 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 /// Reads every --input NAME=FILE.npy into `memory`; each input tensor must be given unless
 /// `inputsOptional`.
-void loadInputs(const isa::Program& program, const std::vector<std::string>& specs, bool inputsOptional,
-                isa::MemoryState& memory) {
+void loadInputs(const isa::Program& program, const std::vector<std::string>& specs,
+                bool inputsOptional, isa::MemoryState& memory) {
   std::set<int32_t> given;
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
@@ -71,22 +72,24 @@ void loadInputs(const isa::Program& program, const std::vector<std::string>& spe
     const std::string name = spec.substr(0, eq);
     const std::string path = spec.substr(eq + 1);
     const int32_t index = program.tensorIndex(name);
-    if (index < 0) throw Error("asm: --input " + name + ": the program declares no tensor '" + name + "'");
+    if (index < 0)
+      throw Error("asm: --input " + name + ": the program declares no tensor '" + name + "'");
     const isa::TensorDecl& decl = program.tensors[index];
     if (decl.kind != isa::TensorKind::Input)
       throw Error("asm: --input " + name + ": tensor '" + name + "' is not declared input");
     if (!given.insert(index).second) throw Error("asm: --input " + name + ": given twice");
     isa::NpyArray array = isa::readNpy(path);
     if (array.shape != decl.shape)
-      throw Error("asm: --input " + name + ": " + path + " has shape " + shapeText(array.shape) + " but tensor '" +
-                  name + "' is declared " + shapeText(decl.shape));
+      throw Error("asm: --input " + name + ": " + path + " has shape " + shapeText(array.shape) +
+                  " but tensor '" + name + "' is declared " + shapeText(decl.shape));
     memory.setTensor(index, array.values);
   }
   if (inputsOptional) return;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const isa::TensorDecl& decl = program.tensors[i];
     if (decl.kind == isa::TensorKind::Input && !given.count(static_cast<int32_t>(i)))
-      throw Error("asm: input tensor '" + decl.name + "' not given (--input " + decl.name + "=FILE.npy)");
+      throw Error("asm: input tensor '" + decl.name + "' not given (--input " + decl.name +
+                  "=FILE.npy)");
   }
 }
 
@@ -94,16 +97,20 @@ void warnUninitialized(const isa::Program& program, isa::MemoryState& memory) {
   const auto& reads = memory.uninitializedReads();
   for (size_t i = 0; i < reads.size() && i < kMaxUninitializedWarnings; ++i) {
     const isa::UninitializedRead& r = reads[i];
-    const bool known = r.instruction >= 0 && r.instruction < static_cast<int64_t>(program.instructions.size());
-    const std::string opcode(known ? isa::opcodeName(program.instructions[r.instruction].opcode) : "?");
+    const bool known =
+        r.instruction >= 0 && r.instruction < static_cast<int64_t>(program.instructions.size());
+    const std::string opcode(known ? isa::opcodeName(program.instructions[r.instruction].opcode)
+                                   : "?");
     std::fprintf(stderr, "warning: instruction %lld (%s) reads uninitialized memory in %s\n",
                  static_cast<long long>(r.instruction), opcode.c_str(), r.operand.c_str());
   }
   if (reads.size() > kMaxUninitializedWarnings)
-    std::fprintf(stderr, "warning: ... and %zu more uninitialized reads\n", reads.size() - kMaxUninitializedWarnings);
+    std::fprintf(stderr, "warning: ... and %zu more uninitialized reads\n",
+                 reads.size() - kMaxUninitializedWarnings);
 }
 
-void printTotals(const std::string& file, const std::string& machine, const sim::SimResult& result) {
+void printTotals(const std::string& file, const std::string& machine,
+                 const sim::SimResult& result) {
   const traces::RunTotals& t = result.totals;
   std::printf("%s on %s: %.1f ns, %lld instructions\n", file.c_str(), machine.c_str(), t.totalNs,
               static_cast<long long>(t.instructions));
@@ -111,21 +118,25 @@ void printTotals(const std::string& file, const std::string& machine, const sim:
     const traces::EngineTotals& engine = t.engines[e];
     const double percent = t.totalNs > 0 ? 100.0 * engine.busyNs / t.totalNs : 0.0;
     std::printf("  %-7s busy %12.1f ns %6.1f%%  %lld instructions\n",
-                std::string(isa::engineName(static_cast<isa::Engine>(e))).c_str(), engine.busyNs, percent,
-                static_cast<long long>(engine.instructions));
+                std::string(isa::engineName(static_cast<isa::Engine>(e))).c_str(), engine.busyNs,
+                percent, static_cast<long long>(engine.instructions));
   }
-  std::printf("  dma     %lld transfers, %lld bytes, active %.1f ns\n", static_cast<long long>(t.dmaTransfers),
-              static_cast<long long>(t.dmaBytes), t.dmaActiveNs);
-  for (const std::string& race : result.races) std::fprintf(stderr, "warning: race: %s\n", race.c_str());
+  std::printf("  dma     %lld transfers, %lld bytes, active %.1f ns\n",
+              static_cast<long long>(t.dmaTransfers), static_cast<long long>(t.dmaBytes),
+              t.dmaActiveNs);
+  for (const std::string& race : result.races)
+    std::fprintf(stderr, "warning: race: %s\n", race.c_str());
 }
 
 /// Collects every output first, then writes DIR/NAME.npy for each.
-void writeOutputs(const isa::Program& program, const isa::MemoryState& memory, const std::string& dir) {
+void writeOutputs(const isa::Program& program, const isa::MemoryState& memory,
+                  const std::string& dir) {
   std::vector<std::pair<std::string, isa::NpyArray>> outputs;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const isa::TensorDecl& decl = program.tensors[i];
     if (decl.kind != isa::TensorKind::Output) continue;
-    outputs.emplace_back(decl.name, isa::NpyArray{decl.shape, memory.getTensor(static_cast<int32_t>(i))});
+    outputs.emplace_back(decl.name,
+                         isa::NpyArray{decl.shape, memory.getTensor(static_cast<int32_t>(i))});
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -145,7 +156,8 @@ int asmCommand(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  args.allowOnly("asm", {"input", "output-dir", "interpret", "machine", "set", "timing-only", "help"});
+  args.allowOnly("asm",
+                 {"input", "output-dir", "interpret", "machine", "set", "timing-only", "help"});
   if (args.positional().size() != 1)
     throw Error("asm: expected one FILE, got " + std::to_string(args.positional().size()) +
                 " (try neuronsim asm --help)");
@@ -153,12 +165,16 @@ int asmCommand(int argc, char** argv) {
   const bool interpretOnly = args.flag("interpret");
   const bool timingOnly = args.flag("timing-only");
   const std::optional<std::string> outputDir = args.get("output-dir");
-  if (timingOnly && interpretOnly) throw Error("asm: --timing-only needs the timed model; drop --interpret");
-  if (timingOnly && outputDir) throw Error("asm: --timing-only computes no outputs; drop --output-dir");
-  if (outputDir && std::filesystem::exists(*outputDir) && !std::filesystem::is_directory(*outputDir))
+  if (timingOnly && interpretOnly)
+    throw Error("asm: --timing-only needs the timed model; drop --interpret");
+  if (timingOnly && outputDir)
+    throw Error("asm: --timing-only computes no outputs; drop --output-dir");
+  if (outputDir && std::filesystem::exists(*outputDir) &&
+      !std::filesystem::is_directory(*outputDir))
     throw Error("asm: --output-dir " + *outputDir + " is not a directory");
 
-  const sim::MachineConfig machine = sim::loadMachine(args.get("machine").value_or("trn2"), args.all("set"));
+  const sim::MachineConfig machine =
+      sim::loadMachine(args.get("machine").value_or("trn2"), args.all("set"));
   const isa::Program program = isa::parseProgram(readText(file), file);
   isa::validateProgram(program, machine.geometry);
 
@@ -171,7 +187,8 @@ int asmCommand(int argc, char** argv) {
   } else {
     sim::SimOptions options;
     options.timingOnly = timingOnly;
-    const sim::SimResult result = sim::simulate(program, machine, timingOnly ? nullptr : &memory, options);
+    const sim::SimResult result =
+        sim::simulate(program, machine, timingOnly ? nullptr : &memory, options);
     printTotals(file, machine.name, result);
   }
   warnUninitialized(program, memory);

@@ -18,8 +18,8 @@ using namespace neuronsim::isa;
 
 namespace {
 
-AccessPattern onChip(Space space, int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
-                     Dtype dtype = Dtype::Fp32) {
+AccessPattern onChip(Space space, int32_t start, int32_t count, int64_t offset,
+                     std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
   AccessPattern ap;
   ap.space = space;
   ap.dtype = dtype;
@@ -30,16 +30,18 @@ AccessPattern onChip(Space space, int32_t start, int32_t count, int64_t offset, 
   return ap;
 }
 
-AccessPattern sb(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
+AccessPattern sb(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
+                 Dtype dtype = Dtype::Fp32) {
   return onChip(Space::Sbuf, start, count, offset, std::move(dims), dtype);
 }
 
-AccessPattern ps(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
+AccessPattern ps(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
+                 Dtype dtype = Dtype::Fp32) {
   return onChip(Space::Psum, start, count, offset, std::move(dims), dtype);
 }
 
-AccessPattern hbm(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset, std::vector<Dim> dims,
-                  Dtype dtype = Dtype::Fp32) {
+AccessPattern hbm(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset,
+                  std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
   AccessPattern ap;
   ap.space = Space::Hbm;
   ap.dtype = dtype;
@@ -60,7 +62,8 @@ Program base() {
   return p;
 }
 
-Instruction make(Opcode op, Engine engine, AccessPattern dst, std::vector<AccessPattern> srcs = {}) {
+Instruction make(Opcode op, Engine engine, AccessPattern dst,
+                 std::vector<AccessPattern> srcs = {}) {
   Instruction i;
   i.opcode = op;
   i.engine = engine;
@@ -119,8 +122,9 @@ TEST_CASE("assembly: declarations of every dtype and kind round trip") {
 }
 
 TEST_CASE("assembly: nc_matmul with accumulate, waits and signals") {
-  Instruction i = make(Opcode::NcMatmul, Engine::Tensor, ps(0, 64, 0x800, kRow),
-                       {sb(0, 128, 0, {{1, 64}}, Dtype::Bf16), sb(0, 128, 0x1000, kRow, Dtype::Bf16)});
+  Instruction i =
+      make(Opcode::NcMatmul, Engine::Tensor, ps(0, 64, 0x800, kRow),
+           {sb(0, 128, 0, {{1, 64}}, Dtype::Bf16), sb(0, 128, 0x1000, kRow, Dtype::Bf16)});
   i.accumulate = true;
   i.waits = {{0, 3}, {2, 16}};
   i.signals = {{0, SignalAt::Complete, 1}, {1, SignalAt::Read, 2}};
@@ -131,25 +135,30 @@ TEST_CASE("assembly: nc_matmul with accumulate, waits and signals") {
 }
 
 TEST_CASE("assembly: nc_transpose on Tensor and Vector") {
-  checkRoundTrip(make(Opcode::NcTranspose, Engine::Tensor, ps(0, 64, 0, {{1, 128}}), {sb(0, 128, 0, {{1, 64}})}));
-  checkRoundTrip(make(Opcode::NcTranspose, Engine::Vector, sb(32, 32, 64, {{1, 32}}), {sb(96, 32, 0, {{1, 32}})}));
+  checkRoundTrip(make(Opcode::NcTranspose, Engine::Tensor, ps(0, 64, 0, {{1, 128}}),
+                      {sb(0, 128, 0, {{1, 64}})}));
+  checkRoundTrip(make(Opcode::NcTranspose, Engine::Vector, sb(32, 32, 64, {{1, 32}}),
+                      {sb(96, 32, 0, {{1, 32}})}));
 }
 
 TEST_CASE("assembly: activation, every function, scale as immediate or vector, bias, reduce_dst") {
   for (int f = 0; f <= static_cast<int>(ActFn::Reciprocal); ++f) {
-    Instruction i = make(Opcode::Activation, Engine::Scalar, sb(0, 128, 0, kRow), {ps(0, 128, 0, kRow)});
+    Instruction i =
+        make(Opcode::Activation, Engine::Scalar, sb(0, 128, 0, kRow), {ps(0, 128, 0, kRow)});
     i.act = static_cast<ActFn>(f);
     i.scale.imm = 0.1f;
     checkRoundTrip(i);
   }
-  Instruction i = make(Opcode::Activation, Engine::Scalar, sb(0, 128, 0, kRow), {ps(0, 128, 0, kRow)});
+  Instruction i =
+      make(Opcode::Activation, Engine::Scalar, sb(0, 128, 0, kRow), {ps(0, 128, 0, kRow)});
   i.scale.vec = sb(0, 128, 0x2000, {{1, 1}});
   i.bias = sb(0, 128, 0x2004, {});
   i.reduceDst = sb(0, 128, 0x2008, {{1, 1}});
   checkRoundTrip(i);
   i.scale.imm = 0.0f;  // an unused immediate beside a vector still round-trips
   checkRoundTrip(i);
-  CHECK(parseProgram("scalar activation scale=sbuf:fp32[0:1]@0[]").instructions[0].scale.imm == 1.0f);
+  CHECK(parseProgram("scalar activation scale=sbuf:fp32[0:1]@0[]").instructions[0].scale.imm ==
+        1.0f);
 }
 
 TEST_CASE("assembly: tensor_tensor with every ALU op") {
@@ -162,7 +171,8 @@ TEST_CASE("assembly: tensor_tensor with every ALU op") {
 }
 
 TEST_CASE("assembly: tensor_scalar with immediates, vectors and reverse flags") {
-  Instruction i = make(Opcode::TensorScalar, Engine::Vector, sb(0, 128, 0, kRow), {sb(0, 128, 0x800, kRow)});
+  Instruction i =
+      make(Opcode::TensorScalar, Engine::Vector, sb(0, 128, 0, kRow), {sb(0, 128, 0x800, kRow)});
   i.op0 = AluOp::Subtract;
   i.operand0.imm = -2.5f;
   i.reverse0 = true;
@@ -201,10 +211,12 @@ TEST_CASE("assembly: scalar_tensor_tensor, tensor_reduce, tensor_copy, copy_pred
 }
 
 TEST_CASE("assembly: iota and affine_select patterns") {
-  Instruction io = make(Opcode::Iota, Engine::GpSimd, sb(0, 128, 0, {{8, 4}, {1, 8}}, Dtype::Int32));
+  Instruction io =
+      make(Opcode::Iota, Engine::GpSimd, sb(0, 128, 0, {{8, 4}, {1, 8}}, Dtype::Int32));
   io.affine = Affine{{{1, 4}, {-4, 8}}, -7, 32};
   checkRoundTrip(io);
-  Instruction as = make(Opcode::AffineSelect, Engine::GpSimd, sb(0, 128, 0, kRow), {sb(0, 128, 0x800, kRow)});
+  Instruction as =
+      make(Opcode::AffineSelect, Engine::GpSimd, sb(0, 128, 0, kRow), {sb(0, 128, 0x800, kRow)});
   as.affine = Affine{{{-1, 512}}, 3, 1};
   as.cmp = AluOp::IsGt;
   as.value = -INFINITY;
@@ -212,7 +224,8 @@ TEST_CASE("assembly: iota and affine_select patterns") {
 }
 
 TEST_CASE("assembly: dma_copy and dma_transpose with queues and HBM views") {
-  Instruction d = make(Opcode::DmaCopy, Engine::Sync, sb(0, 128, 0, kRow), {hbm(0, 128, 512, 0, kRow)});
+  Instruction d =
+      make(Opcode::DmaCopy, Engine::Sync, sb(0, 128, 0, kRow), {hbm(0, 128, 512, 0, kRow)});
   d.dmaQueue = 15;
   d.signals = {{2, SignalAt::Complete, 1}};
   checkRoundTrip(d);
@@ -226,21 +239,25 @@ TEST_CASE("assembly: dma_copy and dma_transpose with queues and HBM views") {
 }
 
 TEST_CASE("assembly: odd fields round trip (raw indices, empty dims, negative values)") {
-  Instruction i = make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, -16, {}), {hbm(-1, 0, 0, 0, {})});
+  Instruction i =
+      make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, -16, {}), {hbm(-1, 0, 0, 0, {})});
   i.srcs.push_back(hbm(7, 2, 3, -4, {{0, 0}}));
   i.srcs.push_back(sb(-3, -2, 0, {{-32768, 65535}}));
-  i.srcs[2].tensor = 1;        // an on-chip operand naming a tensor (invalid, but printable)
+  i.srcs[2].tensor = 1;  // an on-chip operand naming a tensor (invalid, but printable)
   i.srcs[2].partitionStep = 9;
   i.waits = {{-1, 0}, {9, -3}};
-  i.signals = {{5, SignalAt::Read, 0}, {0, SignalAt::Complete, INT64_MIN}, {1, SignalAt::Read, INT64_MAX}};
+  i.signals = {
+      {5, SignalAt::Read, 0}, {0, SignalAt::Complete, INT64_MIN}, {1, SignalAt::Read, INT64_MAX}};
   i.reduceAxes = -2;
   i.dmaQueue = 3;
   checkRoundTrip(i);
 }
 
 TEST_CASE("assembly: every engine name, and floats exact to the bit") {
-  for (int e = 0; e < kNumEngines; ++e) checkRoundTrip(make(Opcode::Memset, static_cast<Engine>(e), sb(0, 1, 0, kRow)));
-  const float specials[] = {1e-45f, -1.17549435e-38f, 3.40282347e38f, 0.1f, 1.0f / 3.0f, INFINITY, 16777217.0f};
+  for (int e = 0; e < kNumEngines; ++e)
+    checkRoundTrip(make(Opcode::Memset, static_cast<Engine>(e), sb(0, 1, 0, kRow)));
+  const float specials[] = {1e-45f,      -1.17549435e-38f, 3.40282347e38f, 0.1f,
+                            1.0f / 3.0f, INFINITY,         16777217.0f};
   Program p = base();
   for (float v : specials) {
     Instruction i = make(Opcode::Memset, Engine::Vector, sb(0, 1, 0, kRow));
@@ -252,7 +269,8 @@ TEST_CASE("assembly: every engine name, and floats exact to the bit") {
     bits = bits * 1664525u + 1013904223u;  // LCG over all bit patterns
     const float v = std::bit_cast<float>(bits);
     if (std::isnan(v)) continue;
-    Instruction i = make(Opcode::TensorScalar, Engine::Vector, sb(0, 1, 0, kRow), {sb(0, 1, 0, kRow)});
+    Instruction i =
+        make(Opcode::TensorScalar, Engine::Vector, sb(0, 1, 0, kRow), {sb(0, 1, 0, kRow)});
     i.operand0.imm = v;
     i.scale.imm = -v;
     p.instructions.push_back(i);
@@ -260,10 +278,12 @@ TEST_CASE("assembly: every engine name, and floats exact to the bit") {
   const Program back = parseProgram(printProgram(p), "floats");
   REQUIRE(back.instructions.size() == p.instructions.size());
   for (size_t k = 0; k < p.instructions.size(); ++k) {
-    CHECK(std::bit_cast<uint32_t>(back.instructions[k].value) == std::bit_cast<uint32_t>(p.instructions[k].value));
+    CHECK(std::bit_cast<uint32_t>(back.instructions[k].value) ==
+          std::bit_cast<uint32_t>(p.instructions[k].value));
     CHECK(std::bit_cast<uint32_t>(back.instructions[k].operand0.imm) ==
           std::bit_cast<uint32_t>(p.instructions[k].operand0.imm));
-    CHECK(std::bit_cast<uint32_t>(back.instructions[k].scale.imm) == std::bit_cast<uint32_t>(p.instructions[k].scale.imm));
+    CHECK(std::bit_cast<uint32_t>(back.instructions[k].scale.imm) ==
+          std::bit_cast<uint32_t>(p.instructions[k].scale.imm));
   }
   Instruction n = make(Opcode::Memset, Engine::Vector, sb(0, 1, 0, kRow));
   n.value = NAN;
@@ -273,8 +293,8 @@ TEST_CASE("assembly: every engine name, and floats exact to the bit") {
 }
 
 TEST_CASE("assembly: notes keep any text") {
-  for (const std::string note : {"plain", "  two leading spaces", "has # hash and \\ backslash", "line\nbreak\r",
-                                  "trailing \\", "ends with space "}) {
+  for (const std::string note : {"plain", "  two leading spaces", "has # hash and \\ backslash",
+                                 "line\nbreak\r", "trailing \\", "ends with space "}) {
     Instruction i = make(Opcode::Memset, Engine::Vector, sb(0, 1, 0, kRow));
     i.note = note;
     checkRoundTrip(i);
@@ -337,7 +357,8 @@ TEST_CASE("assembly: parse errors name the source, line and token") {
   CHECK(parseError(head + "vector memset dst=sbuf:fp3[0:4]@0[[1,4]]\n") ==
         "f.nsasm:4: bad dst 'sbuf:fp3[0:4]@0[[1,4]]': unknown dtype 'fp3'");
   CHECK(parseError(head + "vector memset dst=sram:fp32[0:4]@0[[1,4]]\n") ==
-        "f.nsasm:4: bad dst 'sram:fp32[0:4]@0[[1,4]]': unknown memory space 'sram' (hbm, sbuf or psum)");
+        "f.nsasm:4: bad dst 'sram:fp32[0:4]@0[[1,4]]': unknown memory space 'sram' (hbm, sbuf or "
+        "psum)");
   CHECK(parseError(head + "vector memset dst=sbuf:fp32[0:4][[1,4]]\n") ==
         "f.nsasm:4: bad dst 'sbuf:fp32[0:4][[1,4]]': expected '@' at '[[1,4]]'");
   CHECK(parseError(head + "vector memset dst=sbuf:fp32[0:4]@0[[1,4]] wait=t>=1\n") ==
@@ -348,13 +369,18 @@ TEST_CASE("assembly: parse errors name the source, line and token") {
         "f.nsasm:4: bad signal 's+1@done': unknown signal point 'done' (read or complete)");
   CHECK(parseError(head + "vector memset dst=sbuf:fp32[0:4]@0[[1,4]] value=1.5x\n") ==
         "f.nsasm:4: bad value '1.5x' (expected a number)");
-  CHECK(parseError(head + "vector memset dst=sbuf:fp32[0:4]@0[[1,4]] dst=sbuf:fp32[0:4]@0[[1,4]]\n") ==
+  CHECK(parseError(head +
+                   "vector memset dst=sbuf:fp32[0:4]@0[[1,4]] dst=sbuf:fp32[0:4]@0[[1,4]]\n") ==
         "f.nsasm:4: field 'dst' given twice");
-  CHECK(parseError(head + "vector memset dst\n") == "f.nsasm:4: field 'dst' needs a value (dst=...)");
+  CHECK(parseError(head + "vector memset dst\n") ==
+        "f.nsasm:4: field 'dst' needs a value (dst=...)");
   CHECK(parseError(head + "vector tensor_tensor op0=plus\n") == "f.nsasm:4: unknown ALU op 'plus'");
-  CHECK(parseError(head + "scalar activation act=relu6\n") == "f.nsasm:4: unknown activation function 'relu6'");
-  CHECK(parseError(head + "vector memset negate=maybe\n") == "f.nsasm:4: bad negate 'maybe' (expected true or false)");
-  CHECK(parseError(head + "sync dma_copy queue=0x\n") == "f.nsasm:4: bad queue '0x' (expected an integer)");
+  CHECK(parseError(head + "scalar activation act=relu6\n") ==
+        "f.nsasm:4: unknown activation function 'relu6'");
+  CHECK(parseError(head + "vector memset negate=maybe\n") ==
+        "f.nsasm:4: bad negate 'maybe' (expected true or false)");
+  CHECK(parseError(head + "sync dma_copy queue=0x\n") ==
+        "f.nsasm:4: bad queue '0x' (expected an integer)");
   CHECK(parseError(head + "vector memset wait=--9223372036854775808>=1\n") ==
         "f.nsasm:4: bad wait '--9223372036854775808>=1': bad integer '-' (expected an integer)");
   CHECK(parseError(head + "vector memset wait=-3000000000>=1\n") ==
@@ -364,14 +390,17 @@ TEST_CASE("assembly: parse errors name the source, line and token") {
 }
 
 TEST_CASE("assembly: declaration errors") {
-  CHECK(parseError("tensor a [4,4] fp32 input\ntensor a [4] fp32 output\n") == "f.nsasm:2: tensor 'a' declared twice");
+  CHECK(parseError("tensor a [4,4] fp32 input\ntensor a [4] fp32 output\n") ==
+        "f.nsasm:2: tensor 'a' declared twice");
   CHECK(parseError("tensor 9a [4] fp32 input\n") ==
         "f.nsasm:1: bad tensor name '9a' (letters, digits and '_', not starting with a digit)");
   CHECK(parseError("tensor a [4] fp64 input\n") == "f.nsasm:1: unknown dtype 'fp64'");
-  CHECK(parseError("tensor a [4] fp32 inout\n") == "f.nsasm:1: unknown tensor kind 'inout' (input, output or internal)");
+  CHECK(parseError("tensor a [4] fp32 inout\n") ==
+        "f.nsasm:1: unknown tensor kind 'inout' (input, output or internal)");
   CHECK(parseError("tensor a [4 fp32 input\n") ==
         "f.nsasm:1: expected 'tensor NAME [D0,D1,...] DTYPE input|output|internal'");
-  CHECK(parseError("tensor a [4,x] fp32 input\n") == "f.nsasm:1: bad shape '[4,x]': bad integer 'x' (expected an integer)");
+  CHECK(parseError("tensor a [4,x] fp32 input\n") ==
+        "f.nsasm:1: bad shape '[4,x]': bad integer 'x' (expected an integer)");
   CHECK(parseError("semaphore s\nsemaphore t s\n") == "f.nsasm:2: semaphore 's' declared twice");
   CHECK(parseError("semaphore\n") == "f.nsasm:1: expected 'semaphore NAME...'");
 }
@@ -401,7 +430,8 @@ TEST_CASE("assembly: every example in docs/assembly.md parses, validates and cov
 TEST_CASE("assembly: tests/programs/*.nsasm parse and validate") {
   for (const char* name : {"add_matmul.nsasm", "causal_softmax.nsasm"}) {
     CAPTURE(name);
-    const std::string text = readFile(std::string(NEURONSIM_SOURCE_DIR) + "/tests/programs/" + name);
+    const std::string text =
+        readFile(std::string(NEURONSIM_SOURCE_DIR) + "/tests/programs/" + name);
     const Program p = parseProgram(text, name);
     CHECK_FALSE(p.instructions.empty());
     validateProgram(p, Geometry{});
@@ -413,14 +443,17 @@ TEST_CASE("assembly: damaged lines give a located error, never a crash") {
   const std::string good =
       "tensor x [128,512] fp32 input\n"
       "semaphore q0\n"
-      "sync dma_copy queue=0 dst=sbuf:fp32[0:128]@0x0[[1,512]] srcs=hbm:fp32:x[0:128:512]@0[[1,512]] "
+      "sync dma_copy queue=0 dst=sbuf:fp32[0:128]@0x0[[1,512]] "
+      "srcs=hbm:fp32:x[0:128:512]@0[[1,512]] "
       "signal=q0+1@complete wait=q0>=0\n"
-      "vector tensor_scalar op0=add operand0=sbuf:fp32[0:128]@0x0[[1,1]]|2 reverse0 dst=sbuf:fp32[0:128]@0x0[[1,1]] "
+      "vector tensor_scalar op0=add operand0=sbuf:fp32[0:128]@0x0[[1,1]]|2 reverse0 "
+      "dst=sbuf:fp32[0:128]@0x0[[1,1]] "
       "srcs=sbuf:fp32[0:128]@0x0[[1,1]] pattern=[[1,2],[3,4]] value=-1e-3\n";
   REQUIRE_NOTHROW(parseProgram(good));
   int errors = 0;
   for (size_t cut = 0; cut < good.size(); ++cut) {
-    for (const std::string& text : {good.substr(0, cut), good.substr(0, cut) + good.substr(cut + 1)}) {
+    for (const std::string& text :
+         {good.substr(0, cut), good.substr(0, cut) + good.substr(cut + 1)}) {
       try {
         parseProgram(text, "damaged");
       } catch (const neuronsim::Error& e) {

@@ -11,8 +11,8 @@ using namespace neuronsim::isa;
 
 namespace {
 
-AccessPattern onChip(Space space, int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
-                     Dtype dtype = Dtype::Fp32) {
+AccessPattern onChip(Space space, int32_t start, int32_t count, int64_t offset,
+                     std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
   AccessPattern ap;
   ap.space = space;
   ap.dtype = dtype;
@@ -23,16 +23,18 @@ AccessPattern onChip(Space space, int32_t start, int32_t count, int64_t offset, 
   return ap;
 }
 
-AccessPattern sb(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
+AccessPattern sb(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
+                 Dtype dtype = Dtype::Fp32) {
   return onChip(Space::Sbuf, start, count, offset, std::move(dims), dtype);
 }
 
-AccessPattern ps(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
+AccessPattern ps(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
+                 Dtype dtype = Dtype::Fp32) {
   return onChip(Space::Psum, start, count, offset, std::move(dims), dtype);
 }
 
-AccessPattern hbm(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset, std::vector<Dim> dims,
-                  Dtype dtype = Dtype::Fp32) {
+AccessPattern hbm(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset,
+                  std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
   AccessPattern ap;
   ap.space = Space::Hbm;
   ap.dtype = dtype;
@@ -64,11 +66,16 @@ std::string errorOf(const Program& p, const Geometry& g = {}) {
   return "";
 }
 
-std::string errorOf(const Instruction& inst, const Geometry& g = {}) { return errorOf(withInstruction(inst), g); }
+std::string errorOf(const Instruction& inst, const Geometry& g = {}) {
+  return errorOf(withInstruction(inst), g);
+}
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
-Instruction make(Opcode op, Engine engine, AccessPattern dst, std::vector<AccessPattern> srcs = {}) {
+Instruction make(Opcode op, Engine engine, AccessPattern dst,
+                 std::vector<AccessPattern> srcs = {}) {
   Instruction i;
   i.opcode = op;
   i.engine = engine;
@@ -83,26 +90,32 @@ const std::vector<Dim> kRow512{{1, 512}};
 Instruction valid(Opcode op) {
   switch (op) {
     case Opcode::NcMatmul:
-      return make(op, Engine::Tensor, ps(0, 64, 0, kRow512), {sb(0, 128, 0, {{1, 64}}), sb(0, 128, 256, kRow512)});
+      return make(op, Engine::Tensor, ps(0, 64, 0, kRow512),
+                  {sb(0, 128, 0, {{1, 64}}), sb(0, 128, 256, kRow512)});
     case Opcode::NcTranspose:
       return make(op, Engine::Tensor, ps(0, 64, 0, {{1, 128}}), {sb(0, 128, 0, {{1, 64}})});
     case Opcode::Activation:
       return make(op, Engine::Scalar, sb(0, 128, 0, kRow512), {ps(0, 128, 0, kRow512)});
     case Opcode::TensorTensor:
-      return make(op, Engine::Vector, sb(0, 128, 0, kRow512), {sb(0, 128, 2048, kRow512), ps(0, 128, 0, kRow512)});
+      return make(op, Engine::Vector, sb(0, 128, 0, kRow512),
+                  {sb(0, 128, 2048, kRow512), ps(0, 128, 0, kRow512)});
     case Opcode::TensorScalar:
       return make(op, Engine::Vector, sb(0, 128, 0, kRow512), {sb(0, 128, 2048, kRow512)});
     case Opcode::ScalarTensorTensor:
-      return make(op, Engine::Vector, sb(0, 128, 0, kRow512), {sb(0, 128, 2048, kRow512), sb(0, 128, 4096, kRow512)});
+      return make(op, Engine::Vector, sb(0, 128, 0, kRow512),
+                  {sb(0, 128, 2048, kRow512), sb(0, 128, 4096, kRow512)});
     case Opcode::TensorReduce: {
-      Instruction i = make(op, Engine::Vector, sb(0, 128, 0, {{1, 8}}), {sb(0, 128, 64, {{64, 8}, {1, 64}})});
+      Instruction i =
+          make(op, Engine::Vector, sb(0, 128, 0, {{1, 8}}), {sb(0, 128, 64, {{64, 8}, {1, 64}})});
       i.op0 = AluOp::Add;
       return i;
     }
     case Opcode::TensorCopy:
-      return make(op, Engine::Vector, sb(0, 128, 0, kRow512, Dtype::Bf16), {ps(0, 128, 0, kRow512)});
+      return make(op, Engine::Vector, sb(0, 128, 0, kRow512, Dtype::Bf16),
+                  {ps(0, 128, 0, kRow512)});
     case Opcode::CopyPredicated:
-      return make(op, Engine::Vector, sb(0, 128, 0, kRow512), {sb(0, 128, 2048, kRow512), sb(0, 128, 4096, kRow512)});
+      return make(op, Engine::Vector, sb(0, 128, 0, kRow512),
+                  {sb(0, 128, 2048, kRow512), sb(0, 128, 4096, kRow512)});
     case Opcode::Memset:
       return make(op, Engine::GpSimd, sb(0, 128, 0, kRow512));
     case Opcode::Iota: {
@@ -116,12 +129,14 @@ Instruction valid(Opcode op) {
       return i;
     }
     case Opcode::DmaCopy: {
-      Instruction i = make(op, Engine::Sync, sb(0, 128, 0, kRow512), {hbm(0, 128, 512, 0, kRow512)});
+      Instruction i =
+          make(op, Engine::Sync, sb(0, 128, 0, kRow512), {hbm(0, 128, 512, 0, kRow512)});
       i.dmaQueue = 0;
       return i;
     }
     case Opcode::DmaTranspose: {
-      Instruction i = make(op, Engine::Sync, sb(0, 64, 0, {{1, 128}}, Dtype::Bf16), {hbm(1, 128, 512, 0, {{1, 64}}, Dtype::Bf16)});
+      Instruction i = make(op, Engine::Sync, sb(0, 64, 0, {{1, 128}}, Dtype::Bf16),
+                           {hbm(1, 128, 512, 0, {{1, 64}}, Dtype::Bf16)});
       i.dmaQueue = 3;
       return i;
     }
@@ -149,18 +164,18 @@ TEST_CASE("validation: message names instruction, opcode, operand and rule") {
 TEST_CASE("validation: engines allowed per opcode") {
   // Expected table from reference 2.1 (written out independently of the implementation).
   const std::set<std::pair<Opcode, Engine>> allowed = {
-      {Opcode::NcMatmul, Engine::Tensor},         {Opcode::NcTranspose, Engine::Tensor},
-      {Opcode::NcTranspose, Engine::Vector},      {Opcode::Activation, Engine::Scalar},
-      {Opcode::TensorTensor, Engine::Vector},     {Opcode::TensorTensor, Engine::GpSimd},
-      {Opcode::TensorScalar, Engine::Vector},     {Opcode::TensorScalar, Engine::Scalar},
-      {Opcode::TensorScalar, Engine::GpSimd},     {Opcode::ScalarTensorTensor, Engine::Vector},
-      {Opcode::TensorReduce, Engine::Vector},     {Opcode::TensorCopy, Engine::Vector},
-      {Opcode::TensorCopy, Engine::Scalar},       {Opcode::TensorCopy, Engine::GpSimd},
-      {Opcode::CopyPredicated, Engine::Vector},   {Opcode::Memset, Engine::Vector},
-      {Opcode::Memset, Engine::GpSimd},           {Opcode::Iota, Engine::GpSimd},
-      {Opcode::AffineSelect, Engine::GpSimd},     {Opcode::DmaCopy, Engine::Sync},
-      {Opcode::DmaCopy, Engine::Scalar},          {Opcode::DmaCopy, Engine::GpSimd},
-      {Opcode::DmaTranspose, Engine::Sync},       {Opcode::DmaTranspose, Engine::Scalar},
+      {Opcode::NcMatmul, Engine::Tensor},       {Opcode::NcTranspose, Engine::Tensor},
+      {Opcode::NcTranspose, Engine::Vector},    {Opcode::Activation, Engine::Scalar},
+      {Opcode::TensorTensor, Engine::Vector},   {Opcode::TensorTensor, Engine::GpSimd},
+      {Opcode::TensorScalar, Engine::Vector},   {Opcode::TensorScalar, Engine::Scalar},
+      {Opcode::TensorScalar, Engine::GpSimd},   {Opcode::ScalarTensorTensor, Engine::Vector},
+      {Opcode::TensorReduce, Engine::Vector},   {Opcode::TensorCopy, Engine::Vector},
+      {Opcode::TensorCopy, Engine::Scalar},     {Opcode::TensorCopy, Engine::GpSimd},
+      {Opcode::CopyPredicated, Engine::Vector}, {Opcode::Memset, Engine::Vector},
+      {Opcode::Memset, Engine::GpSimd},         {Opcode::Iota, Engine::GpSimd},
+      {Opcode::AffineSelect, Engine::GpSimd},   {Opcode::DmaCopy, Engine::Sync},
+      {Opcode::DmaCopy, Engine::Scalar},        {Opcode::DmaCopy, Engine::GpSimd},
+      {Opcode::DmaTranspose, Engine::Sync},     {Opcode::DmaTranspose, Engine::Scalar},
       {Opcode::DmaTranspose, Engine::GpSimd},
   };
   for (int op = 0; op < kNumOpcodes; ++op) {
@@ -170,7 +185,8 @@ TEST_CASE("validation: engines allowed per opcode") {
       // Keep the engine-specific rules out of the way: GpSimd has no PSUM, the Vector
       // transpose is 32x32, the Scalar tensor_scalar needs mult/add.
       for (AccessPattern* ap : {&i.dst, i.srcs.empty() ? &i.dst : &i.srcs[0]})
-        if (ap->space == Space::Psum && i.engine == Engine::GpSimd && !isDma(i.opcode)) ap->space = Space::Sbuf;
+        if (ap->space == Space::Psum && i.engine == Engine::GpSimd && !isDma(i.opcode))
+          ap->space = Space::Sbuf;
       if (i.opcode == Opcode::TensorTensor) i.srcs[1].space = Space::Sbuf;
       if (i.opcode == Opcode::TensorCopy) i.srcs[0].space = Space::Sbuf;
       if (i.opcode == Opcode::NcTranspose && i.engine == Engine::Vector) {
@@ -209,8 +225,9 @@ TEST_CASE("validation: start partition rule") {
     bool ok;
   };
   const Case cases[] = {
-      {0, 128, true}, {0, 65, true},  {32, 65, false}, {64, 64, true}, {32, 64, false}, {0, 64, true},
-      {96, 32, true}, {32, 32, true}, {16, 32, false}, {0, 1, true},   {97, 1, false},  {64, 33, true},
+      {0, 128, true},  {0, 65, true}, {32, 65, false}, {64, 64, true},
+      {32, 64, false}, {0, 64, true}, {96, 32, true},  {32, 32, true},
+      {16, 32, false}, {0, 1, true},  {97, 1, false},  {64, 33, true},
   };
   for (const Case& c : cases) {
     CAPTURE(c.start);
@@ -231,7 +248,8 @@ TEST_CASE("validation: partition range inside the geometry; DMA may start anywhe
   Geometry small;
   small.partitions = 64;
   CHECK(errorOf(make(Opcode::Memset, Engine::Vector, sb(0, 64, 0, kRow512)), small) == "");
-  CHECK(contains(errorOf(make(Opcode::Memset, Engine::Vector, sb(64, 32, 0, kRow512)), small), "outside 0..64"));
+  CHECK(contains(errorOf(make(Opcode::Memset, Engine::Vector, sb(64, 32, 0, kRow512)), small),
+                 "outside 0..64"));
   Instruction dma = valid(Opcode::DmaCopy);
   dma.dst = sb(5, 3, 0, kRow512);
   dma.srcs[0] = hbm(0, 3, 512, 0, kRow512);
@@ -245,7 +263,9 @@ TEST_CASE("validation: SBUF and PSUM byte range inside the partition") {
   Instruction i = make(Opcode::Memset, Engine::Vector, sb(0, 128, sbufBytes - 2048, kRow512));
   CHECK(errorOf(i) == "");
   i.dst.offset += 4;
-  CHECK(errorOf(i) == "instruction 0 (memset): dst: bytes [227332, 229380) outside the 229376-byte sbuf partition");
+  CHECK(
+      errorOf(i) ==
+      "instruction 0 (memset): dst: bytes [227332, 229380) outside the 229376-byte sbuf partition");
   i.dst.offset = -4;
   CHECK(contains(errorOf(i), "outside the 229376-byte sbuf partition"));
   // Negative steps reach below the offset.
@@ -267,7 +287,8 @@ TEST_CASE("validation: SBUF and PSUM byte range inside the partition") {
 }
 
 TEST_CASE("validation: at most 4 free dims on chip") {
-  Instruction i = make(Opcode::Memset, Engine::Vector, sb(0, 128, 0, {{1, 2}, {1, 2}, {1, 2}, {1, 2}}));
+  Instruction i =
+      make(Opcode::Memset, Engine::Vector, sb(0, 128, 0, {{1, 2}, {1, 2}, {1, 2}, {1, 2}}));
   CHECK(errorOf(i) == "");
   i.dst.dims.push_back({1, 2});
   CHECK(errorOf(i) == "instruction 0 (memset): dst: 5 free dims exceed 4");
@@ -295,13 +316,16 @@ TEST_CASE("validation: HBM access pattern inside its tensor with the tensor's dt
   i.srcs[0] = hbm(0, 128, 512, 0, kRow512);
   CHECK(errorOf(i) == "");
   i.srcs[0] = hbm(0, 128, 512, 1, kRow512);  // last element 65536 of 65536
-  CHECK(errorOf(i) == "instruction 0 (dma_copy): srcs[0]: elements [1, 65536] outside tensor 'a' (65536 elements)");
+  CHECK(
+      errorOf(i) ==
+      "instruction 0 (dma_copy): srcs[0]: elements [1, 65536] outside tensor 'a' (65536 elements)");
   i.srcs[0] = hbm(0, 128, -512, 127 * 512, kRow512);  // rows walked backwards
   CHECK(errorOf(i) == "");
   i.srcs[0].offset -= 1;
   CHECK(contains(errorOf(i), "elements [-1, 65534]"));
   i.srcs[0] = hbm(1, 128, 512, 0, kRow512, Dtype::Fp32);
-  CHECK(errorOf(i) == "instruction 0 (dma_copy): srcs[0]: dtype fp32 differs from tensor 'b' (bf16)");
+  CHECK(errorOf(i) ==
+        "instruction 0 (dma_copy): srcs[0]: dtype fp32 differs from tensor 'b' (bf16)");
   i.srcs[0] = hbm(3, 128, 512, 0, kRow512);
   CHECK(contains(errorOf(i), "tensor index 3 out of range (3 tensors declared)"));
   i.srcs[0] = hbm(-1, 128, 512, 0, kRow512);
@@ -311,7 +335,8 @@ TEST_CASE("validation: HBM access pattern inside its tensor with the tensor's dt
 TEST_CASE("validation: compute engines cannot reach HBM; on-chip operands name no tensor") {
   Instruction i = valid(Opcode::TensorCopy);
   i.srcs[0] = hbm(0, 128, 512, 0, kRow512);
-  CHECK(errorOf(i) == "instruction 0 (tensor_copy): srcs[0]: compute engines cannot access HBM (use dma_copy)");
+  CHECK(errorOf(i) ==
+        "instruction 0 (tensor_copy): srcs[0]: compute engines cannot access HBM (use dma_copy)");
   i = valid(Opcode::TensorCopy);
   i.dst.tensor = 0;
   CHECK(contains(errorOf(i), "dst: sbuf operand names tensor 0"));
@@ -326,7 +351,8 @@ TEST_CASE("validation: elementwise operands have equal partitions and free size"
   CHECK(errorOf(i) == "");
   i.srcs[1] = sb(0, 128, 8192, {{1, 511}});
   CHECK(errorOf(i) ==
-        "instruction 0 (tensor_tensor): srcs[1]: [128 partitions, 511 free] does not match dst [128 partitions, 512 free]");
+        "instruction 0 (tensor_tensor): srcs[1]: [128 partitions, 511 free] does not match dst "
+        "[128 partitions, 512 free]");
   i = valid(Opcode::Activation);
   i.srcs[0].partitionCount = 64;
   CHECK(contains(errorOf(i), "srcs[0]: [64 partitions, 512 free] does not match dst"));
@@ -412,7 +438,8 @@ TEST_CASE("validation: nc_matmul placement and dtypes") {
   }
   SUBCASE("dst shape [M, N]") {
     i.dst = ps(0, 128, 0, kRow512);
-    CHECK(contains(errorOf(i), "dst: [128 partitions, 512 free] must be [M=64 partitions, N=512 free]"));
+    CHECK(contains(errorOf(i),
+                   "dst: [128 partitions, 512 free] must be [M=64 partitions, N=512 free]"));
   }
   SUBCASE("fp32 not mixed with bf16") {
     i.srcs[0].dtype = Dtype::Bf16;
@@ -435,7 +462,8 @@ TEST_CASE("validation: nc_matmul dst inside one PSUM bank") {
   i.dst.offset = 2048;  // bank 1 exactly
   CHECK(errorOf(i) == "");
   i.dst.offset = 2044;
-  CHECK(errorOf(i) == "instruction 0 (nc_matmul): dst: bytes [2044, 4092) cross a 2048-byte PSUM bank");
+  CHECK(errorOf(i) ==
+        "instruction 0 (nc_matmul): dst: bytes [2044, 4092) cross a 2048-byte PSUM bank");
   i.srcs[1].dims = {{1, 2}};
   i.dst = ps(0, 64, 0x7F8, {{1, 2}});  // last two fp32 of bank 0
   CHECK(errorOf(i) == "");
@@ -444,11 +472,14 @@ TEST_CASE("validation: nc_matmul dst inside one PSUM bank") {
 }
 
 TEST_CASE("validation: nc_transpose limits per engine") {
-  Instruction t = make(Opcode::NcTranspose, Engine::Tensor, ps(0, 128, 0, {{1, 128}}), {sb(0, 128, 0, {{1, 128}})});
+  Instruction t = make(Opcode::NcTranspose, Engine::Tensor, ps(0, 128, 0, {{1, 128}}),
+                       {sb(0, 128, 0, {{1, 128}})});
   CHECK(errorOf(t) == "");
   t.srcs[0].dims = {{1, 129}};
-  CHECK(contains(errorOf(t), "srcs[0]: [128 partitions, 129 free] exceeds the tensor limit 128x128"));
-  Instruction v = make(Opcode::NcTranspose, Engine::Vector, sb(0, 32, 0, {{1, 32}}), {sb(0, 32, 128, {{1, 32}})});
+  CHECK(
+      contains(errorOf(t), "srcs[0]: [128 partitions, 129 free] exceeds the tensor limit 128x128"));
+  Instruction v = make(Opcode::NcTranspose, Engine::Vector, sb(0, 32, 0, {{1, 32}}),
+                       {sb(0, 32, 128, {{1, 32}})});
   CHECK(errorOf(v) == "");
   v.srcs[0].dims = {{1, 33}};
   v.dst.partitionCount = 33;
@@ -456,13 +487,17 @@ TEST_CASE("validation: nc_transpose limits per engine") {
 }
 
 TEST_CASE("validation: nc_transpose shapes and Tensor placement") {
-  Instruction t = make(Opcode::NcTranspose, Engine::Tensor, ps(0, 64, 0, {{1, 128}}), {sb(0, 128, 0, {{1, 64}})});
+  Instruction t = make(Opcode::NcTranspose, Engine::Tensor, ps(0, 64, 0, {{1, 128}}),
+                       {sb(0, 128, 0, {{1, 64}})});
   CHECK(errorOf(t) == "");
   t.dst = ps(0, 128, 0, {{1, 64}});
-  CHECK(contains(errorOf(t), "dst: [128 partitions, 64 free] must be [64 partitions, 128 free] (srcs[0] transposed)"));
+  CHECK(contains(
+      errorOf(t),
+      "dst: [128 partitions, 64 free] must be [64 partitions, 128 free] (srcs[0] transposed)"));
   t.dst = sb(0, 64, 0, {{1, 128}});
   CHECK(contains(errorOf(t), "dst: must be in PSUM"));
-  Instruction v = make(Opcode::NcTranspose, Engine::Vector, ps(0, 32, 0, {{1, 16}}), {sb(0, 16, 0, {{1, 32}})});
+  Instruction v =
+      make(Opcode::NcTranspose, Engine::Vector, ps(0, 32, 0, {{1, 16}}), {sb(0, 16, 0, {{1, 32}})});
   CHECK(errorOf(v) == "");  // Vector may write anywhere on chip
 }
 
@@ -484,8 +519,8 @@ TEST_CASE("validation: Scalar tensor_scalar only multiply/add combinations") {
     bool ok;
   };
   const Case cases[] = {
-      {AluOp::Multiply, AluOp::Add, true},    {AluOp::Multiply, AluOp::Bypass, true},
-      {AluOp::Add, AluOp::Bypass, true},      {AluOp::Add, AluOp::Multiply, false},
+      {AluOp::Multiply, AluOp::Add, true},     {AluOp::Multiply, AluOp::Bypass, true},
+      {AluOp::Add, AluOp::Bypass, true},       {AluOp::Add, AluOp::Multiply, false},
       {AluOp::Subtract, AluOp::Bypass, false}, {AluOp::Max, AluOp::Bypass, false},
   };
   for (const Case& c : cases) {
@@ -509,7 +544,9 @@ TEST_CASE("validation: [P,1] vectors for scale, bias, reduce_dst and scalar oper
   CHECK(errorOf(i) == "");
   SUBCASE("scale P differs") {
     i.scale.vec->partitionCount = 64;
-    CHECK(errorOf(i) == "instruction 0 (activation): scale: must be [P,1] with P=128, got [64 partitions, 1 free]");
+    CHECK(
+        errorOf(i) ==
+        "instruction 0 (activation): scale: must be [P,1] with P=128, got [64 partitions, 1 free]");
   }
   SUBCASE("bias two wide") {
     i.bias->dims = {{1, 2}};
@@ -535,7 +572,8 @@ TEST_CASE("validation: tensor_reduce axes, op and dst shape") {
   i.dst.dims = {{1, 1}};
   CHECK(errorOf(i) == "");
   i.reduceAxes = 3;
-  CHECK(errorOf(i) == "instruction 0 (tensor_reduce): reduce_axes: 3 outside 1..2 (srcs[0] free dims)");
+  CHECK(errorOf(i) ==
+        "instruction 0 (tensor_reduce): reduce_axes: 3 outside 1..2 (srcs[0] free dims)");
   i.reduceAxes = 0;
   CHECK(contains(errorOf(i), "reduce_axes: 0 outside 1..2"));
   i.reduceAxes = 1;
@@ -553,7 +591,8 @@ TEST_CASE("validation: dma_transpose 2- or 4-byte dtypes, transposed shape") {
   i.dst.dtype = Dtype::Fp32;
   CHECK(errorOf(i) == "");
   i.dst.dtype = Dtype::Fp8E4m3;
-  CHECK(errorOf(i) == "instruction 0 (dma_transpose): dst: dtype fp8_e4m3 is not a 2- or 4-byte type");
+  CHECK(errorOf(i) ==
+        "instruction 0 (dma_transpose): dst: dtype fp8_e4m3 is not a 2- or 4-byte type");
   i = valid(Opcode::DmaTranspose);
   i.dst = sb(0, 128, 0, {{1, 64}}, Dtype::Bf16);
   CHECK(contains(errorOf(i), "must be [64 partitions, 128 free] (srcs[0] transposed)"));
@@ -564,10 +603,13 @@ TEST_CASE("validation: dma_transpose from HBM or SBUF into SBUF") {
   i.srcs[0] = sb(0, 128, 0x1000, {{1, 64}}, Dtype::Bf16);  // SBUF -> SBUF
   CHECK(errorOf(i) == "");
   i.srcs[0].space = Space::Psum;
-  CHECK(errorOf(i) == "instruction 0 (dma_transpose): srcs[0]: must be in HBM or SBUF (DMA transpose reads HBM or SBUF)");
+  CHECK(errorOf(i) ==
+        "instruction 0 (dma_transpose): srcs[0]: must be in HBM or SBUF (DMA transpose reads HBM "
+        "or SBUF)");
   i = valid(Opcode::DmaTranspose);
   i.dst = hbm(1, 64, 128, 0, {{1, 128}}, Dtype::Bf16);
-  CHECK(errorOf(i) == "instruction 0 (dma_transpose): dst: must be in SBUF (DMA transpose writes SBUF)");
+  CHECK(errorOf(i) ==
+        "instruction 0 (dma_transpose): dst: must be in SBUF (DMA transpose writes SBUF)");
   i.dst = ps(0, 64, 0, {{1, 128}}, Dtype::Bf16);
   CHECK(contains(errorOf(i), "dst: must be in SBUF"));
 }
