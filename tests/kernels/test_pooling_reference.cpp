@@ -1,0 +1,190 @@
+// Pooling references on hand-computed cases, window arithmetic against brute force, the tiling
+// plan's invariants and the parameter errors.
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "isa/error.h"
+#include "kernels/pooling/pooling_axis.h"
+#include "kernels/pooling/pooling_params.h"
+#include "kernels/pooling/pooling_plan.h"
+#include "kernels/reference/pooling_ref.h"
+#include "kernels/registry.h"
+
+using namespace neuronsim::kernels;
+
+namespace {
+
+PoolingConfig config1d(int64_t w, int64_t k, int64_t s, int64_t p) {
+  PoolingConfig c;
+  c.input = {1, 1, w};
+  c.kernel = {1, 1, k};
+  c.stride = {1, 1, s};
+  c.padding = {0, 0, p};
+  return c;
+}
+
+std::string errorOf(const std::string& kernel, const Shape& input,
+                    const std::vector<std::pair<std::string, std::string>>& params) {
+  try {
+    poolingConfig(kernel, input, parseParams(findKernel(kernel), params));
+  } catch (const neuronsim::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("pooling reference: average of a 2x2x2 cube") {
+  PoolingConfig c;
+  c.input = {2, 2, 2};
+  c.kernel = c.stride = {2, 2, 2};
+  CHECK(avgPool3dRef(c, {1, 2, 3, 4, 5, 6, 7, 8}) == std::vector<float>{4.5f});
+  CHECK(maxPool3dRef(c, {1, 2, 3, 9, 5, 6, 7, 8}) == std::vector<float>{9.0f});
+}
+
+TEST_CASE("pooling reference: padding is zero for average, -inf for max") {
+  const PoolingConfig c = config1d(3, 2, 1, 1);
+  CHECK(c.output() == Spatial{1, 1, 4});
+  CHECK(maxPool3dRef(c, {-1, 5, -3}) == std::vector<float>{-1, 5, 5, -3});
+  CHECK(avgPool3dRef(c, {-1, 5, -3}) == std::vector<float>{-0.5f, 2, 1, -1.5f});
+}
+
+TEST_CASE("pooling reference: average backward spreads with 1/k") {
+  const PoolingConfig c = config1d(3, 2, 1, 0);
+  CHECK(avgPool3dBackwardRef(c, {1, 2}) == std::vector<float>{0.5f, 1.5f, 1.0f});
+  const PoolingConfig gap = config1d(5, 1, 3, 0);
+  CHECK(avgPool3dBackwardRef(gap, {4, 7}) == std::vector<float>{4, 0, 0, 7, 0});
+}
+
+TEST_CASE("pooling reference: max backward gives each window's gradient to its first maximum") {
+  const PoolingConfig c = config1d(4, 2, 1, 1);
+  const std::vector<float> x{3, 3, 1, 3};
+  const std::vector<float> maxima = maxPool3dRef(c, x);
+  CHECK(maxima == std::vector<float>{3, 3, 3, 3, 3});
+  CHECK(maxPool3dBackwardRef(c, {1, 10, 100, 1000, 10000}, x, maxima) ==
+        std::vector<float>{11, 100, 0, 11000});
+  CHECK(maxPool3dBackwardRef(c, {1, 1, 1, 1, 1}, x, {7, 7, 7, 7, 7}) ==
+        std::vector<float>{0, 0, 0, 0});
+}
+
+TEST_CASE("pooling reference: NDHWC equals NCDHW on the transposed tensor") {
+  PoolingConfig nc;
+  nc.batch = 2;
+  nc.channels = 3;
+  nc.input = {3, 4, 2};
+  nc.kernel = {2, 3, 1};
+  nc.stride = {1, 1, 1};
+  nc.padding = {1, 1, 0};
+  PoolingConfig nd = nc;
+  nd.dataFormat = nd.outputFormat = PoolLayout::Ndhwc;
+  std::vector<float> xNc(2 * 3 * 3 * 4 * 2), xNd(xNc.size());
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t d = 0; d < 3; ++d)
+        for (int64_t h = 0; h < 4; ++h)
+          for (int64_t w = 0; w < 2; ++w) {
+            const float v = static_cast<float>((b * 31 + c * 17 + d * 7 + h * 3 + w * 5) % 13);
+            xNc[nc.index(PoolLayout::Ncdhw, nc.input, b, c, d, h, w)] = v;
+            xNd[nd.index(PoolLayout::Ndhwc, nd.input, b, c, d, h, w)] = v;
+          }
+  const std::vector<float> yNc = avgPool3dRef(nc, xNc), yNd = avgPool3dRef(nd, xNd);
+  const Spatial o = nc.output();
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t d = 0; d < o[0]; ++d)
+        for (int64_t h = 0; h < o[1]; ++h)
+          for (int64_t w = 0; w < o[2]; ++w) {
+            CHECK(yNc[nc.index(PoolLayout::Ncdhw, o, b, c, d, h, w)] ==
+                  yNd[nd.index(PoolLayout::Ndhwc, o, b, c, d, h, w)]);
+          }
+}
+
+TEST_CASE("pooling axis: touching outputs and tap ranges equal brute force") {
+  for (int64_t n = 1; n <= 9; ++n)
+    for (int64_t k = 1; k <= 4; ++k)
+      for (int64_t s = 1; s <= 4; ++s)
+        for (int64_t p = 0; 2 * p <= k; ++p) {
+          if (k > n + 2 * p) continue;
+          const PoolAxis ax{n, k, s, p};
+          for (int64_t lo = 0; lo < n; ++lo)
+            for (int64_t hi = lo + 1; hi <= n; ++hi) {
+              std::set<int64_t> touching;
+              for (int64_t o = 0; o < ax.outputs(); ++o)
+                for (int64_t t = 0; t < k; ++t)
+                  if (ax.inputOf(o, t) >= lo && ax.inputOf(o, t) < hi) touching.insert(o);
+              const Range r = ax.outputsTouching({lo, hi});
+              INFO("n=" << n << " k=" << k << " s=" << s << " p=" << p << " [" << lo << "," << hi << ")");
+              CHECK(r.size() == static_cast<int64_t>(touching.size()));
+              if (!touching.empty()) CHECK(r.lo == *touching.begin());
+              for (int64_t t = 0; t < k; ++t) {
+                int64_t count = 0;
+                for (int64_t o = r.lo; o < r.hi; ++o) count += ax.inputOf(o, t) >= lo && ax.inputOf(o, t) < hi;
+                const Range tr = ax.tapOutputs(t, {lo, hi}, r);
+                CHECK(tr.size() == count);
+                for (int64_t o = tr.lo; o < tr.hi; ++o) CHECK((ax.inputOf(o, t) >= lo && ax.inputOf(o, t) < hi));
+              }
+            }
+        }
+}
+
+TEST_CASE("pooling plan: chunks tile the problem, fit the budget, and cut D then H") {
+  PoolingConfig c;
+  c.input = {13, 12, 9};
+  c.kernel = {3, 2, 3};
+  c.stride = {2, 1, 3};
+  c.padding = {1, 1, 1};
+  const Spatial o = c.output();
+  const ChunkBytes bytes = [](const ChunkExtents& e) {
+    return bufferBytes(e.inputs[0] * e.inputs[1] * e.inputs[2], 4) +
+           bufferBytes(e.outputs[0] * e.outputs[1] * e.outputs[2], 4) +
+           bufferBytes(e.owned[0] * e.owned[1] * e.owned[2], 4);
+  };
+  for (ChunkBy by : {ChunkBy::Input, ChunkBy::Output}) {
+    const Spatial full = by == ChunkBy::Input ? c.input : o;
+    for (int64_t budget : {100000, 2000, 1000, 640}) {
+      const std::vector<PoolChunk> chunks = planChunks("k", c, by, bytes, budget);
+      int64_t owned = 0;
+      bool cutH = false;
+      for (const PoolChunk& ch : chunks) {
+        CHECK(bytes({{ch.owned[0].size(), ch.owned[1].size(), ch.owned[2].size()},
+                     {ch.outputs[0].size(), ch.outputs[1].size(), ch.outputs[2].size()},
+                     {ch.inputs[0].size(), ch.inputs[1].size(), ch.inputs[2].size()}}) <= budget);
+        owned += ch.owned[0].size() * ch.owned[1].size() * ch.owned[2].size();
+        cutH = cutH || ch.owned[1].size() < full[1];
+      }
+      CHECK(owned == full[0] * full[1] * full[2]);
+      if (budget == 100000) CHECK(chunks.size() == 1);
+      if (budget == 640) CHECK(cutH);
+    }
+  }
+  CHECK_THROWS_WITH_AS(planChunks("k", c, ChunkBy::Input, bytes, 100), doctest::Contains("k: a single pooling window"),
+                       neuronsim::Error);
+}
+
+TEST_CASE("pooling parameters: errors name the kernel and the culprit") {
+  CHECK(errorOf("max_pooling_3d_backward", {1, 2, 8, 8, 8}, {{"kernel_size", "3"}, {"padding", "2,1,1"}}) ==
+        "max_pooling_3d_backward: padding 2 exceeds kernel_size/2 on D");
+  CHECK(errorOf("avg_pooling_3d", {1, 2, 8, 8, 8}, {{"stride", "1,0,1"}}) == "avg_pooling_3d: stride 0 is below 1 on H");
+  CHECK(errorOf("avg_pooling_3d", {1, 2, 8, 8}, {}) ==
+        "avg_pooling_3d: input_tensor has shape [1,2,8,8] but must be 5-D NCDHW");
+  CHECK(errorOf("max_pooling_3d", {1, 2, 8, 8, 3}, {{"kernel_size", "4"}}) ==
+        "max_pooling_3d: kernel_size 4 exceeds the padded input 3 on W");
+  CHECK(errorOf("avg_pooling_3d", {1, 8, 8, 8, 2}, {{"data_format", "NDHWC"}, {"kernel_size", "2"}}).empty());
+  const KernelSpec& spec = findKernel("max_pooling_3d_backward");
+  const ParamValues params = parseParams(spec, {});
+  CHECK_THROWS_WITH_AS(spec.inferShapes({{"input_tensor", {1, 2, 4, 4, 4}},
+                                         {"grad_output", {1, 2, 2, 2, 2}},
+                                         {"output_tensor", {1, 2, 2, 2, 3}}},
+                                        params),
+                       "max_pooling_3d_backward: output_tensor has shape [1,2,2,2,3] but grad_output has [1,2,2,2,2]",
+                       neuronsim::Error);
+  CHECK(spec.inferShapes({{"input_tensor", {1, 2, 4, 4, 4}}, {"grad_output", {1, 2, 2, 2, 2}},
+                          {"output_tensor", {1, 2, 2, 2, 2}}},
+                         params)
+            .at("grad_input") == Shape{1, 2, 4, 4, 4});
+}
