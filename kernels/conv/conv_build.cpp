@@ -1,0 +1,303 @@
+// The conv core program: resident filter groups, double-buffered input windows (zero-filled where
+// they cross the border or hold inserted zeros), one matmul per tap and C_in tile into PSUM, fused
+// bias/activation eviction alternating Vector and Scalar, one store per chunk and C_out tile.
+#include "kernels/conv/conv_build.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernels/conv/conv_plan.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+constexpr int64_t kPart = 128;
+constexpr int kPsumBuffers = 4;
+constexpr int kBuffers = 2;
+
+int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceilDivSigned(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
+
+/// The [d, h, w] box of `tile` (whose free axes are exactly d, h, w) starting at `start`, `count`
+/// elements `step` apart per axis; single-element axes are dropped.
+Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step) {
+  for (int a = 2; a >= 0; --a) {
+    if (count[a] == 1) {
+      tile = tile.select(a, start[a]);
+    } else {
+      tile = tile.slice(a, start[a], start[a] + (count[a] - 1) * step[a] + 1, step[a]);
+    }
+  }
+  return tile;
+}
+
+/// One window of the output: batch, origin and extent.
+struct Chunk {
+  int64_t batch;
+  Int3 origin;
+  Int3 extent;
+};
+
+/// The part of x_in a window holds, per axis: x index range and its window position.
+struct WindowFill {
+  Int3 first{};     ///< first x index
+  Int3 count{};     ///< x elements (0 on some axis: the window is all zero)
+  Int3 position{};  ///< window coordinate of `first`
+  bool complete = true;  ///< the x elements cover the whole window
+  bool empty = false;
+};
+
+class ConvEmitter {
+ public:
+  ConvEmitter(KernelBuilder& b, const ConvCore& core, isa::Dtype dtype, const HbmView& x, const HbmView& filters,
+              const std::optional<HbmView>& bias, const HbmView& out)
+      : b_(b), core_(core), plan_(planConv(core, dtype, b.geometry())), dtype_(dtype), x_(x), filters_(filters),
+        bias_(bias), out_(out) {}
+
+  void run() {
+    allocate();
+    const std::vector<Chunk> chunks = chunkList();
+    struct Step {
+      int64_t g0;
+      const Chunk* chunk;
+    };
+    std::vector<Step> steps;
+    for (int64_t g0 = 0; g0 < core_.cout; g0 += plan_.coGroup)
+      for (const Chunk& chunk : chunks) steps.push_back({g0, &chunk});
+    loadWindow(*steps[0].chunk, 0);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const int64_t g0 = steps[i].g0;
+      if (i == 0 || steps[i - 1].g0 != g0) loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
+      if (i + 1 < steps.size()) loadWindow(*steps[i + 1].chunk, static_cast<int>((i + 1) % kBuffers));
+      computeChunk(*steps[i].chunk, static_cast<int64_t>(i % kBuffers), g0, std::min(plan_.coGroup, core_.cout - g0));
+    }
+  }
+
+ private:
+  void allocate() {
+    const Int3& w = plan_.window;
+    const Int3& c = plan_.chunk;
+    const int64_t coParts = std::min(plan_.coGroup, kPart);
+    weights_ = b_.sbuf({plan_.ciParts, plan_.ciTiles, core_.tapCount(), plan_.coGroup}, dtype_, "filters");
+    if (bias_) biasTile_ = b_.sbuf({coParts, (plan_.coGroup + kPart - 1) / kPart}, isa::Dtype::Fp32, "bias");
+    for (int i = 0; i < kBuffers; ++i) {
+      const std::string n = std::to_string(i);
+      windows_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "window_" + n));
+      if (plan_.staged) {
+        const Int3& s = plan_.stage;
+        stages_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]}, dtype_, "stage_" + n));
+      }
+      outs_.push_back(b_.sbuf({coParts, c[0], c[1], c[2]}, out_.dtype(), "out_" + n));
+    }
+    for (int i = 0; i < kPsumBuffers; ++i)
+      psums_.push_back(b_.psum({std::min(core_.cout, kPart), plan_.block[0] * plan_.block[1] * plan_.block[2]},
+                               isa::Dtype::Fp32, "acc_" + std::to_string(i)));
+  }
+
+  std::vector<Chunk> chunkList() const {
+    std::vector<Chunk> list;
+    const Int3& c = plan_.chunk;
+    for (int64_t n = 0; n < core_.batch; ++n)
+      for (int64_t d = 0; d < core_.out[0]; d += c[0])
+        for (int64_t h = 0; h < core_.out[1]; h += c[1])
+          for (int64_t w = 0; w < core_.out[2]; w += c[2])
+            list.push_back({n, {d, h, w},
+                            {std::min(c[0], core_.out[0] - d), std::min(c[1], core_.out[1] - h),
+                             std::min(c[2], core_.out[2] - w)}});
+    return list;
+  }
+
+  int64_t ciCount(int64_t t) const { return std::min(kPart, core_.cin - t * kPart); }
+
+  void loadFilters(int64_t g0, int64_t group) {
+    const int64_t taps = core_.tapCount();
+    for (int64_t t = 0; t < plan_.ciTiles; ++t) {
+      const int64_t ci0 = t * kPart, cs = ciCount(t);
+      const Tile dst = weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
+      if (!core_.filtersCoCi) {
+        const HbmView src =
+            filters_.reshape({taps, core_.cin, core_.cout}).slice(1, ci0, ci0 + cs).slice(2, g0, g0 + group);
+        b_.dmaCopy(dst.slice(1, 0, group), src.permute({1, 0, 2}));
+        continue;
+      }
+      const HbmView all = filters_.reshape({taps, core_.cout, core_.cin});
+      for (int64_t k = 0; k < taps; ++k)
+        b_.dmaTranspose(dst.select(0, k).slice(0, 0, group), all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs));
+    }
+    if (!bias_) return;
+    for (int64_t j = 0; j * kPart < group; ++j) {
+      const int64_t co0 = g0 + j * kPart, cw = std::min(kPart, g0 + group - co0);
+      b_.dmaCopy(biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, j, j + 1),
+                 bias_->slice(0, co0, co0 + cw).reshape({cw, 1}));
+    }
+  }
+
+  WindowFill fillOf(const Chunk& chunk) const {
+    WindowFill f;
+    for (int a = 0; a < 3; ++a) {
+      const int64_t z0 = chunk.origin[a] * core_.stride[a];
+      const int64_t extent = windowExtent(core_, a, chunk.extent[a]);
+      const int64_t idl = core_.inputDilation[a];
+      const int64_t lo = std::max<int64_t>(0, ceilDivSigned(z0 - core_.padLo[a], idl));
+      const int64_t hi = std::min(core_.in[a] - 1, floorDiv(z0 + extent - 1 - core_.padLo[a], idl));
+      f.first[a] = lo;
+      f.count[a] = std::max<int64_t>(0, hi - lo + 1);
+      f.position[a] = core_.padLo[a] + lo * idl - z0;
+      if (f.count[a] == 0) f.empty = true;
+      if (idl != 1 || f.position[a] != 0 || f.count[a] != extent) f.complete = false;
+    }
+    return f;
+  }
+
+  void loadWindow(const Chunk& chunk, int slot) {
+    const WindowFill fill = fillOf(chunk);
+    Int3 extent;
+    for (int a = 0; a < 3; ++a) extent[a] = windowExtent(core_, a, chunk.extent[a]);
+    const Int3 zero{0, 0, 0}, one{1, 1, 1};
+    for (int64_t t = 0; t < plan_.ciTiles; ++t) {
+      const int64_t ci0 = t * kPart, cs = ciCount(t);
+      const Tile window = windows_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
+      if (!fill.complete) b_.memset(box(window, zero, extent, one), 0.0f, isa::Engine::GpSimd);
+      if (fill.empty) continue;
+      const HbmView src = x_.select(0, chunk.batch)
+                              .slice(0, ci0, ci0 + cs)
+                              .slice(1, fill.first[0], fill.first[0] + fill.count[0])
+                              .slice(2, fill.first[1], fill.first[1] + fill.count[1])
+                              .slice(3, fill.first[2], fill.first[2] + fill.count[2]);
+      if (!plan_.staged) {
+        b_.dmaCopy(box(window, fill.position, fill.count, one), src);
+        continue;
+      }
+      const Tile stage = box(stages_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, t), zero, fill.count, one);
+      b_.dmaCopy(stage, src);
+      b_.tensorCopy(box(window, fill.position, fill.count, core_.inputDilation), stage, isa::Engine::GpSimd);
+    }
+  }
+
+  /// True when some of `count` virtual coordinates from `z`, `step` apart, holds an x element.
+  bool holdsInput(int axis, int64_t z, int64_t count, int64_t step) const {
+    const int64_t idl = core_.inputDilation[axis];
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t r = z + i * step - core_.padLo[axis];
+      if (r >= 0 && r % idl == 0 && r / idl < core_.in[axis]) return true;
+    }
+    return false;
+  }
+
+  int64_t storedTap(int64_t kd, int64_t kh, int64_t kw) const {
+    const Int3& k = core_.taps;
+    if (core_.flipTaps) {
+      kd = k[0] - 1 - kd;
+      kh = k[1] - 1 - kh;
+      kw = k[2] - 1 - kw;
+    }
+    return (kd * k[1] + kh) * k[2] + kw;
+  }
+
+  struct TapUse {
+    Int3 start;
+    int64_t stored;
+  };
+
+  /// The taps that meet at least one x element for the block at `origin` (chunk coordinates),
+  /// or the first tap alone when none does (so PSUM is written).
+  std::vector<TapUse> tapsFor(const Chunk& chunk, const Int3& origin, const Int3& count) const {
+    std::vector<TapUse> uses;
+    const Int3& k = core_.taps;
+    for (int64_t kd = 0; kd < k[0]; ++kd)
+      for (int64_t kh = 0; kh < k[1]; ++kh)
+        for (int64_t kw = 0; kw < k[2]; ++kw) {
+          const Int3 kk{kd, kh, kw};
+          TapUse use{{}, storedTap(kd, kh, kw)};
+          bool live = true;
+          for (int a = 0; a < 3; ++a) {
+            use.start[a] = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
+            const int64_t z = chunk.origin[a] * core_.stride[a] + use.start[a];
+            live = live && holdsInput(a, z, count[a], core_.stride[a]);
+          }
+          if (live || (uses.empty() && kd == k[0] - 1 && kh == k[1] - 1 && kw == k[2] - 1)) uses.push_back(use);
+        }
+    return uses;
+  }
+
+  void computeChunk(const Chunk& chunk, int64_t slot, int64_t g0, int64_t group) {
+    const Int3 one{1, 1, 1};
+    const Int3& blk = plan_.block;
+    for (int64_t j = 0; j * kPart < group; ++j) {
+      const int64_t co0 = g0 + j * kPart, cw = std::min(kPart, g0 + group - co0);
+      const Tile outTile = outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(cw));
+      for (int64_t d = 0; d < chunk.extent[0]; d += blk[0])
+        for (int64_t h = 0; h < chunk.extent[1]; h += blk[1])
+          for (int64_t w = 0; w < chunk.extent[2]; w += blk[2]) {
+            const Int3 origin{d, h, w};
+            const Int3 count{std::min(blk[0], chunk.extent[0] - d), std::min(blk[1], chunk.extent[1] - h),
+                             std::min(blk[2], chunk.extent[2] - w)};
+            const Tile ps = psums_[psumCount_++ % kPsumBuffers].partitionSlice(0, static_cast<int32_t>(cw)).slice(
+                0, 0, product(count));
+            accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
+            evict(box(outTile, origin, count, one), ps, j, cw);
+          }
+      const HbmView dst = out_.select(0, chunk.batch)
+                              .slice(0, co0, co0 + cw)
+                              .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
+                              .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
+                              .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
+      b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one));
+    }
+  }
+
+  void accumulate(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin, const Int3& count,
+                  int64_t coOffset, int64_t cw) {
+    const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
+    bool first = true;
+    for (int64_t t = 0; t < plan_.ciTiles; ++t) {
+      const int32_t cs = static_cast<int32_t>(ciCount(t));
+      const Tile window = windows_[slot].partitionSlice(0, cs).select(0, t);
+      const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
+      for (const TapUse& use : uses) {
+        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw),
+                  box(window, use.start, count, core_.stride), !first);
+        first = false;
+      }
+    }
+  }
+
+  void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
+    const bool vector = evictCount_++ % 2 == 0;
+    std::optional<Tile> bias;
+    if (bias_) bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
+    const isa::ActFn act = core_.act;
+    if (vector && act == isa::ActFn::Copy && !bias) return b_.tensorCopy(dst, ps, isa::Engine::Vector);
+    if (vector && act == isa::ActFn::Copy) return b_.tensorScalar(dst, ps, isa::AluOp::Add, *bias);
+    if (vector && act == isa::ActFn::Relu) {
+      const ScalarArg add = bias ? ScalarArg(*bias) : ScalarArg(0.0f);
+      return b_.tensorScalar(dst, ps, isa::AluOp::Add, add, isa::AluOp::Max, 0.0f);
+    }
+    b_.activation(dst, ps, act, 1.0f, bias);
+  }
+
+  KernelBuilder& b_;
+  const ConvCore& core_;
+  ConvPlan plan_;
+  isa::Dtype dtype_;
+  HbmView x_, filters_;
+  std::optional<HbmView> bias_;
+  HbmView out_;
+  Tile weights_, biasTile_;
+  std::vector<Tile> windows_, stages_, outs_, psums_;
+  int64_t outCount_ = 0;
+  int64_t psumCount_ = 0;
+  int64_t evictCount_ = 0;
+};
+
+}  // namespace
+
+void buildConv(KernelBuilder& builder, const ConvCore& core, isa::Dtype dtype, const HbmView& x, const HbmView& filters,
+               const std::optional<HbmView>& bias, const HbmView& out) {
+  ConvEmitter(builder, core, dtype, x, filters, bias, out).run();
+}
+
+}  // namespace neuronsim::kernels

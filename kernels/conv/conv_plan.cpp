@@ -1,0 +1,134 @@
+// The conv tiling: filter groups within a share of SBUF, then the largest output chunk whose input
+// window, staging and output tiles fit twice (double buffering) and whose access patterns fit.
+#include "kernels/conv/conv_plan.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "isa/error.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+constexpr int64_t kPart = 128;
+constexpr int64_t kMaxStep = 32767;       // int16 free-axis steps (A1)
+constexpr int64_t kMaxNum = 65535;        // uint16 free-axis sizes (A1)
+constexpr double kWeightShare = 0.4;      // of SBUF for resident filters
+constexpr int64_t kReserveBytes = 1024;   // per partition, for bias and rounding
+constexpr int64_t kWindowCap = 48 * 1024; // preferred window bytes per partition (keeps chunks pipelined)
+constexpr int64_t kChunkCap = 4096;       // preferred output positions per chunk
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
+
+/// Strides of a row-major [d, h, w] box fit the free-axis fields wherever they matter.
+bool stepsFit(const Int3& e, int64_t scaleD = 1, int64_t scaleH = 1) {
+  for (int64_t v : e)
+    if (v > kMaxNum) return false;
+  if (e[0] > 1 && scaleD * e[1] * e[2] > kMaxStep) return false;
+  if (e[1] > 1 && scaleH * e[2] > kMaxStep) return false;
+  return true;
+}
+
+struct Budget {
+  const ConvCore& core;
+  const ConvPlan& plan;
+  int64_t elemBytes;
+  int64_t available;  // bytes per partition for the double-buffered chunk tiles
+
+  Int3 windowOf(const Int3& c) const {
+    return {windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]), windowExtent(core, 2, c[2])};
+  }
+  Int3 stageOf(const Int3& w) const {
+    Int3 s;
+    for (int a = 0; a < 3; ++a) s[a] = std::min(core.in[a], ceilDiv(w[a], core.inputDilation[a]));
+    return s;
+  }
+  bool fits(const Int3& c, bool preferred) const {
+    const Int3 w = windowOf(c);
+    const Int3 s = stageOf(w);
+    if (!stepsFit(w, core.inputDilation[0], core.inputDilation[1]) || !stepsFit(c) || (plan.staged && !stepsFit(s))) return false;
+    const int64_t windowBytes = plan.ciTiles * product(w) * elemBytes;
+    const int64_t stageBytes = plan.staged ? plan.ciTiles * product(s) * elemBytes : 0;
+    const int64_t outBytes = product(c) * elemBytes;
+    if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
+    return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap);
+  }
+  /// The largest chunk, shrinking D first, then H, then W.
+  std::optional<Int3> search(bool preferred) const {
+    Int3 c = core.out;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (fits(c, preferred)) return c;
+      c[axis] = 1;
+      if (!fits(c, preferred)) continue;
+      int64_t lo = 1, hi = core.out[axis];
+      while (lo < hi) {
+        const int64_t mid = (lo + hi + 1) / 2;
+        c[axis] = mid;
+        if (fits(c, preferred)) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      c[axis] = lo;
+      return c;
+    }
+    return fits(c, preferred) ? std::optional<Int3>(c) : std::nullopt;
+  }
+};
+
+Int3 chooseBlock(const ConvCore& core, const ConvPlan& plan, int64_t maxFree) {
+  const Int3& c = plan.chunk;
+  const Int3& w = plan.window;
+  Int3 b;
+  b[2] = std::min(c[2], maxFree);
+  if (b[2] > 1 && core.stride[2] > kMaxStep) b[2] = 1;
+  b[1] = std::min(c[1], maxFree / b[2]);
+  if (b[1] > 1 && core.stride[1] * w[2] > kMaxStep) b[1] = 1;
+  b[0] = std::min(c[0], maxFree / (b[2] * b[1]));
+  if (b[0] > 1 && core.stride[0] * w[1] * w[2] > kMaxStep) b[0] = 1;
+  return b;
+}
+
+}  // namespace
+
+int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
+  return (outputs - 1) * core.stride[axis] + (core.taps[axis] - 1) * core.dilation[axis] + 1;
+}
+
+ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry) {
+  ConvPlan plan;
+  const int64_t elemBytes = isa::dtypeBytes(dtype);
+  const int64_t capacity = geometry.sbufPartitionBytes;
+  plan.ciTiles = ceilDiv(core.cin, kPart);
+  plan.ciParts = std::min(core.cin, kPart);
+  plan.staged = core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
+
+  const int64_t perColumn = plan.ciTiles * core.tapCount() * elemBytes;
+  const int64_t weightBudget = static_cast<int64_t>(kWeightShare * static_cast<double>(capacity));
+  plan.coGroup = std::min(core.cout, weightBudget / perColumn);
+  if (plan.coGroup >= kPart) plan.coGroup -= plan.coGroup % kPart;
+  if (plan.coGroup < 1)
+    throw Error(core.kernel + ": filters need " + std::to_string(perColumn) +
+                " bytes per partition for one output channel (C_in tiles x taps), more than the " +
+                std::to_string(weightBudget) + "-byte SBUF share for filters");
+
+  Budget budget{core, plan, elemBytes, capacity - plan.coGroup * perColumn - kReserveBytes};
+  std::optional<Int3> chunk = budget.search(true);
+  if (!chunk) chunk = budget.search(false);
+  if (!chunk) {
+    const Int3 w = budget.windowOf({1, 1, 1});
+    throw Error(core.kernel + ": the input window of one output position (" + std::to_string(plan.ciTiles) +
+                " C_in tiles x " + std::to_string(w[0]) + "x" + std::to_string(w[1]) + "x" + std::to_string(w[2]) +
+                " taps extent) does not fit SBUF next to the filters");
+  }
+  plan.chunk = *chunk;
+  plan.window = budget.windowOf(plan.chunk);
+  plan.stage = budget.stageOf(plan.window);
+  plan.block = chooseBlock(core, plan, std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4));
+  return plan;
+}
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,31 @@
+#pragma once
+// How the conv core is tiled onto SBUF and PSUM: resident filter groups, input windows, blocks.
+
+#include <cstdint>
+
+#include "isa/dtype.h"
+#include "isa/geometry.h"
+#include "kernels/conv/conv_core.h"
+
+namespace neuronsim::kernels {
+
+/// The tiling of one ConvCore. Extents are (D, H, W).
+struct ConvPlan {
+  int64_t ciTiles = 1;    ///< C_in tiles of up to 128 partitions (the contraction)
+  int64_t ciParts = 1;    ///< partitions of the first C_in tile: min(C_in, 128)
+  int64_t coGroup = 1;    ///< output channels whose filters are resident together
+  Int3 chunk{1, 1, 1};    ///< output extent computed from one input window
+  Int3 window{1, 1, 1};   ///< virtual-input extent of a full chunk's window
+  Int3 stage{1, 1, 1};    ///< x_in extent a window can hold (staging tile, input dilation only)
+  bool staged = false;    ///< x_in is DMA'd to a staging tile and scattered into the window
+  Int3 block{1, 1, 1};    ///< output extent of one PSUM accumulation (at most 512 positions)
+};
+
+/// Window extent along `axis` for `outputs` outputs.
+int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs);
+
+/// Chooses the tiling for `dtype` within `geometry`'s SBUF. Throws neuronsim::Error naming the
+/// kernel and the culprit when even the smallest tiling does not fit.
+ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry);
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,109 @@
+// conv3d against its reference on odd shapes, interpreter vs timed bit for bit, and its errors.
+#include <doctest/doctest.h>
+
+#include "isa/error.h"
+#include "kernels/conv/conv_kernels.h"
+#include "test_conv_check.h"
+
+namespace neuronsim::kernels {
+namespace {
+
+using testing::ConvCase;
+using isa::Dtype;
+
+void check(const ConvCase& c) { testing::checkConvCase(conv3dSpec(), c); }
+
+TEST_CASE("conv3d: plain 3x3x3, no padding") { check({{1, 4, 6, 6, 6}, {3, 3, 3, 4, 8}, 0, {}}); }
+
+TEST_CASE("conv3d: C_in 1, padding, bias, B 2") {
+  check({{2, 1, 5, 7, 6}, {3, 2, 3, 1, 5}, 5, {{"padding", "1"}}});
+}
+
+TEST_CASE("conv3d: C_in 130 (two contraction tiles), bias, relu") {
+  check({{1, 130, 3, 4, 5}, {2, 2, 2, 130, 16}, 16, {{"activation_fn", "relu"}}});
+}
+
+TEST_CASE("conv3d: C_out 130 (two output tiles), bias, sigmoid") {
+  check({{1, 8, 3, 5, 6}, {1, 3, 3, 8, 130}, 130, {{"padding", "0,0,1,1,1,1"}, {"activation_fn", "sigmoid"}}});
+}
+
+TEST_CASE("conv3d: stride larger than the kernel") {
+  check({{1, 6, 9, 10, 11}, {2, 2, 2, 6, 7}, 0, {{"stride", "3,3,4"}}});
+}
+
+TEST_CASE("conv3d: asymmetric padding per axis") {
+  check({{1, 5, 5, 6, 7}, {3, 3, 3, 5, 6}, 0, {{"padding", "0,2,1,0,2,1"}}});
+}
+
+TEST_CASE("conv3d: dilation with padding") {
+  check({{1, 4, 8, 9, 10}, {3, 2, 3, 4, 8}, 0, {{"dilation", "2,3,2"}, {"padding", "1"}}});
+}
+
+TEST_CASE("conv3d: B 3, bias, gelu") {
+  check({{3, 6, 4, 5, 6}, {3, 3, 3, 6, 10}, 10, {{"padding", "1"}, {"activation_fn", "gelu"}}});
+}
+
+TEST_CASE("conv3d: bf16 with bias and silu") {
+  check({{2, 16, 6, 6, 6}, {3, 3, 3, 16, 32}, 32, {{"padding", "1"}, {"activation_fn", "silu"}}, Dtype::Bf16});
+}
+
+TEST_CASE("conv3d: bf16, C_in 130 and C_out 130, tanh") {
+  check({{1, 130, 2, 3, 4}, {1, 2, 2, 130, 130}, 0, {{"activation_fn", "tanh"}}, Dtype::Bf16});
+}
+
+TEST_CASE("conv3d: 1x1x1 filter with stride 2") { check({{1, 32, 4, 8, 40}, {1, 1, 1, 32, 24}, 0, {{"stride", "2"}}}); }
+
+TEST_CASE("conv3d: output rows wider than one PSUM bank") { check({{1, 3, 1, 2, 600}, {1, 1, 3, 3, 4}, 4, {}}); }
+
+TEST_CASE("conv3d: plane chunked over H with a partial chunk") {
+  check({{1, 4, 2, 100, 100}, {2, 3, 3, 4, 4}, 0, {{"padding", "0,0,0,1,1,0"}}});
+}
+
+TEST_CASE("conv3d: mixed stride, padding, dilation, gelu_tanh") {
+  check({{2, 3, 7, 8, 9},
+         {2, 3, 2, 3, 5},
+         5,
+         {{"stride", "2,1,2"}, {"padding", "1,0,0,2,1,1"}, {"dilation", "1,2,2"}, {"activation_fn", "gelu_tanh"}}});
+}
+
+TEST_CASE("conv3d: padding wider than the input (taps that meet only zeros)") {
+  check({{1, 2, 2, 2, 2}, {3, 3, 3, 2, 3}, 3, {{"padding", "2"}}});
+}
+
+TEST_CASE("conv3d: single output position") { check({{1, 5, 3, 3, 3}, {3, 3, 3, 5, 7}, 0, {}}); }
+
+TEST_CASE("conv3d: filters too large for SBUF at once (C_out groups)") {
+  check({{1, 256, 5, 5, 5}, {5, 5, 5, 256, 200}, 200, {}});
+}
+
+TEST_CASE("conv3d: bf16 relu on a wide plane") {
+  check({{1, 8, 3, 20, 30}, {3, 3, 3, 8, 16}, 16, {{"padding", "1"}, {"activation_fn", "relu"}}, Dtype::Bf16});
+}
+
+TEST_CASE("conv3d: errors name the kernel and the culprit") {
+  const KernelSpec spec = conv3dSpec();
+  const ParamValues none = parseParams(spec, {});
+  auto message = [&](const ShapeMap& shapes, const ParamValues& params) {
+    try {
+      spec.inferShapes(shapes, params);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 8, 2}}}, none) ==
+        "conv3d: filters has C_in 8 but x_in has 4 channels");
+  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}, {"bias", {3}}}, none).find("bias") !=
+        std::string::npos);
+  CHECK(message({{"x_in", {1, 4, 2, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, none).find("depth") != std::string::npos);
+  CHECK(message({{"x_in", {1, 4, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, none).find("x_in") != std::string::npos);
+  const ParamValues zeroStride = parseParams(spec, {{"stride", "1,0,1"}});
+  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, zeroStride).find("stride height") !=
+        std::string::npos);
+  const ParamValues negative = parseParams(spec, {{"padding", "0,0,0,0,-1,0"}});
+  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, negative).find("padding width") !=
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace neuronsim::kernels

@@ -1,0 +1,53 @@
+#pragma once
+// Shared check of the conv tests: run a conv kernel on the interpreter and the timed model,
+// compare with the plain C++ reference, the two runs bit for bit, and look for races.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/harness/consistency.h"
+#include "kernels/harness/run_kernel.h"
+#include "kernels/registry.h"
+#include "sim/machine_config.h"
+
+namespace neuronsim::kernels::testing {
+
+/// One test shape: input shapes, parameter flags (API names) and dtype.
+struct ConvCase {
+  Shape x;
+  Shape filters;
+  int64_t bias = 0;  ///< bias channels (0: no bias)
+  std::vector<std::pair<std::string, std::string>> params;
+  isa::Dtype dtype = isa::Dtype::Fp32;
+};
+
+inline const sim::MachineConfig& trn2() {
+  static const sim::MachineConfig machine = sim::loadMachine("trn2");
+  return machine;
+}
+
+/// Runs `c` and checks it against the reference (DESIGN.md tolerances), interpreter == timed
+/// bit for bit, no race, no read of uninitialized memory. Returns the timed run's total ns.
+inline double checkConvCase(const KernelSpec& spec, const ConvCase& c) {
+  ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
+  if (c.bias > 0) shapes["bias"] = {c.bias};
+  const ParamValues params = parseParams(spec, c.params);
+  const HostTensors inputs = generateInputs(spec, shapes, 7);
+  const ConsistencyResult result = runBoth(spec, params, inputs, trn2(), c.dtype);
+  const HostTensors reference = spec.reference(roundedTo(inputs, c.dtype), params);
+  const double error = maxNormalizedError(result.interpreted.outputs, reference);
+  INFO("shape x_in " << shapeText(c.x) << " filters " << shapeText(c.filters) << " dtype "
+                     << isa::dtypeName(c.dtype) << " error " << error);
+
+  CHECK(error <= tolerance(c.dtype));
+  CHECK(result.timedRan);
+  CHECK_MESSAGE(result.identical, result.difference);
+  CHECK(result.races.empty());
+  CHECK(result.interpreted.uninitializedReads.empty());
+  return result.timedRan ? result.timed.sim.totals.totalNs : 0.0;
+}
+
+}  // namespace neuronsim::kernels::testing
