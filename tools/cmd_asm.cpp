@@ -124,8 +124,10 @@ void printTotals(const std::string& file, const std::string& machine,
   std::printf("  dma     %lld transfers, %lld bytes, active %.1f ns\n",
               static_cast<long long>(t.dmaTransfers), static_cast<long long>(t.dmaBytes),
               t.dmaActiveNs);
-  for (const std::string& race : result.races)
-    std::fprintf(stderr, "warning: race: %s\n", race.c_str());
+  for (const std::string& race : result.races) {
+    const bool prefixed = race.rfind("race: ", 0) == 0;
+    std::fprintf(stderr, "warning: %s%s\n", prefixed ? "" : "race: ", race.c_str());
+  }
 }
 
 /// Collects every output first, then writes DIR/NAME.npy for each.

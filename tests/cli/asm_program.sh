@@ -116,6 +116,16 @@ if "$bin" asm --help | grep -q -- "--output-dir"; then ok; else bad "asm --help"
 if out=$("$bin" asm "$prog" "${inputs[@]}" --output-dir "$tmp/timed" 2>&1); then
   if printf '%s\n' "$out" | grep -q "^  tensor .*busy .* 1 instructions"; then ok; else bad "timed totals: $out"; fi
   if cmp -s "$tmp/out/out.npy" "$tmp/timed/out.npy"; then ok; else bad "timed out.npy differs from the interpreter's"; fi
+  # A wait nothing signals is a deadlock: exit 2, one line, nothing written.
+  printf 'tensor y [1,4] fp32 output\nsemaphore s\nvector memset dst=sbuf:fp32[0:1]@0x0[[1,4]] value=1 wait=s>=1\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\n' >"$tmp/deadlock.nsasm"
+  expect_error deadlock "deadlock: vector instruction 0 waits for semaphore s >= 1" \
+    "$bin" asm "$tmp/deadlock.nsasm" --output-dir "$tmp/deadlock_out"
+  if [ -e "$tmp/deadlock_out" ]; then bad "deadlock: wrote $tmp/deadlock_out"; else ok; fi
+  # A read not ordered after the write is a race: one warning naming both instructions.
+  sed 's/ wait=s>=1//' "$tmp/deadlock.nsasm" >"$tmp/race.nsasm"
+  err=$("$bin" asm "$tmp/race.nsasm" 2>&1 >/dev/null)
+  if [ "$(printf '%s\n' "$err" | grep -c '^warning: race: .*instruction 0 (memset.*instruction 1 (dma_copy')" = 1 ] &&
+    [ "$(printf '%s\n' "$err" | grep -c 'race: race')" = 0 ]; then ok; else bad "race warning: $err"; fi
 elif printf '%s\n' "$out" | grep -q "not built yet"; then
   echo "SKIP timed run: $out"
 else
