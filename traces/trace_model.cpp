@@ -12,6 +12,8 @@
 
 #include "isa/assembly.h"
 #include "isa/error.h"
+#include "traces/flat_event.h"
+#include "traces/trace_sax.h"
 #include "traces/track_layout.h"
 
 namespace neuronsim::traces {
@@ -20,52 +22,34 @@ namespace {
 
 std::string baseTrack(int tid) { return trackName(tid % kLaneTidStride); }
 
-int64_t integer(const nlohmann::json& args, const char* key, int64_t fallback = 0) {
-  auto it = args.find(key);
-  return it != args.end() && it->is_number() ? it->get<int64_t>() : fallback;
-}
-
-double real(const nlohmann::json& args, const char* key, double fallback = 0) {
-  auto it = args.find(key);
-  return it != args.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::string text(const nlohmann::json& args, const char* key, const std::string& fallback = "") {
-  auto it = args.find(key);
-  return it != args.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-
-Span spanFromEvent(const nlohmann::json& event, bool isDma) {
-  static const nlohmann::json kNoArgs = nlohmann::json::object();
-  const auto argsIt = event.find("args");
-  const nlohmann::json& args = argsIt != event.end() && argsIt->is_object() ? *argsIt : kNoArgs;
+Span spanFromEvent(const FlatEvent& event, bool isDma) {
   Span s;
   s.isDma = isDma;
-  s.tid = event.value("tid", 0);
+  s.tid = static_cast<int>(event.number("tid", 0));
   s.track = baseTrack(s.tid);
-  s.opcode = text(args, "opcode", event.value("name", std::string("?")));
-  s.index = integer(args, "index", -1);
-  const double ts = event["ts"].get<double>() * 1000.0;
-  const double dur = event.contains("dur") && event["dur"].is_number() ? event["dur"].get<double>() * 1000.0 : 0.0;
-  s.startNs = real(args, "start_ns", ts);
-  s.endNs = real(args, "end_ns", ts + dur);
-  s.cycles = integer(args, "cycles");
-  s.flops = integer(args, "flops");
-  s.assembly = text(args, "asm", isDma ? "" : s.opcode);
+  s.opcode = event.argText("opcode", event.text("name", "?"));
+  s.index = event.argInteger("index", -1);
+  const double ts = event.number("ts", 0) * 1000.0;
+  const double dur = event.number("dur", 0) * 1000.0;
+  s.startNs = event.argNumber("start_ns", ts);
+  s.endNs = event.argNumber("end_ns", ts + dur);
+  s.cycles = event.argInteger("cycles", 0);
+  s.flops = event.argInteger("flops", 0);
+  s.assembly = event.argText("asm", isDma ? "" : s.opcode);
   if (isDma) {
-    s.readyNs = real(args, "issue_ns", s.startNs);
+    s.readyNs = event.argNumber("issue_ns", s.startNs);
     s.stallNs = std::max(0.0, s.startNs - s.readyNs);
     s.stallCause = s.stallNs > 0 ? "dma_latency" : "none";
-    s.bytes = integer(args, "bytes");
-    s.bytesPerPartition = integer(args, "bytes_per_partition", s.bytes);
+    s.bytes = event.argInteger("bytes", 0);
+    s.bytesPerPartition = event.argInteger("bytes_per_partition", s.bytes);
   } else {
-    s.readyNs = real(args, "ready_ns", s.startNs);
-    s.stallNs = real(args, "stall_ns", std::max(0.0, s.startNs - s.readyNs));
-    s.stallCause = text(args, "stall_cause", "none");
-    s.semaphore = text(args, "semaphore");
-    s.waitValue = integer(args, "wait_value");
-    s.waitedOn = integer(args, "waited_on", -1);
-    s.bytes = integer(args, "bytes_read") + integer(args, "bytes_written");
+    s.readyNs = event.argNumber("ready_ns", s.startNs);
+    s.stallNs = event.argNumber("stall_ns", std::max(0.0, s.startNs - s.readyNs));
+    s.stallCause = event.argText("stall_cause", "none");
+    s.semaphore = event.argText("semaphore", "");
+    s.waitValue = event.argInteger("wait_value", 0);
+    s.waitedOn = event.argInteger("waited_on", -1);
+    s.bytes = event.argInteger("bytes_read", 0) + event.argInteger("bytes_written", 0);
   }
   return s;
 }
@@ -100,27 +84,22 @@ namespace {
 /// Accumulates trace events one at a time (so a big file never sits in memory as a DOM).
 class ModelBuilder {
  public:
-  void addEvent(const nlohmann::json& event) {
-    try {
-      const auto ph = event.find("ph");
-      if (ph == event.end() || !ph->is_string()) return;
-      if (*ph == "X") {
-        const double ts = event.at("ts").get<double>() * 1000.0;
-        const double dur = event.value("dur", 0.0) * 1000.0;
-        minStart_ = std::min(minStart_, ts);
-        maxEnd_ = std::max(maxEnd_, ts + dur);
-        const std::string cat = event.value("cat", "");
-        if (cat == "instruction") model_.spans.push_back(spanFromEvent(event, false));
-        if (cat == "dma") dmas_.push_back(spanFromEvent(event, true));
-      } else if (*ph == "C") {
-        const std::string name = event.value("name", "");
-        auto [it, added] = counterIndex_.emplace(name, model_.counters.size());
-        if (added) model_.counters.push_back({name, {}});
-        model_.counters[it->second].points.emplace_back(event.at("ts").get<double>() * 1000.0,
-                                                         event.at("args").value("value", 0.0));
-      }
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(source_ + " has a malformed event: " + e.what());
+  void addEvent(const FlatEvent& event) {
+    const std::string ph = event.text("ph", "");
+    if (ph == "X") {
+      if (!event.findField("ts")) throw Error(source_ + " has a complete event without ts");
+      const double ts = event.number("ts", 0) * 1000.0;
+      const double dur = event.number("dur", 0) * 1000.0;
+      minStart_ = std::min(minStart_, ts);
+      maxEnd_ = std::max(maxEnd_, ts + dur);
+      const std::string cat = event.text("cat", "");
+      if (cat == "instruction") model_.spans.push_back(spanFromEvent(event, false));
+      if (cat == "dma") dmas_.push_back(spanFromEvent(event, true));
+    } else if (ph == "C") {
+      const std::string name = event.text("name", "");
+      auto [it, added] = counterIndex_.emplace(name, model_.counters.size());
+      if (added) model_.counters.push_back({name, {}});
+      model_.counters[it->second].points.emplace_back(event.number("ts", 0) * 1000.0, event.argNumber("value", 0));
     }
   }
 
@@ -162,7 +141,11 @@ class ModelBuilder {
 
 TraceModel traceModel(const nlohmann::json& trace) {
   ModelBuilder builder("trace");
-  for (const auto& event : trace.at("traceEvents")) builder.addEvent(event);
+  FlatEvent flat;
+  for (const auto& event : trace.at("traceEvents")) {
+    flat.assign(event);
+    builder.addEvent(flat);
+  }
   return builder.finish(trace.at("neuronsim"));
 }
 
@@ -171,27 +154,13 @@ TraceModel loadTraceModel(const std::string& path) {
   if (!in) throw Error("cannot read trace '" + path + "': " + std::strerror(errno));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ModelBuilder builder("trace '" + path + "'");
-  std::string topKey;
-  bool sawEvents = false;
-  nlohmann::json extras;
-  auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::key && depth == 1) topKey = parsed.get<std::string>();
-    if (topKey != "traceEvents") return true;
-    if (event == Event::array_start && depth == 1) sawEvents = true;
-    if (event == Event::object_end && depth == 2) {
-      builder.addEvent(parsed);
-      return false;
-    }
-    return true;
-  };
-  nlohmann::json trace = nlohmann::json::parse(text, callback, false);
-  if (trace.is_discarded()) throw Error("trace '" + path + "' is not valid JSON");
-  if (!trace.is_object() || !sawEvents)
+  const StreamedTrace trace = streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });
+  if (!trace.valid) throw Error("trace '" + path + "' is not valid JSON");
+  if (!trace.isObject || !trace.hasEvents)
     throw Error("trace '" + path + "' has no traceEvents array (not a Chrome trace)");
-  if (!trace.contains("neuronsim") || !trace["neuronsim"].is_object())
+  if (!trace.neuronsim.is_object())
     throw Error("trace '" + path + "' has no neuronsim section (not written by neuronsim run)");
-  return builder.finish(trace["neuronsim"]);
+  return builder.finish(trace.neuronsim);
 }
 
 TraceModel traceModel(const isa::Program& program, const EventLog& log) {
