@@ -15,10 +15,14 @@
 #include "isa/memory_state.h"
 #include "isa/npy.h"
 #include "isa/validation.h"
+#include "kernels/harness/run_files.h"
 #include "sim/machine_config.h"
 #include "sim/simulator.h"
 #include "tools/args.h"
 #include "tools/commands.h"
+#include "traces/chrome_trace.h"
+#include "traces/event.h"
+#include "traces/summary.h"
 
 namespace neuronsim::tools {
 
@@ -37,6 +41,8 @@ constexpr const char* kUsage =
     "  --machine M             trn2 (default), trn1 or a machine FILE.json\n"
     "  --set KEY=VALUE         override one machine parameter (repeatable)\n"
     "  --timing-only           timed model without numerics (inputs optional, no outputs)\n"
+    "  --trace FILE.json       Chrome/Perfetto trace of the timed run, summary embedded\n"
+    "  --summary-json FILE     the timed run's summary as JSON\n"
     "  --help                  this text\n";
 
 /// Uninitialized reads printed before the rest are summarised in one line.
@@ -130,6 +136,22 @@ void printTotals(const std::string& file, const std::string& machine,
   }
 }
 
+/// What the summary needs beyond the totals. A program has no single dtype: the peak is the
+/// bf16 one, and the least HBM traffic is reading every input and writing every output once.
+traces::RunInfo runInfo(const isa::Program& program, const sim::MachineConfig& machine,
+                        const std::string& file) {
+  traces::RunInfo info;
+  info.kernel = file;
+  info.machine = machine.name;
+  info.dtype = "mixed";
+  info.peakFlopsPerNs = machine.peakBf16Flops() / 1e9;
+  info.hbmBytesPerNs = machine.hbmGBps;
+  for (const isa::TensorDecl& t : program.tensors)
+    if (t.kind != isa::TensorKind::Internal)
+      info.minHbmBytes += t.numElements() * isa::dtypeBytes(t.dtype);
+  return info;
+}
+
 /// Collects every output first, then writes DIR/NAME.npy for each.
 void writeOutputs(const isa::Program& program, const isa::MemoryState& memory,
                   const std::string& dir) {
@@ -158,8 +180,8 @@ int asmCommand(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  args.allowOnly("asm",
-                 {"input", "output-dir", "interpret", "machine", "set", "timing-only", "help"});
+  args.allowOnly("asm", {"input", "output-dir", "interpret", "machine", "set", "timing-only",
+                         "trace", "summary-json", "help"});
   if (args.positional().size() != 1)
     throw Error("asm: expected one FILE, got " + std::to_string(args.positional().size()) +
                 " (try neuronsim asm --help)");
@@ -169,6 +191,8 @@ int asmCommand(int argc, char** argv) {
   const std::optional<std::string> outputDir = args.get("output-dir");
   if (timingOnly && interpretOnly)
     throw Error("asm: --timing-only needs the timed model; drop --interpret");
+  if (interpretOnly && (args.has("trace") || args.has("summary-json")))
+    throw Error("asm: --interpret measures no time; drop --trace and --summary-json");
   if (timingOnly && outputDir)
     throw Error("asm: --timing-only computes no outputs; drop --output-dir");
   if (outputDir && std::filesystem::exists(*outputDir) &&
@@ -183,17 +207,24 @@ int asmCommand(int argc, char** argv) {
   isa::MemoryState memory(program, machine.geometry);
   loadInputs(program, args.all("input"), timingOnly, memory);
 
+  traces::EventLog log;
+  nlohmann::json summary;
   if (interpretOnly) {
     isa::interpret(program, memory);
     std::printf("%s: interpreted %zu instructions\n", file.c_str(), program.instructions.size());
   } else {
     sim::SimOptions options;
     options.timingOnly = timingOnly;
+    if (args.has("trace")) options.sink = &log;
     const sim::SimResult result =
         sim::simulate(program, machine, timingOnly ? nullptr : &memory, options);
     printTotals(file, machine.name, result);
+    summary = traces::summaryJson(runInfo(program, machine, file), result.totals);
   }
   warnUninitialized(program, memory);
+  if (auto path = args.get("summary-json"))
+    kernels::writeFileAtomically(*path, summary.dump(2) + "\n");
+  if (auto path = args.get("trace")) traces::writeChromeTrace(*path, program, log, summary);
   if (outputDir) writeOutputs(program, memory, *outputDir);
   return 0;
 }

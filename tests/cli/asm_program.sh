@@ -96,6 +96,7 @@ expect_error machine-geometry "instruction 5 (activation): dst: bytes \[1024, 11
   "$bin" asm "$prog" --interpret "${inputs[@]}" --set sbuf_partition_bytes=1024
 expect_error unknown-machine "trn3" "$bin" asm "$prog" --interpret "${inputs[@]}" --machine trn3
 expect_error interpret-timing-only "drop --interpret" "$bin" asm "$prog" --interpret --timing-only
+expect_error interpret-trace "drop --trace" "$bin" asm "$prog" --interpret "${inputs[@]}" --trace "$tmp/t.json"
 expect_error unknown-option "unknown option --colour" "$bin" asm "$prog" --colour red
 expect_error two-files "expected one FILE" "$bin" asm "$prog" "$prog"
 expect_error bad-input-spec "expected NAME=FILE.npy" "$bin" asm "$prog" --interpret --input a

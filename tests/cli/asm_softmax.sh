@@ -60,7 +60,11 @@ EOF
 if out=$("$bin" asm "$prog" --input "x=$tmp/x.npy" --output-dir "$tmp/timed" 2>&1); then
   for f in y yt; do cmp -s "$tmp/interp/$f.npy" "$tmp/timed/$f.npy" || bad "timed $f.npy differs from the interpreter's"; done
   if ! printf '%s\n' "$out" | grep -q "^  vector .* 3 instructions"; then bad "timed totals: $out"; fi
-  timing_only=$("$bin" asm "$prog" --timing-only 2>&1) || bad "timing-only run: $timing_only"
+  timing_only=$("$bin" asm "$prog" --timing-only --trace "$tmp/t.json" --summary-json "$tmp/s.json" 2>&1) ||
+    bad "timing-only run: $timing_only"
+  ns=$(python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["total_ns"])' "$tmp/s.json")
+  printf '%s\n' "$out" | head -1 | grep -q ": $ns ns," || bad "summary total_ns $ns not in '$(printf '%s\n' "$out" | head -1)'"
+  "$bin" report "$tmp/t.json" >/dev/null 2>&1 || bad "report cannot read asm's trace"
   [ "$(printf '%s\n' "$out" | head -1)" = "$(printf '%s\n' "$timing_only" | head -1)" ] ||
     bad "timing-only total differs: '$(printf '%s\n' "$timing_only" | head -1)' vs '$(printf '%s\n' "$out" | head -1)'"
 elif printf '%s\n' "$out" | grep -q "not built yet"; then
