@@ -166,8 +166,7 @@ ComputeCost computeCost(const isa::Instruction& inst, const MachineConfig& machi
     const isa::AccessPattern& data = inst.srcs.at(0);
     const double factor = data.dtype == Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0;
     cost.loadStationary = {ceilDiv(static_cast<double>(data.freeSize()) * factor, machine.lsSpeedup)};
-    cost.flops = 2 * static_cast<int64_t>(data.partitionCount) * data.partitionCount * data.freeSize();
-    cost.transposeFlops = cost.flops;
+    cost.transposeFlops = 2 * static_cast<int64_t>(data.partitionCount) * data.partitionCount * data.freeSize();
   } else {
     cost.issue = vectorLikeCycles(inst, machine);
   }

@@ -14,8 +14,8 @@ struct ComputeCost {
   Cycles issue;            ///< initiation interval: the engine is busy this long
   Cycles latency;          ///< further cycles until results land and Complete signals fire
   Cycles loadStationary;   ///< TensorE only: LoadStationary cycles when the stationary changes
-  int64_t flops = 0;       ///< 2 per MAC (matmul and PE transpose)
-  int64_t transposeFlops = 0;  ///< the PE-transpose part of flops
+  int64_t flops = 0;           ///< matmul flops, 2 per MAC (PE transposes excluded)
+  int64_t transposeFlops = 0;  ///< PE transpose as a matmul against the identity, 2 per MAC
 };
 
 /// TensorE MultiplyMoving II: max(min(mm_min, M), N) cycles, times fp32_matmul_factor when an

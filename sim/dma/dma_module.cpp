@@ -55,6 +55,8 @@ void DmaModule::run() {
       fluid_.advanceTo(std::max(fluid_.nowNs(), nowNs()), *this);
       sampleCounters();
     }
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;
   } catch (...) {
     ctx_.fail(std::current_exception());
   }

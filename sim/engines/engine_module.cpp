@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "isa/error.h"
 #include "isa/semantics.h"
+#include "sim/core/text.h"
 #include "sim/cost/compute_cost.h"
 #include "sim/cost/operand_traits.h"
 #include "sim/dma/dma_module.h"
@@ -34,8 +36,17 @@ void EngineModule::run() {
     }
     if (engine_ == isa::Engine::Tensor && ctx_.sink && lastPeStartNs_ >= 0)
       ctx_.sink->counter({traces::Counter::PeUtilization, lastPeEndNs_, 0});
-  } catch (...) {
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;
+  } catch (const Error&) {
     ctx_.fail(std::current_exception());
+  } catch (const std::exception& e) {
+    // A malformed instruction the caller did not validate: name it instead of crashing.
+    const int64_t index = headInstruction();
+    const isa::Instruction& inst = ctx_.program.instructions[index];
+    ctx_.fail(std::make_exception_ptr(Error(concat("instruction ", std::to_string(index), " (",
+                                                   isa::opcodeName(inst.opcode), " on ", isa::engineName(engine_),
+                                                   "): ", e.what()))));
   }
 }
 

@@ -56,3 +56,17 @@ TEST_CASE("a semaphore index outside the program is an error, not a crash") {
   p.instructions.push_back(a);
   CHECK_THROWS_AS(runTiming(p, m), Error);
 }
+
+TEST_CASE("a malformed instruction becomes an Error naming it") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 1, 0, 1), sbuf(0, 1, 64, 1)));
+  p.instructions.push_back(make(Opcode::NcMatmul, Engine::Tensor, psum(0, 1, 0, 1), {sbuf(0, 1, 0, 1)}));
+  std::string message;
+  try {
+    runTiming(p, m);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  CHECK(message.find("instruction 1 (nc_matmul on tensor)") != std::string::npos);
+}
