@@ -5,6 +5,8 @@
 #include <string>
 
 #include "isa/error.h"
+#include "isa/interpreter.h"
+#include "isa/memory_state.h"
 #include "isa/validation.h"
 
 using namespace neuronsim::isa;
@@ -672,4 +674,82 @@ TEST_CASE("validation: extreme field values are errors, not overflows") {
   Program huge = withInstruction(valid(Opcode::Memset));
   huge.tensors[0].shape = {INT64_MAX, 2};
   CHECK(errorOf(huge) == "tensor 'a': more than 2^40 elements");
+}
+
+namespace {
+
+/// A small deterministic generator (xorshift64*).
+struct Rng {
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  uint64_t next() {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return s * 0x2545F4914F6CDD1Dull;
+  }
+  int64_t in(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1));
+  }
+  template <typename T>
+  T pick(std::initializer_list<T> items) {
+    return items.begin()[next() % items.size()];
+  }
+};
+
+AccessPattern randomAp(Rng& r, bool allowHbm) {
+  const Space space = allowHbm && r.in(0, 2) == 0 ? Space::Hbm : r.pick({Space::Sbuf, Space::Psum});
+  const Dtype dtype =
+      space == Space::Hbm ? Dtype::Fp32 : static_cast<Dtype>(r.in(0, kNumDtypes - 1));
+  const int32_t count = r.pick({1, 2, 32, 64, 128});
+  std::vector<Dim> dims;
+  for (int64_t j = r.in(0, 2); j > 0; --j)
+    dims.push_back({r.in(-2, 4), r.pick<int64_t>({1, 2, 4, 8})});
+  if (space == Space::Hbm) return hbm(0, count, r.in(0, 16), r.in(0, 64), dims);
+  return onChip(space, count <= 32 ? 32 * static_cast<int32_t>(r.in(0, 3)) : 0, count,
+                4 * r.in(0, 64), dims, dtype);
+}
+
+int64_t sourcesOf(Opcode op) {
+  return static_cast<int64_t>(valid(op).srcs.size());
+}
+
+}  // namespace
+
+TEST_CASE("validation: whatever passes validation runs on the interpreter without an error") {
+  Rng r;
+  int valid = 0;
+  MemoryState memory(withInstruction(Instruction{}), Geometry{});  // same tensors every time
+  for (int n = 0; n < 10000; ++n) {
+    Instruction i;
+    i.opcode = static_cast<Opcode>(r.in(0, kNumOpcodes - 1));
+    i.engine = static_cast<Engine>(r.in(0, kNumEngines - 1));
+    i.dmaQueue = isDma(i.opcode) ? static_cast<int32_t>(r.in(0, 15)) : -1;
+    i.dst = randomAp(r, isDma(i.opcode));
+    const int64_t numSrcs = r.in(0, 3) == 0 ? r.in(0, 2) : sourcesOf(i.opcode);
+    for (int64_t k = 0; k < numSrcs; ++k) {
+      AccessPattern src = randomAp(r, isDma(i.opcode));
+      if (r.in(0, 3) != 0 && src.space != Space::Hbm && i.dst.space != Space::Hbm) {
+        src.partitionStart = i.dst.partitionStart;  // same shape as dst, usually
+        src.partitionCount = i.dst.partitionCount;
+        src.dims = i.dst.dims;
+      }
+      i.srcs.push_back(src);
+    }
+    i.op0 = static_cast<AluOp>(r.in(0, 12));
+    i.op1 = static_cast<AluOp>(r.in(0, 12));
+    i.act = static_cast<ActFn>(r.in(0, 11));
+    if (r.in(0, 3) == 0) i.operand0.vec = randomAp(r, false);
+    if (r.in(0, 3) == 0) i.scale.vec = randomAp(r, false);
+    if (r.in(0, 3) == 0) i.bias = randomAp(r, false);
+    if (r.in(0, 3) == 0) i.reduceDst = randomAp(r, false);
+    i.reduceAxes = static_cast<int32_t>(r.in(1, 2));
+    i.affine.pattern = i.dst.dims;
+    i.affine.channelMultiplier = r.in(-2, 2);
+    const Program p = withInstruction(i);
+    if (!errorOf(p).empty()) continue;
+    ++valid;
+    CAPTURE(n);
+    CHECK_NOTHROW(interpret(p, memory));
+  }
+  CHECK(valid > 500);
 }
