@@ -94,7 +94,7 @@ isa::Program buildProgram(int64_t steps) {
 int main(int argc, char** argv) {
   const int64_t steps = argc > 1 ? std::atoll(argv[1]) : 300000;
   const isa::Program program = buildProgram(steps);
-  const sim::MachineConfig machine = sim::loadMachine("trn2");
+  const sim::MachineConfig machine = sim::loadMachine(argc > 2 ? argv[2] : "trn2");
   sim::SimOptions options;
   options.timingOnly = true;
   options.detectRaces = false;

@@ -23,7 +23,8 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
       clock_(engineClock(engine, context.machine)),
       stream_(std::move(stream)),
       agent_(engineAgent(engine)),
-      lockstep_(context.arbiter.enabled()),
+      lockstep_(context.arbiter.enabled() && (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
+                                              engine == isa::Engine::GpSimd)),
       throttle_(context.machine) {
   SC_THREAD(run);
 }

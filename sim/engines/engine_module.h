@@ -64,7 +64,7 @@ class EngineModule : public sc_core::sc_module {
   size_t next_ = 0;
   const isa::SemWait* blockedOn_ = nullptr;
   int agent_;
-  bool lockstep_;     ///< synchronize before every instruction (port arbitration on)
+  bool lockstep_;     ///< synchronize before every instruction (NC-v2 port arbitration)
   double local_ = 0;  ///< this engine's time: when its next instruction reaches the head
 
   std::array<InFlight, kRing> ring_{};
