@@ -45,8 +45,12 @@ KernelBuilder::KernelBuilder(std::string kernel, const isa::Geometry& geometry)
       sbufAlloc_(std::make_unique<TileAllocator>(geometry.sbufPartitionBytes, 0, kSbufAlignment)),
       psumAlloc_(std::make_unique<TileAllocator>(geometry.psumPartitionBytes, geometry.psumBankBytes(), kPsumAlignment)) {
   program_.semaphores = streamSemaphoreNames();
-  dmaQueues_.resize(kNumQueues);
-  std::iota(dmaQueues_.begin(), dmaQueues_.end(), 0);
+  dmaQueues_.resize(isa::kNumEngines);
+  nextQueue_.assign(isa::kNumEngines, 0);
+  queueOwner_.assign(kNumQueues, -1);
+  for (int32_t q = 0; q < 12; ++q) dmaQueues_[static_cast<int>(isa::Engine::Sync)].push_back(q);
+  dmaQueues_[static_cast<int>(isa::Engine::Scalar)] = {12, 13};
+  dmaQueues_[static_cast<int>(isa::Engine::GpSimd)] = {14, 15};
 }
 
 KernelBuilder::~KernelBuilder() = default;
@@ -113,18 +117,24 @@ int64_t KernelBuilder::sbufBytesInUse() const { return sbufAlloc_->inUse(); }
 int64_t KernelBuilder::psumBytesInUse() const { return psumAlloc_->inUse(); }
 int64_t KernelBuilder::sbufBytesFree() const { return sbufAlloc_->capacity() - sbufAlloc_->inUse(); }
 
-void KernelBuilder::setDmaQueues(const std::vector<int32_t>& queues) {
+void KernelBuilder::setDmaQueues(const std::vector<int32_t>& queues, isa::Engine issue) {
   if (queues.empty()) throw Error(kernel_ + ": empty DMA queue list");
   for (int32_t q : queues)
     if (q < 0 || q >= kNumQueues) throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0..15");
-  dmaQueues_ = queues;
-  nextQueue_ = 0;
+  dmaQueues_[static_cast<int>(issue)] = queues;
+  nextQueue_[static_cast<int>(issue)] = 0;
 }
 
-int32_t KernelBuilder::nextDmaQueue() {
-  const int32_t q = dmaQueues_[nextQueue_ % dmaQueues_.size()];
-  nextQueue_ = (nextQueue_ + 1) % dmaQueues_.size();
-  return q;
+int32_t KernelBuilder::nextDmaQueue(isa::Engine issue) {
+  const int e = static_cast<int>(issue);
+  const auto& pool = dmaQueues_[e];
+  for (size_t tried = 0; tried < pool.size(); ++tried) {
+    const int32_t q = pool[nextQueue_[e] % pool.size()];
+    nextQueue_[e] = (nextQueue_[e] + 1) % pool.size();
+    if (queueOwner_[q] < 0 || queueOwner_[q] == e) return q;
+  }
+  throw Error(kernel_ + ": every DMA queue of " + std::string(isa::engineName(issue)) +
+              "'s round robin is fed by another engine (setDmaQueues)");
 }
 
 void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src, DmaOptions options) {
@@ -291,8 +301,14 @@ void KernelBuilder::affineSelect(const Tile& dst, const Tile& src, const isa::Af
 void KernelBuilder::emit(isa::Instruction inst) {
   if (finished_) throw Error(kernel_ + ": instruction emitted after finish()");
   if (isa::isDma(inst.opcode)) {
-    if (inst.dmaQueue < 0) inst.dmaQueue = nextDmaQueue();
+    if (inst.dmaQueue < 0) inst.dmaQueue = nextDmaQueue(inst.engine);
     if (inst.dmaQueue >= kNumQueues) throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0..15");
+    int& owner = queueOwner_[inst.dmaQueue];
+    if (owner >= 0 && owner != static_cast<int>(inst.engine))
+      throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is fed by " +
+                  std::string(isa::engineName(static_cast<isa::Engine>(owner))) + ", not " +
+                  std::string(isa::engineName(inst.engine)) + " (a queue takes DMAs from one engine only)");
+    owner = static_cast<int>(inst.engine);
   } else {
     inst.dmaQueue = -1;
   }

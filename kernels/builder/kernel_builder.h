@@ -70,10 +70,15 @@ class KernelBuilder {
   void dmaCopy(const DmaOperand& dst, const DmaOperand& src, DmaOptions options = {});
   /// dst [B parts, A free] = src [A, B]^T; 2- or 4-byte dtypes.
   void dmaTranspose(const DmaOperand& dst, const DmaOperand& src, DmaOptions options = {});
-  /// Restricts the round robin to `queues` (default: all 16).
-  void setDmaQueues(const std::vector<int32_t>& queues);
-  /// The queue the next round-robin DMA will use, and advances the round robin.
-  int32_t nextDmaQueue();
+  /// Sets the queues `issue`'s round robin cycles through. Defaults: Sync q0..q11, Scalar
+  /// q12..q13, GpSimd q14..q15. Contract: a queue takes DMAs from one issuing engine only (the
+  /// first that used it), because its semaphore counts transfers in trigger order, which is
+  /// builder order only within one engine's stream; a DMA on a queue another engine feeds
+  /// throws neuronsim::Error.
+  void setDmaQueues(const std::vector<int32_t>& queues, isa::Engine issue = isa::Engine::Sync);
+  /// The queue the next round-robin DMA triggered by `issue` will use (skipping queues other
+  /// engines feed), and advances that round robin.
+  int32_t nextDmaQueue(isa::Engine issue = isa::Engine::Sync);
 
   // ---- compute --------------------------------------------------------------------------
   /// dst (PSUM [M, N] fp32) (+)= stationary[K, M]^T @ moving[K, N] on TensorE.
@@ -133,8 +138,9 @@ class KernelBuilder {
   std::unique_ptr<DependencyTracker> tracker_;
   std::unique_ptr<TileAllocator> sbufAlloc_;
   std::unique_ptr<TileAllocator> psumAlloc_;
-  std::vector<int32_t> dmaQueues_;
-  size_t nextQueue_ = 0;
+  std::vector<std::vector<int32_t>> dmaQueues_;  ///< per issuing engine
+  std::vector<size_t> nextQueue_;                ///< per issuing engine
+  std::vector<int> queueOwner_;                   ///< engine feeding each queue, or -1
   std::string note_;
   int64_t waits_ = 0;
   int tileCounter_ = 0;

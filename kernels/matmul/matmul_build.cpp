@@ -21,21 +21,25 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// Copies the K rows of `src` (a [K, cols] HBM view) into tile [128, kt, cols]: the full K
 /// tiles in up to kLoadChunks DMAs (so matmuls can start on the first), a tail of fewer than
 /// 128 rows in one more.
-void loadKTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int64_t k) {
+void loadKTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int64_t k, DmaOptions options) {
   const int64_t full = k / kPart;
   const int64_t tail = k % kPart;
   const int64_t chunks = std::min<int64_t>(kLoadChunks, full);
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t t0 = full * c / chunks, t1 = full * (c + 1) / chunks;
     HbmView body = src.slice(0, t0 * kPart, t1 * kPart).split(0, {t1 - t0, kPart}).permute({1, 0, 2});
-    b.dmaCopy(dst.slice(0, t0, t1), body);
+    b.dmaCopy(dst.slice(0, t0, t1), body, options);
   }
-  if (tail > 0) b.dmaCopy(dst.partitionSlice(0, static_cast<int32_t>(tail)).select(0, full), src.slice(0, full * kPart, k));
+  if (tail > 0)
+    b.dmaCopy(dst.partitionSlice(0, static_cast<int32_t>(tail)).select(0, full), src.slice(0, full * kPart, k), options);
 }
 
 /// Stores are triggered from GpSimd so that Sync's in-order stream of loads (prefetches) never
 /// waits behind a store that waits for compute.
 constexpr DmaOptions kStore{.queue = -1, .issue = isa::Engine::GpSimd};
+/// Loads share one queue: its transfers complete in order at full bandwidth, so the first
+/// tiles arrive first (the rhs tile and lhsT rows the first matmuls need).
+constexpr DmaOptions kLoad{.queue = 0, .issue = isa::Engine::Sync};
 
 struct Evictor {
   KernelBuilder& b;
@@ -111,11 +115,17 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
   for (int64_t g0 = 0; g0 < N; g0 += groupCols, ++group) {
     const int64_t gs = std::min(groupCols, N - g0);
     const Tile rb = rhsBuf[group % 2].slice(1, 0, gs);
-    loadKTiles(b, rhs.slice(1, g0, g0 + gs), rb, K);
+    auto loadRhs = [&](int64_t n0) {
+      const int64_t n1 = std::min(gs, n0 + kFree);
+      loadKTiles(b, rhs.slice(1, g0 + n0, g0 + n1), rb.slice(1, n0, n1), K, kLoad);
+    };
+    loadRhs(0);
     for (int64_t m0 = 0; m0 < M; m0 += kPart, ++mIndex) {
       const int64_t ms = std::min(kPart, M - m0);
       const Tile lb = lhsBuf[mIndex % 2].slice(1, 0, ms);
-      loadKTiles(b, lhsT.slice(1, m0, m0 + ms), lb, K);
+      loadKTiles(b, lhsT.slice(1, m0, m0 + ms), lb, K, kLoad);
+      if (m0 == 0)
+        for (int64_t n0 = kFree; n0 < gs; n0 += kFree) loadRhs(n0);
       for (int64_t n0 = 0; n0 < gs; n0 += kFree, ++tileIndex) {
         const int64_t ns = std::min(kFree, gs - n0);
         const Tile ps = psums[tileIndex % kPsumBuffers].partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns);

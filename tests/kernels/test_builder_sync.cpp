@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <set>
 
 #include "isa/error.h"
 #include "kernels/builder/kernel_builder.h"
@@ -259,4 +260,24 @@ TEST_CASE("builder: stays fast at 100k instructions") {
   Program p = b.finish();
   // Each memset waits only for the store that last read its tile (WAR).
   CHECK(p.instructions[8].waits.size() == 1);
+}
+
+TEST_CASE("builder: a DMA queue takes transfers from one issuing engine only") {
+  KernelBuilder b("t", Geometry{});
+  auto in = b.input("in", {128, 8}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 8}, Dtype::Fp32, "a");
+  b.dmaCopy(a, in, {.queue = 4});
+  CHECK_THROWS_WITH_AS(b.dmaCopy(a, in, {.queue = 4, .issue = Engine::GpSimd}),
+                       "t: DMA queue 4 is fed by sync, not gpsimd (a queue takes DMAs from one engine only)", Error);
+  std::set<int32_t> sync, gpsimd;
+  for (int i = 0; i < 24; ++i) {
+    sync.insert(b.nextDmaQueue(Engine::Sync));
+    gpsimd.insert(b.nextDmaQueue(Engine::GpSimd));
+  }
+  CHECK(sync.size() == 12);
+  CHECK(gpsimd == std::set<int32_t>{14, 15});
+  b.dmaCopy(a, in, {.queue = 14});  // Sync claims q14: GpSimd's round robin skips it
+  for (int i = 0; i < 4; ++i) CHECK(b.nextDmaQueue(Engine::GpSimd) == 15);
+  b.setDmaQueues({14}, Engine::GpSimd);
+  CHECK_THROWS_AS(b.nextDmaQueue(Engine::GpSimd), Error);
 }
