@@ -2,6 +2,7 @@
 #include "kernels/registry.h"
 
 #include "isa/error.h"
+#include "kernels/conv/conv_kernels.h"
 #include "kernels/matmul/matmul_kernel.h"
 #include "kernels/pooling/pooling_kernels.h"
 
@@ -14,6 +15,8 @@ const std::vector<KernelSpec>& kernelRegistry() {
       maxPooling3dBackwardSpec(),
       avgPooling3dSpec(),
       maxPooling3dSpec(),
+      conv3dSpec(),
+      conv3dTransposeSpec(),
   };
   return table;
 }

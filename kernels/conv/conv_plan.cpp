@@ -17,7 +17,7 @@ constexpr int64_t kMaxNum = 65535;        // uint16 free-axis sizes (A1)
 constexpr double kWeightShare = 0.4;      // of SBUF for resident filters
 constexpr int64_t kReserveBytes = 1024;   // per partition, for bias and rounding
 constexpr int64_t kWindowCap = 48 * 1024; // preferred window bytes per partition (keeps chunks pipelined)
-constexpr int64_t kChunkCap = 4096;       // preferred output positions per chunk
+constexpr int64_t kChunkCap = 1024;       // preferred output positions per chunk
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
