@@ -1,8 +1,8 @@
 // Simulator speed: simulated instructions per second of host time, timing-only mode.
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 #include "isa/program.h"
 #include "sim/machine_config.h"
@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
   const double n = static_cast<double>(r.totals.instructions);
   std::printf("instructions: %lld\nsimulated: %.1f us\nhost: %.3f s wall, %.3f s cpu\n",
               static_cast<long long>(r.totals.instructions), r.totals.totalNs / 1000.0, host, cpu);
-  std::printf("speed: %.2f M simulated instructions/s wall, %.2f M per cpu-second\n", n / host / 1e6,
-              n / cpu / 1e6);
+  std::printf("speed: %.2f M simulated instructions/s wall, %.2f M per cpu-second\n",
+              n / host / 1e6, n / cpu / 1e6);
   options.detectRaces = true;
   const auto t1 = std::chrono::steady_clock::now();
   const sim::SimResult r2 = sim::simulate(program, machine, nullptr, options);

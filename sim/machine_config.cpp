@@ -3,17 +3,17 @@
 
 #include <charconv>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 #include "isa/error.h"
 
 namespace neuronsim::sim {
 namespace {
 
+/// A built-in preset: its name and JSON text.
 struct Preset {
   const char* name;
   const char* json;
@@ -23,9 +23,11 @@ constexpr Preset kPresets[] = {
 #include "sim/machine_presets.inc"
 };
 
-using Field = std::variant<double MachineConfig::*, int64_t MachineConfig::*, int32_t MachineConfig::*,
-                           bool MachineConfig::*, int32_t isa::Geometry::*, int64_t isa::Geometry::*>;
+using Field =
+    std::variant<double MachineConfig::*, int64_t MachineConfig::*, int32_t MachineConfig::*,
+                 bool MachineConfig::*, int32_t isa::Geometry::*, int64_t isa::Geometry::*>;
 
+/// One machine parameter: its JSON key and the field it sets.
 struct Parameter {
   const char* key;
   Field field;
@@ -77,8 +79,8 @@ const Parameter* findParameter(const std::string& key) {
   return nullptr;
 }
 
-[[noreturn]] void badValue(const std::string& where, const std::string& key, const std::string& value,
-                           const std::string& rule) {
+[[noreturn]] void badValue(const std::string& where, const std::string& key,
+                           const std::string& value, const std::string& rule) {
   throw Error(where + ": " + key + " = " + value + ": " + rule);
 }
 
@@ -111,7 +113,8 @@ void setParameter(MachineConfig& config, const Parameter& param, const nlohmann:
           }
           if constexpr (std::is_same_v<Member, int32_t isa::Geometry::*> ||
                         std::is_same_v<Member, int64_t isa::Geometry::*>) {
-            config.geometry.*member = static_cast<std::remove_reference_t<decltype(config.geometry.*member)>>(v);
+            config.geometry.*member =
+                static_cast<std::remove_reference_t<decltype(config.geometry.*member)>>(v);
           } else {
             config.*member = static_cast<std::remove_reference_t<decltype(config.*member)>>(v);
           }
@@ -135,13 +138,16 @@ void applyDocument(MachineConfig& config, const nlohmann::json& doc, const std::
     if (!param) throw Error(where + ": unknown machine parameter '" + key + "'");
     if (!entry.is_object() || !entry.contains("value"))
       throw Error(where + ": " + key + ": expected {\"value\": ..., \"source\": ...}");
-    if (!entry.contains("source") || !entry["source"].is_string() || entry["source"].get<std::string>().empty())
-      throw Error(where + ": " + key + ": every number needs a \"source\" (a reference key or 'assumption: why')");
+    if (!entry.contains("source") || !entry["source"].is_string() ||
+        entry["source"].get<std::string>().empty())
+      throw Error(where + ": " + key +
+                  ": every number needs a \"source\" (a reference key or 'assumption: why')");
     setParameter(config, *param, entry["value"], where);
   }
   if (requireAll) {
     for (const Parameter& p : kParameters)
-      if (!doc["params"].contains(p.key)) throw Error(where + ": missing machine parameter '" + p.key + "'");
+      if (!doc["params"].contains(p.key))
+        throw Error(where + ": missing machine parameter '" + p.key + "'");
   }
   for (const auto& [key, unused] : doc.items()) {
     (void)unused;
@@ -167,8 +173,8 @@ const Preset* findPreset(const std::string& name) {
 MachineConfig loadPreset(const Preset& preset) {
   MachineConfig config;
   config.name = preset.name;
-  applyDocument(config, parseJson(preset.json, std::string("machine ") + preset.name), std::string("machine ") + preset.name,
-                true);
+  applyDocument(config, parseJson(preset.json, std::string("machine ") + preset.name),
+                std::string("machine ") + preset.name, true);
   return config;
 }
 
@@ -199,7 +205,8 @@ std::vector<std::string> machineParameterKeys() {
   return keys;
 }
 
-MachineConfig loadMachine(const std::string& nameOrPath, const std::vector<std::string>& overrides) {
+MachineConfig loadMachine(const std::string& nameOrPath,
+                          const std::vector<std::string>& overrides) {
   MachineConfig config;
   if (const Preset* preset = findPreset(nameOrPath)) {
     config = loadPreset(*preset);
@@ -208,7 +215,8 @@ MachineConfig loadMachine(const std::string& nameOrPath, const std::vector<std::
     if (!in) {
       std::string names;
       for (const Preset& p : kPresets) names += std::string(names.empty() ? "" : ", ") + p.name;
-      throw Error("--machine " + nameOrPath + ": not a preset (" + names + ") nor a readable JSON file");
+      throw Error("--machine " + nameOrPath + ": not a preset (" + names +
+                  ") nor a readable JSON file");
     }
     std::stringstream text;
     text << in.rdbuf();
@@ -225,18 +233,20 @@ MachineConfig loadMachine(const std::string& nameOrPath, const std::vector<std::
   }
   for (const std::string& item : overrides) {
     const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error("--set " + item + ": expected KEY=VALUE");
+    if (eq == std::string::npos || eq == 0) throw Error("--set " + item + ": expected KEY=VALUE");
     const std::string key = item.substr(0, eq);
     const Parameter* param = findParameter(key);
     if (!param) throw Error("--set " + item + ": unknown machine parameter '" + key + "'");
     setParameter(config, *param, parseOverrideValue(key, item.substr(eq + 1)), "--set");
   }
-  if (config.dmaQueues > 16) throw Error("machine " + config.name + ": dma_queues = " + std::to_string(config.dmaQueues) + ": at most 16 are modelled");
+  if (config.dmaQueues > 16)
+    throw Error("machine " + config.name + ": dma_queues = " + std::to_string(config.dmaQueues) +
+                ": at most 16 are modelled");
   if (config.throttleStartFraction > 1)
     throw Error("machine " + config.name + ": throttle_start_fraction must be <= 1");
   if (config.geometry.psumPartitionBytes % config.geometry.psumBanks != 0)
-    throw Error("machine " + config.name + ": psum_partition_bytes must divide into psum_banks banks");
+    throw Error("machine " + config.name +
+                ": psum_partition_bytes must divide into psum_banks banks");
   return config;
 }
 

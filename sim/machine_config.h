@@ -13,53 +13,55 @@ namespace neuronsim::sim {
 /// carries its source key in the reference or says `assumption` and why. Defaults here are
 /// only placeholders; loadMachine() sets every field from the preset.
 struct MachineConfig {
-  std::string name;          ///< trn2, trn1, or the file's "name"
+  std::string name;  ///< trn2, trn1, or the file's "name"
   isa::Geometry geometry;
-  double peGhz = 2.4;        ///< TensorE clock
-  double hbmGBps = 0;        ///< this core's HBM bandwidth (GB/s = B/ns)
+  double peGhz = 2.4;  ///< TensorE clock
+  double hbmGBps = 0;  ///< this core's HBM bandwidth (GB/s = B/ns)
   double peakBf16Flops() const { return 2.0 * 128 * 128 * peGhz * 1e9; }
 
   // Engine clocks (GHz = cycles per ns).
-  double dveGhz = 0.96;   ///< VectorE
-  double actGhz = 1.2;    ///< ScalarE
-  double poolGhz = 1.2;   ///< GpSimdE
-  double syncGhz = 1.2;   ///< Sync sequencer (the core's base clock)
+  double dveGhz = 0.96;  ///< VectorE
+  double actGhz = 1.2;   ///< ScalarE
+  double poolGhz = 1.2;  ///< GpSimdE
+  double syncGhz = 1.2;  ///< Sync sequencer (the core's base clock)
 
   // TensorE (cycles of the PE clock).
-  int64_t mmMinCycles = 64;        ///< MM_INIT_LATENCY: floor of a matmul's II and its pipeline latency
-  double lsSpeedup = 4;            ///< LoadStationary is this much faster than a matmul of equal free size
-  double fp32MatmulFactor = 4;     ///< fp32 matmul cost multiplier
-  double fp32TransposeFactor = 4;  ///< fp32 PE transpose cost multiplier
-  bool peThrottle = false;         ///< dI/dt throttle ramp present
+  int64_t mmMinCycles = 64;  ///< MM_INIT_LATENCY: floor of a matmul's II and its pipeline latency
+  double lsSpeedup = 4;  ///< LoadStationary is this much faster than a matmul of equal free size
+  double fp32MatmulFactor = 4;         ///< fp32 matmul cost multiplier
+  double fp32TransposeFactor = 4;      ///< fp32 PE transpose cost multiplier
+  bool peThrottle = false;             ///< dI/dt throttle ramp present
   double throttleStartFraction = 0.5;  ///< PE rate when the throttle engages (fraction of full)
-  double throttleRampNs = 3000;    ///< time to ramp from the start fraction to full rate
-  double throttleWindowNs = 3000;  ///< window over which low utilization re-engages the throttle
+  double throttleRampNs = 3000;        ///< time to ramp from the start fraction to full rate
+  double throttleWindowNs = 3000;    ///< window over which low utilization re-engages the throttle
   double throttleUtilization = 0.5;  ///< utilization below which the throttle re-engages
 
   // Vector / Scalar / GpSimd (cycles of each engine's clock).
-  int64_t minIiCycles = 64;        ///< MIN_II
-  int64_t gpsimdStartCycles = 150; ///< GPSIMD_START
+  int64_t minIiCycles = 64;            ///< MIN_II
+  int64_t gpsimdStartCycles = 150;     ///< GPSIMD_START
   int64_t accessOverheadCycles = 60;   ///< per tensor access (pipeline latency, not throughput)
   int64_t staticOverheadCycles = 100;  ///< exposed to dependent instructions (pipeline latency)
   int64_t strideThresholdBytes = 16;   ///< innermost step above this runs at half bandwidth
-  double stridedSlowdown = 2;      ///< cost multiplier of the strided case
-  bool vectorPerfMode = false;     ///< NC-v3 VectorE bf16/fp16 performance modes
-  bool accessConflicts = false;    ///< NC-v2: Vector/GpSimd on SBUF and Vector/Scalar on PSUM serialize
+  double stridedSlowdown = 2;          ///< cost multiplier of the strided case
+  bool vectorPerfMode = false;         ///< NC-v3 VectorE bf16/fp16 performance modes
+  bool accessConflicts =
+      false;  ///< NC-v2: Vector/GpSimd on SBUF and Vector/Scalar on PSUM serialize
 
   // DMA.
   int32_t dmaEngines = 16;
   int32_t dmaQueues = 16;
-  double dmaEngineBytesPerNs = 23;   ///< sustained bytes per ns per DMA engine
-  double dmaLatencyNs = 1300;        ///< trigger to first byte (semaphore-to-start)
-  double dmaDescriptorNs = 11;       ///< per descriptor (contiguous chunk), per engine
-  double dmaTriggerNs = 600;         ///< issuing engine busy time per DMA instruction
+  double dmaEngineBytesPerNs = 23;          ///< sustained bytes per ns per DMA engine
+  double dmaLatencyNs = 1300;               ///< trigger to first byte (semaphore-to-start)
+  double dmaDescriptorNs = 11;              ///< per descriptor (contiguous chunk), per engine
+  double dmaTriggerNs = 600;                ///< issuing engine busy time per DMA instruction
   double dmaTransposeHbmEfficiency = 0.9;   ///< DMA transpose HBM->SBUF, fraction of copy rate
   double dmaTransposeSbufEfficiency = 0.5;  ///< DMA transpose SBUF->SBUF, fraction of copy rate
 };
 
 /// Loads a preset by name (trn2, trn1) or a JSON file path, then applies KEY=VALUE
 /// overrides. Throws neuronsim::Error naming an unknown key or a bad value.
-MachineConfig loadMachine(const std::string& nameOrPath, const std::vector<std::string>& overrides = {});
+MachineConfig loadMachine(const std::string& nameOrPath,
+                          const std::vector<std::string>& overrides = {});
 
 /// Names of the built-in presets (trn2 first: the default).
 std::vector<std::string> machinePresetNames();

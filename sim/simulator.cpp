@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
-
 #include <systemc>
 
 #include "isa/error.h"
@@ -15,7 +14,9 @@
 #include "sim/engines/engine_module.h"
 
 // libsystemc references sc_main; neuronsim drives the kernel through sc_start() instead.
-extern "C" int sc_main(int, char**) { return 0; }
+extern "C" int sc_main(int, char**) {
+  return 0;
+}
 
 namespace neuronsim::sim {
 namespace {
@@ -42,7 +43,8 @@ class KernelScope {
 };
 
 std::string semaphoreName(const isa::Program& program, int32_t sem) {
-  if (sem >= 0 && sem < static_cast<int32_t>(program.semaphores.size()) && !program.semaphores[sem].empty())
+  if (sem >= 0 && sem < static_cast<int32_t>(program.semaphores.size()) &&
+      !program.semaphores[sem].empty())
     return program.semaphores[sem];
   return concat("#", std::to_string(sem));
 }
@@ -53,15 +55,15 @@ void checkSemaphores(const isa::Program& program) {
     const isa::Instruction& inst = program.instructions[i];
     for (const isa::SemWait& w : inst.waits)
       if (w.sem < 0 || w.sem >= n)
-        throw Error(concat("instruction ", std::to_string(i), ": waits on semaphore ", std::to_string(w.sem),
-                           " but the program declares ", std::to_string(n)));
+        throw Error(concat("instruction ", std::to_string(i), ": waits on semaphore ",
+                           std::to_string(w.sem), " but the program declares ", std::to_string(n)));
     for (const isa::SemSignal& s : inst.signals)
       if (s.sem < 0 || s.sem >= n)
-        throw Error(concat("instruction ", std::to_string(i), ": signals semaphore ", std::to_string(s.sem),
-                           " but the program declares ", std::to_string(n)));
+        throw Error(concat("instruction ", std::to_string(i), ": signals semaphore ",
+                           std::to_string(s.sem), " but the program declares ", std::to_string(n)));
     if (isa::isDma(inst.opcode) && (inst.dmaQueue < 0 || inst.dmaQueue >= 16))
-      throw Error(concat("instruction ", std::to_string(i), ": dma queue ", std::to_string(inst.dmaQueue),
-                         " is outside 0..15"));
+      throw Error(concat("instruction ", std::to_string(i), ": dma queue ",
+                         std::to_string(inst.dmaQueue), " is outside 0..15"));
     if (isa::isDma(inst.opcode) && inst.srcs.empty())
       throw Error(concat("instruction ", std::to_string(i), ": a DMA needs one source"));
   }
@@ -69,8 +71,8 @@ void checkSemaphores(const isa::Program& program) {
 
 }  // namespace
 
-SimResult simulate(const isa::Program& program, const MachineConfig& machine, isa::MemoryState* memory,
-                   const SimOptions& options) {
+SimResult simulate(const isa::Program& program, const MachineConfig& machine,
+                   isa::MemoryState* memory, const SimOptions& options) {
   const auto hostStart = std::chrono::steady_clock::now();
   checkSemaphores(program);
   std::vector<std::vector<int64_t>> streams(isa::kNumEngines);
@@ -81,13 +83,15 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine, is
   std::string deadlock;
   {
     KernelScope kernel;
-    CoreContext ctx(program, machine, options.timingOnly ? nullptr : memory, options.sink, options.detectRaces);
+    CoreContext ctx(program, machine, options.timingOnly ? nullptr : memory, options.sink,
+                    options.detectRaces);
     std::vector<std::unique_ptr<EngineModule>> engines;
     auto dma = std::make_unique<DmaModule>("dma", ctx);
     ctx.dma = dma.get();
     for (int e = 0; e < isa::kNumEngines; ++e) {
       const auto engine = static_cast<isa::Engine>(e);
-      engines.push_back(std::make_unique<EngineModule>(std::string(isa::engineName(engine)).c_str(), ctx, engine,
+      engines.push_back(std::make_unique<EngineModule>(std::string(isa::engineName(engine)).c_str(),
+                                                       ctx, engine,
                                                        std::move(streams[static_cast<size_t>(e)])));
     }
     sc_core::sc_start();
@@ -100,8 +104,9 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine, is
       deadlock += concat(isa::engineName(engine->engine()), " instruction ",
                          std::to_string(engine->headInstruction()));
       if (w)
-        deadlock += concat(" waits for semaphore ", semaphoreName(program, w->sem), " >= ", std::to_string(w->value),
-                           " (value ", std::to_string(ctx.semaphores[w->sem].timeline.finalValue()), ")");
+        deadlock += concat(" waits for semaphore ", semaphoreName(program, w->sem),
+                           " >= ", std::to_string(w->value), " (value ",
+                           std::to_string(ctx.semaphores[w->sem].timeline.finalValue()), ")");
       else
         deadlock += " cannot proceed";
     }
@@ -112,7 +117,8 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine, is
     dma.reset();
   }
   if (!deadlock.empty()) throw Error(deadlock);
-  result.totals.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
+  result.totals.hostSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
   return result;
 }
 

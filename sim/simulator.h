@@ -14,7 +14,7 @@
 namespace neuronsim::sim {
 
 struct SimOptions {
-  bool timingOnly = false;         ///< skip numerics; times must not change
+  bool timingOnly = false;  ///< skip numerics; times must not change
   bool detectRaces = true;
   traces::EventSink* sink = nullptr;  ///< null: no events built
 };

@@ -39,8 +39,8 @@ int calibrateCommand(int argc, char** argv) {
   std::printf("case | published | simulated | error %%\n");
   double maxError = 0;
   for (const auto& r : results) {
-    std::printf("%s [%s] | %.4g | %.4g | %+.1f\n", r.name.c_str(), r.machine.c_str(), r.published, r.simulated,
-                r.errorPercent());
+    std::printf("%s [%s] | %.4g | %.4g | %+.1f\n", r.name.c_str(), r.machine.c_str(), r.published,
+                r.simulated, r.errorPercent());
     maxError = std::max(maxError, std::fabs(r.errorPercent()));
   }
   std::printf("calibration: %zu cases, max error %.1f%%\n", results.size(), maxError);

@@ -49,7 +49,8 @@ Instruction dmaLoad(int32_t tensor, int32_t rows, int64_t cols) {
   return d;
 }
 
-traces::EventLog run(const isa::Program& program, const MachineConfig& machine, SimResult* result = nullptr) {
+traces::EventLog run(const isa::Program& program, const MachineConfig& machine,
+                     SimResult* result = nullptr) {
   traces::EventLog log;
   SimOptions options;
   options.timingOnly = true;
@@ -77,7 +78,8 @@ isa::Program matmulStream(int count, int64_t m, int64_t n, Dtype dtype) {
 /// (> 3 us) to leave the Trn2 throttle ramp.
 double steadyCyclesPerMatmul(const MachineConfig& machine, int64_t m, int64_t n) {
   const traces::EventLog log = run(matmulStream(256, m, n, Dtype::Bf16), machine);
-  const double span = log.instructions.back().startNs - log.instructions[log.instructions.size() - 33].startNs;
+  const double span =
+      log.instructions.back().startNs - log.instructions[log.instructions.size() - 33].startNs;
   return span / 32 * machine.peGhz;
 }
 
@@ -124,7 +126,8 @@ double semaphoreToStartNs(const MachineConfig& machine) {
   d.waits.push_back({0, 1});
   p.instructions.push_back(d);
   const traces::EventLog log = run(p, machine);
-  const traces::InstructionEvent& trigger = log.instructions[0].index == 1 ? log.instructions[0] : log.instructions[1];
+  const traces::InstructionEvent& trigger =
+      log.instructions[0].index == 1 ? log.instructions[0] : log.instructions[1];
   return log.dmas.at(0).startNs - trigger.startNs;
 }
 
@@ -138,10 +141,13 @@ double streamUtilizationPercent(const MachineConfig& machine) {
 double fp32Ratio(const MachineConfig& machine) {
   const traces::EventLog bf = run(matmulStream(64, 128, 512, Dtype::Bf16), machine);
   const traces::EventLog fp = run(matmulStream(64, 128, 512, Dtype::Fp32), machine);
-  auto span = [](const traces::EventLog& l) { return l.instructions.back().endNs - l.instructions[32].startNs; };
+  auto span = [](const traces::EventLog& l) {
+    return l.instructions.back().endNs - l.instructions[32].startNs;
+  };
   return span(fp) / span(bf);
 }
 
+/// One published figure and how to measure it.
 struct Case {
   const char* name;
   const char* machine;
@@ -153,12 +159,15 @@ std::vector<Case> cases() {
   return {
       {"D1: 32 KiB DMA on one engine, transfer time (ns)", "trn2", 1416,
        [](const MachineConfig& m) { return dmaTransferNs(m, 1, 8192); }},
-      {"A1: dependent 1-element ScalarE activations, issue gap (ns)", "trn1", 189, dependentActivationGapNs},
+      {"A1: dependent 1-element ScalarE activations, issue gap (ns)", "trn1", 189,
+       dependentActivationGapNs},
       {"D2: DMA semaphore-to-start latency (ns)", "trn2", 1300, semaphoreToStartNs},
       {"D1/D2: large HBM->SBUF DMA, 16 engines (GB/s)", "trn1", 272, largeDmaGbps},
       {"D1/D2: large HBM->SBUF DMA, 16 engines (GB/s)", "trn2", 368, largeDmaGbps},
-      {"P1: steady 128x128x512 bf16 matmul stream, PE utilization (%)", "trn2", 100, streamUtilizationPercent},
-      {"P1: steady 128x128x512 bf16 matmul stream, PE utilization (%)", "trn1", 100, streamUtilizationPercent},
+      {"P1: steady 128x128x512 bf16 matmul stream, PE utilization (%)", "trn2", 100,
+       streamUtilizationPercent},
+      {"P1: steady 128x128x512 bf16 matmul stream, PE utilization (%)", "trn1", 100,
+       streamUtilizationPercent},
       {"A1/I2: fp32 / bf16 matmul stream time (ratio)", "trn1", 4, fp32Ratio},
       {"P1: [1,128]x[128,128], vector as moving (PE cycles per matmul)", "trn2", 64,
        [](const MachineConfig& m) { return steadyCyclesPerMatmul(m, 128, 1); }},
@@ -179,7 +188,9 @@ std::vector<CalibrationResult> runCalibration(const std::string& machineFilter,
     const MachineConfig machine = loadMachine(c.machine, overrides);
     results.push_back({c.name, c.machine, c.published, c.measure(machine)});
   }
-  if (!matched) throw Error(concat("calibrate: no published measurements for machine '", machineFilter, "' (trn2, trn1)"));
+  if (!matched)
+    throw Error(concat("calibrate: no published measurements for machine '", machineFilter,
+                       "' (trn2, trn1)"));
   return results;
 }
 

@@ -10,11 +10,13 @@
 namespace neuronsim::sim {
 
 struct CalibrationResult {
-  std::string name;       ///< what is measured, with its source key and unit
-  std::string machine;    ///< preset it was published for and run on
+  std::string name;     ///< what is measured, with its source key and unit
+  std::string machine;  ///< preset it was published for and run on
   double published = 0;
   double simulated = 0;
-  double errorPercent() const { return published != 0 ? 100.0 * (simulated - published) / published : 0; }
+  double errorPercent() const {
+    return published != 0 ? 100.0 * (simulated - published) / published : 0;
+  }
 };
 
 /// Runs every case. `machineFilter` empty: each case on its own preset; otherwise only the

@@ -6,7 +6,9 @@
 namespace neuronsim::sim {
 namespace {
 using isa::Engine;
-constexpr size_t at(Engine e) { return static_cast<size_t>(e); }
+constexpr size_t at(Engine e) {
+  return static_cast<size_t>(e);
+}
 }  // namespace
 
 double AccessArbiter::freeAt(Engine engine, bool sbuf, bool psum) const {

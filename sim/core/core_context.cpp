@@ -3,8 +3,8 @@
 
 namespace neuronsim::sim {
 
-CoreContext::CoreContext(const isa::Program& program_, const MachineConfig& machine_, isa::MemoryState* memory_,
-                         traces::EventSink* sink_, bool detectRaces)
+CoreContext::CoreContext(const isa::Program& program_, const MachineConfig& machine_,
+                         isa::MemoryState* memory_, traces::EventSink* sink_, bool detectRaces)
     : program(program_),
       machine(machine_),
       memory(memory_),

@@ -6,9 +6,8 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "isa/memory_state.h"
 #include "isa/program.h"
@@ -30,7 +29,9 @@ struct Semaphore {
 };
 
 /// Simulated now, in ns (the kernel resolution is 1 ps).
-inline double nowNs() { return static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0; }
+inline double nowNs() {
+  return static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0;
+}
 
 /// Suspends the calling thread until `ns` (rounded up to the next ps); no-op if not later.
 inline void waitUntilNs(double ns) {
@@ -44,10 +45,12 @@ inline void waitUntilNs(double ns) {
 inline sc_core::sc_time delayUntilNs(double ns) {
   const double ticks = std::ceil(ns * 1000.0 - 1e-6);
   const uint64_t now = sc_core::sc_time_stamp().value();
-  return ticks > static_cast<double>(now) ? sc_core::sc_time::from_value(static_cast<uint64_t>(ticks) - now)
-                                          : sc_core::SC_ZERO_TIME;
+  return ticks > static_cast<double>(now)
+             ? sc_core::sc_time::from_value(static_cast<uint64_t>(ticks) - now)
+             : sc_core::SC_ZERO_TIME;
 }
 
+/// Everything the engine and DMA modules of one run share; owned by simulate().
 class CoreContext {
  public:
   CoreContext(const isa::Program& program, const MachineConfig& machine, isa::MemoryState* memory,
@@ -55,8 +58,8 @@ class CoreContext {
 
   const isa::Program& program;
   const MachineConfig& machine;
-  isa::MemoryState* memory;   ///< null in timing-only mode
-  traces::EventSink* sink;    ///< null: no events
+  isa::MemoryState* memory;  ///< null in timing-only mode
+  traces::EventSink* sink;   ///< null: no events
   std::unique_ptr<Semaphore[]> semaphores;
   std::unique_ptr<RaceDetector> races;  ///< null when race detection is off
   AccessArbiter arbiter;
@@ -67,7 +70,8 @@ class CoreContext {
 
   /// Registers the signals of `inst` that fire `at`, landing at `ns`, on behalf of
   /// instruction `index`; `vc` is the signaller's vector clock (ignored without races).
-  void signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at, double ns, const VectorClock* vc);
+  void signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at, double ns,
+              const VectorClock* vc);
   void noteEnd(double ns) { endNs = ns > endNs ? ns : endNs; }
   /// Records the first failure and stops the simulation.
   void fail(std::exception_ptr e);

@@ -37,6 +37,8 @@ SemaphoreTimeline::Reach SemaphoreTimeline::firstReach(int64_t value) const {
   return {};
 }
 
-int64_t SemaphoreTimeline::finalValue() const { return increments_.empty() ? base_ : increments_.back().cumulative; }
+int64_t SemaphoreTimeline::finalValue() const {
+  return increments_.empty() ? base_ : increments_.back().cumulative;
+}
 
 }  // namespace neuronsim::sim

@@ -28,6 +28,7 @@ class SemaphoreTimeline {
   int64_t finalValue() const;
 
  private:
+  /// One registered increment.
   struct Increment {
     double ns;
     int64_t cumulative;  ///< base + deltas up to and including this one

@@ -20,9 +20,13 @@ bool anyFp32(const isa::Instruction& inst) {
   return false;
 }
 
-int64_t ceilDiv(double a, double b) { return static_cast<int64_t>(std::ceil(a / b)); }
+int64_t ceilDiv(double a, double b) {
+  return static_cast<int64_t>(std::ceil(a / b));
+}
 
-bool onChip(const isa::AccessPattern& ap) { return ap.space != Space::Hbm; }
+bool onChip(const isa::AccessPattern& ap) {
+  return ap.space != Space::Hbm;
+}
 
 /// True when some operand on chip has an innermost stride above the threshold (A1).
 bool isStrided(const isa::Instruction& inst, const MachineConfig& machine) {
@@ -35,7 +39,9 @@ bool isStrided(const isa::Instruction& inst, const MachineConfig& machine) {
 
 /// NC-v3 VectorE performance mode: every data operand bf16/fp16 in SBUF (A2).
 bool perfModeEligible(const isa::Instruction& inst) {
-  auto ok = [](const isa::AccessPattern& ap) { return ap.space == Space::Sbuf && isSixteenBitFloat(ap.dtype); };
+  auto ok = [](const isa::AccessPattern& ap) {
+    return ap.space == Space::Sbuf && isSixteenBitFloat(ap.dtype);
+  };
   if (!ok(inst.dst)) return false;
   for (const isa::AccessPattern& s : inst.srcs)
     if (!ok(s)) return false;
@@ -58,45 +64,50 @@ double elementWork(const isa::Instruction& inst, const MachineConfig& machine) {
   switch (inst.opcode) {
     case Opcode::TensorCopy:
     case Opcode::TensorScalar:
-      if (perf) return n / (allContiguous(inst) ? 4.0 : 2.0);
-      return n;
+      if (perf) return n / (allContiguous(inst) ? 4.0 : 2.0);  // A2: 4x contiguous, 2x otherwise
+      return n;                                                // I2: N
     case Opcode::Activation:
     case Opcode::NcTranspose:
     case Opcode::Iota:
     case Opcode::AffineSelect:
-      return n;
+      return n;  // I2
     case Opcode::TensorTensor: {
       if (inst.srcs.size() < 2) return 2 * n;
       const isa::AccessPattern& a = inst.srcs[0];
       const isa::AccessPattern& b = inst.srcs[1];
-      const bool psumSbufMix = (a.space == Space::Psum) != (b.space == Space::Psum) && onChip(a) && onChip(b);
-      const bool addMulSub = inst.op0 == AluOp::Add || inst.op0 == AluOp::Subtract || inst.op0 == AluOp::Multiply;
-      const bool bf16Fast = !machine.vectorPerfMode && a.dtype == Dtype::Bf16 && b.dtype == Dtype::Bf16 &&
-                            inst.dst.dtype == Dtype::Bf16 && a.space == Space::Sbuf && b.space == Space::Sbuf &&
+      const bool psumSbufMix =
+          (a.space == Space::Psum) != (b.space == Space::Psum) && onChip(a) && onChip(b);
+      const bool addMulSub =
+          inst.op0 == AluOp::Add || inst.op0 == AluOp::Subtract || inst.op0 == AluOp::Multiply;
+      const bool bf16Fast = !machine.vectorPerfMode && a.dtype == Dtype::Bf16 &&
+                            b.dtype == Dtype::Bf16 && inst.dst.dtype == Dtype::Bf16 &&
+                            a.space == Space::Sbuf && b.space == Space::Sbuf &&
                             inst.dst.space == Space::Sbuf && addMulSub && allContiguous(inst);
-      if (vector && (psumSbufMix || bf16Fast)) return n;
-      if (perf) return n;  // 2N halved by the performance mode
-      return 2 * n;
+      if (vector && (psumSbufMix || bf16Fast)) return n;  // I2
+      if (perf) return n;                                 // A2: 2N halved by the performance mode
+      return 2 * n;                                       // I2
     }
     case Opcode::ScalarTensorTensor: {
-      const bool bf16 = inst.dst.dtype == Dtype::Bf16 && !inst.srcs.empty() && inst.srcs[0].dtype == Dtype::Bf16;
+      const bool bf16 =
+          inst.dst.dtype == Dtype::Bf16 && !inst.srcs.empty() && inst.srcs[0].dtype == Dtype::Bf16;
       const bool subMul = inst.op0 == AluOp::Subtract && inst.op1 == AluOp::Multiply;
       const int64_t ni = elementsPerPartition(inst);
-      return bf16 && subMul && ni % 2 == 0 ? n : 2 * n;
+      return bf16 && subMul && ni % 2 == 0 ? n : 2 * n;  // I2
     }
     case Opcode::TensorReduce: {
-      const bool bf16 = inst.dst.dtype == Dtype::Bf16 && !inst.srcs.empty() && inst.srcs[0].dtype == Dtype::Bf16;
+      const bool bf16 =
+          inst.dst.dtype == Dtype::Bf16 && !inst.srcs.empty() && inst.srcs[0].dtype == Dtype::Bf16;
       const bool addMax = inst.op0 == AluOp::Add || inst.op0 == AluOp::Max;
-      return bf16 && addMax ? n / 2 : n;
+      return bf16 && addMax ? n / 2 : n;  // I2
     }
     case Opcode::CopyPredicated: {
       bool allSbuf = inst.dst.space == Space::Sbuf;
       for (const isa::AccessPattern& s : inst.srcs) allSbuf = allSbuf && s.space == Space::Sbuf;
-      return allSbuf ? 2 * n : n;
+      return allSbuf ? 2 * n : n;  // I2
     }
     case Opcode::Memset: {
       const double dn = static_cast<double>(inst.dst.freeSize());
-      return inst.value == 0.0f && isSixteenBitFloat(inst.dst.dtype) ? dn / 2 : dn;
+      return inst.value == 0.0f && isSixteenBitFloat(inst.dst.dtype) ? dn / 2 : dn;  // I2
     }
     case Opcode::NcMatmul:
     case Opcode::DmaCopy:
@@ -126,7 +137,9 @@ Cycles tensorTransposeCycles(const isa::Instruction& inst, const MachineConfig& 
   const int64_t p = data.partitionCount;
   const int64_t f = data.freeSize();
   const int64_t base = std::max(p, std::min(machine.mmMinCycles, f));
-  return {data.dtype == Dtype::Fp32 ? ceilDiv(static_cast<double>(base) * machine.fp32TransposeFactor, 1) : base};
+  return {data.dtype == Dtype::Fp32
+              ? ceilDiv(static_cast<double>(base) * machine.fp32TransposeFactor, 1)
+              : base};
 }
 
 Cycles vectorLikeCycles(const isa::Instruction& inst, const MachineConfig& machine) {
@@ -135,7 +148,8 @@ Cycles vectorLikeCycles(const isa::Instruction& inst, const MachineConfig& machi
   const int64_t w = static_cast<int64_t>(std::ceil(work));
   if (inst.engine == isa::Engine::GpSimd) return {machine.gpsimdStartCycles + w};
   int64_t cycles = std::max(machine.minIiCycles, w);
-  if (inst.opcode == Opcode::Activation && inst.reduceDst) cycles += machine.minIiCycles;  // ActReadAccumulator
+  if (inst.opcode == Opcode::Activation && inst.reduceDst)
+    cycles += machine.minIiCycles;  // ActReadAccumulator
   return {cycles};
 }
 
@@ -165,8 +179,10 @@ ComputeCost computeCost(const isa::Instruction& inst, const MachineConfig& machi
     cost.issue = tensorTransposeCycles(inst, machine);
     const isa::AccessPattern& data = inst.srcs.at(0);
     const double factor = data.dtype == Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0;
-    cost.loadStationary = {ceilDiv(static_cast<double>(data.freeSize()) * factor, machine.lsSpeedup)};
-    cost.transposeFlops = 2 * static_cast<int64_t>(data.partitionCount) * data.partitionCount * data.freeSize();
+    cost.loadStationary = {
+        ceilDiv(static_cast<double>(data.freeSize()) * factor, machine.lsSpeedup)};
+    cost.transposeFlops =
+        2 * static_cast<int64_t>(data.partitionCount) * data.partitionCount * data.freeSize();
   } else {
     cost.issue = vectorLikeCycles(inst, machine);
   }

@@ -11,9 +11,9 @@ namespace neuronsim::sim {
 
 /// What one compute instruction costs on its engine.
 struct ComputeCost {
-  Cycles issue;            ///< initiation interval: the engine is busy this long
-  Cycles latency;          ///< further cycles until results land and Complete signals fire
-  Cycles loadStationary;   ///< TensorE only: LoadStationary cycles when the stationary changes
+  Cycles issue;                ///< initiation interval: the engine is busy this long
+  Cycles latency;              ///< further cycles until results land and Complete signals fire
+  Cycles loadStationary;       ///< TensorE only: LoadStationary cycles when the stationary changes
   int64_t flops = 0;           ///< matmul flops, 2 per MAC (PE transposes excluded)
   int64_t transposeFlops = 0;  ///< PE transpose as a matmul against the identity, 2 per MAC
 };

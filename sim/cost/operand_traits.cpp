@@ -23,7 +23,9 @@ bool innermostContiguous(const isa::AccessPattern& ap) {
   return !d || d->step == 1;
 }
 
-bool isSixteenBitFloat(isa::Dtype dtype) { return dtype == isa::Dtype::Bf16 || dtype == isa::Dtype::Fp16; }
+bool isSixteenBitFloat(isa::Dtype dtype) {
+  return dtype == isa::Dtype::Bf16 || dtype == isa::Dtype::Fp16;
+}
 
 int64_t elementsPerPartition(const isa::Instruction& inst) {
   return inst.srcs.empty() ? inst.dst.freeSize() : inst.srcs.front().freeSize();

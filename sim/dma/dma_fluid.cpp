@@ -26,7 +26,8 @@ void DmaFluid::add(int32_t queue, double readyNs, const DmaPlan& plan, int64_t t
   for (const DmaPart& part : plan.parts) {
     const double work = std::max(part.workNs, kEps);
     fifos_[static_cast<size_t>(part.engine) * queues_ + q].push_back(
-        Flow{slot, work, static_cast<double>(part.bytes) / work, static_cast<double>(part.hbmBytes) / work});
+        Flow{slot, work, static_cast<double>(part.bytes) / work,
+             static_cast<double>(part.hbmBytes) / work});
   }
   ++inFlight_;
 }
@@ -57,7 +58,8 @@ void DmaFluid::advanceTo(double ns, DmaListener& listener) {
     now_ = ns;
   }
   for (std::deque<Flow>& fifo : fifos_) {
-    while (!fifo.empty() && ready(fifo.front()) && fifo.front().rate > 0 && fifo.front().remaining <= kEps) {
+    while (!fifo.empty() && ready(fifo.front()) && fifo.front().rate > 0 &&
+           fifo.front().remaining <= kEps) {
       Transfer& t = transfers_[fifo.front().transfer];
       fifo.pop_front();
       if (--t.partsLeft == 0) {
@@ -98,7 +100,8 @@ void DmaFluid::recomputeRates(DmaListener& listener) {
   if (hbmDemand > hbmBytesPerNs_) {
     const double scale = hbmBytesPerNs_ / hbmDemand;
     for (std::deque<Flow>& fifo : fifos_)
-      if (!fifo.empty() && fifo.front().rate > 0 && fifo.front().hbmPerWork > 0) fifo.front().rate *= scale;
+      if (!fifo.empty() && fifo.front().rate > 0 && fifo.front().hbmPerWork > 0)
+        fifo.front().rate *= scale;
   }
 }
 

@@ -23,6 +23,7 @@ class DmaListener {
   virtual void transferFinished(int64_t tag, double ns) = 0;
 };
 
+/// The bandwidth-sharing state of all DMA engines; plain C++, driven by DmaModule.
 class DmaFluid {
  public:
   static constexpr double kNever = std::numeric_limits<double>::infinity();
@@ -44,12 +45,14 @@ class DmaFluid {
   double nowNs() const { return now_; }
 
  private:
+  /// A queued or moving transfer.
   struct Transfer {
     double readyNs = 0;
     int32_t partsLeft = 0;
     bool started = false;
     int64_t tag = -1;
   };
+  /// One transfer's part on one (engine, queue) FIFO.
   struct Flow {
     int32_t transfer;
     double remaining;     ///< engine-ns of work left

@@ -29,7 +29,8 @@ void DmaModule::post(int64_t index, double issueNs, const VectorClock* issuerClo
     t.clock = ctx_.races->clock(agent);
   }
   const isa::AccessPattern& src = inst.srcs.at(0);
-  if (src.space == isa::Space::Sbuf) ctx_.totals.sbufReadBytes += src.numElements() * isa::dtypeBytes(src.dtype);
+  if (src.space == isa::Space::Sbuf)
+    ctx_.totals.sbufReadBytes += src.numElements() * isa::dtypeBytes(src.dtype);
   if (inst.dst.space == isa::Space::Sbuf) ctx_.totals.sbufWriteBytes += plan.bytes;
   ctx_.totals.dmaBytes += plan.bytes;
   ++ctx_.totals.dmaTransfers;
@@ -97,7 +98,8 @@ void DmaModule::sampleCounters() {
     lastGbps_ = gbps;
   }
   if (fluid_.inFlight() != lastPending_) {
-    ctx_.sink->counter({traces::Counter::PendingDmas, fluid_.nowNs(), static_cast<double>(fluid_.inFlight())});
+    ctx_.sink->counter(
+        {traces::Counter::PendingDmas, fluid_.nowNs(), static_cast<double>(fluid_.inFlight())});
     lastPending_ = fluid_.inFlight();
   }
 }

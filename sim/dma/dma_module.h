@@ -4,15 +4,15 @@
 // when the last part lands.
 
 #include <cstdint>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "sim/core/core_context.h"
 #include "sim/dma/dma_fluid.h"
 
 namespace neuronsim::sim {
 
+/// The 16 DMA engines of one core as one module with one thread.
 class DmaModule : public sc_core::sc_module, private DmaListener {
  public:
   SC_HAS_PROCESS(DmaModule);
@@ -23,6 +23,7 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   void post(int64_t index, double issueNs, const VectorClock* issuerClock);
 
  private:
+  /// What the shell remembers of one posted transfer (its fluid tag is its position).
   struct Transfer {
     int64_t index = -1;
     int32_t queue = 0;

@@ -32,8 +32,10 @@ DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
   const int64_t descPerRow = (rowElements + run - 1) / run;
   double efficiency = 1.0;
   if (transpose)
-    efficiency = src.space == isa::Space::Hbm ? machine.dmaTransposeHbmEfficiency : machine.dmaTransposeSbufEfficiency;
-  const int64_t hbmPerElement = (src.space == isa::Space::Hbm ? srcBytes : 0) + (dst.space == isa::Space::Hbm ? dstBytes : 0);
+    efficiency = src.space == isa::Space::Hbm ? machine.dmaTransposeHbmEfficiency
+                                              : machine.dmaTransposeSbufEfficiency;
+  const int64_t hbmPerElement =
+      (src.space == isa::Space::Hbm ? srcBytes : 0) + (dst.space == isa::Space::Hbm ? dstBytes : 0);
 
   const int64_t engines = std::min<int64_t>(rows, machine.dmaEngines);
   const int64_t base = rows / engines, extra = rows % engines;
@@ -47,8 +49,9 @@ DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
     part.bytes = partElements * dstBytes;
     part.hbmBytes = partElements * hbmPerElement;
     part.descriptors = partRows * descPerRow;
-    part.workNs = static_cast<double>(partElements * moveBytes) / (machine.dmaEngineBytesPerNs * efficiency) +
-                  static_cast<double>(part.descriptors) * machine.dmaDescriptorNs;
+    part.workNs =
+        static_cast<double>(partElements * moveBytes) / (machine.dmaEngineBytesPerNs * efficiency) +
+        static_cast<double>(part.descriptors) * machine.dmaDescriptorNs;
     plan.bytes += part.bytes;
     plan.hbmBytes += part.hbmBytes;
     plan.descriptors += part.descriptors;

@@ -13,10 +13,11 @@ namespace neuronsim::sim {
 /// One DMA engine's share of a transfer.
 struct DmaPart {
   int32_t engine = 0;
-  int64_t bytes = 0;        ///< bytes this engine moves (destination side)
-  int64_t hbmBytes = 0;     ///< bytes it reads from or writes to HBM
+  int64_t bytes = 0;     ///< bytes this engine moves (destination side)
+  int64_t hbmBytes = 0;  ///< bytes it reads from or writes to HBM
   int64_t descriptors = 0;
-  double workNs = 0;        ///< time alone on its engine: bytes / (rate * efficiency) + descriptors * dma_descriptor_ns
+  double workNs = 0;  ///< time alone on its engine: bytes / (rate * efficiency) + descriptors *
+                      ///< dma_descriptor_ns
 };
 
 struct DmaPlan {

@@ -23,8 +23,9 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
       clock_(engineClock(engine, context.machine)),
       stream_(std::move(stream)),
       agent_(engineAgent(engine)),
-      lockstep_(context.arbiter.enabled() && (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
-                                              engine == isa::Engine::GpSimd)),
+      lockstep_(context.arbiter.enabled() &&
+                (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
+                 engine == isa::Engine::GpSimd)),
       throttle_(context.machine) {
   SC_THREAD(run);
 }
@@ -45,9 +46,9 @@ void EngineModule::run() {
     // A malformed instruction the caller did not validate: name it instead of crashing.
     const int64_t index = headInstruction();
     const isa::Instruction& inst = ctx_.program.instructions[index];
-    ctx_.fail(std::make_exception_ptr(Error(concat("instruction ", std::to_string(index), " (",
-                                                   isa::opcodeName(inst.opcode), " on ", isa::engineName(engine_),
-                                                   "): ", e.what()))));
+    ctx_.fail(std::make_exception_ptr(
+        Error(concat("instruction ", std::to_string(index), " (", isa::opcodeName(inst.opcode),
+                     " on ", isa::engineName(engine_), "): ", e.what()))));
   }
 }
 
@@ -101,8 +102,8 @@ double EngineModule::interlockUntil(const isa::Instruction& inst, int64_t& by) c
   return until;
 }
 
-double EngineModule::tensorEnd(const isa::Instruction& inst, double start, bool stalled, int64_t issueCycles,
-                               int64_t lsCycles) {
+double EngineModule::tensorEnd(const isa::Instruction& inst, double start, bool stalled,
+                               int64_t issueCycles, int64_t lsCycles) {
   const isa::AccessPattern& stationary = inst.srcs.at(0);
   const bool changed = !lastStationary_ || !(*lastStationary_ == stationary);
   double mmStart = start;
@@ -183,8 +184,10 @@ void EngineModule::step(int64_t index) {
     cycles = cost.issue.value;
     latencyNs = clock_.toNs(cost.latency).value;
     if (engine_ == isa::Engine::Tensor) {
-      end = tensorEnd(inst, start, stall.cause != StallCause::None, cost.issue.value, cost.loadStationary.value);
-      if (lastPeStartNs_ > start && stall.cause == StallCause::None) stall.cause = StallCause::EngineBusy;
+      end = tensorEnd(inst, start, stall.cause != StallCause::None, cost.issue.value,
+                      cost.loadStationary.value);
+      if (lastPeStartNs_ > start && stall.cause == StallCause::None)
+        stall.cause = StallCause::EngineBusy;
     } else {
       end = start + clock_.toNs(cost.issue).value;
     }
@@ -211,19 +214,21 @@ void EngineModule::step(int64_t index) {
   if (!dmaInst) {
     forEachOperand(inst, [&](const isa::AccessPattern& ap, bool write) {
       if (ap.space != isa::Space::Sbuf) return;
-      (write ? ctx_.totals.sbufWriteBytes : ctx_.totals.sbufReadBytes) += ap.numElements() * isa::dtypeBytes(ap.dtype);
+      (write ? ctx_.totals.sbufWriteBytes : ctx_.totals.sbufReadBytes) +=
+          ap.numElements() * isa::dtypeBytes(ap.dtype);
     });
   }
   if (ctx_.sink) emit(inst, index, readyNs, start, end, stall, cycles, cost.flops);
 
   // 7. The engine is held until `end`; results land after the pipeline latency.
-  if (!dmaInst && engine_ != isa::Engine::Tensor) pushInFlight({end + latencyNs, index, footprintOf(inst.dst)});
+  if (!dmaInst && engine_ != isa::Engine::Tensor)
+    pushInFlight({end + latencyNs, index, footprintOf(inst.dst)});
   ctx_.noteEnd(end + latencyNs);
   local_ = end;
 }
 
-void EngineModule::emit(const isa::Instruction& inst, int64_t index, double readyNs, double start, double end,
-                        const Stall& stall, int64_t cycles, int64_t flops) {
+void EngineModule::emit(const isa::Instruction& inst, int64_t index, double readyNs, double start,
+                        double end, const Stall& stall, int64_t cycles, int64_t flops) {
   traces::InstructionEvent e;
   e.index = index;
   e.engine = engine_;
@@ -243,7 +248,8 @@ void EngineModule::emit(const isa::Instruction& inst, int64_t index, double read
   ctx_.sink->instruction(e);
   if (engine_ == isa::Engine::Tensor && end > start)
     ctx_.sink->counter({traces::Counter::PeUtilization, start,
-                        100.0 * static_cast<double>(flops) / (2.0 * 128 * 128 * ctx_.machine.peGhz * (end - start))});
+                        100.0 * static_cast<double>(flops) /
+                            (2.0 * 128 * 128 * ctx_.machine.peGhz * (end - start))});
 }
 
 }  // namespace neuronsim::sim

@@ -6,9 +6,8 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "sim/core/core_context.h"
 #include "sim/cost/clock.h"
@@ -17,6 +16,7 @@
 
 namespace neuronsim::sim {
 
+/// The sequencer of one engine (Tensor, Vector, Scalar, GpSimd or Sync).
 class EngineModule : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(EngineModule);
@@ -38,6 +38,7 @@ class EngineModule : public sc_core::sc_module {
     int64_t index = -1;
     Footprint dst;
   };
+  /// Why the instruction started after it reached the head of the stream.
   struct Stall {
     traces::StallCause cause = traces::StallCause::None;
     int32_t sem = -1;

@@ -58,7 +58,10 @@ Footprint footprintOf(const isa::AccessPattern& ap) {
   auto extend = [&](int64_t step, int64_t num) {
     if (num <= 1) return;
     const int64_t span = step * (num - 1);
-    if (span < 0) lo += span; else hi += span;
+    if (span < 0)
+      lo += span;
+    else
+      hi += span;
   };
   const int64_t eb = isa::dtypeBytes(ap.dtype);
   if (ap.space == isa::Space::Hbm) {
@@ -83,7 +86,8 @@ Footprint footprintOf(const isa::AccessPattern& ap) {
 bool boxesOverlap(const Footprint& a, const Footprint& b) {
   if (a.space != b.space) return false;
   if (a.space == isa::Space::Hbm && a.tensor != b.tensor) return false;
-  return a.partBegin < b.partEnd && b.partBegin < a.partEnd && a.byteBegin < b.byteEnd && b.byteBegin < a.byteEnd;
+  return a.partBegin < b.partEnd && b.partBegin < a.partEnd && a.byteBegin < b.byteEnd &&
+         b.byteBegin < a.byteEnd;
 }
 
 bool operandsOverlap(const isa::AccessPattern& a, const isa::AccessPattern& b) {

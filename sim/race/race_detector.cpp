@@ -36,7 +36,8 @@ std::string rangeText(const isa::Program& program, const isa::AccessPattern& ap)
   std::string where(isa::spaceName(ap.space));
   if (ap.space == isa::Space::Hbm) {
     const bool known = ap.tensor >= 0 && ap.tensor < static_cast<int32_t>(program.tensors.size());
-    where += concat(" ", known ? program.tensors[ap.tensor].name : concat("#", std::to_string(ap.tensor)));
+    where += concat(
+        " ", known ? program.tensors[ap.tensor].name : concat("#", std::to_string(ap.tensor)));
   } else {
     where += concat(" p", std::to_string(f.partBegin), "-", std::to_string(f.partEnd - 1));
   }
@@ -70,7 +71,8 @@ RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& mac
   Bucket empty;
   empty.lastWrite.fill(-1);
   empty.lastRead.fill(-1);
-  const int64_t groups = (machine.geometry.partitions + kPartitionsPerGroup - 1) / kPartitionsPerGroup;
+  const int64_t groups =
+      (machine.geometry.partitions + kPartitionsPerGroup - 1) / kPartitionsPerGroup;
   sbufBlocks_ = (machine.geometry.sbufPartitionBytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes;
   psumBlocks_ = (machine.geometry.psumPartitionBytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes;
   sbuf_.assign(static_cast<size_t>(groups * sbufBlocks_), empty);
@@ -151,17 +153,21 @@ std::vector<RaceDetector::Bucket>* RaceDetector::bucketsFor(const Footprint& f, 
   return nullptr;
 }
 
-void RaceDetector::accessOperand(int agent, int64_t index, int slot, const isa::AccessPattern& ap, bool write) {
+void RaceDetector::accessOperand(int agent, int64_t index, int slot, const isa::AccessPattern& ap,
+                                 bool write) {
   const Footprint fp = footprintOf(ap);
   int64_t blockBytes = 0, blocksPerRow = 0;
   std::vector<Bucket>* buckets = bucketsFor(fp, blockBytes, blocksPerRow);
   if (!buckets || blocksPerRow == 0) return;
   const int32_t id = static_cast<int32_t>(records_.size());
-  const Record current{index, clocks_[agent][agent], static_cast<int8_t>(agent), static_cast<int8_t>(slot), write};
+  const Record current{index, clocks_[agent][agent], static_cast<int8_t>(agent),
+                       static_cast<int8_t>(slot), write};
   records_.push_back(current);
   const int64_t groups = static_cast<int64_t>(buckets->size()) / blocksPerRow;
   const int64_t g0 = fp.space == isa::Space::Hbm ? 0 : fp.partBegin / kPartitionsPerGroup;
-  const int64_t g1 = fp.space == isa::Space::Hbm ? 0 : std::min(groups - 1, int64_t{fp.partEnd - 1} / kPartitionsPerGroup);
+  const int64_t g1 = fp.space == isa::Space::Hbm
+                         ? 0
+                         : std::min(groups - 1, int64_t{fp.partEnd - 1} / kPartitionsPerGroup);
   const int64_t b0 = std::clamp<int64_t>(fp.byteBegin / blockBytes, 0, blocksPerRow - 1);
   const int64_t b1 = std::clamp<int64_t>((fp.byteEnd - 1) / blockBytes, 0, blocksPerRow - 1);
   checked_.clear();
@@ -189,7 +195,8 @@ void RaceDetector::check(int32_t candidate, const Record& current, const isa::Ac
   const uint64_t pair = (lo << 32) ^ hi;
   if (reportedPairs_.count(pair)) return;
   const isa::AccessPattern* priorAp = operandAt(program_.instructions[prior.index], prior.slot);
-  if (!priorAp || !boxesOverlap(footprintOf(*priorAp), fp) || !operandsOverlap(*priorAp, ap)) return;
+  if (!priorAp || !boxesOverlap(footprintOf(*priorAp), fp) || !operandsOverlap(*priorAp, ap))
+    return;
   reportedPairs_.insert(pair);
   if (reports_.size() >= kMaxReports) {
     ++unreported_;
@@ -205,14 +212,15 @@ std::string RaceDetector::describe(const Record& r) const {
                                 ? concat("dma queue ", std::to_string(r.agent - isa::kNumEngines))
                                 : std::string(isa::engineName(inst.engine));
   const isa::AccessPattern* ap = operandAt(inst, r.slot);
-  return concat("instruction ", std::to_string(r.index), " (", isa::opcodeName(inst.opcode), " on ", where, ") ",
-                r.write ? "writes " : "reads ", operandName(inst, r.slot), " ",
+  return concat("instruction ", std::to_string(r.index), " (", isa::opcodeName(inst.opcode), " on ",
+                where, ") ", r.write ? "writes " : "reads ", operandName(inst, r.slot), " ",
                 ap ? rangeText(program_, *ap) : std::string("?"));
 }
 
 std::vector<std::string> RaceDetector::reports() const {
   std::vector<std::string> out = reports_;
-  if (unreported_ > 0) out.push_back(concat("race: ", std::to_string(unreported_), " more races not listed"));
+  if (unreported_ > 0)
+    out.push_back(concat("race: ", std::to_string(unreported_), " more races not listed"));
   return out;
 }
 

@@ -38,6 +38,7 @@ class RaceDetector {
   std::vector<std::string> reports() const;
 
  private:
+  /// One recorded operand access.
   struct Record {
     int64_t index;
     uint32_t epoch;
@@ -45,10 +46,12 @@ class RaceDetector {
     int8_t slot;  ///< operand slot (see operandAt)
     bool write;
   };
+  /// Shadow of one memory block: each agent's last writer and reader (record ids, -1 none).
   struct Bucket {
     std::array<int32_t, kNumAgents> lastWrite;
     std::array<int32_t, kNumAgents> lastRead;
   };
+  /// One increment of a semaphore with the clock it carried.
   struct SignalRecord {
     double ns;
     int64_t delta;
@@ -56,6 +59,7 @@ class RaceDetector {
     VectorClock vc;
     VectorClock cumulative;
   };
+  /// A semaphore's increments in landing-time order.
   struct SemaphoreHistory {
     std::vector<SignalRecord> signals;
     bool monotone = true;
@@ -63,7 +67,8 @@ class RaceDetector {
 
   void accessOperand(int agent, int64_t index, int slot, const isa::AccessPattern& ap, bool write);
   std::vector<Bucket>* bucketsFor(const Footprint& f, int64_t& blockBytes, int64_t& blocksPerRow);
-  void check(int32_t candidate, const Record& current, const isa::AccessPattern& ap, const Footprint& fp);
+  void check(int32_t candidate, const Record& current, const isa::AccessPattern& ap,
+             const Footprint& fp);
   std::string describe(const Record& r) const;
 
   static constexpr size_t kMaxReports = 100;

@@ -13,8 +13,12 @@ inline constexpr int kMaxDmaQueues = 16;
 inline constexpr int kNumAgents = isa::kNumEngines + kMaxDmaQueues;
 
 /// Agent ids: engines first (isa::Engine order), then DMA queues.
-inline int engineAgent(isa::Engine engine) { return static_cast<int>(engine); }
-inline int queueAgent(int32_t queue) { return isa::kNumEngines + queue; }
+inline int engineAgent(isa::Engine engine) {
+  return static_cast<int>(engine);
+}
+inline int queueAgent(int32_t queue) {
+  return isa::kNumEngines + queue;
+}
 
 /// Entry a = the latest epoch of agent a known to happen before.
 using VectorClock = std::array<uint32_t, kNumAgents>;

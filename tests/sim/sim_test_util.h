@@ -29,15 +29,17 @@ inline AccessPattern onChip(Space space, int32_t p0, int32_t parts, int64_t offs
   ap.dims = {{step, free}};
   return ap;
 }
-inline AccessPattern sbuf(int32_t p0, int32_t parts, int64_t offset, int64_t free, Dtype dtype = Dtype::Fp32,
-                          int64_t step = 1) {
+inline AccessPattern sbuf(int32_t p0, int32_t parts, int64_t offset, int64_t free,
+                          Dtype dtype = Dtype::Fp32, int64_t step = 1) {
   return onChip(Space::Sbuf, p0, parts, offset, free, dtype, step);
 }
-inline AccessPattern psum(int32_t p0, int32_t parts, int64_t offset, int64_t free, Dtype dtype = Dtype::Fp32) {
+inline AccessPattern psum(int32_t p0, int32_t parts, int64_t offset, int64_t free,
+                          Dtype dtype = Dtype::Fp32) {
   return onChip(Space::Psum, p0, parts, offset, free, dtype);
 }
 /// HBM rows x cols of tensor `tensor` starting at element `offset`, rows `cols` apart.
-inline AccessPattern hbm(int32_t tensor, int32_t rows, int64_t cols, Dtype dtype = Dtype::Fp32, int64_t offset = 0) {
+inline AccessPattern hbm(int32_t tensor, int32_t rows, int64_t cols, Dtype dtype = Dtype::Fp32,
+                         int64_t offset = 0) {
   AccessPattern ap;
   ap.space = Space::Hbm;
   ap.dtype = dtype;
@@ -49,7 +51,8 @@ inline AccessPattern hbm(int32_t tensor, int32_t rows, int64_t cols, Dtype dtype
   return ap;
 }
 
-inline Instruction make(Opcode op, Engine engine, AccessPattern dst, std::vector<AccessPattern> srcs = {}) {
+inline Instruction make(Opcode op, Engine engine, AccessPattern dst,
+                        std::vector<AccessPattern> srcs = {}) {
   Instruction inst;
   inst.opcode = op;
   inst.engine = engine;
@@ -61,7 +64,8 @@ inline Instruction copy(Engine engine, AccessPattern dst, AccessPattern src) {
   return make(Opcode::TensorCopy, engine, std::move(dst), {std::move(src)});
 }
 inline Instruction matmul(AccessPattern dst, AccessPattern stationary, AccessPattern moving) {
-  return make(Opcode::NcMatmul, Engine::Tensor, std::move(dst), {std::move(stationary), std::move(moving)});
+  return make(Opcode::NcMatmul, Engine::Tensor, std::move(dst),
+              {std::move(stationary), std::move(moving)});
 }
 inline Instruction dma(int32_t queue, Engine trigger, AccessPattern dst, AccessPattern src) {
   Instruction inst = make(Opcode::DmaCopy, trigger, std::move(dst), {std::move(src)});
@@ -88,7 +92,8 @@ inline int32_t addTensor(isa::Program& p, const std::string& name, std::vector<i
   return static_cast<int32_t>(p.tensors.size() - 1);
 }
 
-inline sim::SimResult runTiming(const isa::Program& p, const sim::MachineConfig& m, traces::EventSink* sink = nullptr) {
+inline sim::SimResult runTiming(const isa::Program& p, const sim::MachineConfig& m,
+                                traces::EventSink* sink = nullptr) {
   sim::SimOptions o;
   o.timingOnly = true;
   o.sink = sink;

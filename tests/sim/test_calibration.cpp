@@ -18,7 +18,8 @@ TEST_CASE("calibration: at least 6 cases, each within 15% of its published figur
 }
 
 TEST_CASE("calibration reacts to the model: a slower DMA engine moves the DMA cases") {
-  const std::vector<sim::CalibrationResult> slow = sim::runCalibration("trn2", {"dma_engine_bytes_per_ns=11.5"});
+  const std::vector<sim::CalibrationResult> slow =
+      sim::runCalibration("trn2", {"dma_engine_bytes_per_ns=11.5"});
   bool sawSingleEngine = false;
   for (const sim::CalibrationResult& r : slow) {
     if (r.name.rfind("D1: 32 KiB", 0) != 0) continue;

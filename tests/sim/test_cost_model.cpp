@@ -62,7 +62,8 @@ TEST_CASE("one-input Vector/Scalar instructions cost max(MIN_II, N)") {
     CHECK(cycles(copy(e, sbuf(0, 128, 0, 64), sbuf(0, 128, 4096, 64)), m) == 64);
     CHECK(cycles(copy(e, sbuf(0, 128, 0, 65), sbuf(0, 128, 4096, 65)), m) == 65);
   }
-  Instruction act = make(Opcode::Activation, Engine::Scalar, sbuf(0, 128, 0, 1000), {sbuf(0, 128, 8192, 1000)});
+  Instruction act =
+      make(Opcode::Activation, Engine::Scalar, sbuf(0, 128, 0, 1000), {sbuf(0, 128, 8192, 1000)});
   CHECK(cycles(act, m) == 1000);
   act.reduceDst = sbuf(0, 128, 16384, 1);
   CHECK(cycles(act, m) == 1064);  // + ActReadAccumulator (MIN_II)
@@ -72,45 +73,57 @@ TEST_CASE("tensor_tensor is 2N, or N with one input in PSUM; bf16 rules per NC v
   const sim::MachineConfig trn1 = sim::loadMachine("trn1");
   const sim::MachineConfig trn2 = sim::loadMachine("trn2");
   auto tt = [](AccessPattern a, AccessPattern b, Dtype out, isa::AluOp op) {
-    Instruction i = make(Opcode::TensorTensor, Engine::Vector, sbuf(0, 128, 100000, 256, out), {a, b});
+    Instruction i =
+        make(Opcode::TensorTensor, Engine::Vector, sbuf(0, 128, 100000, 256, out), {a, b});
     i.op0 = op;
     return i;
   };
-  CHECK(cycles(tt(sbuf(0, 128, 0, 256), sbuf(0, 128, 2048, 256), Dtype::Fp32, isa::AluOp::Add), trn1) == 512);
-  CHECK(cycles(tt(psum(0, 128, 0, 256), sbuf(0, 128, 2048, 256), Dtype::Fp32, isa::AluOp::Add), trn1) == 256);
-  CHECK(cycles(tt(sbuf(0, 128, 0, 256, Dtype::Bf16), sbuf(0, 128, 2048, 256, Dtype::Bf16), Dtype::Bf16,
-                  isa::AluOp::Add), trn1) == 256);
-  CHECK(cycles(tt(sbuf(0, 128, 0, 256, Dtype::Bf16), sbuf(0, 128, 2048, 256, Dtype::Bf16), Dtype::Bf16,
-                  isa::AluOp::Max), trn1) == 512);
+  CHECK(cycles(tt(sbuf(0, 128, 0, 256), sbuf(0, 128, 2048, 256), Dtype::Fp32, isa::AluOp::Add),
+               trn1) == 512);
+  CHECK(cycles(tt(psum(0, 128, 0, 256), sbuf(0, 128, 2048, 256), Dtype::Fp32, isa::AluOp::Add),
+               trn1) == 256);
+  CHECK(cycles(tt(sbuf(0, 128, 0, 256, Dtype::Bf16), sbuf(0, 128, 2048, 256, Dtype::Bf16),
+                  Dtype::Bf16, isa::AluOp::Add),
+               trn1) == 256);
+  CHECK(cycles(tt(sbuf(0, 128, 0, 256, Dtype::Bf16), sbuf(0, 128, 2048, 256, Dtype::Bf16),
+                  Dtype::Bf16, isa::AluOp::Max),
+               trn1) == 512);
   // NC-v3 performance mode: 2x for any op when everything is 16-bit in SBUF (A2).
-  CHECK(cycles(tt(sbuf(0, 128, 0, 256, Dtype::Bf16), sbuf(0, 128, 2048, 256, Dtype::Bf16), Dtype::Bf16,
-                  isa::AluOp::Max), trn2) == 256);
-  CHECK(cycles(tt(sbuf(0, 16, 0, 20), sbuf(0, 16, 2048, 20), Dtype::Fp32, isa::AluOp::Add), trn1) == 64);
+  CHECK(cycles(tt(sbuf(0, 128, 0, 256, Dtype::Bf16), sbuf(0, 128, 2048, 256, Dtype::Bf16),
+                  Dtype::Bf16, isa::AluOp::Max),
+               trn2) == 256);
+  CHECK(cycles(tt(sbuf(0, 16, 0, 20), sbuf(0, 16, 2048, 20), Dtype::Fp32, isa::AluOp::Add), trn1) ==
+        64);
 }
 
 TEST_CASE("trn2 VectorE performance mode: copy 4x contiguous, 2x strided, none for fp32") {
   const sim::MachineConfig trn2 = sim::loadMachine("trn2");
   const sim::MachineConfig trn1 = sim::loadMachine("trn1");
-  const Instruction bf = copy(Engine::Vector, sbuf(0, 128, 0, 1024, Dtype::Bf16), sbuf(0, 128, 4096, 1024, Dtype::Bf16));
+  const Instruction bf = copy(Engine::Vector, sbuf(0, 128, 0, 1024, Dtype::Bf16),
+                              sbuf(0, 128, 4096, 1024, Dtype::Bf16));
   CHECK(cycles(bf, trn2) == 256);
   CHECK(cycles(bf, trn1) == 1024);
-  const Instruction strided =
-      copy(Engine::Vector, sbuf(0, 128, 0, 1024, Dtype::Bf16), sbuf(0, 128, 8192, 1024, Dtype::Bf16, 2));
+  const Instruction strided = copy(Engine::Vector, sbuf(0, 128, 0, 1024, Dtype::Bf16),
+                                   sbuf(0, 128, 8192, 1024, Dtype::Bf16, 2));
   CHECK(cycles(strided, trn2) == 512);
   const Instruction fp = copy(Engine::Vector, sbuf(0, 128, 0, 1024), sbuf(0, 128, 8192, 1024));
   CHECK(cycles(fp, trn2) == 1024);
   // Scalar engine copies get no performance mode.
-  CHECK(cycles(copy(Engine::Scalar, sbuf(0, 128, 0, 1024, Dtype::Bf16), sbuf(0, 128, 4096, 1024, Dtype::Bf16)),
+  CHECK(cycles(copy(Engine::Scalar, sbuf(0, 128, 0, 1024, Dtype::Bf16),
+                    sbuf(0, 128, 4096, 1024, Dtype::Bf16)),
                trn2) == 1024);
 }
 
 TEST_CASE("innermost stride above 16 bytes halves bandwidth (A1)") {
   const sim::MachineConfig m = sim::loadMachine("trn1");
   // fp32 step 4 = 16 B: full rate; step 5 = 20 B: half rate.
-  CHECK(cycles(copy(Engine::Vector, sbuf(0, 128, 0, 500), sbuf(0, 128, 4096, 500, Dtype::Fp32, 4)), m) == 500);
-  CHECK(cycles(copy(Engine::Vector, sbuf(0, 128, 0, 500), sbuf(0, 128, 4096, 500, Dtype::Fp32, 5)), m) == 1000);
+  CHECK(cycles(copy(Engine::Vector, sbuf(0, 128, 0, 500), sbuf(0, 128, 4096, 500, Dtype::Fp32, 4)),
+               m) == 500);
+  CHECK(cycles(copy(Engine::Vector, sbuf(0, 128, 0, 500), sbuf(0, 128, 4096, 500, Dtype::Fp32, 5)),
+               m) == 1000);
   // The destination counts too.
-  CHECK(cycles(copy(Engine::Scalar, sbuf(0, 128, 0, 500, Dtype::Fp32, 8), sbuf(0, 128, 4096, 500)), m) == 1000);
+  CHECK(cycles(copy(Engine::Scalar, sbuf(0, 128, 0, 500, Dtype::Fp32, 8), sbuf(0, 128, 4096, 500)),
+               m) == 1000);
 }
 
 TEST_CASE("GpSimd pays GPSIMD_START: iota is 150 + N (I2)") {

@@ -103,7 +103,9 @@ TEST_CASE("all engines together are capped by the core's HBM bandwidth") {
   // SBUF to SBUF does not touch HBM: no cap.
   sim::DmaFluid onChip(m);
   Recorder rec2;
-  onChip.add(0, 0, sim::planDma(dma(0, Engine::Sync, sbuf(0, 128, 0, 4096), sbuf(0, 128, 65536, 4096)), m), 1);
+  onChip.add(
+      0, 0, sim::planDma(dma(0, Engine::Sync, sbuf(0, 128, 0, 4096), sbuf(0, 128, 65536, 4096)), m),
+      1);
   runToIdle(onChip, rec2);
   CHECK(rec2.finished[1] == doctest::Approx(8 * 4096 * 4 / 23.0 + 8 * 11));
 }

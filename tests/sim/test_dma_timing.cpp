@@ -23,7 +23,8 @@ traces::DmaEvent runOneDma(const sim::MachineConfig& m, Instruction inst, traces
 TEST_CASE("a tiny DMA is latency-bound: ~1.3 us from trigger to first byte (D2)") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   traces::EventLog log;
-  const traces::DmaEvent e = runOneDma(m, dma(0, Engine::Sync, sbuf(0, 1, 0, 1), hbm(0, 1, 1)), log);
+  const traces::DmaEvent e =
+      runOneDma(m, dma(0, Engine::Sync, sbuf(0, 1, 0, 1), hbm(0, 1, 1)), log);
   CHECK(e.issueNs == 0.0);
   CHECK(e.startNs == doctest::Approx(1300.0));
   CHECK(e.endNs == doctest::Approx(1300.0 + 4 / 23.0 + 11));
@@ -36,7 +37,8 @@ TEST_CASE("a tiny DMA is latency-bound: ~1.3 us from trigger to first byte (D2)"
 TEST_CASE("32 KiB on one DMA engine takes ~1416 ns of transfer on trn2 (D1)") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   traces::EventLog log;
-  const traces::DmaEvent e = runOneDma(m, dma(0, Engine::Sync, sbuf(0, 1, 0, 8192), hbm(0, 1, 8192)), log);
+  const traces::DmaEvent e =
+      runOneDma(m, dma(0, Engine::Sync, sbuf(0, 1, 0, 8192), hbm(0, 1, 8192)), log);
   CHECK(e.dmaEngines == 1);
   CHECK(e.endNs - e.startNs == doctest::Approx(32768 / 23.0 + 11));
   CHECK((e.endNs - e.startNs) / 1416.0 == doctest::Approx(1.0).epsilon(0.02));
@@ -45,7 +47,8 @@ TEST_CASE("32 KiB on one DMA engine takes ~1416 ns of transfer on trn2 (D1)") {
 TEST_CASE("a large DMA reaches the configured per-engine bandwidth x 16 on trn1") {
   const sim::MachineConfig m = sim::loadMachine("trn1");
   traces::EventLog log;
-  const traces::DmaEvent e = runOneDma(m, dma(0, Engine::Sync, sbuf(0, 128, 0, 8192), hbm(0, 128, 8192)), log);
+  const traces::DmaEvent e =
+      runOneDma(m, dma(0, Engine::Sync, sbuf(0, 128, 0, 8192), hbm(0, 128, 8192)), log);
   CHECK(e.dmaEngines == 16);
   CHECK(e.descriptors == 128);
   const double gbps = static_cast<double>(e.bytes) / (e.endNs - e.startNs);
@@ -56,8 +59,10 @@ TEST_CASE("a large DMA reaches the configured per-engine bandwidth x 16 on trn1"
 TEST_CASE("the HBM share caps a large DMA; SBUF-to-SBUF is not capped") {
   const sim::MachineConfig m = sim::loadMachine("trn2", {"hbm_gbps=150"});
   traces::EventLog log;
-  const traces::DmaEvent e = runOneDma(m, dma(0, Engine::Sync, sbuf(0, 128, 0, 8192), hbm(0, 128, 8192)), log);
-  CHECK(static_cast<double>(e.bytes) / (e.endNs - e.startNs) == doctest::Approx(150.0).epsilon(0.001));
+  const traces::DmaEvent e =
+      runOneDma(m, dma(0, Engine::Sync, sbuf(0, 128, 0, 8192), hbm(0, 128, 8192)), log);
+  CHECK(static_cast<double>(e.bytes) / (e.endNs - e.startNs) ==
+        doctest::Approx(150.0).epsilon(0.001));
   CHECK(e.hbmBytes == 128 * 8192 * 4);
   traces::EventLog log2;
   const traces::DmaEvent s =
@@ -94,7 +99,9 @@ TEST_CASE("DMAs triggered from Sync wait their turn: one trigger at a time on th
   const sim::MachineConfig m = sim::loadMachine("trn2");
   isa::Program p;
   addTensor(p, "x", {4, 16});
-  for (int i = 0; i < 4; ++i) p.instructions.push_back(dma(i, Engine::Sync, sbuf(i, 1, 0, 16), hbm(0, 1, 16, Dtype::Fp32, 16 * i)));
+  for (int i = 0; i < 4; ++i)
+    p.instructions.push_back(
+        dma(i, Engine::Sync, sbuf(i, 1, 0, 16), hbm(0, 1, 16, Dtype::Fp32, 16 * i)));
   traces::EventLog log;
   runTiming(p, m, &log);
   REQUIRE(log.dmas.size() == 4);

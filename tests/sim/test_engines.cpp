@@ -22,7 +22,8 @@ TEST_CASE("independent engines run in parallel") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   isa::Program p;
   p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 960), sbuf(0, 128, 8192, 960)));
-  p.instructions.push_back(copy(Engine::Scalar, sbuf(0, 128, 16384, 1200), sbuf(0, 128, 24576, 1200)));
+  p.instructions.push_back(
+      copy(Engine::Scalar, sbuf(0, 128, 16384, 1200), sbuf(0, 128, 24576, 1200)));
   traces::EventLog log;
   const sim::SimResult r = runTiming(p, m, &log);
   CHECK(eventOf(log, 0).startNs == 0.0);
@@ -79,10 +80,10 @@ TEST_CASE("dependent tiny activations on one engine are ~MIN_II + pipeline laten
   const sim::MachineConfig m = sim::loadMachine("trn1");
   isa::Program chain, independent;
   for (int i = 0; i < 4; ++i) {
-    chain.instructions.push_back(
-        make(Opcode::Activation, Engine::Scalar, sbuf(0, 1, 64 * (i + 1), 1), {sbuf(0, 1, 64 * i, 1)}));
-    independent.instructions.push_back(
-        make(Opcode::Activation, Engine::Scalar, sbuf(0, 1, 1024 + 64 * i, 1), {sbuf(0, 1, 64 * i, 1)}));
+    chain.instructions.push_back(make(Opcode::Activation, Engine::Scalar,
+                                      sbuf(0, 1, 64 * (i + 1), 1), {sbuf(0, 1, 64 * i, 1)}));
+    independent.instructions.push_back(make(Opcode::Activation, Engine::Scalar,
+                                            sbuf(0, 1, 1024 + 64 * i, 1), {sbuf(0, 1, 64 * i, 1)}));
   }
   traces::EventLog a, b;
   runTiming(chain, m, &a);
@@ -100,7 +101,8 @@ TEST_CASE("matmul stream: II per instruction, background LoadStationary, fp32 4x
       isa::Program p;
       for (int i = 0; i < 10; ++i) {
         const int64_t stationaryAt = alternate && i % 2 ? 32768 : 0;
-        p.instructions.push_back(matmul(psum(0, 128, (i % 4) * 2048, 512), sbuf(0, 128, stationaryAt, 128, dtype),
+        p.instructions.push_back(matmul(psum(0, 128, (i % 4) * 2048, 512),
+                                        sbuf(0, 128, stationaryAt, 128, dtype),
                                         sbuf(0, 128, 65536, 512, dtype)));
       }
       traces::EventLog log;
@@ -120,7 +122,8 @@ TEST_CASE("LoadStationary is exposed after a semaphore stall, hidden otherwise")
   for (bool stalled : {false, true}) {
     isa::Program p;
     const int32_t s = addSemaphore(p, "ready");
-    Instruction v = copy(Engine::Vector, sbuf(0, 128, 0, 1120), sbuf(0, 128, 8192, 1120));  // 1000 ns
+    Instruction v =
+        copy(Engine::Vector, sbuf(0, 128, 0, 1120), sbuf(0, 128, 8192, 1120));  // 1000 ns
     signal(v, s);
     p.instructions.push_back(v);
     p.instructions.push_back(matmul(psum(0, 128, 0, 512), sbuf(0, 128, 16384, 128, Dtype::Bf16),
@@ -147,7 +150,8 @@ TEST_CASE("trn2 throttle: the first matmul runs at the ramp's rate, full rate af
   const sim::MachineConfig flat = sim::loadMachine("trn2", {"pe_throttle=false"});
   isa::Program p;
   for (int i = 0; i < 40; ++i)
-    p.instructions.push_back(matmul(psum(0, 128, (i % 4) * 2048, 512), sbuf(0, 128, 0, 128, Dtype::Bf16),
+    p.instructions.push_back(matmul(psum(0, 128, (i % 4) * 2048, 512),
+                                    sbuf(0, 128, 0, 128, Dtype::Bf16),
                                     sbuf(0, 128, 65536, 512, Dtype::Bf16)));
   traces::EventLog log, flatLog;
   runTiming(p, trn2, &log);
@@ -160,21 +164,25 @@ TEST_CASE("trn2 throttle: the first matmul runs at the ramp's rate, full rate af
   CHECK(late.startNs > ls + 3000);
   CHECK(late.endNs - late.startNs == doctest::Approx(mm));
   // Ramp work: 0.75 * 3000 ns of full-rate work over the first 3 us.
-  CHECK(eventOf(log, 39).endNs - eventOf(flatLog, 39).endNs == doctest::Approx(750.0).epsilon(0.01));
+  CHECK(eventOf(log, 39).endNs - eventOf(flatLog, 39).endNs ==
+        doctest::Approx(750.0).epsilon(0.01));
 }
 
-TEST_CASE("trn1 serializes Vector with GpSimd on SBUF and Vector with Scalar on PSUM; trn2 does not") {
+TEST_CASE(
+    "trn1 serializes Vector with GpSimd on SBUF and Vector with Scalar on PSUM; trn2 does not") {
   isa::Program sbufPair;
-  sbufPair.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 512), sbuf(0, 128, 8192, 512)));
+  sbufPair.instructions.push_back(
+      copy(Engine::Vector, sbuf(0, 128, 0, 512), sbuf(0, 128, 8192, 512)));
   sbufPair.instructions.push_back(make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 16384, 512)));
   isa::Program psumPair;
   psumPair.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 512), psum(0, 128, 0, 512)));
   psumPair.instructions.push_back(
       make(Opcode::Activation, Engine::Scalar, sbuf(0, 128, 8192, 512), {psum(0, 128, 4096, 512)}));
   isa::Program noConflict;
-  noConflict.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 512), psum(0, 128, 0, 512)));
   noConflict.instructions.push_back(
-      make(Opcode::Activation, Engine::Scalar, sbuf(0, 128, 8192, 512), {sbuf(0, 128, 16384, 512)}));
+      copy(Engine::Vector, sbuf(0, 128, 0, 512), psum(0, 128, 0, 512)));
+  noConflict.instructions.push_back(make(Opcode::Activation, Engine::Scalar,
+                                         sbuf(0, 128, 8192, 512), {sbuf(0, 128, 16384, 512)}));
   for (const isa::Program* p : {&sbufPair, &psumPair, &noConflict}) {
     traces::EventLog trn1, trn2;
     runTiming(*p, sim::loadMachine("trn1"), &trn1);
@@ -182,8 +190,9 @@ TEST_CASE("trn1 serializes Vector with GpSimd on SBUF and Vector with Scalar on 
     CHECK(overlap(trn2.instructions[0], trn2.instructions[1]));
     CHECK(overlap(trn1.instructions[0], trn1.instructions[1]) == (p == &noConflict));
     if (p != &noConflict) {
-      const auto& later = trn1.instructions[0].startNs > trn1.instructions[1].startNs ? trn1.instructions[0]
-                                                                                    : trn1.instructions[1];
+      const auto& later = trn1.instructions[0].startNs > trn1.instructions[1].startNs
+                              ? trn1.instructions[0]
+                              : trn1.instructions[1];
       CHECK(later.stall == traces::StallCause::AccessConflict);
     }
   }

@@ -61,7 +61,8 @@ TEST_CASE("a malformed instruction becomes an Error naming it") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   isa::Program p;
   p.instructions.push_back(copy(Engine::Vector, sbuf(0, 1, 0, 1), sbuf(0, 1, 64, 1)));
-  p.instructions.push_back(make(Opcode::NcMatmul, Engine::Tensor, psum(0, 1, 0, 1), {sbuf(0, 1, 0, 1)}));
+  p.instructions.push_back(
+      make(Opcode::NcMatmul, Engine::Tensor, psum(0, 1, 0, 1), {sbuf(0, 1, 0, 1)}));
   std::string message;
   try {
     runTiming(p, m);

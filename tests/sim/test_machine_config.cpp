@@ -1,10 +1,10 @@
 // Machine presets: embedded values, overrides, and errors that name the key and value.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "isa/error.h"
 #include "sim/machine_config.h"
@@ -22,7 +22,8 @@ std::string errorOf(const std::string& name, const std::vector<std::string>& ove
 }
 std::string writeTemp(const std::string& text) {
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("neuronsim_machine_" + std::to_string(::getpid()) + ".json")).string();
+                            ("neuronsim_machine_" + std::to_string(::getpid()) + ".json"))
+                               .string();
   std::ofstream(path) << text;
   return path;
 }
@@ -56,12 +57,16 @@ TEST_CASE("presets are embedded: they load from any working directory") {
 TEST_CASE("--set overrides one parameter; bad keys and values are named") {
   CHECK(sim::loadMachine("trn2", {"dma_latency_ns=1000"}).dmaLatencyNs == 1000);
   CHECK(sim::loadMachine("trn2", {"pe_throttle=false"}).peThrottle == false);
-  CHECK(sim::loadMachine("trn1", {"sbuf_partition_bytes=100000"}).geometry.sbufPartitionBytes == 100000);
-  CHECK(errorOf("trn2", {"dma_latncy_ns=5"}).find("unknown machine parameter 'dma_latncy_ns'") != std::string::npos);
+  CHECK(sim::loadMachine("trn1", {"sbuf_partition_bytes=100000"}).geometry.sbufPartitionBytes ==
+        100000);
+  CHECK(errorOf("trn2", {"dma_latncy_ns=5"}).find("unknown machine parameter 'dma_latncy_ns'") !=
+        std::string::npos);
   CHECK(errorOf("trn2", {"dma_latency_ns=abc"}).find("'abc' is not a number") != std::string::npos);
-  CHECK(errorOf("trn2", {"dma_engines=1.5"}).find("dma_engines = 1.5: must be an integer") != std::string::npos);
+  CHECK(errorOf("trn2", {"dma_engines=1.5"}).find("dma_engines = 1.5: must be an integer") !=
+        std::string::npos);
   CHECK(errorOf("trn2", {"pe_ghz=0"}).find("pe_ghz = 0: must be > 0") != std::string::npos);
-  CHECK(errorOf("trn2", {"pe_throttle=1"}).find("pe_throttle = 1: must be true or false") != std::string::npos);
+  CHECK(errorOf("trn2", {"pe_throttle=1"}).find("pe_throttle = 1: must be true or false") !=
+        std::string::npos);
   CHECK(errorOf("trn2", {"novalue"}).find("expected KEY=VALUE") != std::string::npos);
 }
 
@@ -73,7 +78,8 @@ TEST_CASE("a machine file overrides a base preset; every number needs a source")
   CHECK(m.geometry.sbufPartitionBytes == 192 * 1024);
   const std::string noSource = writeTemp(R"({"params": {"pe_ghz": {"value": 3.0}}})");
   CHECK(errorOf(noSource).find("pe_ghz: every number needs a \"source\"") != std::string::npos);
-  const std::string unknown = writeTemp(R"({"params": {"warp_speed": {"value": 9, "source": "A1"}}})");
+  const std::string unknown =
+      writeTemp(R"({"params": {"warp_speed": {"value": 9, "source": "A1"}}})");
   CHECK(errorOf(unknown).find("unknown machine parameter 'warp_speed'") != std::string::npos);
   const std::string broken = writeTemp("{not json");
   CHECK(errorOf(broken).find("not valid JSON") != std::string::npos);

@@ -33,13 +33,15 @@ isa::Program pipeline() {
   waitFor(mm, q1, 16);
   signal(mm, pe);
   p.instructions.push_back(mm);
-  Instruction scale = make(Opcode::TensorScalar, Engine::Vector, sbuf(0, 64, 2048, 32), {psum(0, 64, 0, 32)});
+  Instruction scale =
+      make(Opcode::TensorScalar, Engine::Vector, sbuf(0, 64, 2048, 32), {psum(0, 64, 0, 32)});
   scale.op0 = isa::AluOp::Multiply;
   scale.operand0.imm = 2.0f;
   waitFor(scale, pe, 1);
   signal(scale, dve);
   p.instructions.push_back(scale);
-  Instruction relu = make(Opcode::Activation, Engine::Scalar, sbuf(0, 64, 4096, 32), {sbuf(0, 64, 2048, 32)});
+  Instruction relu =
+      make(Opcode::Activation, Engine::Scalar, sbuf(0, 64, 4096, 32), {sbuf(0, 64, 2048, 32)});
   relu.act = isa::ActFn::Relu;
   waitFor(relu, dve, 1);
   signal(relu, act);
@@ -53,7 +55,8 @@ isa::Program pipeline() {
 void fill(isa::MemoryState& mem, const isa::Program& p) {
   for (int32_t t = 0; t < 2; ++t) {
     std::vector<float> v(static_cast<size_t>(p.tensors[t].numElements()));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.37f * static_cast<float>(i + 1) * (t + 1));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = std::sin(0.37f * static_cast<float>(i + 1) * (t + 1));
     mem.setTensor(t, v);
   }
 }

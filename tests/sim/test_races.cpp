@@ -18,8 +18,10 @@ TEST_CASE("a write and a read on two engines without a semaphore are a race nami
   p.instructions.push_back(copy(Engine::Scalar, sbuf(0, 128, 16384, 64), sbuf(64, 64, 1020, 64)));
   const std::vector<std::string> r = races(p);
   REQUIRE(r.size() == 1);
-  CHECK(r[0].find("instruction 0 (tensor_copy on vector) writes dst sbuf p0-127 bytes 0-1023") != std::string::npos);
-  CHECK(r[0].find("instruction 1 (tensor_copy on scalar) reads srcs[0] sbuf p64-127") != std::string::npos);
+  CHECK(r[0].find("instruction 0 (tensor_copy on vector) writes dst sbuf p0-127 bytes 0-1023") !=
+        std::string::npos);
+  CHECK(r[0].find("instruction 1 (tensor_copy on scalar) reads srcs[0] sbuf p64-127") !=
+        std::string::npos);
 }
 
 TEST_CASE("the same accesses ordered by a semaphore chain are not a race") {
@@ -60,8 +62,10 @@ TEST_CASE("waiting for an earlier signal does not order after a later one") {
 
 TEST_CASE("interleaved strided writes on two engines touch different bytes: no race") {
   isa::Program p;
-  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 128, Dtype::Fp32, 2), sbuf(0, 128, 8192, 128)));
-  p.instructions.push_back(copy(Engine::Scalar, sbuf(0, 128, 4, 128, Dtype::Fp32, 2), sbuf(0, 128, 8192, 128)));
+  p.instructions.push_back(
+      copy(Engine::Vector, sbuf(0, 128, 0, 128, Dtype::Fp32, 2), sbuf(0, 128, 8192, 128)));
+  p.instructions.push_back(
+      copy(Engine::Scalar, sbuf(0, 128, 4, 128, Dtype::Fp32, 2), sbuf(0, 128, 8192, 128)));
   CHECK(races(p).empty());
   // Shift the second by one element more: now they collide.
   p.instructions[1].dst.offset = 8;
@@ -88,7 +92,8 @@ TEST_CASE("DMAs on different queues writing the same HBM bytes race; on one queu
   isa::Program p;
   addTensor(p, "out", {128, 64}, Dtype::Fp32, isa::TensorKind::Output);
   p.instructions.push_back(dma(0, Engine::Sync, hbm(0, 128, 64), sbuf(0, 128, 0, 64)));
-  p.instructions.push_back(dma(1, Engine::Scalar, hbm(0, 1, 64, Dtype::Fp32, 64 * 127), sbuf(0, 1, 0, 64)));
+  p.instructions.push_back(
+      dma(1, Engine::Scalar, hbm(0, 1, 64, Dtype::Fp32, 64 * 127), sbuf(0, 1, 0, 64)));
   CHECK(races(p).size() == 1);
   p.instructions[1].dmaQueue = 0;
   CHECK(races(p).empty());
