@@ -67,7 +67,7 @@ class TraceWriter {
   void writeKernelSpan(const nlohmann::json& summary) {
     double total = summary.value("total_ns", 0.0);
     begin();
-    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"cat\":\"kernel\",\"name\":");
+    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":").num(int64_t{kKernelTid}).raw(",\"cat\":\"kernel\",\"name\":");
     out_.str(summary.value("kernel", std::string("kernel")));
     out_.raw(",\"ts\":0,\"dur\":").num(us(total)).raw(",\"args\":{\"total_ns\":").num(total).raw("}}");
   }
