@@ -106,8 +106,9 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   };
   const int64_t budget = builder.sbufBytesFree() / 2;
   const std::string& name = builder.kernelName();
-  const std::vector<PoolChunk> chunks = planChunks(name, config, ChunkBy::Input, bytes, budget);
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
+  const std::vector<PoolChunk> chunks =
+      planChunks(name, config, ChunkBy::Input, bytes, budget, pipelineChunks(static_cast<int64_t>(rows.size())));
 
   Spatial maxOut{}, maxIn{};
   for (const PoolChunk& c : chunks) {

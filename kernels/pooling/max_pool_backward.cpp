@@ -1,7 +1,9 @@
-// max_pooling_3d_backward: contribution masks swept over the window taps in row-major order.
+// max_pooling_3d_backward: contribution masks swept over the window taps in row-major order;
+// GpSimd compares and accumulates while VectorE carries the remaining-gradient chain.
 
 #include <algorithm>
 
+#include "isa/error.h"
 #include "kernels/pooling/pooling_build.h"
 #include "kernels/pooling/pooling_io.h"
 #include "kernels/pooling/pooling_plan.h"
@@ -12,6 +14,10 @@ namespace {
 
 using isa::AluOp;
 using isa::Engine;
+
+/// Tap compares GpSimd may run ahead of VectorE's mask chain (eq and new buffers per set);
+/// fewer when SBUF is short.
+constexpr size_t kRing = 4;
 
 /// One window tap (kd, kh, kw) restricted to the outputs of a chunk it reaches.
 struct TapBox {
@@ -66,15 +72,25 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const isa::Dtype dtype = gradOutput.dtype();
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
   const int32_t partitions = static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
-  const ChunkBytes bytes = [dtypeBytes](const ChunkExtents& e) {
+  size_t ring = kRing;
+  const ChunkBytes bytes = [dtypeBytes, &ring](const ChunkExtents& e) {
     const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
     const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
     const int64_t g = e.owned[0] * e.owned[1] * e.owned[2];
-    return bufferBytes(i, dtypeBytes) + 2 * bufferBytes(o, dtypeBytes) + 3 * bufferBytes(o, 4) + bufferBytes(g, 4);
+    return bufferBytes(i, dtypeBytes) + 2 * bufferBytes(o, dtypeBytes) +
+           2 * static_cast<int64_t>(ring) * bufferBytes(o, 4) + bufferBytes(g, 4);
   };
   const int64_t budget = builder.sbufBytesFree() / 2;
-  const std::vector<PoolChunk> chunks = planChunks(builder.kernelName(), config, ChunkBy::Input, bytes, budget);
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
+  std::vector<PoolChunk> chunks;
+  for (;; ring /= 2) {
+    try {
+      chunks = planChunks(builder.kernelName(), config, ChunkBy::Input, bytes, budget, 1);
+      break;
+    } catch (const Error&) {
+      if (ring == 1) throw;
+    }
+  }
 
   int64_t maxOut = 1, maxIn = 1, maxOwned = 1;
   for (const PoolChunk& c : chunks) {
@@ -83,7 +99,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     maxOwned = std::max(maxOwned, boxElements(c.owned));
   }
   struct Buffers {
-    Tile in, ot, go, ug, eq, nw, gin;
+    Tile in, ot, go, gin;
+    std::array<Tile, kRing> eq, nw;
   };
   std::array<Buffers, 2> sets;
   for (int s = 0; s < 2; ++s) {
@@ -91,9 +108,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     sets[s].in = builder.sbuf({partitions, maxIn}, dtype, "in" + tag);
     sets[s].ot = builder.sbuf({partitions, maxOut}, dtype, "ot" + tag);
     sets[s].go = builder.sbuf({partitions, maxOut}, dtype, "go" + tag);
-    sets[s].ug = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "ug" + tag);
-    sets[s].eq = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "eq" + tag);
-    sets[s].nw = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "new" + tag);
+    for (size_t r = 0; r < ring; ++r) {
+      sets[s].eq[r] = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "eq" + tag + "_" + std::to_string(r));
+      sets[s].nw[r] = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "new" + tag + "_" + std::to_string(r));
+    }
     sets[s].gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, "gin" + tag);
   }
 
@@ -128,22 +146,25 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
           const Box& out = chunk.outputs;
           const Tile in = boxTile(buf.in, tile.count, chunk.inputs);
           const Tile ot = boxTile(buf.ot, tile.count, out);
-          const Tile ug = boxTile(buf.ug, tile.count, out);
-          const Tile eq = boxTile(buf.eq, tile.count, out);
-          const Tile nw = boxTile(buf.nw, tile.count, out);
-          builder.activation(compactView(ug), compactView(boxTile(buf.go, tile.count, out)), isa::ActFn::Copy);
+          const Tile ug = boxTile(buf.go, tile.count, out);
+          auto eqOf = [&](size_t i) { return outputView(boxTile(buf.eq[i % ring], tile.count, out), out, taps[i].reach); };
+          auto compare = [&](size_t i) {
+            builder.tensorTensor(eqOf(i), inputView(axes, in, chunk.inputs, taps[i].tap, taps[i].reach),
+                                 outputView(ot, out, taps[i].reach), AluOp::IsEqual, Engine::GpSimd);
+          };
+          for (size_t i = 0; i < taps.size() && i < ring; ++i) compare(i);
           for (size_t i = 0; i < taps.size(); ++i) {
             const TapBox& tb = taps[i];
-            const Tile eqView = outputView(eq, out, tb.reach);
+            const Tile nw = boxTile(buf.nw[i % ring], tile.count, out);
             const Tile nwView = outputView(nw, out, tb.reach);
             const Tile ugView = outputView(ug, out, tb.reach);
-            builder.tensorTensor(eqView, inputView(axes, in, chunk.inputs, tb.tap, tb.reach),
-                                 outputView(ot, out, tb.reach), AluOp::IsEqual);
-            builder.tensorTensor(nwView, eqView, ugView, AluOp::Multiply);
+            builder.tensorTensor(nwView, eqOf(i), ugView, AluOp::Multiply);
             if (i + 1 < taps.size()) builder.tensorTensor(ugView, ugView, nwView, AluOp::Subtract);
-            if (boxEmpty(tb.owned)) continue;
-            const Tile ginView = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
-            builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add, Engine::GpSimd);
+            if (!boxEmpty(tb.owned)) {
+              const Tile ginView = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
+              builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add, Engine::GpSimd);
+            }
+            if (i + ring < taps.size()) compare(i + ring);
           }
         }
         target.store(builder, tile, chunk.owned, gin, storeQueues.taker());

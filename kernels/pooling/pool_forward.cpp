@@ -29,8 +29,9 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
     return bufferBytes(i, dtypeBytes) + bufferBytes(o, accBytes) + (isMax ? 0 : bufferBytes(o, dtypeBytes));
   };
   const int64_t budget = builder.sbufBytesFree() / 2;
-  const std::vector<PoolChunk> chunks = planChunks(builder.kernelName(), config, ChunkBy::Output, bytes, budget);
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
+  const std::vector<PoolChunk> chunks =
+      planChunks(builder.kernelName(), config, ChunkBy::Output, bytes, budget, pipelineChunks(static_cast<int64_t>(rows.size())));
 
   int64_t maxOut = 1, maxIn = 1;
   for (const PoolChunk& c : chunks) {

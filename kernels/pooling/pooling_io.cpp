@@ -46,7 +46,7 @@ void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box,
     return view;
   };
   auto move = [&](const HbmView& hbm, const Tile& part) {
-    const DmaOptions options{queues(), isa::Engine::Sync};
+    const DmaOptions options{queues(), toHbm ? kStoreIssuer : kLoadIssuer};
     if (toHbm) {
       builder.dmaCopy(hbm, part, options);
     } else {

@@ -35,6 +35,11 @@ class PlaneTensor {
   /// `view` is the whole tensor in `layout`, `channels` its C.
   PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels);
 
+  /// Loads are triggered from the Sync sequencer, stores from ScalarE's (hwdge, reference
+  /// 1.4), so a store waiting for its data never holds back the next prefetch.
+  static constexpr isa::Engine kLoadIssuer = isa::Engine::Sync;
+  static constexpr isa::Engine kStoreIssuer = isa::Engine::Scalar;
+
   /// DMAs rows x box of the tensor into `tile` ([rows.count, box extents] view), one transfer
   /// per batch segment of the rows, on queues taken from `queues`.
   void load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,

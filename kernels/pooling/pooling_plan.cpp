@@ -62,6 +62,8 @@ int64_t bufferBytes(int64_t elements, int64_t dtypeBytes) {
   return (elements * dtypeBytes + kGranule - 1) / kGranule * kGranule;
 }
 
+int64_t pipelineChunks(int64_t rowTiles) { return rowTiles >= 4 ? 1 : ceilDiv(4, rowTiles); }
+
 std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config) {
   std::array<PoolAxis, 3> axes;
   for (int a = 0; a < 3; ++a) {
@@ -71,7 +73,8 @@ std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config) {
 }
 
 std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& config,
-                                  ChunkBy by, const ChunkBytes& bytes, int64_t budget) {
+                                  ChunkBy by, const ChunkBytes& bytes, int64_t budget,
+                                  int64_t wantChunks) {
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const Spatial full = by == ChunkBy::Input ? config.input : config.output();
   Spatial len = full;
@@ -97,6 +100,16 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
                 std::to_string(budget) + " bytes fit in SBUF");
   }
   for (int a = 0; a < 3; ++a) grow(a);
+  if (wantChunks > 1 && len == full) {
+    auto largestBox = [&](const Spatial& l) {
+      const ChunkExtents e = extentsFor(axes, by, l);
+      return std::max(e.owned[0] * e.owned[1] * e.owned[2], e.inputs[0] * e.inputs[1] * e.inputs[2]);
+    };
+    Spatial cut = len;
+    cut[0] = ceilDiv(full[0], wantChunks);
+    while (cut[0] < full[0] && largestBox(cut) < kMinChunkElements) ++cut[0];
+    len = cut;
+  }
   std::vector<PoolChunk> chunks;
   for (const Range& d : cut(full[0], len[0])) {
     for (const Range& h : cut(full[1], len[1])) {

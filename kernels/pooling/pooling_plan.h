@@ -36,9 +36,19 @@ using ChunkBytes = std::function<int64_t(const ChunkExtents&)>;
 
 /// The chunks covering the problem, cutting D as coarsely as possible, then H, then W, so
 /// that `bytes` fits `budget` and every extent fits an access-pattern count (<= 65535).
+/// When the problem fits in fewer than `wantChunks` chunks, D is cut further (keeping at least
+/// kMinChunkElements owned elements per chunk) so loads, compute and stores can overlap.
 /// Throws neuronsim::Error naming `kernel` when even a single element does not fit.
 std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& config,
-                                  ChunkBy by, const ChunkBytes& bytes, int64_t budget);
+                                  ChunkBy by, const ChunkBytes& bytes, int64_t budget,
+                                  int64_t wantChunks = 1);
+
+/// Chunks worth having per row tile so a kernel with `rowTiles` tiles has ~4 work items.
+int64_t pipelineChunks(int64_t rowTiles);
+
+/// Smallest owned box (elements per partition) the pipelining cut goes down to: 4 KiB of
+/// fp32, where DMA transfers stop being overhead-bound (reference 1.4).
+inline constexpr int64_t kMinChunkElements = 1024;
 
 /// The three axes of `config`.
 std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config);
