@@ -29,6 +29,8 @@ class KernelScope {
     context_ = new sc_core::sc_simcontext();
     sc_core::sc_curr_simcontext = context_;
     sc_core::sc_default_global_context = context_;
+    // Keep the CLI's output clean (e.g. "Simulation stopped by user" after an error).
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   }
   ~KernelScope() {
     delete context_;

@@ -25,7 +25,8 @@ void CoreContext::signal(const isa::Instruction& inst, int64_t index, isa::Signa
 }
 
 void CoreContext::fail(std::exception_ptr e) {
-  if (!error) error = e;
+  if (error) return;
+  error = e;
   sc_core::sc_stop();
 }
 
