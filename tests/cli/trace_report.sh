@@ -47,10 +47,10 @@ expect_error "bad json in view" view "$work/bad.json"
 expect_error "no arguments" report
 expect_error "unknown option" report "$fixture" --bogus 1
 
-# A real run, once `neuronsim run` works: tracks for every engine and queue used, span == total_ns.
-if "$neuronsim" run max_pooling_3d_backward --trace "$work/run.json" --csv "$work/run.csv" >"$work/run.txt" 2>&1 ||
-   "$neuronsim" run max_pooling_3d_backward --trace "$work/run.json" >"$work/run.txt" 2>&1; then
-  python3 - "$work/run.json" <<'PY'
+# Real runs, once `neuronsim run` works: every kernel's trace has a track per engine, a named track
+# per DMA queue used, nested slices per track, paired flows, and a span equal to total_ns.
+check_trace() {
+  python3 - "$1" <<'PY'
 import json, sys
 trace = json.load(open(sys.argv[1]))
 events = trace["traceEvents"]
@@ -61,11 +61,30 @@ xs = [e for e in events if e["ph"] == "X"]
 queues = {e["tid"] for e in xs if e.get("cat") == "dma"}
 assert queues, "no DMA transfers"
 assert all(q in names for q in queues), "a DMA queue has no named track"
+by_tid = {}
+for e in xs:
+    by_tid.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
+for tid, spans in by_tid.items():
+    spans.sort()
+    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+        assert s1 >= e0 - 1e-6 or e1 <= e0 + 1e-6, f"overlapping slices on {names.get(tid, tid)}"
+starts = {e["id"] for e in events if e["ph"] == "s"}
+ends = {e["id"] for e in events if e["ph"] == "f"}
+assert starts == ends, "unpaired flow events"
 span = (max(e["ts"] + e["dur"] for e in xs) - min(e["ts"] for e in xs)) * 1000
 total = trace["neuronsim"]["summary"]["total_ns"]
 assert abs(span - total) <= 1e-6 * max(1, total), f"span {span} != total_ns {total}"
-print(f"run trace: {len(xs)} complete events, {len(queues)} DMA tracks, span {span:.1f} ns == total_ns")
+print(f"  {trace['neuronsim']['summary']['kernel']}: {len(xs)} complete events, {len(queues)} DMA tracks, "
+      f"{len(starts)} flows, span {span:.1f} ns == total_ns")
 PY
+}
+if "$neuronsim" run max_pooling_3d_backward --timing-only --trace "$work/run.json" >"$work/run.txt" 2>&1; then
+  kernels=$("$neuronsim" list | grep -E '^[a-z0-9_]+$' || true)
+  [[ -n "$kernels" ]] || kernels=max_pooling_3d_backward
+  for kernel in $kernels; do
+    "$neuronsim" run "$kernel" --timing-only --trace "$work/$kernel.json" >/dev/null || fail "run $kernel"
+    check_trace "$work/$kernel.json" || fail "trace of $kernel"
+  done
   "$neuronsim" report "$work/run.json" | grep -q "critical path:" || fail "report of a real run"
 else
   echo "note: 'neuronsim run' not available, real-run checks skipped: $(head -c 200 "$work/run.txt")"
