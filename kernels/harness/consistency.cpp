@@ -1,7 +1,9 @@
 // Interpreter versus timed model, bit for bit.
 #include "kernels/harness/consistency.h"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "isa/error.h"
 
@@ -29,6 +31,8 @@ ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params, con
   options.mode = RunMode::Interpret;
   result.interpreted = runKernel(spec, params, inputs, machine, options);
   options.mode = RunMode::Timed;
+  traces::EventLog log;
+  options.sink = &log;
   try {
     result.timed = runKernel(spec, params, inputs, machine, options);
     result.timedRan = true;
@@ -42,6 +46,17 @@ ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params, con
   result.difference = firstBitDifference(result.interpreted.outputs, result.timed.outputs);
   result.identical = result.difference.empty();
   result.races = result.timed.sim.races;
+  std::map<int32_t, std::pair<int64_t, double>> last;  // queue -> (index, end) of the latest-issued so far
+  std::vector<traces::DmaEvent> dmas = log.dmas;
+  std::sort(dmas.begin(), dmas.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  for (const traces::DmaEvent& d : dmas) {
+    auto it = last.find(d.queue);
+    if (it != last.end() && d.endNs < it->second.second)
+      result.queueOrderViolations.push_back("queue " + std::to_string(d.queue) + ": instruction " +
+                                            std::to_string(d.index) + " completed before instruction " +
+                                            std::to_string(it->second.first));
+    if (it == last.end() || d.endNs >= it->second.second) last[d.queue] = {d.index, d.endNs};
+  }
   return result;
 }
 

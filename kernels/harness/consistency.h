@@ -15,6 +15,9 @@ struct ConsistencyResult {
   bool identical = false;   ///< every output bit-identical (true when !timedRan)
   std::string difference;   ///< the first differing element, when not identical
   std::vector<std::string> races;
+  /// Transfers that completed before an earlier transfer of their queue (the builder's waits
+  /// assume queues complete in order), one line each.
+  std::vector<std::string> queueOrderViolations;
 };
 
 /// Interprets, then simulates with numerics, and compares the output bytes.

@@ -62,6 +62,8 @@ inline void checkKernelCase(const KernelCase& c, const sim::MachineConfig& machi
   INFO("timed vs interpreter: " << r.both.difference);
   CHECK(r.both.identical);
   CHECK(r.both.races.empty());
+  INFO("first queue order violation: " << (r.both.queueOrderViolations.empty() ? "" : r.both.queueOrderViolations[0]));
+  CHECK(r.both.queueOrderViolations.empty());
 }
 
 inline void checkKernelCase(const KernelCase& c) { checkKernelCase(c, sim::loadMachine("trn2")); }
