@@ -43,6 +43,13 @@ if grep -E 'CONSOLE|Uncaught' "$work/console.log" | grep -qiE 'error|uncaught'; 
   echo "FAIL: console errors:"; grep -E 'CONSOLE|Uncaught' "$work/console.log" | head -5; exit 1
 fi
 
+# The page's self-test drives hover, wheel zoom, drag pan and double-click through DOM events.
+timeout 120 "$browser" "${flags[@]}" --user-data-dir="$(mktemp -d -p "$work")" \
+  --dump-dom "file://$work/view.html#selftest" >"$work/selftest.html" 2>/dev/null || true
+selftest=$(grep -o '<span id="status">[^<]*' "$work/selftest.html" | sed 's/.*>//' || true)
+echo "self-test: ${selftest:-no status}"
+[[ "$selftest" == *"selftest passed"* ]] || { echo "FAIL: interaction self-test"; exit 1; }
+
 timeout 120 "$browser" "${flags[@]}" --user-data-dir="$(mktemp -d -p "$work")" \
   --screenshot="$work/shot.png" "file://$work/view.html" >/dev/null 2>&1 || true
 [[ -s "$work/shot.png" ]] || { echo "FAIL: no screenshot"; exit 1; }

@@ -265,6 +265,30 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     item.appendChild(document.createTextNode(name));
     legend.appendChild(item);
   });
+  /// Drives hover, wheel zoom, drag pan and double-click through real DOM events; throws on failure.
+  function selfTest() {
+    const i = rows.findIndex(function (r) { return r.s.length > 0; });
+    if (i < 0) return 'selftest skipped (no events)';
+    const r = rows[i], rect = canvas.getBoundingClientRect();
+    const at = function (x, y) { return { clientX: rect.left + x, clientY: rect.top + y, bubbles: true }; };
+    const y = AXIS + i * ROW + ROW / 2, x = Math.min(X(r.s[0] + r.d[0] / 2), LABEL + plotWidth() - 1);
+    canvas.dispatchEvent(new MouseEvent('mousemove', at(x, y)));
+    if (tip.style.display !== 'block' || tip.textContent.indexOf(D.opcodes[r.o[0]]) < 0)
+      throw new Error('selftest: hover shows no details');
+    const span = t1 - t0;
+    canvas.dispatchEvent(new WheelEvent('wheel', Object.assign(at(LABEL + plotWidth() / 2, y), { deltaY: -400 })));
+    if (!(t1 - t0 < span * 0.9)) throw new Error('selftest: wheel did not zoom in');
+    const before = t0;
+    canvas.dispatchEvent(new MouseEvent('mousedown', at(LABEL + 200, y)));
+    canvas.dispatchEvent(new MouseEvent('mousemove', at(LABEL + 100, y)));
+    window.dispatchEvent(new MouseEvent('mouseup', at(LABEL + 100, y)));
+    if (!(t0 > before)) throw new Error('selftest: drag did not pan');
+    canvas.dispatchEvent(new MouseEvent('dblclick', at(LABEL + 100, y)));
+    if (t0 !== 0 || t1 !== total) throw new Error('selftest: double-click did not reset');
+    draw();
+    return 'selftest passed (hover, zoom, pan, reset)';
+  }
+
   const began = performance.now();
   resize();
   const firstDraw = performance.now() - began;
@@ -283,6 +307,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     }
     text += ', zoom/pan redraw worst ' + worst.toFixed(1) + ' ms';
   }
+  if (location.hash === '#selftest') text += ', ' + selfTest();
   setStatus(text, 'ok');
 })();
 </script>
