@@ -71,3 +71,10 @@ TEST_CASE("a malformed instruction becomes an Error naming it") {
   }
   CHECK(message.find("instruction 1 (nc_matmul on tensor)") != std::string::npos);
 }
+
+TEST_CASE("an empty program takes no time") {
+  const sim::SimResult r = runTiming(isa::Program{}, sim::loadMachine("trn1"));
+  CHECK(r.totals.totalNs == 0);
+  CHECK(r.totals.instructions == 0);
+  CHECK(r.races.empty());
+}
