@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/conv/conv_plan.h"
+#include "kernels/conv/conv_window.h"
 
 namespace neuronsim::kernels {
 
@@ -17,38 +18,7 @@ constexpr int64_t kPart = 128;
 constexpr int kPsumBuffers = 4;
 constexpr int kBuffers = 2;
 
-int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceilDivSigned(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
-
-/// The [d, h, w] box of `tile` (whose free axes are exactly d, h, w) starting at `start`, `count`
-/// elements `step` apart per axis; single-element axes are dropped.
-Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step) {
-  for (int a = 2; a >= 0; --a) {
-    if (count[a] == 1) {
-      tile = tile.select(a, start[a]);
-    } else {
-      tile = tile.slice(a, start[a], start[a] + (count[a] - 1) * step[a] + 1, step[a]);
-    }
-  }
-  return tile;
-}
-
-/// One window of the output: batch, origin and extent.
-struct Chunk {
-  int64_t batch;
-  Int3 origin;
-  Int3 extent;
-};
-
-/// The part of x_in a window holds, per axis: x index range and its window position.
-struct WindowFill {
-  Int3 first{};     ///< first x index
-  Int3 count{};     ///< x elements (0 on some axis: the window is all zero)
-  Int3 position{};  ///< window coordinate of `first`
-  bool complete = true;  ///< the x elements cover the whole window
-  bool empty = false;
-};
 
 class ConvEmitter {
  public:
@@ -59,7 +29,7 @@ class ConvEmitter {
 
   void run() {
     allocate();
-    const std::vector<Chunk> chunks = chunkList();
+    const std::vector<Chunk> chunks = chunkList(core_, plan_.chunk);
     struct Step {
       int64_t g0;
       const Chunk* chunk;
@@ -97,19 +67,6 @@ class ConvEmitter {
                                isa::Dtype::Fp32, "acc_" + std::to_string(i)));
   }
 
-  std::vector<Chunk> chunkList() const {
-    std::vector<Chunk> list;
-    const Int3& c = plan_.chunk;
-    for (int64_t n = 0; n < core_.batch; ++n)
-      for (int64_t d = 0; d < core_.out[0]; d += c[0])
-        for (int64_t h = 0; h < core_.out[1]; h += c[1])
-          for (int64_t w = 0; w < core_.out[2]; w += c[2])
-            list.push_back({n, {d, h, w},
-                            {std::min(c[0], core_.out[0] - d), std::min(c[1], core_.out[1] - h),
-                             std::min(c[2], core_.out[2] - w)}});
-    return list;
-  }
-
   int64_t ciCount(int64_t t) const { return std::min(kPart, core_.cin - t * kPart); }
 
   void loadFilters(int64_t g0, int64_t group) {
@@ -135,45 +92,12 @@ class ConvEmitter {
     }
   }
 
-  WindowFill fillOf(const Chunk& chunk) const {
-    WindowFill f;
-    for (int a = 0; a < 3; ++a) {
-      const int64_t z0 = chunk.origin[a] * core_.stride[a];
-      const int64_t extent = windowExtent(core_, a, chunk.extent[a]);
-      const int64_t idl = core_.inputDilation[a];
-      const int64_t lo = std::max<int64_t>(0, ceilDivSigned(z0 - core_.padLo[a], idl));
-      const int64_t hi = std::min(core_.in[a] - 1, floorDiv(z0 + extent - 1 - core_.padLo[a], idl));
-      f.first[a] = lo;
-      f.count[a] = std::max<int64_t>(0, hi - lo + 1);
-      f.position[a] = core_.padLo[a] + lo * idl - z0;
-      if (f.count[a] == 0) f.empty = true;
-      if (idl != 1 || f.position[a] != 0 || f.count[a] != extent) f.complete = false;
-    }
-    return f;
-  }
-
   void loadWindow(const Chunk& chunk, int slot) {
-    const WindowFill fill = fillOf(chunk);
-    Int3 extent;
-    for (int a = 0; a < 3; ++a) extent[a] = windowExtent(core_, a, chunk.extent[a]);
-    const Int3 zero{0, 0, 0}, one{1, 1, 1};
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
-      const int64_t ci0 = t * kPart, cs = ciCount(t);
-      const Tile window = windows_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
-      if (!fill.complete) b_.memset(box(window, zero, extent, one), 0.0f, isa::Engine::GpSimd);
-      if (fill.empty) continue;
-      const HbmView src = x_.select(0, chunk.batch)
-                              .slice(0, ci0, ci0 + cs)
-                              .slice(1, fill.first[0], fill.first[0] + fill.count[0])
-                              .slice(2, fill.first[1], fill.first[1] + fill.count[1])
-                              .slice(3, fill.first[2], fill.first[2] + fill.count[2]);
-      if (!plan_.staged) {
-        b_.dmaCopy(box(window, fill.position, fill.count, one), src);
-        continue;
-      }
-      const Tile stage = box(stages_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, t), zero, fill.count, one);
-      b_.dmaCopy(stage, src);
-      b_.tensorCopy(box(window, fill.position, fill.count, core_.inputDilation), stage, isa::Engine::GpSimd);
+      const int32_t cs = static_cast<int32_t>(ciCount(t));
+      std::optional<Tile> stage;
+      if (plan_.staged) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
+      kernels::loadWindow(b_, core_, x_, chunk, t * kPart, windows_[slot].partitionSlice(0, cs).select(0, t), stage);
     }
   }
 

@@ -1,0 +1,89 @@
+// Chunk lists, tile boxes, and window loads: memset where the window holds zeros, then one DMA
+// (or a DMA to staging plus a strided scatter when zeros are inserted between x elements).
+#include "kernels/conv/conv_window.h"
+
+#include <algorithm>
+
+#include "kernels/conv/conv_plan.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t ceilDivSigned(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+/// The part of x a window holds, per axis.
+struct WindowFill {
+  Int3 first{};     // first x index
+  Int3 count{};     // x elements
+  Int3 position{};  // window coordinate of `first`
+  Int3 extent{};    // window extent
+  bool complete = true;
+  bool empty = false;
+};
+
+WindowFill fillOf(const ConvCore& core, const Chunk& chunk) {
+  WindowFill f;
+  for (int a = 0; a < 3; ++a) {
+    const int64_t z0 = chunk.origin[a] * core.stride[a];
+    const int64_t idl = core.inputDilation[a];
+    f.extent[a] = windowExtent(core, a, chunk.extent[a]);
+    const int64_t lo = std::max<int64_t>(0, ceilDivSigned(z0 - core.padLo[a], idl));
+    const int64_t hi = std::min(core.in[a] - 1, floorDiv(z0 + f.extent[a] - 1 - core.padLo[a], idl));
+    f.first[a] = lo;
+    f.count[a] = std::max<int64_t>(0, hi - lo + 1);
+    f.position[a] = core.padLo[a] + lo * idl - z0;
+    if (f.count[a] == 0) f.empty = true;
+    if (idl != 1 || f.position[a] != 0 || f.count[a] != f.extent[a]) f.complete = false;
+  }
+  return f;
+}
+
+}  // namespace
+
+std::vector<Chunk> chunkList(const ConvCore& core, const Int3& size) {
+  std::vector<Chunk> list;
+  for (int64_t n = 0; n < core.batch; ++n)
+    for (int64_t d = 0; d < core.out[0]; d += size[0])
+      for (int64_t h = 0; h < core.out[1]; h += size[1])
+        for (int64_t w = 0; w < core.out[2]; w += size[2])
+          list.push_back({n,
+                          {d, h, w},
+                          {std::min(size[0], core.out[0] - d), std::min(size[1], core.out[1] - h),
+                           std::min(size[2], core.out[2] - w)}});
+  return list;
+}
+
+Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step) {
+  for (int a = 2; a >= 0; --a) {
+    if (count[a] == 1) {
+      tile = tile.select(a, start[a]);
+    } else {
+      tile = tile.slice(a, start[a], start[a] + (count[a] - 1) * step[a] + 1, step[a]);
+    }
+  }
+  return tile;
+}
+
+void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
+                const Tile& window, const std::optional<Tile>& stage) {
+  const WindowFill fill = fillOf(core, chunk);
+  const Int3 zero{0, 0, 0}, one{1, 1, 1};
+  if (!fill.complete) b.memset(box(window, zero, fill.extent, one), 0.0f, isa::Engine::GpSimd);
+  if (fill.empty) return;
+  const HbmView src = x.select(0, chunk.batch)
+                          .slice(0, ci0, ci0 + window.partitions())
+                          .slice(1, fill.first[0], fill.first[0] + fill.count[0])
+                          .slice(2, fill.first[1], fill.first[1] + fill.count[1])
+                          .slice(3, fill.first[2], fill.first[2] + fill.count[2]);
+  if (!stage) {
+    b.dmaCopy(box(window, fill.position, fill.count, one), src);
+    return;
+  }
+  const Tile staged = box(*stage, zero, fill.count, one);
+  b.dmaCopy(staged, src);
+  b.tensorCopy(box(window, fill.position, fill.count, core.inputDilation), staged, isa::Engine::GpSimd);
+}
+
+}  // namespace neuronsim::kernels

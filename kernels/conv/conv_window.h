@@ -1,0 +1,33 @@
+#pragma once
+// Output chunks and the zero-padded input windows they read, shared by the conv programs.
+
+#include <optional>
+#include <vector>
+
+#include "kernels/builder/kernel_builder.h"
+#include "kernels/conv/conv_core.h"
+
+namespace neuronsim::kernels {
+
+/// One piece of the output: batch, origin and extent (D, H, W).
+struct Chunk {
+  int64_t batch = 0;
+  Int3 origin{};
+  Int3 extent{};
+};
+
+/// Every chunk of `core`'s output in `size` pieces (edge pieces smaller), batch-major.
+std::vector<Chunk> chunkList(const ConvCore& core, const Int3& size);
+
+/// The [d, h, w] box of `tile` (whose free axes are exactly d, h, w) starting at `start`, `count`
+/// elements `step` apart per axis; single-element axes are dropped.
+Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step);
+
+/// Fills `window` ([cs partitions; d, h, w] of one C_in tile) with the virtual input (zeros,
+/// inserted zeros and x elements) that `chunk` reads, for channels [ci0, ci0 + cs) of `x`.
+/// `stage` (same partitions; d, h, w) receives the x elements first when the core has input
+/// dilation; it is required then.
+void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
+                const Tile& window, const std::optional<Tile>& stage);
+
+}  // namespace neuronsim::kernels
