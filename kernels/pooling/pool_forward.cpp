@@ -1,4 +1,5 @@
-// avg_pooling_3d and max_pooling_3d: one strided tensor_tensor per window tap over each output box.
+// avg_pooling_3d and max_pooling_3d: one strided tensor_tensor per window tap over each output box,
+// the taps dealt round robin to independent accumulators on VectorE and GpSimd.
 
 #include <algorithm>
 #include <limits>
@@ -14,6 +15,10 @@ namespace {
 using isa::AluOp;
 using isa::Engine;
 
+/// Accumulator engines, in the order taps are dealt to them: two interleaved VectorE chains
+/// (so no instruction waits on the one before it) and one GpSimd chain.
+constexpr std::array<Engine, 3> kAccEngines{Engine::Vector, Engine::Vector, Engine::GpSimd};
+
 /// Shared body: acc = init; acc[tap outputs] = acc op input[tap inputs] for every tap;
 /// average then scales into the output tile.
 void buildForward(KernelBuilder& builder, const PoolingConfig& config, const HbmView& input,
@@ -26,7 +31,8 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   const ChunkBytes bytes = [=](const ChunkExtents& e) {
     const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
     const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
-    return bufferBytes(i, dtypeBytes) + bufferBytes(o, accBytes) + (isMax ? 0 : bufferBytes(o, dtypeBytes));
+    return bufferBytes(i, dtypeBytes) + static_cast<int64_t>(kAccEngines.size()) * bufferBytes(o, accBytes) +
+           (isMax ? 0 : bufferBytes(o, dtypeBytes));
   };
   const int64_t budget = builder.sbufBytesFree() / 2;
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
@@ -39,13 +45,16 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
     maxIn = std::max(maxIn, boxElements(c.inputs));
   }
   struct Buffers {
-    Tile in, acc, res;
+    Tile in, res;
+    std::array<Tile, kAccEngines.size()> acc;
   };
   std::array<Buffers, 2> sets;
   for (int s = 0; s < 2; ++s) {
     const std::string tag = std::to_string(s);
     sets[s].in = builder.sbuf({partitions, maxIn}, dtype, "in" + tag);
-    sets[s].acc = builder.sbuf({partitions, maxOut}, accType, "acc" + tag);
+    for (size_t a = 0; a < kAccEngines.size(); ++a) {
+      sets[s].acc[a] = builder.sbuf({partitions, maxOut}, accType, "acc" + tag + "_" + std::to_string(a));
+    }
     if (!isMax) sets[s].res = builder.sbuf({partitions, maxOut}, dtype, "res" + tag);
   }
 
@@ -56,6 +65,7 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const float scale = 1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
+  const float init = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
 
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks,
@@ -70,8 +80,12 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
         const Box& outBox = chunk.outputs;
         const Box& inBox = chunk.inputs;
         const Tile in = boxTile(sets[set].in, tile.count, inBox);
-        const Tile acc = boxTile(sets[set].acc, tile.count, outBox);
-        builder.memset(compactView(acc), isMax ? -std::numeric_limits<float>::infinity() : 0.0f, Engine::GpSimd);
+        const AluOp op = isMax ? AluOp::Max : AluOp::Add;
+        const size_t numAcc = kAccEngines.size();
+        std::array<Tile, kAccEngines.size()> acc;
+        for (size_t a = 0; a < numAcc; ++a) acc[a] = boxTile(sets[set].acc[a], tile.count, outBox);
+        std::array<bool, kAccEngines.size()> started{};
+        size_t next = 0;
         for (int64_t kd = 0; kd < axes[0].k; ++kd) {
           for (int64_t kh = 0; kh < axes[1].k; ++kh) {
             for (int64_t kw = 0; kw < axes[2].k; ++kw) {
@@ -79,7 +93,9 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
               Box r;
               for (int a = 0; a < 3; ++a) r[a] = axes[a].tapOutputs(t[a], inBox[a], outBox[a]);
               if (boxEmpty(r)) continue;
-              Tile to = acc;
+              const size_t which = next++ % numAcc;
+              const Engine engine = kAccEngines[which];
+              Tile to = acc[which];
               Tile from = in;
               for (int a = 0; a < 3; ++a) {
                 to = to.slice(a, r[a].lo - outBox[a].lo, r[a].hi - outBox[a].lo);
@@ -88,14 +104,26 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
                 from = from.slice(a, first, last + 1, axes[a].s);
               }
               to = compactView(to);
-              builder.tensorTensor(to, to, compactView(from), isMax ? AluOp::Max : AluOp::Add);
+              from = compactView(from);
+              if (!started[which] && r == outBox) {
+                builder.tensorCopy(to, from, engine);
+              } else {
+                if (!started[which]) builder.memset(compactView(acc[which]), init, Engine::GpSimd);
+                builder.tensorTensor(to, to, from, op, engine);
+              }
+              started[which] = true;
             }
           }
         }
-        Tile result = acc;
+        const Tile total = compactView(acc[0]);
+        for (size_t a = 1; a < numAcc; ++a) {
+          if (started[a]) builder.tensorTensor(total, total, compactView(acc[a]), op);
+        }
+        const Tile accOut = acc[0];
+        Tile result = accOut;
         if (!isMax) {
           result = boxTile(sets[set].res, tile.count, outBox);
-          builder.activation(compactView(result), compactView(acc), isa::ActFn::Copy, scale);
+          builder.activation(compactView(result), total, isa::ActFn::Copy, scale);
         }
         target.store(builder, tile, outBox, result, storeQueues.taker());
       });
