@@ -19,6 +19,10 @@ namespace {
 /// Microseconds from nanoseconds.
 double us(double ns) { return ns / 1000.0; }
 
+/// Where a flow event binds to its slice: the middle, so it lies inside the slice whatever the
+/// order a viewer sorts events of equal timestamp in.
+double middle(double startNs, double endNs) { return startNs + (endNs - startNs) / 2; }
+
 class TraceWriter {
  public:
   TraceWriter(const std::string& path, const isa::Program& program, const EventLog& log)
@@ -86,17 +90,17 @@ class TraceWriter {
 
   std::string assembly(int64_t index, isa::Opcode opcode) const { return assemblyText(program_, index, opcode); }
 
-  /// Source (tid, ts) of the flow that released an instruction waiting on `index`.
+  /// Source (tid, ts inside the slice) of the flow that released an instruction waiting on `index`.
   bool flowSource(int64_t index, int& tid, double& tsNs) const {
     if (index < 0 || static_cast<size_t>(index) >= dmaAt_.size()) return false;
     if (int64_t d = dmaAt_[static_cast<size_t>(index)]; d >= 0) {
       tid = layout_.dmaTids[static_cast<size_t>(d)];
-      tsNs = log_.dmas[static_cast<size_t>(d)].startNs;
+      tsNs = middle(log_.dmas[static_cast<size_t>(d)].startNs, log_.dmas[static_cast<size_t>(d)].endNs);
       return true;
     }
     if (int64_t i = instructionAt_[static_cast<size_t>(index)]; i >= 0) {
       tid = layout_.instructionTids[static_cast<size_t>(i)];
-      tsNs = log_.instructions[static_cast<size_t>(i)].startNs;
+      tsNs = middle(log_.instructions[static_cast<size_t>(i)].startNs, log_.instructions[static_cast<size_t>(i)].endNs);
       return true;
     }
     return false;
@@ -133,7 +137,7 @@ class TraceWriter {
     int fromTid = 0;
     double fromNs = 0;
     if (e.waitedOnInstruction >= 0 && flowSource(e.waitedOnInstruction, fromTid, fromNs))
-      writeFlow("semaphore", fromTid, fromNs, tid, e.startNs);
+      writeFlow("semaphore", fromTid, fromNs, tid, middle(e.startNs, e.endNs));
   }
 
   void writeDma(size_t i) {
@@ -159,7 +163,8 @@ class TraceWriter {
     if (d.index >= 0 && static_cast<size_t>(d.index) < instructionAt_.size()) {
       if (int64_t t = instructionAt_[static_cast<size_t>(d.index)]; t >= 0)
         writeFlow("dma_issue", layout_.instructionTids[static_cast<size_t>(t)],
-                  log_.instructions[static_cast<size_t>(t)].startNs, tid, d.startNs);
+                  middle(log_.instructions[static_cast<size_t>(t)].startNs, log_.instructions[static_cast<size_t>(t)].endNs),
+                  tid, middle(d.startNs, d.endNs));
     }
   }
 
