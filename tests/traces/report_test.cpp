@@ -1,7 +1,10 @@
 // Report analyses on the hand-built fixture: opcode times, stalls, critical path, warnings.
+#include <fstream>
+
 #include <doctest/doctest.h>
 
 #include "fixture.h"
+#include "isa/error.h"
 #include "traces/chrome_trace.h"
 #include "traces/report.h"
 
@@ -150,4 +153,47 @@ TEST_CASE("report text has every section") {
     CAPTURE(part);
     CHECK(text.find(part) != std::string::npos);
   }
+}
+
+TEST_CASE("streamed and DOM readers of a trace agree") {
+  auto log = fixture::log();
+  log.uninitializedRead({2, "src0 sbuf p0-127"});
+  fixture::TempFile file("readers.json");
+  traces::writeChromeTrace(file.str(), fixture::program(), log, fixture::summary());
+  const auto streamed = traces::loadTraceModel(file.str());
+  const auto dom = traces::traceModel(traces::readTrace(file.str()));
+  CHECK(streamed.summary == dom.summary);
+  CHECK(streamed.summary["kernel"] == "fixture");
+  CHECK(streamed.tracks == dom.tracks);
+  CHECK(streamed.tracks.size() == 7);
+  CHECK(streamed.uninitializedReads == dom.uninitializedReads);
+  REQUIRE(streamed.spans.size() == dom.spans.size());
+  for (size_t i = 0; i < dom.spans.size(); ++i) {
+    CAPTURE(i);
+    CHECK(streamed.spans[i].index == dom.spans[i].index);
+    CHECK(streamed.spans[i].tid == dom.spans[i].tid);
+    CHECK(streamed.spans[i].startNs == dom.spans[i].startNs);
+    CHECK(streamed.spans[i].assembly == dom.spans[i].assembly);
+    CHECK(streamed.spans[i].semaphore == dom.spans[i].semaphore);
+  }
+  // the DMA transfers carry their trigger's assembly, written once in the file
+  CHECK(streamed.spans.back().isDma);
+  CHECK(streamed.spans.back().assembly == streamed.spans[3].assembly);
+}
+
+TEST_CASE("a trace with a malformed event or without the neuronsim section is an error") {
+  fixture::TempFile file("malformed.json");
+  {
+    std::ofstream(file.path) << R"({"traceEvents":[{"ph":"X","dur":1}],"neuronsim":{"summary":{}}})";
+  }
+  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains("without ts"), Error);
+  {
+    std::ofstream(file.path) << R"({"traceEvents":[{"ph":"X","ts":0,"dur":1}]})";
+  }
+  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains("no neuronsim section"), Error);
+  {
+    std::ofstream(file.path) << R"([{"ph":"X","ts":0,"dur":1}])";
+  }
+  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains("no traceEvents"), Error);
+  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str() + ".absent"), doctest::Contains(".absent"), Error);
 }
