@@ -26,6 +26,8 @@ class EngineClock {
   explicit EngineClock(double ghz) : ghz_(ghz) {}
   /// ns taken by `cycles` of this engine's clock.
   Nanos toNs(Cycles cycles) const { return {static_cast<double>(cycles.value) / ghz_}; }
+  /// Whole cycles of this clock in `ns` (rounded to nearest), for time given in ns.
+  Cycles toCycles(Nanos ns) const { return {static_cast<int64_t>(ns.value * ghz_ + 0.5)}; }
   double ghz() const { return ghz_; }
 
  private:

@@ -178,7 +178,7 @@ void EngineModule::step(int64_t index) {
   ComputeCost cost;
   if (dmaInst) {
     end = start + ctx_.machine.dmaTriggerNs;
-    cycles = std::llround(ctx_.machine.dmaTriggerNs * clock_.ghz());
+    cycles = clock_.toCycles(Nanos{ctx_.machine.dmaTriggerNs}).value;
   } else {
     cost = computeCost(inst, ctx_.machine);
     cycles = cost.issue.value;
