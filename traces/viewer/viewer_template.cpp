@@ -59,6 +59,13 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     t.endMax = endMax;
     return t;
   });
+  const located = new Map();
+  rows.forEach(function (r, row) {
+    r.row = row;
+    for (let k = 0; k < r.i.length; k++)
+      if (r.dma || !located.has(r.i[k])) located.set(r.i[k], { r: r, k: k });
+  });
+  let hovered = null;
   const counters = D.counters.map(function (c) {
     let max = 0;
     for (const v of c.v) max = Math.max(max, v);
@@ -154,6 +161,29 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     }
   }
 
+  /// Outlines the hovered event and draws an arrow from the event that released it.
+  function drawDependency() {
+    if (!hovered) return;
+    const r = hovered.r, k = hovered.k, y = AXIS + r.row * ROW;
+    const x0 = Math.max(X(r.s[k]), LABEL), x1 = Math.max(X(r.s[k] + r.d[k]), x0 + 1);
+    ctx.strokeStyle = '#000';
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x0 - 0.5, y + 2.5, x1 - x0 + 1, ROW - 6);
+    const src = r.w[k] >= 0 ? located.get(r.w[k]) : null;
+    if (!src) return;
+    const sx = Math.max(X(src.r.s[src.k] + src.r.d[src.k]), LABEL), sy = AXIS + src.r.row * ROW + ROW / 2;
+    const ex = x0, ey = y + ROW / 2;
+    ctx.strokeStyle = '#c0392b';
+    ctx.fillStyle = '#c0392b';
+    ctx.beginPath(); ctx.moveTo(sx, sy); ctx.lineTo(ex, ey); ctx.stroke();
+    const a = Math.atan2(ey - sy, ex - sx);
+    ctx.beginPath();
+    ctx.moveTo(ex, ey);
+    ctx.lineTo(ex - 7 * Math.cos(a - 0.4), ey - 7 * Math.sin(a - 0.4));
+    ctx.lineTo(ex - 7 * Math.cos(a + 0.4), ey - 7 * Math.sin(a + 0.4));
+    ctx.fill();
+  }
+
   function draw() {
     pending = false;
     const w = canvasWidth, h = height();
@@ -171,6 +201,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       drawCounter(c, y);
       y += CROW;
     }
+    drawDependency();
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, LABEL, h);
     ctx.fillStyle = '#333';
@@ -235,13 +266,20 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       return;
     }
     const h = hit(mx, my);
+    if ((h ? h.r.row + ':' + h.k : '') !== (hovered ? hovered.r.row + ':' + hovered.k : '')) {
+      hovered = h;
+      requestDraw();
+    }
     if (!h) { tip.style.display = 'none'; return; }
     tip.textContent = describe(h.r, h.k);
     tip.style.display = 'block';
     tip.style.left = Math.min(mx + 14, Math.max(0, canvasWidth - tip.offsetWidth - 4)) + 'px';
     tip.style.top = (my + 16) + 'px';
   });
-  canvas.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+  canvas.addEventListener('mouseleave', function () {
+    tip.style.display = 'none';
+    if (hovered) { hovered = null; requestDraw(); }
+  });
   canvas.addEventListener('wheel', function (e) {
     e.preventDefault();
     const rect = canvas.getBoundingClientRect(), tm = T(Math.max(e.clientX - rect.left, LABEL));
