@@ -28,7 +28,7 @@ TEST_CASE("matmul II is max(min(64, M), N) cycles for bf16 (I2)") {
   CHECK(sim::computeCost(mm(128, 512), m).flops == 2 * 128 * 128 * 512);
 }
 
-TEST_CASE("fp32 matmul and LoadStationary cost 4x; LoadStationary is M/4") {
+TEST_CASE("fp32 matmul and LoadStationary cost 4x - LoadStationary is M/4") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   CHECK(cycles(mm(128, 512, Dtype::Fp32), m) == 2048);
   CHECK(cycles(mm(128, 16, Dtype::Fp32), m) == 256);
@@ -38,7 +38,7 @@ TEST_CASE("fp32 matmul and LoadStationary cost 4x; LoadStationary is M/4") {
   CHECK(sim::computeCost(mm(128, 512, Dtype::Fp32), m).loadStationary.value == 128);
 }
 
-TEST_CASE("PE transpose is max(P, min(64, F)); fp32 2x on trn2, 4x on trn1") {
+TEST_CASE("PE transpose is max(P, min(64, F)) - fp32 2x on trn2, 4x on trn1") {
   const sim::MachineConfig trn2 = sim::loadMachine("trn2");
   const sim::MachineConfig trn1 = sim::loadMachine("trn1");
   auto transpose = [](int32_t p, int64_t f, Dtype dtype) {
@@ -69,7 +69,7 @@ TEST_CASE("one-input Vector/Scalar instructions cost max(MIN_II, N)") {
   CHECK(cycles(act, m) == 1064);  // + ActReadAccumulator (MIN_II)
 }
 
-TEST_CASE("tensor_tensor is 2N, or N with one input in PSUM; bf16 rules per NC version") {
+TEST_CASE("tensor_tensor is 2N, or N with one input in PSUM - bf16 rules per NC version") {
   const sim::MachineConfig trn1 = sim::loadMachine("trn1");
   const sim::MachineConfig trn2 = sim::loadMachine("trn2");
   auto tt = [](AccessPattern a, AccessPattern b, Dtype out, isa::AluOp op) {

@@ -48,7 +48,7 @@ TEST_CASE("a transfer splits across up to 16 engines by partition") {
   CHECK(p20.hbmBytes == 20 * 16 * 4);
 }
 
-TEST_CASE("descriptors are contiguous chunks; a strided side cuts them per element") {
+TEST_CASE("descriptors are contiguous chunks - a strided side cuts them per element") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   const sim::DmaPlan contiguous = sim::planDma(load(0, 1, 256), m);
   CHECK(contiguous.descriptors == 1);
@@ -68,7 +68,7 @@ TEST_CASE("one engine alone moves its bytes at the per-engine rate plus descript
   CHECK(rec.finished[7] == doctest::Approx(100 + 32768.0 / 23 + 11));
 }
 
-TEST_CASE("queues on the same engines share them round robin; a queue is FIFO") {
+TEST_CASE("queues on the same engines share them round robin - a queue is FIFO") {
   const sim::MachineConfig m = sim::loadMachine("trn1");  // HBM 410 > 16 x 17: no cap
   const double work = 8 * 4096 * 4 / 17.0 + 8 * 15;
   {

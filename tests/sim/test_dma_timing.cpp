@@ -56,7 +56,7 @@ TEST_CASE("a large DMA reaches the configured per-engine bandwidth x 16 on trn1"
   CHECK(gbps < 16 * 17.0);
 }
 
-TEST_CASE("the HBM share caps a large DMA; SBUF-to-SBUF is not capped") {
+TEST_CASE("the HBM share caps a large DMA - SBUF-to-SBUF is not capped") {
   const sim::MachineConfig m = sim::loadMachine("trn2", {"hbm_gbps=150"});
   traces::EventLog log;
   const traces::DmaEvent e =

@@ -169,7 +169,7 @@ TEST_CASE("trn2 throttle: the first matmul runs at the ramp's rate, full rate af
 }
 
 TEST_CASE(
-    "trn1 serializes Vector with GpSimd on SBUF and Vector with Scalar on PSUM; trn2 does not") {
+    "trn1 serializes Vector with GpSimd on SBUF and Vector with Scalar on PSUM - trn2 does not") {
   isa::Program sbufPair;
   sbufPair.instructions.push_back(
       copy(Engine::Vector, sbuf(0, 128, 0, 512), sbuf(0, 128, 8192, 512)));

@@ -54,7 +54,7 @@ TEST_CASE("presets are embedded: they load from any working directory") {
   std::filesystem::current_path(here);
 }
 
-TEST_CASE("--set overrides one parameter; bad keys and values are named") {
+TEST_CASE("--set overrides one parameter - bad keys and values are named") {
   CHECK(sim::loadMachine("trn2", {"dma_latency_ns=1000"}).dmaLatencyNs == 1000);
   CHECK(sim::loadMachine("trn2", {"pe_throttle=false"}).peThrottle == false);
   CHECK(sim::loadMachine("trn1", {"sbuf_partition_bytes=100000"}).geometry.sbufPartitionBytes ==
@@ -70,7 +70,7 @@ TEST_CASE("--set overrides one parameter; bad keys and values are named") {
   CHECK(errorOf("trn2", {"novalue"}).find("expected KEY=VALUE") != std::string::npos);
 }
 
-TEST_CASE("a machine file overrides a base preset; every number needs a source") {
+TEST_CASE("a machine file overrides a base preset - every number needs a source") {
   const std::string good = writeTemp(
       R"({"name": "mine", "base": "trn1", "params": {"pe_ghz": {"value": 3.0, "source": "assumption: test"}}})");
   const sim::MachineConfig m = sim::loadMachine(good);

@@ -88,7 +88,7 @@ TEST_CASE("a DMA writing SBUF races with an engine reading it before completion"
   CHECK(races(p).empty());
 }
 
-TEST_CASE("DMAs on different queues writing the same HBM bytes race; on one queue they do not") {
+TEST_CASE("DMAs on different queues writing the same HBM bytes race - on one queue they do not") {
   isa::Program p;
   addTensor(p, "out", {128, 64}, Dtype::Fp32, isa::TensorKind::Output);
   p.instructions.push_back(dma(0, Engine::Sync, hbm(0, 128, 64), sbuf(0, 128, 0, 64)));
