@@ -128,12 +128,13 @@ HostTensors collectInputs(const KernelSpec& spec, const Args& args, uint64_t see
     for (const auto& t : spec.inputs) known = known || t.name == name;
     if (!known) throw Error("run: " + spec.name + " has no input named '" + name + "'");
   }
-  if (given.empty() && spec.deriveShapes) shapes = spec.deriveShapes(shapes, params);
-  if (given.empty() && shapes.empty()) {
-    shapes = spec.defaultShapes;
-  } else if (given.empty()) {
+  kernels::ShapeMap known = shapes;
+  for (const auto& [name, tensor] : given) known[name] = tensor.shape;
+  if (spec.deriveShapes)
+    for (const auto& [name, shape] : spec.deriveShapes(known, params))
+      if (!known.count(name)) shapes.emplace(name, shape);
+  if (given.empty())
     for (const auto& [name, shape] : spec.defaultShapes) shapes.emplace(name, shape);
-  }
   HostTensors inputs = kernels::generateInputs(spec, shapes, seed);
   for (auto& [name, tensor] : given) inputs[name] = std::move(tensor);
   return kernels::roundedTo(inputs, dtype);
