@@ -1,12 +1,14 @@
 // Comparison of two traces, side by side.
 #include "traces/diff.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
 
 #include "traces/report.h"
+#include "traces/track_layout.h"
 
 namespace neuronsim::traces {
 
@@ -17,7 +19,7 @@ double summaryNumber(const nlohmann::json& summary, const std::string& pointer) 
   return summary.contains(p) && summary.at(p).is_number() ? summary.at(p).get<double>() : 0.0;
 }
 
-/// Rows for every key in either map, in key order.
+/// Rows for every key in either map, ordered by track (engines, then queues), then name.
 std::vector<DiffRow> merge(const std::map<std::string, double>& a, const std::map<std::string, double>& b) {
   std::map<std::string, DiffRow> rows;
   for (const auto& [k, v] : a) rows[k] = {k, v, 0};
@@ -28,13 +30,15 @@ std::vector<DiffRow> merge(const std::map<std::string, double>& a, const std::ma
   }
   std::vector<DiffRow> out;
   for (auto& [k, row] : rows) out.push_back(row);
+  auto rank = [](const DiffRow& r) { return trackRank(r.name.substr(0, r.name.find(' '))); };
+  std::stable_sort(out.begin(), out.end(), [&](const DiffRow& x, const DiffRow& y) { return rank(x) < rank(y); });
   return out;
 }
 
 void section(std::string& out, const char* title, const std::vector<DiffRow>& rows, const std::string& nameA,
              const std::string& nameB, double scale, const char* unit) {
   char line[512];
-  std::snprintf(line, sizeof line, "\n%s\n  %-32s %16s %16s %14s %9s\n", title, unit, nameA.substr(0, 16).c_str(),
+  std::snprintf(line, sizeof line, "\n%s\n  %-32s %18s %18s %18s %9s\n", title, unit, nameA.substr(0, 16).c_str(),
                 nameB.substr(0, 16).c_str(), "delta", "change");
   out += line;
   for (const DiffRow& r : rows) {
@@ -42,7 +46,7 @@ void section(std::string& out, const char* title, const std::vector<DiffRow>& ro
     char pct[32];
     if (std::isinf(p)) std::snprintf(pct, sizeof pct, "new");
     else std::snprintf(pct, sizeof pct, "%+.1f%%", p);
-    std::snprintf(line, sizeof line, "  %-32s %16.3f %16.3f %+14.3f %9s\n", r.name.substr(0, 32).c_str(),
+    std::snprintf(line, sizeof line, "  %-32s %18.3f %18.3f %+18.3f %9s\n", r.name.substr(0, 32).c_str(),
                   r.a / scale, r.b / scale, r.delta() / scale, pct);
     out += line;
   }

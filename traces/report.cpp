@@ -9,18 +9,11 @@
 #include <unordered_map>
 
 #include "traces/summary.h"
+#include "traces/track_layout.h"
 
 namespace neuronsim::traces {
 
 namespace {
-
-/// Engines first in ISA order, then DMA queues by number.
-int trackRank(const std::string& track) {
-  for (int e = 0; e < isa::kNumEngines; ++e)
-    if (track == isa::engineName(static_cast<isa::Engine>(e))) return e;
-  if (track.rfind("dma.q", 0) == 0) return 100 + std::atoi(track.c_str() + 5);
-  return 1000;
-}
 
 std::string format(const char* fmt, auto... args) {
   char buf[512];

@@ -2,6 +2,7 @@
 #include "traces/track_layout.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -46,6 +47,13 @@ std::string trackName(int tid) {
   }
   if (lane > 0) name.append(" #").append(std::to_string(lane + 1));
   return name;
+}
+
+int trackRank(const std::string& track) {
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    if (track == isa::engineName(static_cast<isa::Engine>(e))) return e;
+  if (track.rfind("dma.q", 0) == 0) return 100 + std::atoi(track.c_str() + 5);
+  return 1000;
 }
 
 TrackLayout layoutTracks(const EventLog& log) {

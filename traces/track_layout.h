@@ -20,6 +20,8 @@ int engineTid(isa::Engine engine);
 int queueTid(int32_t queue);
 /// Track name of a tid: "kernel", "tensor", ..., "dma.q3", "dma.q3 #2".
 std::string trackName(int tid);
+/// Display rank of a base track name: engines in ISA order, then DMA queues by number, then others.
+int trackRank(const std::string& track);
 
 /// Lanes of a run: one tid per instruction event and per DMA event, in the log's order.
 struct TrackLayout {

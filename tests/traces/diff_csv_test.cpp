@@ -58,6 +58,10 @@ TEST_CASE("diff compares totals, per-track and per-opcode time and count") {
   CHECK(sync->delta() == 0);
   CHECK(sync->percent() == 0);
 
+  std::vector<std::string> order;
+  for (const auto& r : diff.trackTime) order.push_back(r.name);
+  CHECK(order == std::vector<std::string>{"tensor", "vector", "scalar", "sync", "dma.q0", "dma.q1"});
+
   const std::string text = traces::diffText(diff, "a.json", "b.json");
   CHECK(text.find("A = a.json") != std::string::npos);
   CHECK(text.find("-20.0%") != std::string::npos);
