@@ -64,6 +64,26 @@ Tile inputView(const std::array<PoolAxis, 3>& axes, const Tile& tile, const Box&
   return compactView(view);
 }
 
+Box intersect(const Box& a, const Box& b) {
+  Box r;
+  for (int x = 0; x < 3; ++x) r[x] = {std::max(a[x].lo, b[x].lo), std::min(a[x].hi, b[x].hi)};
+  return r;
+}
+
+/// Two halves of `box` along its outermost axis longer than 1 (or the box itself), so VectorE
+/// can interleave two independent mask chains instead of waiting on each result.
+std::vector<Box> splitInTwo(const Box& box) {
+  for (int a = 0; a < 3; ++a) {
+    if (box[a].size() < 2) continue;
+    const int64_t mid = box[a].lo + box[a].size() / 2;
+    Box first = box, second = box;
+    first[a].hi = mid;
+    second[a].lo = mid;
+    return {first, second};
+  }
+  return {box};
+}
+
 }  // namespace
 
 void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
@@ -152,14 +172,22 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
             builder.tensorTensor(eqOf(i), inputView(axes, in, chunk.inputs, taps[i].tap, taps[i].reach),
                                  outputView(ot, out, taps[i].reach), AluOp::IsEqual, Engine::GpSimd);
           };
+          const std::vector<Box> lanes = splitInTwo(out);
           for (size_t i = 0; i < taps.size() && i < ring; ++i) compare(i);
           for (size_t i = 0; i < taps.size(); ++i) {
             const TapBox& tb = taps[i];
             const Tile nw = boxTile(buf.nw[i % ring], tile.count, out);
-            const Tile nwView = outputView(nw, out, tb.reach);
-            const Tile ugView = outputView(ug, out, tb.reach);
-            builder.tensorTensor(nwView, eqOf(i), ugView, AluOp::Multiply);
-            if (i + 1 < taps.size()) builder.tensorTensor(ugView, ugView, nwView, AluOp::Subtract);
+            const Tile eq = boxTile(buf.eq[i % ring], tile.count, out);
+            for (const Box& lane : lanes) {
+              const Box r = intersect(tb.reach, lane);
+              if (!boxEmpty(r)) builder.tensorTensor(outputView(nw, out, r), outputView(eq, out, r), outputView(ug, out, r), AluOp::Multiply);
+            }
+            for (const Box& lane : lanes) {
+              const Box r = intersect(tb.reach, lane);
+              if (boxEmpty(r) || i + 1 == taps.size()) continue;
+              const Tile ugView = outputView(ug, out, r);
+              builder.tensorTensor(ugView, ugView, outputView(nw, out, r), AluOp::Subtract);
+            }
             if (!boxEmpty(tb.owned)) {
               const Tile ginView = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
               builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add, Engine::GpSimd);
