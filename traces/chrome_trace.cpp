@@ -23,6 +23,7 @@ double us(double ns) { return ns / 1000.0; }
 /// order a viewer sorts events of equal timestamp in.
 double middle(double startNs, double endNs) { return startNs + (endNs - startNs) / 2; }
 
+/// Streams one run as trace events: metadata, kernel span, instructions, transfers, flows, counters.
 class TraceWriter {
  public:
   TraceWriter(const std::string& path, const isa::Program& program, const EventLog& log)

@@ -18,6 +18,7 @@ struct DiffRow {
   double percent() const;
 };
 
+/// The comparison of two traces, section by section.
 struct TraceDiff {
   std::vector<DiffRow> totals;   ///< total_ns, instructions, dma bytes, mfu_percent, ...
   std::vector<DiffRow> trackTime;   ///< per engine/queue: busy ns (sum of durations)

@@ -39,7 +39,7 @@ class JsonWriter {
   bool failed_ = false;
 };
 
-/// Appends `text` quoted and escaped for JSON (and CSV-safe for control characters) to `out`.
+/// Appends `text` to `out` as a quoted JSON string (quotes, backslashes and control characters escaped).
 void appendJsonString(std::string& out, std::string_view text);
 
 }  // namespace neuronsim::traces

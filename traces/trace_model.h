@@ -35,11 +35,13 @@ struct Span {
   std::string assembly;
 };
 
+/// One sampled counter of a trace.
 struct CounterSeries {
   std::string name;
   std::vector<std::pair<double, double>> points;  ///< (ns, value), a step function
 };
 
+/// Everything report, diff, csv and view need from one trace.
 struct TraceModel {
   nlohmann::json summary;
   std::vector<Span> spans;  ///< instructions then DMA transfers, each group in trace order

@@ -9,6 +9,7 @@ namespace {
 
 using Json = nlohmann::json;
 
+/// nlohmann SAX handler: flat events out of traceEvents, the neuronsim section as a small DOM.
 class TraceSax {
  public:
   explicit TraceSax(const std::function<void(const FlatEvent&)>& onEvent) : onEvent_(onEvent) {}
