@@ -66,11 +66,16 @@ const isa::AccessPattern* operandAt(const isa::Instruction& inst, int slot) {
   }
 }
 
+RaceDetector::Bucket RaceDetector::emptyBucket() {
+  Bucket empty;
+  for (Slots& s : empty.writes) s.fill(-1);
+  for (Slots& s : empty.reads) s.fill(-1);
+  return empty;
+}
+
 RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& machine)
     : program_(program), semaphores_(program.semaphores.size()) {
-  Bucket empty;
-  empty.lastWrite.fill(-1);
-  empty.lastRead.fill(-1);
+  const Bucket empty = emptyBucket();
   const int64_t groups =
       (machine.geometry.partitions + kPartitionsPerGroup - 1) / kPartitionsPerGroup;
   sbufBlocks_ = (machine.geometry.sbufPartitionBytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes;
@@ -140,9 +145,7 @@ std::vector<RaceDetector::Bucket>* RaceDetector::bucketsFor(const Footprint& f, 
       if (b.empty()) {
         const isa::TensorDecl& t = program_.tensors[f.tensor];
         const int64_t bytes = std::max<int64_t>(1, t.numElements() * isa::dtypeBytes(t.dtype));
-        Bucket empty;
-        empty.lastWrite.fill(-1);
-        empty.lastRead.fill(-1);
+        const Bucket empty = emptyBucket();
         b.assign(static_cast<size_t>((bytes + kHbmBlockBytes - 1) / kHbmBlockBytes), empty);
       }
       blockBytes = kHbmBlockBytes;
@@ -160,8 +163,9 @@ void RaceDetector::accessOperand(int agent, int64_t index, int slot, const isa::
   std::vector<Bucket>* buckets = bucketsFor(fp, blockBytes, blocksPerRow);
   if (!buckets || blocksPerRow == 0) return;
   const int32_t id = static_cast<int32_t>(records_.size());
-  const Record current{index, clocks_[agent][agent], static_cast<int8_t>(agent),
-                       static_cast<int8_t>(slot), write};
+  const Record current{
+      index, clocks_[agent][agent], static_cast<int8_t>(agent), static_cast<int8_t>(slot), write,
+      fp};
   records_.push_back(current);
   const int64_t groups = static_cast<int64_t>(buckets->size()) / blocksPerRow;
   const int64_t g0 = fp.space == isa::Space::Hbm ? 0 : fp.partBegin / kPartitionsPerGroup;
@@ -176,16 +180,37 @@ void RaceDetector::accessOperand(int agent, int64_t index, int slot, const isa::
       Bucket& bucket = (*buckets)[static_cast<size_t>(g * blocksPerRow + blk)];
       for (int other = 0; other < kNumAgents; ++other) {
         if (other == agent) continue;
-        if (bucket.lastWrite[other] >= 0) check(bucket.lastWrite[other], current, ap, fp);
-        if (write && bucket.lastRead[other] >= 0) check(bucket.lastRead[other], current, ap, fp);
+        for (int32_t w : bucket.writes[other])
+          if (w >= 0) check(w, current, ap);
+        if (!write) continue;
+        for (int32_t r : bucket.reads[other])
+          if (r >= 0) check(r, current, ap);
       }
-      (write ? bucket.lastWrite : bucket.lastRead)[agent] = id;
+      remember((write ? bucket.writes : bucket.reads)[agent], id);
     }
   }
 }
 
-void RaceDetector::check(int32_t candidate, const Record& current, const isa::AccessPattern& ap,
-                         const Footprint& fp) {
+void RaceDetector::remember(Slots& slots, int32_t id) {
+  const Footprint& box = records_[id].box;
+  int pick = 0;
+  for (int i = 0; i < kSlots; ++i) {
+    if (slots[i] < 0) {
+      pick = i;
+      break;
+    }
+    const Footprint& old = records_[slots[i]].box;
+    if (old.partBegin >= box.partBegin && old.partEnd <= box.partEnd &&
+        old.byteBegin >= box.byteBegin && old.byteEnd <= box.byteEnd) {
+      pick = i;
+      break;
+    }
+    if (slots[i] < slots[pick]) pick = i;
+  }
+  slots[pick] = id;
+}
+
+void RaceDetector::check(int32_t candidate, const Record& current, const isa::AccessPattern& ap) {
   const Record& prior = records_[candidate];
   if (clocks_[current.agent][prior.agent] >= prior.epoch) return;
   if (std::find(checked_.begin(), checked_.end(), candidate) != checked_.end()) return;
@@ -195,8 +220,7 @@ void RaceDetector::check(int32_t candidate, const Record& current, const isa::Ac
   const uint64_t pair = (lo << 32) ^ hi;
   if (reportedPairs_.count(pair)) return;
   const isa::AccessPattern* priorAp = operandAt(program_.instructions[prior.index], prior.slot);
-  if (!priorAp || !boxesOverlap(footprintOf(*priorAp), fp) || !operandsOverlap(*priorAp, ap))
-    return;
+  if (!priorAp || !boxesOverlap(prior.box, current.box) || !operandsOverlap(*priorAp, ap)) return;
   reportedPairs_.insert(pair);
   if (reports_.size() >= kMaxReports) {
     ++unreported_;

@@ -17,9 +17,10 @@ namespace neuronsim::sim {
 /// Contract: an instruction's accesses are recorded when it issues, after it acquired its
 /// waits and before its signals are released. An access is checked against earlier
 /// accesses of other agents that touch the same bucket and are not ordered before it;
-/// a candidate is confirmed by exact byte overlap. Each agent keeps one last reader and one
-/// last writer per bucket, so a race hidden behind a newer access of the same agent to a
-/// different part of the bucket can be missed (never a false report).
+/// a candidate is confirmed by exact byte overlap. Each agent keeps its last kSlots readers
+/// and writers per bucket (a newer access replaces one it covers, else the oldest), so a race
+/// hidden behind more than kSlots newer accesses of the same agent to other parts of the
+/// bucket can be missed (never a false report).
 class RaceDetector {
  public:
   RaceDetector(const isa::Program& program, const MachineConfig& machine);
@@ -45,11 +46,14 @@ class RaceDetector {
     int8_t agent;
     int8_t slot;  ///< operand slot (see operandAt)
     bool write;
+    Footprint box;
   };
-  /// Shadow of one memory block: each agent's last writer and reader (record ids, -1 none).
+  static constexpr int kSlots = 4;
+  using Slots = std::array<int32_t, kSlots>;
+  /// Shadow of one memory block: each agent's last writers and readers (record ids, -1 none).
   struct Bucket {
-    std::array<int32_t, kNumAgents> lastWrite;
-    std::array<int32_t, kNumAgents> lastRead;
+    std::array<Slots, kNumAgents> writes;
+    std::array<Slots, kNumAgents> reads;
   };
   /// One increment of a semaphore with the clock it carried.
   struct SignalRecord {
@@ -67,8 +71,9 @@ class RaceDetector {
 
   void accessOperand(int agent, int64_t index, int slot, const isa::AccessPattern& ap, bool write);
   std::vector<Bucket>* bucketsFor(const Footprint& f, int64_t& blockBytes, int64_t& blocksPerRow);
-  void check(int32_t candidate, const Record& current, const isa::AccessPattern& ap,
-             const Footprint& fp);
+  void check(int32_t candidate, const Record& current, const isa::AccessPattern& ap);
+  void remember(Slots& slots, int32_t id);
+  static Bucket emptyBucket();
   std::string describe(const Record& r) const;
 
   static constexpr size_t kMaxReports = 100;

@@ -98,3 +98,17 @@ TEST_CASE("DMAs on different queues writing the same HBM bytes race - on one que
   p.instructions[1].dmaQueue = 0;
   CHECK(races(p).empty());
 }
+
+TEST_CASE("a later access of the same engine to another part of a block does not hide a race") {
+  isa::Program p;
+  addTensor(p, "x", {128, 64});
+  // Vector reads bytes 0-255 then 256-511 of the same 1 KiB shadow block.
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 8192, 64), sbuf(0, 128, 0, 64)));
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 9216, 64), sbuf(0, 128, 256, 64)));
+  // A DMA overwrites bytes 0-255 with no wait for the first read.
+  p.instructions.push_back(dma(0, Engine::Sync, sbuf(0, 128, 0, 64), hbm(0, 128, 64)));
+  const std::vector<std::string> found = races(p);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].find("instruction 0 ") != std::string::npos);
+  CHECK(found[0].find("instruction 2 ") != std::string::npos);
+}
