@@ -17,6 +17,7 @@ const std::vector<KernelSpec>& kernelRegistry() {
       maxPooling3dSpec(),
       conv3dSpec(),
       conv3dTransposeSpec(),
+      conv3dBwdSpec(),
   };
   return table;
 }

@@ -44,9 +44,17 @@ class ConvEmitter {
       if (i + 1 < steps.size()) loadWindow(*steps[i + 1].chunk, static_cast<int>((i + 1) % kBuffers));
       computeChunk(*steps[i].chunk, static_cast<int64_t>(i % kBuffers), g0, std::min(plan_.coGroup, core_.cout - g0));
     }
+    releaseAll();
   }
 
  private:
+  void releaseAll() {
+    b_.release(weights_);
+    if (bias_) b_.release(biasTile_);
+    for (const std::vector<Tile>* tiles : {&windows_, &stages_, &outs_, &psums_})
+      for (const Tile& t : *tiles) b_.release(t);
+  }
+
   void allocate() {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;

@@ -65,7 +65,6 @@ ConvCore commonCore(const std::string& kernel, const ShapeMap& inputs, const Par
                   std::to_string(core.cout) + "]");
     core.hasBias = true;
   }
-  core.act = convActivation(kernel, params.getString("activation_fn"));
   core.dilation = params.getInt3("dilation");
   expectAtLeast(kernel, "dilation", core.dilation, 1);
   return core;
@@ -88,8 +87,10 @@ isa::ActFn convActivation(const std::string& kernel, const std::string& name) {
   throw Error(kernel + ": activation_fn '" + name + "' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh");
 }
 
-ConvCore conv3dCore(const ShapeMap& inputs, const ParamValues& params) {
-  const std::string kernel = "conv3d";
+namespace {
+
+/// The forward conv of x_in and filters [Kd, Kh, Kw, C_in, C_out] (no bias or activation).
+ConvCore forwardCore(const std::string& kernel, const ShapeMap& inputs, const ParamValues& params) {
   ConvCore core = commonCore(kernel, inputs, params, 3, 4);
   const Int3 stride = params.getInt3("stride");
   const std::array<int64_t, 6> pad = params.getInt6("padding");
@@ -111,10 +112,47 @@ ConvCore conv3dCore(const ShapeMap& inputs, const ParamValues& params) {
   return core;
 }
 
+}  // namespace
+
+ConvCore conv3dCore(const ShapeMap& inputs, const ParamValues& params) {
+  ConvCore core = forwardCore("conv3d", inputs, params);
+  core.act = convActivation(core.kernel, params.getString("activation_fn"));
+  return core;
+}
+
+ConvCore conv3dBwdCore(const ShapeMap& inputs, const ParamValues& params, bool checkDy) {
+  const std::string kernel = "conv3d_bwd";
+  if (inputs.count("bias")) throw Error(kernel + ": takes no bias input");
+  const ConvCore core = forwardCore(kernel, inputs, params);
+  if (!checkDy) return core;
+  const Shape& dy = tensorShape(kernel, inputs, "dy");
+  const Shape expected = core.outputShape();
+  if (dy != expected)
+    throw Error(kernel + ": dy has shape " + shapeText(dy) + " but stride/padding give " + shapeText(expected));
+  return core;
+}
+
+ConvCore dxCore(const ConvCore& forward) {
+  ConvCore core = forward;
+  core.cin = forward.cout;
+  core.cout = forward.cin;
+  core.in = forward.out;
+  core.out = forward.in;
+  core.stride = {1, 1, 1};
+  core.inputDilation = forward.stride;
+  for (int a = 0; a < 3; ++a) core.padLo[a] = forward.dilation[a] * (forward.taps[a] - 1) - forward.padLo[a];
+  core.flipTaps = true;
+  core.filtersCoCi = true;
+  core.hasBias = false;
+  core.act = isa::ActFn::Copy;
+  return core;
+}
+
 ConvCore conv3dTransposeCore(const ShapeMap& inputs, const ParamValues& params) {
   const std::string kernel = "conv3d_transpose";
   const bool coCi = params.getString("filter_shape") == "KDHW_CO_CI";
   ConvCore core = commonCore(kernel, inputs, params, coCi ? 4 : 3, coCi ? 3 : 4);
+  core.act = convActivation(kernel, params.getString("activation_fn"));
   core.filtersCoCi = coCi;
   core.flipTaps = params.getBool("flip_filter_taps_in_kernel");
   const Int3 stride = params.getInt3("stride");

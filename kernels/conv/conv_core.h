@@ -44,6 +44,13 @@ ConvCore conv3dCore(const ShapeMap& inputs, const ParamValues& params);
 /// The conv3d_transpose problem mapped onto the conv core (input dilation = stride,
 /// padLo = dilation*(K-1) - pad_lo, stride 1, flipped taps).
 ConvCore conv3dTransposeCore(const ShapeMap& inputs, const ParamValues& params);
+/// The forward conv3d of conv3d_bwd's x_in and filters; when `checkDy`, checks dy
+/// [B, C_out, Do, Ho, Wo] against it.
+ConvCore conv3dBwdCore(const ShapeMap& inputs, const ParamValues& params, bool checkDy = true);
+/// The conv core computing dx from dy for `forward`: a transposed conv of dy (input dilation =
+/// stride, padLo = dilation*(K-1) - pad_lo) whose filters are the forward filters read as
+/// [K, out, in] with flipped taps.
+ConvCore dxCore(const ConvCore& forward);
 
 /// The ActFn of an activation_fn parameter value (none -> Copy).
 isa::ActFn convActivation(const std::string& kernel, const std::string& name);

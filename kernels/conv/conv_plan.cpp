@@ -3,6 +3,7 @@
 #include "kernels/conv/conv_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "isa/error.h"
@@ -21,15 +22,6 @@ constexpr int64_t kChunkCap = 1024;       // preferred output positions per chun
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
-
-/// Strides of a row-major [d, h, w] box fit the free-axis fields wherever they matter.
-bool stepsFit(const Int3& e, int64_t scaleD = 1, int64_t scaleH = 1) {
-  for (int64_t v : e)
-    if (v > kMaxNum) return false;
-  if (e[0] > 1 && scaleD * e[1] * e[2] > kMaxStep) return false;
-  if (e[1] > 1 && scaleH * e[2] > kMaxStep) return false;
-  return true;
-}
 
 struct Budget {
   const ConvCore& core;
@@ -55,33 +47,46 @@ struct Budget {
     if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
     return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap);
   }
-  /// The largest chunk, shrinking D first, then H, then W.
   std::optional<Int3> search(bool preferred) const {
-    Int3 c = core.out;
-    for (int axis = 0; axis < 3; ++axis) {
-      if (fits(c, preferred)) return c;
-      c[axis] = 1;
-      if (!fits(c, preferred)) continue;
-      int64_t lo = 1, hi = core.out[axis];
-      while (lo < hi) {
-        const int64_t mid = (lo + hi + 1) / 2;
-        c[axis] = mid;
-        if (fits(c, preferred)) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      c[axis] = lo;
-      return c;
-    }
-    return fits(c, preferred) ? std::optional<Int3>(c) : std::nullopt;
+    return largestChunk(core.out, [&](const Int3& c) { return fits(c, preferred); });
   }
 };
 
-Int3 chooseBlock(const ConvCore& core, const ConvPlan& plan, int64_t maxFree) {
-  const Int3& c = plan.chunk;
-  const Int3& w = plan.window;
+}  // namespace
+
+bool stepsFit(const Int3& e, int64_t scaleD, int64_t scaleH) {
+  for (int64_t v : e)
+    if (v > kMaxNum) return false;
+  if (e[0] > 1 && scaleD * e[1] * e[2] > kMaxStep) return false;
+  if (e[1] > 1 && scaleH * e[2] > kMaxStep) return false;
+  return true;
+}
+
+std::optional<Int3> largestChunk(const Int3& out, const std::function<bool(const Int3&)>& fits) {
+  Int3 c = out;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (fits(c)) return c;
+    c[axis] = 1;
+    if (!fits(c)) continue;
+    int64_t lo = 1, hi = out[axis];
+    while (lo < hi) {
+      const int64_t mid = (lo + hi + 1) / 2;
+      c[axis] = mid;
+      if (fits(c)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    c[axis] = lo;
+    return c;
+  }
+  return fits(c) ? std::optional<Int3>(c) : std::nullopt;
+}
+
+Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64_t maxFree) {
+  const Int3& c = chunk;
+  const Int3& w = window;
   Int3 b;
   b[2] = std::min(c[2], maxFree);
   if (b[2] > 1 && core.stride[2] > kMaxStep) b[2] = 1;
@@ -91,8 +96,6 @@ Int3 chooseBlock(const ConvCore& core, const ConvPlan& plan, int64_t maxFree) {
   if (b[0] > 1 && core.stride[0] * w[1] * w[2] > kMaxStep) b[0] = 1;
   return b;
 }
-
-}  // namespace
 
 int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
   return (outputs - 1) * core.stride[axis] + (core.taps[axis] - 1) * core.dilation[axis] + 1;
@@ -127,7 +130,7 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.chunk = *chunk;
   plan.window = budget.windowOf(plan.chunk);
   plan.stage = budget.stageOf(plan.window);
-  plan.block = chooseBlock(core, plan, std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4));
+  plan.block = blockFor(core, plan.chunk, plan.window, std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4));
   return plan;
 }
 

@@ -2,6 +2,8 @@
 // How the conv core is tiled onto SBUF and PSUM: resident filter groups, input windows, blocks.
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 
 #include "isa/dtype.h"
 #include "isa/geometry.h"
@@ -23,6 +25,15 @@ struct ConvPlan {
 
 /// Window extent along `axis` for `outputs` outputs.
 int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs);
+
+/// Axis steps of a row-major [d, h, w] box fit the free-axis fields (int16 steps, uint16 sizes)
+/// where they matter, with the D and H steps scaled by `scaleD` and `scaleH`.
+bool stepsFit(const Int3& extent, int64_t scaleD = 1, int64_t scaleH = 1);
+/// The largest chunk of `out` that `fits` (monotone), shrinking D first, then H, then W.
+std::optional<Int3> largestChunk(const Int3& out, const std::function<bool(const Int3&)>& fits);
+/// The output box of one accumulation inside `chunk` (at most `maxFree` positions) whose strided
+/// view of a `window`-sized tile fits the access-pattern fields.
+Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64_t maxFree);
 
 /// Chooses the tiling for `dtype` within `geometry`'s SBUF. Throws neuronsim::Error naming the
 /// kernel and the culprit when even the smallest tiling does not fit.

@@ -110,6 +110,40 @@ HostTensor conv3dTransposeRef(const HostTensor& x, const HostTensor& w, const st
   return result;
 }
 
+HostTensors conv3dBwdRef(const HostTensor& dy, const HostTensor& x, const HostTensor& w, const ConvRefParams& p) {
+  const Shape& ys = dy.shape;
+  const Shape& xs = x.shape;
+  const Shape& ws = w.shape;
+  std::vector<double> dx(x.values.size(), 0.0), dw(w.values.size(), 0.0), db(static_cast<size_t>(ys[1]), 0.0);
+  for (int64_t b = 0; b < ys[0]; ++b)
+    for (int64_t o = 0; o < ys[1]; ++o)
+      for (int64_t od = 0; od < ys[2]; ++od)
+        for (int64_t oh = 0; oh < ys[3]; ++oh)
+          for (int64_t ow = 0; ow < ys[4]; ++ow) {
+            const double g = dy.values[index5(ys, b, o, od, oh, ow)];
+            db[o] += g;
+            for (int64_t kd = 0; kd < ws[0]; ++kd) {
+              const int64_t id = od * p.stride[0] - p.padding[0] + kd * p.dilation[0];
+              if (id < 0 || id >= xs[2]) continue;
+              for (int64_t kh = 0; kh < ws[1]; ++kh) {
+                const int64_t ih = oh * p.stride[1] - p.padding[2] + kh * p.dilation[1];
+                if (ih < 0 || ih >= xs[3]) continue;
+                for (int64_t kw = 0; kw < ws[2]; ++kw) {
+                  const int64_t iw = ow * p.stride[2] - p.padding[4] + kw * p.dilation[2];
+                  if (iw < 0 || iw >= xs[4]) continue;
+                  for (int64_t c = 0; c < xs[1]; ++c) {
+                    const int64_t xi = index5(xs, b, c, id, ih, iw), wi = index5(ws, kd, kh, kw, c, o);
+                    dx[xi] += g * w.values[wi];
+                    dw[wi] += g * x.values[xi];
+                  }
+                }
+              }
+            }
+          }
+  auto toFloat = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
+  return {{"dx", {xs, toFloat(dx)}}, {"dw", {ws, toFloat(dw)}}, {"db", {{ys[1]}, toFloat(db)}}};
+}
+
 HostTensor transposeWeightRef(const HostTensor& filters, bool coCi, bool flipInKernel) {
   const Shape& s = filters.shape;
   const int64_t ci = coCi ? s[4] : s[3];

@@ -30,6 +30,11 @@ HostTensor conv3dRef(const HostTensor& x, const HostTensor& w, const std::vector
 HostTensor conv3dTransposeRef(const HostTensor& x, const HostTensor& w, const std::vector<float>& bias,
                               const ConvRefParams& p);
 
+/// Gradients of conv3dRef (no bias, no activation) for `dy` [B, Co, Do, Ho, Wo], by one loop over
+/// every (batch, co, output position, tap, ci) term of the forward sum: "dx" [B, Ci, D, H, W],
+/// "dw" [Kd, Kh, Kw, Ci, Co] and "db" [Co].
+HostTensors conv3dBwdRef(const HostTensor& dy, const HostTensor& x, const HostTensor& w, const ConvRefParams& p);
+
 /// The transpose weight W [Kd, Kh, Kw, Ci, Co] from stored `filters`: [.., Ci, Co] or, when
 /// `coCi`, [.., Co, Ci]; reversed along Kd, Kh, Kw unless `flipInKernel`.
 HostTensor transposeWeightRef(const HostTensor& filters, bool coCi, bool flipInKernel);

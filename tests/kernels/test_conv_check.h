@@ -35,6 +35,8 @@ inline double checkConvCase(const KernelSpec& spec, const ConvCase& c) {
   ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
   if (c.bias > 0) shapes["bias"] = {c.bias};
   const ParamValues params = parseParams(spec, c.params);
+  if (spec.deriveShapes)
+    for (const auto& [name, shape] : spec.deriveShapes(shapes, params)) shapes.emplace(name, shape);
   const HostTensors inputs = generateInputs(spec, shapes, 7);
   const ConsistencyResult result = runBoth(spec, params, inputs, trn2(), c.dtype);
   const HostTensors reference = spec.reference(roundedTo(inputs, c.dtype), params);

@@ -1,0 +1,55 @@
+// dx through the conv core, and db as per-partition Vector reductions of dy chunks.
+#include "kernels/conv/conv_bwd_build.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "kernels/conv/conv_build.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+constexpr int64_t kPart = 128;
+constexpr int64_t kDbChunk = 8192;  // dy elements per partition per load
+
+}  // namespace
+
+void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype, const HbmView& dy,
+                 const HbmView& filters, const HbmView& dx) {
+  buildConv(builder, dxCore(forward), dtype, dy, filters, std::nullopt, dx);
+}
+
+void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
+  const int64_t batch = dy.size(0), channels = dy.size(1);
+  const int64_t positions = dy.size(2) * dy.size(3) * dy.size(4);
+  const int64_t chunk = std::min(positions, kDbChunk);
+  const int64_t tiles = (channels + kPart - 1) / kPart;
+  const int64_t parts = std::min(channels, kPart);
+  std::vector<Tile> ring;
+  for (int i = 0; i < 2; ++i) ring.push_back(b.sbuf({parts, chunk}, dy.dtype(), "db_in_" + std::to_string(i)));
+  const Tile acc = b.sbuf({parts, tiles}, isa::Dtype::Fp32, "db_acc");
+  const Tile part = b.sbuf({parts, 1}, isa::Dtype::Fp32, "db_part");
+  int64_t loads = 0;
+  for (int64_t j = 0; j < tiles; ++j) {
+    const int64_t c0 = j * kPart, cw = std::min(kPart, channels - c0);
+    const int32_t p = static_cast<int32_t>(cw);
+    const Tile sum = acc.partitionSlice(0, p).slice(0, j, j + 1);
+    bool first = true;
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t p0 = 0; p0 < positions; p0 += chunk) {
+        const int64_t count = std::min(chunk, positions - p0);
+        const Tile in = ring[loads++ % 2].partitionSlice(0, p).slice(0, 0, count);
+        b.dmaCopy(in, dy.select(0, n).slice(0, c0, c0 + cw).merge(1, 3).slice(1, p0, p0 + count));
+        b.tensorReduce(first ? sum : part.partitionSlice(0, p), in, isa::AluOp::Add);
+        if (!first) b.tensorTensor(sum, sum, part.partitionSlice(0, p), isa::AluOp::Add);
+        first = false;
+      }
+    b.dmaCopy(db.slice(0, c0, c0 + cw).reshape({cw, 1}), sum);
+  }
+  for (const Tile& t : ring) b.release(t);
+  b.release(acc);
+  b.release(part);
+}
+
+}  // namespace neuronsim::kernels

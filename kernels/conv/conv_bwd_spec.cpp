@@ -1,0 +1,97 @@
+// conv3d_bwd registry entry: dy, x_in, filters -> any subset of dx, dw, db.
+#include "isa/error.h"
+#include "kernels/conv/conv_bwd_build.h"
+#include "kernels/conv/conv_core.h"
+#include "kernels/conv/conv_kernels.h"
+#include "kernels/reference/conv_ref.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+const Shape kDefaultX{1, 64, 8, 16, 16};
+const Shape kDefaultFilters{3, 3, 3, 64, 64};
+
+/// The gradients asked for, in output order; throws when none is.
+std::vector<std::string> requested(const ParamValues& params) {
+  std::vector<std::string> names;
+  for (const char* name : {"dx", "dw", "db"})
+    if (params.getBool(std::string("compute_") + name)) names.emplace_back(name);
+  if (names.empty()) throw Error("conv3d_bwd: compute_dx, compute_dw and compute_db are all false");
+  return names;
+}
+
+ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
+  const ConvCore core = conv3dBwdCore(inputs, params);
+  ShapeMap out;
+  for (const std::string& name : requested(params)) {
+    if (name == "dx") out["dx"] = inputs.at("x_in");
+    if (name == "dw") out["dw"] = inputs.at("filters");
+    if (name == "db") out["db"] = {core.cout};
+  }
+  return out;
+}
+
+/// dy's shape from x_in and filters (given or default) and the parameters; nothing when they do
+/// not fit (inferShapes then names the culprit).
+ShapeMap deriveBwd(const ShapeMap& given, const ParamValues& params) {
+  ShapeMap shapes{{"x_in", given.count("x_in") ? given.at("x_in") : kDefaultX},
+                  {"filters", given.count("filters") ? given.at("filters") : kDefaultFilters}};
+  try {
+    return {{"dy", conv3dBwdCore(shapes, params, false).outputShape()}};
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+}  // namespace
+
+KernelSpec conv3dBwdSpec() {
+  KernelSpec spec;
+  spec.name = "conv3d_bwd";
+  spec.description = "gradients of conv3d (no bias/activation) w.r.t. x_in, filters and bias: any subset of dx, dw, db";
+  spec.inputs = {{"dy", "output gradient [B, C_out, D_out, H_out, W_out]", false},
+                 {"x_in", "forward input [B, C_in, D, H, W]", false},
+                 {"filters", "forward filters [Kd, Kh, Kw, C_in, C_out]", false}};
+  spec.outputs = {{"dx", "input gradient [B, C_in, D, H, W]", false},
+                  {"dw", "filter gradient [Kd, Kh, Kw, C_in, C_out]", false},
+                  {"db", "bias gradient [C_out]", false}};
+  spec.params = {
+      {"stride", ParamType::Int3, "1", "forward output step (D, H, W)", {}},
+      {"padding", ParamType::Int6, "0", "forward zero padding (d_lo, d_hi, h_lo, h_hi, w_lo, w_hi)", {}},
+      {"dilation", ParamType::Int3, "1", "forward filter tap spacing (D, H, W)", {}},
+      {"compute_dx", ParamType::Bool, "true", "produce dx", {}},
+      {"compute_dw", ParamType::Bool, "true", "produce dw", {}},
+      {"compute_db", ParamType::Bool, "true", "produce db", {}},
+  };
+  spec.defaultShapes = {{"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
+  spec.deriveShapes = deriveBwd;
+  spec.inferShapes = inferBwd;
+  spec.build = [](KernelBuilder& builder, const KernelArgs& args) {
+    ShapeMap shapes;
+    for (const auto& [name, view] : args.inputs) shapes[name] = view.shape();
+    const ConvCore core = conv3dBwdCore(shapes, args.params);
+    if (args.hasOutput("dx")) buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
+    if (args.hasOutput("dw")) buildConvDw(builder, core, args.dtype, args.in("dy"), args.in("x_in"), args.out("dw"));
+    if (args.hasOutput("db")) buildConvDb(builder, args.in("dy"), args.out("db"));
+  };
+  spec.reference = [](const HostTensors& inputs, const ParamValues& params) {
+    ConvRefParams p;
+    p.stride = params.getInt3("stride");
+    p.padding = params.getInt6("padding");
+    p.dilation = params.getInt3("dilation");
+    HostTensors all = conv3dBwdRef(inputs.at("dy"), inputs.at("x_in"), inputs.at("filters"), p);
+    HostTensors out;
+    for (const std::string& name : requested(params)) out[name] = std::move(all[name]);
+    return out;
+  };
+  spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
+    const ConvCore core = conv3dBwdCore(inputs, params);
+    const double one = 2.0 * static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
+                       static_cast<double>(core.out[0] * core.out[1] * core.out[2]);
+    return one * (static_cast<double>(params.getBool("compute_dx")) + static_cast<double>(params.getBool("compute_dw")));
+  };
+  return spec;
+}
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,206 @@
+// dw of conv3d: per C_in tile, C_out slab (<= 512) and group of taps, every dy chunk and its x
+// window are loaded once; per box of <= 128 dy positions, dy and each tap's strided x view are
+// transposed on TensorE (positions onto partitions) and multiplied into the tap's PSUM bank.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isa/error.h"
+#include "kernels/conv/conv_bwd_build.h"
+#include "kernels/conv/conv_plan.h"
+#include "kernels/conv/conv_window.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+constexpr int64_t kPart = 128;
+constexpr int64_t kMaxCo = 512;        // moving free size of one matmul
+constexpr int64_t kTapGroup = 4;       // taps accumulating at once (one PSUM bank each)
+constexpr int kBuffers = 2;
+constexpr int kTransposeRing = 4;
+constexpr int64_t kReserveBytes = 1024;
+constexpr int64_t kWindowCap = 48 * 1024;
+constexpr int64_t kChunkCap = 1024;
+
+int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct DwPlan {
+  int64_t coWidth = 1;  // C_out columns per pass
+  int64_t coSub = 1;    // 128-channel pieces of coWidth
+  Int3 chunk{1, 1, 1};  // dy extent per load
+  Int3 window{1, 1, 1};
+  Int3 box{1, 1, 1};    // dy positions per transpose (<= 128)
+};
+
+DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geometry) {
+  DwPlan plan;
+  const int64_t e = isa::dtypeBytes(dtype);
+  plan.coWidth = std::min(fwd.cout, kMaxCo);
+  plan.coSub = ceilDiv(plan.coWidth, kPart);
+  const int64_t fixed = (kTransposeRing * kPart + 2 * kMaxCo + 2 * kMaxCo) * e + kReserveBytes;
+  const int64_t available = geometry.sbufPartitionBytes - fixed;
+  auto windowOf = [&](const Int3& c) {
+    return Int3{windowExtent(fwd, 0, c[0]), windowExtent(fwd, 1, c[1]), windowExtent(fwd, 2, c[2])};
+  };
+  auto fits = [&](const Int3& c, bool preferred) {
+    const Int3 w = windowOf(c);
+    if (!stepsFit(w) || !stepsFit(c)) return false;
+    const int64_t windowBytes = product(w) * e;
+    if (2 * (windowBytes + plan.coSub * product(c) * e) > available) return false;
+    return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap);
+  };
+  std::optional<Int3> chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, true); });
+  if (!chunk) chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, false); });
+  if (!chunk) throw Error(fwd.kernel + ": the x window of one dy position does not fit SBUF (filter extent too large)");
+  plan.chunk = *chunk;
+  plan.window = windowOf(plan.chunk);
+  plan.box = blockFor(fwd, plan.chunk, plan.window, kPart);
+  return plan;
+}
+
+class DwEmitter {
+ public:
+  DwEmitter(KernelBuilder& b, const ConvCore& fwd, isa::Dtype dtype, const HbmView& dy, const HbmView& x,
+            const HbmView& dw)
+      : b_(b), fwd_(fwd), plan_(planDw(fwd, dtype, b.geometry())), dtype_(dtype), dy_(dy), x_(x), dw_(dw) {}
+
+  void run() {
+    allocate();
+    const std::vector<Chunk> chunks = chunkList(fwd_, plan_.chunk);
+    for (int64_t ci0 = 0; ci0 < fwd_.cin; ci0 += kPart)
+      for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
+        for (int64_t g0 = 0; g0 < fwd_.tapCount(); g0 += kTapGroup) {
+          Pass pass{ci0, std::min(kPart, fwd_.cin - ci0), co0, std::min(plan_.coWidth, fwd_.cout - co0), g0,
+                    std::min(kTapGroup, fwd_.tapCount() - g0)};
+          runPass(pass, chunks);
+        }
+    for (const std::vector<Tile>* tiles : {&windows_, &dyTiles_, &xT_, &dyT_, &outs_, &acc_, &transposed_})
+      for (const Tile& t : *tiles) b_.release(t);
+  }
+
+ private:
+  /// One C_in tile, C_out slab and tap group.
+  struct Pass {
+    int64_t ci0, cs, co0, cw, g0, taps;
+  };
+
+  void allocate() {
+    const Int3& w = plan_.window;
+    const Int3& c = plan_.chunk;
+    const int64_t ciParts = std::min(fwd_.cin, kPart), coParts = std::min(fwd_.cout, kPart);
+    for (int i = 0; i < kBuffers; ++i) {
+      const std::string n = std::to_string(i);
+      windows_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
+      dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
+      dyT_.push_back(b_.sbuf({kPart, plan_.coWidth}, dtype_, "dyT_" + n));
+      outs_.push_back(b_.sbuf({ciParts, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
+    }
+    for (int i = 0; i < kTransposeRing; ++i) {
+      xT_.push_back(b_.sbuf({kPart, ciParts}, dtype_, "xT_" + std::to_string(i)));
+      transposed_.push_back(b_.psum({kPart, kPart}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
+    }
+    for (int64_t i = 0; i < kTapGroup; ++i)
+      acc_.push_back(b_.psum({ciParts, plan_.coWidth}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
+  }
+
+  void runPass(const Pass& pass, const std::vector<Chunk>& chunks) {
+    std::vector<bool> started(static_cast<size_t>(pass.taps), false);
+    load(pass, chunks[0], 0);
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      if (i + 1 < chunks.size()) load(pass, chunks[i + 1], static_cast<int>((i + 1) % kBuffers));
+      process(pass, chunks[i], static_cast<int>(i % kBuffers), started);
+    }
+    const HbmView all = dw_.reshape({fwd_.tapCount(), fwd_.cin, fwd_.cout});
+    for (int64_t g = 0; g < pass.taps; ++g) {
+      const Tile out = outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw);
+      copy(out, acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw));
+      b_.dmaCopy(all.select(0, pass.g0 + g).slice(0, pass.ci0, pass.ci0 + pass.cs).slice(1, pass.co0, pass.co0 + pass.cw),
+                 out);
+    }
+  }
+
+  void load(const Pass& pass, const Chunk& chunk, int slot) {
+    loadWindow(b_, fwd_, x_, chunk, pass.ci0, windows_[slot].partitionSlice(0, static_cast<int32_t>(pass.cs)),
+               std::nullopt);
+    const Int3 zero{0, 0, 0}, one{1, 1, 1};
+    for (int64_t u = 0; u * kPart < pass.cw; ++u) {
+      const int64_t c0 = pass.co0 + u * kPart, cu = std::min(kPart, pass.cw - u * kPart);
+      const Tile dst = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u), zero, chunk.extent, one);
+      b_.dmaCopy(dst, dy_.select(0, chunk.batch)
+                          .slice(0, c0, c0 + cu)
+                          .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
+                          .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
+                          .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]));
+    }
+  }
+
+  void process(const Pass& pass, const Chunk& chunk, int slot, std::vector<bool>& started) {
+    const Int3& bx = plan_.box;
+    for (int64_t d = 0; d < chunk.extent[0]; d += bx[0])
+      for (int64_t h = 0; h < chunk.extent[1]; h += bx[1])
+        for (int64_t w = 0; w < chunk.extent[2]; w += bx[2]) {
+          const Int3 origin{d, h, w};
+          const Int3 count{std::min(bx[0], chunk.extent[0] - d), std::min(bx[1], chunk.extent[1] - h),
+                           std::min(bx[2], chunk.extent[2] - w)};
+          processBox(pass, slot, origin, count, started);
+        }
+  }
+
+  void processBox(const Pass& pass, int slot, const Int3& origin, const Int3& count, std::vector<bool>& started) {
+    const Int3 one{1, 1, 1};
+    const int32_t npos = static_cast<int32_t>(product(count));
+    const Tile dyT = dyT_[dyTCount_++ % kBuffers].partitionSlice(0, npos).slice(0, 0, pass.cw);
+    for (int64_t u = 0; u * kPart < pass.cw; ++u) {
+      const int64_t cu = std::min(kPart, pass.cw - u * kPart);
+      const Tile src = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u), origin, count, one);
+      copy(dyT.slice(0, u * kPart, u * kPart + cu), transpose(src, npos, cu));
+    }
+    const Int3& k = fwd_.taps;
+    const Tile window = windows_[slot].partitionSlice(0, static_cast<int32_t>(pass.cs));
+    for (int64_t g = 0; g < pass.taps; ++g) {
+      const int64_t tap = pass.g0 + g;
+      const Int3 kk{tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]};
+      Int3 start;
+      for (int a = 0; a < 3; ++a) start[a] = origin[a] * fwd_.stride[a] + kk[a] * fwd_.dilation[a];
+      const Tile xT = xT_[xTCount_++ % kTransposeRing].partitionSlice(0, npos).slice(0, 0, pass.cs);
+      copy(xT, transpose(box(window, start, count, fwd_.stride), npos, pass.cs));
+      b_.matmul(acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw), xT, dyT, started[g]);
+      started[g] = true;
+    }
+  }
+
+  /// src [cols partitions, rows free] transposed into the PSUM ring: [rows, cols].
+  Tile transpose(const Tile& src, int32_t rows, int64_t cols) {
+    const Tile dst = transposed_[transposeCount_++ % kTransposeRing].partitionSlice(0, rows).slice(0, 0, cols);
+    b_.transpose(dst, src);
+    return dst;
+  }
+
+  void copy(const Tile& dst, const Tile& src) {
+    if (copyCount_++ % 2 == 0) {
+      b_.tensorCopy(dst, src, isa::Engine::Vector);
+    } else {
+      b_.activation(dst, src, isa::ActFn::Copy);
+    }
+  }
+
+  KernelBuilder& b_;
+  const ConvCore& fwd_;
+  DwPlan plan_;
+  isa::Dtype dtype_;
+  HbmView dy_, x_, dw_;
+  std::vector<Tile> windows_, dyTiles_, xT_, dyT_, outs_, acc_, transposed_;
+  int64_t outCount_ = 0, dyTCount_ = 0, xTCount_ = 0, transposeCount_ = 0, copyCount_ = 0;
+};
+
+}  // namespace
+
+void buildConvDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype, const HbmView& dy,
+                 const HbmView& x, const HbmView& dw) {
+  DwEmitter(builder, forward, dtype, dy, x, dw).run();
+}
+
+}  // namespace neuronsim::kernels

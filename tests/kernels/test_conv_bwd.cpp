@@ -1,0 +1,79 @@
+// conv3d_bwd against a direct reference of the forward sum's gradients on odd shapes and every
+// subset of dx/dw/db, interpreter vs timed bit for bit, and its errors.
+#include <doctest/doctest.h>
+
+#include "isa/error.h"
+#include "kernels/conv/conv_kernels.h"
+#include "test_conv_check.h"
+
+namespace neuronsim::kernels {
+namespace {
+
+using testing::ConvCase;
+using isa::Dtype;
+
+void check(const ConvCase& c) { testing::checkConvCase(conv3dBwdSpec(), c); }
+
+TEST_CASE("conv3d_bwd: 3x3x3, padding 1, all gradients") { check({{1, 4, 4, 5, 6}, {3, 3, 3, 4, 6}, 0, {{"padding", "1"}}}); }
+
+TEST_CASE("conv3d_bwd: stride 2 with a remainder row, B 2") {
+  check({{2, 3, 6, 7, 5}, {2, 3, 2, 3, 5}, 0, {{"stride", "2"}}});
+}
+
+TEST_CASE("conv3d_bwd: asymmetric padding and dilation") {
+  check({{1, 5, 6, 6, 7}, {2, 3, 2, 5, 4}, 0, {{"padding", "0,2,1,0,2,1"}, {"dilation", "2,1,3"}}});
+}
+
+TEST_CASE("conv3d_bwd: C_in 130 and C_out 130") { check({{1, 130, 2, 3, 4}, {2, 2, 1, 130, 130}, 0, {}}); }
+
+TEST_CASE("conv3d_bwd: C_in 1, stride larger than the kernel") {
+  check({{1, 1, 7, 8, 9}, {2, 2, 2, 1, 3}, 0, {{"stride", "3,3,4"}}});
+}
+
+TEST_CASE("conv3d_bwd: bf16") { check({{1, 16, 4, 6, 6}, {3, 3, 3, 16, 24}, 0, {{"padding", "1"}}, Dtype::Bf16}); }
+
+TEST_CASE("conv3d_bwd: dx only") {
+  check({{1, 6, 5, 5, 5}, {3, 3, 3, 6, 8}, 0, {{"stride", "2"}, {"compute_dw", "false"}, {"compute_db", "false"}}});
+}
+
+TEST_CASE("conv3d_bwd: dw only, C_out above one matmul's 512 columns") {
+  check({{1, 4, 3, 3, 3}, {2, 2, 2, 4, 600}, 0, {{"compute_dx", "false"}, {"compute_db", "false"}}});
+}
+
+TEST_CASE("conv3d_bwd: db only, bf16, C_out 130") {
+  check({{2, 3, 3, 4, 5}, {1, 1, 1, 3, 130}, 0, {{"compute_dx", "false"}, {"compute_dw", "false"}}, Dtype::Bf16});
+}
+
+TEST_CASE("conv3d_bwd: plane larger than one chunk") {
+  check({{1, 2, 2, 60, 60}, {1, 3, 3, 2, 3}, 0, {{"padding", "0,0,1,1,1,1"}}});
+}
+
+TEST_CASE("conv3d_bwd: 1x1x1 filter, stride 2") { check({{1, 8, 4, 6, 6}, {1, 1, 1, 8, 8}, 0, {{"stride", "2"}}}); }
+
+TEST_CASE("conv3d_bwd: errors name the kernel and the culprit") {
+  const KernelSpec spec = conv3dBwdSpec();
+  auto message = [&](const ShapeMap& shapes, const std::vector<std::pair<std::string, std::string>>& given) {
+    try {
+      spec.inferShapes(shapes, parseParams(spec, given));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const Shape x{1, 8, 4, 4, 4}, f{1, 1, 1, 8, 8};
+  CHECK(message({{"x_in", x}, {"filters", f}, {"dy", {1, 8, 4, 4, 5}}}, {}) ==
+        "conv3d_bwd: dy has shape [1,8,4,4,5] but stride/padding give [1,8,4,4,4]");
+  CHECK(message({{"x_in", x}, {"filters", f}, {"dy", {1, 8, 4, 4, 4}}},
+                {{"compute_dx", "false"}, {"compute_dw", "false"}, {"compute_db", "false"}})
+            .find("all false") != std::string::npos);
+  CHECK(message({{"x_in", x}, {"filters", {1, 1, 1, 4, 8}}, {"dy", {1, 8, 4, 4, 4}}}, {}) ==
+        "conv3d_bwd: filters has C_in 4 but x_in has 8 channels");
+  const ShapeMap outs = spec.inferShapes({{"x_in", x}, {"filters", f}, {"dy", {1, 8, 4, 4, 4}}},
+                                         parseParams(spec, {{"compute_dw", "false"}}));
+  CHECK(outs.size() == 2);
+  CHECK(outs.at("dx") == x);
+  CHECK(outs.at("db") == Shape{8});
+}
+
+}  // namespace
+}  // namespace neuronsim::kernels
