@@ -39,6 +39,10 @@ expect_check "conv3d_transpose default" run conv3d_transpose --check
 expect_check "conv3d_transpose CO_CI flip" run conv3d_transpose --check --shape x_in=1x5x3x4x2 --shape filters=3x3x3x7x5 \
   --shape bias=7 --stride 2 --padding 1 --output-padding 1,0,1 --filter-shape KDHW_CO_CI \
   --flip-filter-taps-in-kernel true --activation-fn relu --lnc-shard true
+expect_check "conv3d_bwd default" run conv3d_bwd --check
+expect_check "conv3d_bwd bf16 derived dy" run conv3d_bwd --check --dtype bf16 --shape x_in=2x3x5x6x7 \
+  --shape filters=2x3x2x3x4 --stride 2,1,2 --padding 1,0,0,1,1,0 --dilation 1,2,1
+expect_check "conv3d_bwd dw only" run conv3d_bwd --check --compute-dx false --compute-db false
 
 # x [1,2,3,3,4] and filters [2,1,2,2,3] as .npy; the output against direct Python loops.
 python3 - "$tmp" <<'PY'
@@ -115,6 +119,10 @@ expect_error "bias shape" "conv3d: bias" run conv3d --shape x_in=1x4x5x5x5 --sha
 expect_error "too small" "conv3d: padded x_in depth" run conv3d --shape x_in=1x4x2x5x5 --shape filters=3x3x3x4x2
 expect_error "output_padding" "conv3d_transpose: output_padding" run conv3d_transpose --stride 2 --output-padding 2
 expect_error "activation" "activation_fn" run conv3d --activation-fn softmax
+expect_error "bwd dy shape" "conv3d_bwd: dy has shape \[1,8,4,4,5\] but stride/padding give \[1,8,4,4,4\]" \
+  run conv3d_bwd --shape x_in=1x8x4x4x4 --shape filters=1x1x1x8x8 --shape dy=1x8x4x4x5
+expect_error "bwd nothing" "conv3d_bwd: compute_dx, compute_dw and compute_db are all false" run conv3d_bwd \
+  --compute-dx false --compute-dw false --compute-db false
 expect_error "filter_shape" "filter_shape" run conv3d_transpose --filter-shape KDHW
 
 echo "conv_run: $passed passed, $failed failed"
