@@ -53,11 +53,21 @@ TEST_CASE("viewer data embeds every track and escapes script-breaking text") {
   CHECK(data["title"] == "t</script>");
   std::vector<std::string> names;
   for (const auto& t : data["tracks"]) names.push_back(t["name"]);
-  const std::vector<std::string> expected{"tensor", "vector", "scalar", "gpsimd", "sync",
+  const std::vector<std::string> expected{"critical path", "tensor", "vector", "scalar", "gpsimd", "sync",
                                           "dma.q0", "dma.q1", "dma.q2", "dma.q4", "dma.q5"};
   CHECK(names == expected);
-  CHECK(data["tracks"][0]["s"].size() == 3);
-  CHECK(data["tracks"][3]["s"].size() == 0);
+  CHECK(data["tracks"][1]["s"].size() == 3);
+  CHECK(data["tracks"][4]["s"].size() == 0);
+  // the critical path row: segments that tile [0, end of the last event], bound by a load queue
+  const auto& critical = data["tracks"][0];
+  CHECK(critical["critical"] == true);
+  CHECK(critical["bound"].get<std::string>().rfind("dma.q", 0) == 0);
+  double cursor = 0;
+  for (size_t k = 0; k < critical["s"].size(); ++k) {
+    CHECK(critical["s"][k].get<double>() == doctest::Approx(cursor));
+    cursor += critical["d"][k].get<double>();
+  }
+  CHECK(cursor == doctest::Approx(run.summary["total_ns"].get<double>()));
   CHECK(data["counters"].size() == 2);
   CHECK(data["total"].get<double>() == doctest::Approx(run.summary["total_ns"].get<double>()));
 }

@@ -11,6 +11,7 @@
 
 #include "isa/error.h"
 #include "traces/json_writer.h"
+#include "traces/report.h"
 #include "traces/summary.h"
 #include "traces/track_layout.h"
 
@@ -77,6 +78,46 @@ void escapeScriptEnd(std::string& text) {
   text.swap(out);
 }
 
+/// The critical path as a row of segments (consecutive steps on one track merged), coloured by track.
+void writeCriticalRow(std::string& out, const TraceModel& model) {
+  const CriticalPath path = criticalPath(model);
+  std::vector<std::string> labels;
+  std::vector<double> starts, durations;
+  std::vector<int64_t> trackIds, counts;
+  double cursor = 0;
+  for (size_t k = 0; k < path.steps.size(); ++k) {
+    const std::string& track = model.spans[path.steps[k]].track;
+    const double owned = path.ownedNs[k];
+    if (!trackIds.empty() && labels[static_cast<size_t>(trackIds.back())] == track) {
+      durations.back() += owned;
+      ++counts.back();
+    } else {
+      auto it = std::find(labels.begin(), labels.end(), track);
+      if (it == labels.end()) it = labels.insert(labels.end(), track);
+      trackIds.push_back(it - labels.begin());
+      starts.push_back(cursor);
+      durations.push_back(owned);
+      counts.push_back(1);
+    }
+    cursor += owned;
+  }
+  out.append("{\"name\":\"critical path\",\"critical\":true,\"bound\":");
+  appendJsonString(out, path.bound);
+  out.append(",\"labels\":[");
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i) out.push_back(',');
+    appendJsonString(out, labels[i]);
+  }
+  out.push_back(']');
+  std::vector<size_t> all(starts.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  array<double>(out, "s", all, [&](size_t i) { return starts[i]; });
+  array<double>(out, "d", all, [&](size_t i) { return durations[i]; });
+  array<int64_t>(out, "o", all, [&](size_t i) { return trackIds[i]; });
+  array<int64_t>(out, "n", all, [&](size_t i) { return counts[i]; });
+  out.push_back('}');
+}
+
 }  // namespace
 
 std::string viewerData(const TraceModel& model, const std::string& title) {
@@ -86,6 +127,8 @@ std::string viewerData(const TraceModel& model, const std::string& title) {
   for (size_t i = 0; i < model.spans.size(); ++i) byTid[model.spans[i].tid].push_back(i);
   std::vector<int> tids;
   for (auto& [tid, list] : byTid) {
+    const bool engine = tid >= engineTid(isa::Engine::Tensor) && tid <= engineTid(isa::Engine::Sync);
+    if (list.empty() && !engine) continue;
     tids.push_back(tid);
     std::stable_sort(list.begin(), list.end(),
                      [&](size_t a, size_t b) { return model.spans[a].startNs < model.spans[b].startNs; });
@@ -101,10 +144,11 @@ std::string viewerData(const TraceModel& model, const std::string& title) {
   out.append(",\"total\":");
   num(out, std::max(model.summary.value("total_ns", 0.0), model.maxEndNs));
   out.append(",\"tracks\":[");
+  writeCriticalRow(out, model);
   for (size_t t = 0; t < tids.size(); ++t) {
     const auto& rows = byTid[tids[t]];
     const auto& spans = model.spans;
-    if (t) out.push_back(',');
+    out.push_back(',');
     out.append("{\"name\":");
     appendJsonString(out, trackName(tids[t]));
     out.append(",\"dma\":").append(tids[t] % kLaneTidStride >= kDmaTidBase ? "true" : "false");

@@ -54,6 +54,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
 
   const rows = D.tracks.map(function (t) {
     const n = t.s.length, endMax = new Float64Array(n);
+    if (t.critical) t.st = new Float64Array(n);
     let m = -Infinity;
     for (let k = 0; k < n; k++) { m = Math.max(m, t.s[k] + t.d[k]); endMax[k] = m; }
     t.endMax = endMax;
@@ -62,6 +63,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   const located = new Map();
   rows.forEach(function (r, row) {
     r.row = row;
+    if (r.critical) return;
     for (let k = 0; k < r.i.length; k++)
       if (r.dma || !located.has(r.i[k])) located.set(r.i[k], { r: r, k: k });
   });
@@ -75,6 +77,11 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   const hue = function (i) { return (i * 67 + 200) % 360; };
   const colors = D.opcodes.map(function (_, i) { return 'hsl(' + hue(i) + ',65%,55%)'; });
   const dense = D.opcodes.map(function (_, i) { return 'hsl(' + hue(i) + ',60%,40%)'; });
+  for (const r of rows) {
+    if (!r.critical) continue;
+    r.colors = r.labels.map(function (_, i) { return 'hsl(' + (i * 97 + 20) % 360 + ',45%,62%)'; });
+    r.dense = r.labels.map(function (_, i) { return 'hsl(' + (i * 97 + 20) % 360 + ',45%,45%)'; });
+  }
 
   let canvasWidth = 1;
   function plotWidth() { return Math.max(1, canvasWidth - LABEL); }
@@ -116,13 +123,14 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   function fill(style) { if (style !== lastFill) { ctx.fillStyle = style; lastFill = style; } }
   function drawRow(r, y) {
     const s = r.s, d = r.d, st = r.st, n = s.length, right = LABEL + plotWidth();
+    const pal = r.colors || colors, pdense = r.dense || dense, names = r.labels || D.opcodes;
     lastFill = null;
     let k = lowerBound(r.endMax, t0);
     while (k < n && s[k] <= t1) {
       let x0 = X(s[k]), x1 = X(s[k] + d[k]);
       if (x1 - x0 < 1) {
         const px = Math.floor(Math.max(x0, LABEL));
-        fill(dense[r.o[k]]);
+        fill(pdense[r.o[k]]);
         ctx.fillRect(px, y + 3, 1, ROW - 6);
         k = Math.max(k + 1, lowerBound(s, T(px + 1)) - 1);
         continue;
@@ -134,11 +142,11 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       }
       x0 = Math.max(x0, LABEL);
       x1 = Math.min(x1, right);
-      fill(colors[r.o[k]]);
+      fill(pal[r.o[k]]);
       ctx.fillRect(x0, y + 3, Math.max(1, x1 - x0 - 0.5), ROW - 8);
       if (x1 - x0 > 48) {
         fill('#fff');
-        ctx.fillText(D.opcodes[r.o[k]], x0 + 3, y + ROW / 2 - 1, x1 - x0 - 6);
+        ctx.fillText(names[r.o[k]], x0 + 3, y + ROW / 2 - 1, x1 - x0 - 6);
       }
       k++;
     }
@@ -235,6 +243,9 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     return best >= 0 && bestDist <= slack ? { r: r, k: best } : null;
   }
   function describe(r, k) {
+    if (r.critical)
+      return 'critical path (bound by ' + r.bound + '): ' + r.labels[r.o[k]] + ' owns ' + fmt(r.s[k]) + ' to ' +
+             fmt(r.s[k] + r.d[k]) + ' (' + fmt(r.d[k]) + ', ' + r.n[k] + ' events)';
     const lines = [
       D.opcodes[r.o[k]] + '  #' + r.i[k] + '  on ' + r.name,
       'start ' + fmt(r.s[k]) + '  end ' + fmt(r.s[k] + r.d[k]) + '  duration ' + fmt(r.d[k]),
@@ -305,7 +316,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   });
   /// Drives hover, wheel zoom, drag pan and double-click through real DOM events; throws on failure.
   function selfTest() {
-    const i = rows.findIndex(function (r) { return r.s.length > 0; });
+    const i = rows.findIndex(function (r) { return r.s.length > 0 && !r.critical; });
     if (i < 0) return 'selftest skipped (no events)';
     const r = rows[i], rect = canvas.getBoundingClientRect();
     const at = function (x, y) { return { clientX: rect.left + x, clientY: rect.top + y, bubbles: true }; };
