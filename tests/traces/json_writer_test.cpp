@@ -1,0 +1,70 @@
+// The buffered JSON writer: escaping, number forms, buffer flushes, errors; track naming.
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <doctest/doctest.h>
+
+#include "fixture.h"
+#include "isa/error.h"
+#include "traces/json_writer.h"
+#include "traces/track_layout.h"
+
+using namespace neuronsim;
+
+namespace {
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("json writer escapes strings and writes numbers that parse back exactly") {
+  fixture::TempFile file("writer.json");
+  {
+    traces::JsonWriter out(file.str());
+    out.raw("[").str("a\"b\\c\nd\te\x01").raw(",").num(0.1).raw(",").num(1e-7).raw(",").num(int64_t{-42});
+    out.raw(",").num(std::numeric_limits<double>::infinity()).raw(",").num(std::nan("")).raw("]");
+    out.close();
+  }
+  const std::string text = slurp(file.path);
+  CHECK(text == "[\"a\\\"b\\\\c\\nd\\te\\u0001\",0.1,1e-07,-42,0,0]");
+  const auto parsed = nlohmann::json::parse(text);
+  CHECK(parsed[0] == "a\"b\\c\nd\te\x01");
+  CHECK(parsed[2].get<double>() == 1e-7);
+}
+
+TEST_CASE("json writer flushes across its 1 MiB buffer") {
+  fixture::TempFile file("big.json");
+  const std::string chunk(300000, 'x');
+  {
+    traces::JsonWriter out(file.str());
+    out.raw("[");
+    for (int i = 0; i < 8; ++i) out.raw(i ? "," : "").str(chunk);
+    out.raw("]");
+  }
+  const auto parsed = nlohmann::json::parse(slurp(file.path));
+  REQUIRE(parsed.size() == 8);
+  CHECK(parsed[7].get<std::string>().size() == 300000);
+}
+
+TEST_CASE("json writer names the path it cannot open") {
+  CHECK_THROWS_WITH_AS(traces::JsonWriter("/nonexistent-dir/x.json"), doctest::Contains("/nonexistent-dir/x.json"),
+                       Error);
+}
+
+TEST_CASE("track names and ranks") {
+  CHECK(traces::trackName(traces::engineTid(isa::Engine::Tensor)) == "tensor");
+  CHECK(traces::trackName(traces::engineTid(isa::Engine::Sync)) == "sync");
+  CHECK(traces::trackName(traces::queueTid(15)) == "dma.q15");
+  CHECK(traces::trackName(traces::queueTid(3) + 2 * traces::kLaneTidStride) == "dma.q3 #3");
+  CHECK(traces::trackName(traces::kKernelTid) == "kernel");
+  CHECK(traces::trackRank("tensor") < traces::trackRank("sync"));
+  CHECK(traces::trackRank("sync") < traces::trackRank("dma.q0"));
+  CHECK(traces::trackRank("dma.q2") < traces::trackRank("dma.q10"));
+}
