@@ -134,8 +134,12 @@ class ConvEmitter {
     int64_t stored;
   };
 
-  /// The taps that meet at least one x element for the block at `origin` (chunk coordinates),
-  /// or the first tap alone when none does (so PSUM is written).
+  /// Window step between neighbouring outputs of one block along `axis`.
+  int64_t blockStep(int axis) const { return core_.stride[axis] * plan_.phase[axis]; }
+
+  /// The taps that meet at least one x element for the block at `origin` (chunk coordinates).
+  /// With input dilation every block's outputs share one phase, so a live tap reads only x
+  /// elements and border zeros, never inserted zeros.
   std::vector<TapUse> tapsFor(const Chunk& chunk, const Int3& origin, const Int3& count) const {
     std::vector<TapUse> uses;
     const Int3& k = core_.taps;
@@ -148,30 +152,45 @@ class ConvEmitter {
           for (int a = 0; a < 3; ++a) {
             use.start[a] = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
             const int64_t z = chunk.origin[a] * core_.stride[a] + use.start[a];
-            live = live && holdsInput(a, z, count[a], core_.stride[a]);
+            live = live && holdsInput(a, z, count[a], blockStep(a));
           }
-          if (live || (uses.empty() && kd == k[0] - 1 && kh == k[1] - 1 && kw == k[2] - 1)) uses.push_back(use);
+          if (live) uses.push_back(use);
         }
     return uses;
   }
 
+  /// Every block of `chunk`: per output phase, boxes of at most plan_.block outputs phase apart.
+  template <typename Visit>
+  void forEachBlock(const Chunk& chunk, Visit visit) const {
+    const Int3& ph = plan_.phase;
+    const Int3& blk = plan_.block;
+    for (int64_t rd = 0; rd < std::min(ph[0], chunk.extent[0]); ++rd)
+      for (int64_t rh = 0; rh < std::min(ph[1], chunk.extent[1]); ++rh)
+        for (int64_t rw = 0; rw < std::min(ph[2], chunk.extent[2]); ++rw) {
+          const Int3 r{rd, rh, rw};
+          Int3 n;
+          for (int a = 0; a < 3; ++a) n[a] = (chunk.extent[a] - r[a] + ph[a] - 1) / ph[a];
+          for (int64_t d = 0; d < n[0]; d += blk[0])
+            for (int64_t h = 0; h < n[1]; h += blk[1])
+              for (int64_t w = 0; w < n[2]; w += blk[2]) {
+                const Int3 origin{r[0] + d * ph[0], r[1] + h * ph[1], r[2] + w * ph[2]};
+                const Int3 count{std::min(blk[0], n[0] - d), std::min(blk[1], n[1] - h), std::min(blk[2], n[2] - w)};
+                visit(origin, count);
+              }
+        }
+  }
+
   void computeChunk(const Chunk& chunk, int64_t slot, int64_t g0, int64_t group) {
     const Int3 one{1, 1, 1};
-    const Int3& blk = plan_.block;
     for (int64_t j = 0; j * kPart < group; ++j) {
       const int64_t co0 = g0 + j * kPart, cw = std::min(kPart, g0 + group - co0);
       const Tile outTile = outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(cw));
-      for (int64_t d = 0; d < chunk.extent[0]; d += blk[0])
-        for (int64_t h = 0; h < chunk.extent[1]; h += blk[1])
-          for (int64_t w = 0; w < chunk.extent[2]; w += blk[2]) {
-            const Int3 origin{d, h, w};
-            const Int3 count{std::min(blk[0], chunk.extent[0] - d), std::min(blk[1], chunk.extent[1] - h),
-                             std::min(blk[2], chunk.extent[2] - w)};
-            const Tile ps = psums_[psumCount_++ % kPsumBuffers].partitionSlice(0, static_cast<int32_t>(cw)).slice(
-                0, 0, product(count));
-            accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
-            evict(box(outTile, origin, count, one), ps, j, cw);
-          }
+      forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
+        const Tile ps = psums_[psumCount_++ % kPsumBuffers].partitionSlice(0, static_cast<int32_t>(cw)).slice(
+            0, 0, product(count));
+        accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
+        evict(box(outTile, origin, count, plan_.phase), ps, j, cw);
+      });
       const HbmView dst = out_.select(0, chunk.batch)
                               .slice(0, co0, co0 + cw)
                               .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
@@ -184,14 +203,16 @@ class ConvEmitter {
   void accumulate(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin, const Int3& count,
                   int64_t coOffset, int64_t cw) {
     const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
+    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
+    if (uses.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
     bool first = true;
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       const Tile window = windows_[slot].partitionSlice(0, cs).select(0, t);
       const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
       for (const TapUse& use : uses) {
-        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw),
-                  box(window, use.start, count, core_.stride), !first);
+        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), box(window, use.start, count, step),
+                  !first);
         first = false;
       }
     }

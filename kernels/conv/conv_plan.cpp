@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <optional>
 
 #include "isa/error.h"
@@ -26,6 +27,7 @@ int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
 struct Budget {
   const ConvCore& core;
   const ConvPlan& plan;
+  Int3 phase;
   int64_t elemBytes;
   int64_t available;  // bytes per partition for the double-buffered chunk tiles
 
@@ -40,7 +42,7 @@ struct Budget {
   bool fits(const Int3& c, bool preferred) const {
     const Int3 w = windowOf(c);
     const Int3 s = stageOf(w);
-    if (!stepsFit(w, core.inputDilation[0], core.inputDilation[1]) || !stepsFit(c) || (plan.staged && !stepsFit(s))) return false;
+    if (!stepsFit(w, core.inputDilation[0], core.inputDilation[1]) || !stepsFit(c, phase[0], phase[1]) || (plan.staged && !stepsFit(s))) return false;
     const int64_t windowBytes = plan.ciTiles * product(w) * elemBytes;
     const int64_t stageBytes = plan.staged ? plan.ciTiles * product(s) * elemBytes : 0;
     const int64_t outBytes = product(c) * elemBytes;
@@ -84,17 +86,27 @@ std::optional<Int3> largestChunk(const Int3& out, const std::function<bool(const
   return fits(c) ? std::optional<Int3>(c) : std::nullopt;
 }
 
-Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64_t maxFree) {
-  const Int3& c = chunk;
+Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64_t maxFree, const Int3& phase) {
+  Int3 c, step;
+  for (int a = 0; a < 3; ++a) {
+    c[a] = ceilDiv(chunk[a], phase[a]);
+    step[a] = core.stride[a] * phase[a];
+  }
   const Int3& w = window;
   Int3 b;
   b[2] = std::min(c[2], maxFree);
-  if (b[2] > 1 && core.stride[2] > kMaxStep) b[2] = 1;
+  if (b[2] > 1 && step[2] > kMaxStep) b[2] = 1;
   b[1] = std::min(c[1], maxFree / b[2]);
-  if (b[1] > 1 && core.stride[1] * w[2] > kMaxStep) b[1] = 1;
+  if (b[1] > 1 && step[1] * w[2] > kMaxStep) b[1] = 1;
   b[0] = std::min(c[0], maxFree / (b[2] * b[1]));
-  if (b[0] > 1 && core.stride[0] * w[1] * w[2] > kMaxStep) b[0] = 1;
+  if (b[0] > 1 && step[0] * w[1] * w[2] > kMaxStep) b[0] = 1;
   return b;
+}
+
+Int3 outputPhase(const ConvCore& core) {
+  Int3 p;
+  for (int a = 0; a < 3; ++a) p[a] = core.inputDilation[a] / std::gcd(core.stride[a], core.inputDilation[a]);
+  return p;
 }
 
 int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
@@ -118,7 +130,8 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
                 " bytes per partition for one output channel (C_in tiles x taps), more than the " +
                 std::to_string(weightBudget) + "-byte SBUF share for filters");
 
-  Budget budget{core, plan, elemBytes, capacity - plan.coGroup * perColumn - kReserveBytes};
+  plan.phase = outputPhase(core);
+  Budget budget{core, plan, plan.phase, elemBytes, capacity - plan.coGroup * perColumn - kReserveBytes};
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
   if (!chunk) {
@@ -130,7 +143,8 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.chunk = *chunk;
   plan.window = budget.windowOf(plan.chunk);
   plan.stage = budget.stageOf(plan.window);
-  plan.block = blockFor(core, plan.chunk, plan.window, std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4));
+  plan.block = blockFor(core, plan.chunk, plan.window,
+                        std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4), plan.phase);
   return plan;
 }
 

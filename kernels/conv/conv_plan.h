@@ -20,8 +20,13 @@ struct ConvPlan {
   Int3 window{1, 1, 1};   ///< virtual-input extent of a full chunk's window
   Int3 stage{1, 1, 1};    ///< x_in extent a window can hold (staging tile, input dilation only)
   bool staged = false;    ///< x_in is DMA'd to a staging tile and scattered into the window
-  Int3 block{1, 1, 1};    ///< output extent of one PSUM accumulation (at most 512 positions)
+  Int3 phase{1, 1, 1};    ///< output period whose positions share the taps that meet x elements
+  Int3 block{1, 1, 1};    ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
 };
+
+/// The output period per axis after which the taps meeting x elements repeat:
+/// inputDilation / gcd(stride, inputDilation) (1 without input dilation).
+Int3 outputPhase(const ConvCore& core);
 
 /// Window extent along `axis` for `outputs` outputs.
 int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs);
@@ -31,9 +36,10 @@ int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs);
 bool stepsFit(const Int3& extent, int64_t scaleD = 1, int64_t scaleH = 1);
 /// The largest chunk of `out` that `fits` (monotone), shrinking D first, then H, then W.
 std::optional<Int3> largestChunk(const Int3& out, const std::function<bool(const Int3&)>& fits);
-/// The output box of one accumulation inside `chunk` (at most `maxFree` positions) whose strided
-/// view of a `window`-sized tile fits the access-pattern fields.
-Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64_t maxFree);
+/// The output box of one accumulation inside `chunk` (at most `maxFree` positions, `phase` apart)
+/// whose strided view of a `window`-sized tile fits the access-pattern fields.
+Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64_t maxFree,
+              const Int3& phase = {1, 1, 1});
 
 /// Chooses the tiling for `dtype` within `geometry`'s SBUF. Throws neuronsim::Error naming the
 /// kernel and the culprit when even the smallest tiling does not fit.

@@ -19,7 +19,9 @@ struct WindowFill {
   Int3 count{};     // x elements
   Int3 position{};  // window coordinate of `first`
   Int3 extent{};    // window extent
-  bool complete = true;
+  Int3 lowEnd{};    // window coordinates below this lie before x[0]
+  Int3 highStart{}; // window coordinates from this on lie after x's last element
+  bool complete = true;  // every window coordinate lies inside x's range (no border)
   bool empty = false;
 };
 
@@ -35,7 +37,9 @@ WindowFill fillOf(const ConvCore& core, const Chunk& chunk) {
     f.count[a] = std::max<int64_t>(0, hi - lo + 1);
     f.position[a] = core.padLo[a] + lo * idl - z0;
     if (f.count[a] == 0) f.empty = true;
-    if (idl != 1 || f.position[a] != 0 || f.count[a] != f.extent[a]) f.complete = false;
+    f.lowEnd[a] = std::clamp<int64_t>(core.padLo[a] - z0, 0, f.extent[a]);
+    f.highStart[a] = std::clamp<int64_t>(core.padLo[a] + (core.in[a] - 1) * idl - z0 + 1, f.lowEnd[a], f.extent[a]);
+    if (f.lowEnd[a] > 0 || f.highStart[a] < f.extent[a]) f.complete = false;
   }
   return f;
 }
@@ -70,8 +74,22 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
                 const Tile& window, const std::optional<Tile>& stage) {
   const WindowFill fill = fillOf(core, chunk);
   const Int3 zero{0, 0, 0}, one{1, 1, 1};
-  if (!fill.complete) b.memset(box(window, zero, fill.extent, one), 0.0f, isa::Engine::GpSimd);
-  if (fill.empty) return;
+  if (fill.empty) {
+    b.memset(box(window, zero, fill.extent, one), 0.0f, isa::Engine::GpSimd);
+    return;
+  }
+  for (int a = 0; a < 3 && !fill.complete; ++a) {
+    Int3 start = zero, count = fill.extent;
+    if (fill.lowEnd[a] > 0) {
+      count[a] = fill.lowEnd[a];
+      b.memset(box(window, start, count, one), 0.0f, isa::Engine::GpSimd);
+    }
+    if (fill.highStart[a] < fill.extent[a]) {
+      start[a] = fill.highStart[a];
+      count[a] = fill.extent[a] - fill.highStart[a];
+      b.memset(box(window, start, count, one), 0.0f, isa::Engine::GpSimd);
+    }
+  }
   const HbmView src = x.select(0, chunk.batch)
                           .slice(0, ci0, ci0 + window.partitions())
                           .slice(1, fill.first[0], fill.first[0] + fill.count[0])

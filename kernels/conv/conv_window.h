@@ -23,8 +23,10 @@ std::vector<Chunk> chunkList(const ConvCore& core, const Int3& size);
 /// elements `step` apart per axis; single-element axes are dropped.
 Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step);
 
-/// Fills `window` ([cs partitions; d, h, w] of one C_in tile) with the virtual input (zeros,
-/// inserted zeros and x elements) that `chunk` reads, for channels [ci0, ci0 + cs) of `x`.
+/// Fills `window` ([cs partitions; d, h, w] of one C_in tile) with the virtual input that `chunk`
+/// reads, for channels [ci0, ci0 + cs) of `x`: x elements, and zeros where the window lies
+/// outside x's range. Inserted zeros between x elements are not written (readers with input
+/// dilation must step over them).
 /// `stage` (same partitions; d, h, w) receives the x elements first when the core has input
 /// dilation; it is required then.
 void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
