@@ -80,7 +80,8 @@ void EngineModule::awaitSemaphore(const isa::SemWait& wait, Stall& stall) {
       sc_core::wait(delayUntilNs(reach.ns), sem.changed);
   }
   blockedOn_ = nullptr;
-  local_ = std::max(local_, reach.ns);
+  // A folded (settled) increment has no time left: it landed no later than now.
+  local_ = std::max(local_, reach.ns == -SemaphoreTimeline::kNever ? nowNs() : reach.ns);
   stall = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
 }
 
