@@ -141,6 +141,13 @@ std::string viewerData(const TraceModel& model, const std::string& title) {
   out.append(",\"summaryText\":");
   appendJsonString(out, summaryText(model.summary));
   out.append(",\"summary\":").append(model.summary.dump());
+  out.append(",\"warnings\":[");
+  const auto warnings = traceWarnings(model);
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (i) out.push_back(',');
+    appendJsonString(out, warnings[i]);
+  }
+  out.push_back(']');
   out.append(",\"total\":");
   num(out, std::max(model.summary.value("total_ns", 0.0), model.maxEndNs));
   out.append(",\"tracks\":[");

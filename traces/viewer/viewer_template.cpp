@@ -20,6 +20,8 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   #c.dragging { cursor: grabbing; }
   aside { width: 360px; flex: none; border-left: 1px solid #ddd; padding: 8px; box-sizing: border-box; }
   aside pre { margin: 0 0 8px 0; font: 11px/1.35 ui-monospace, monospace; white-space: pre-wrap; }
+  #warnings { margin: 0 0 8px 0; padding-left: 16px; color: #8a4b00; }
+  #warnings:empty { display: none; }
   #legend span { display: inline-block; margin: 0 8px 3px 0; white-space: nowrap; }
   #legend i { display: inline-block; width: 8px; height: 8px; margin-right: 3px; vertical-align: middle; }
   #tip { position: absolute; display: none; pointer-events: none; background: rgba(255,255,255,0.97);
@@ -31,7 +33,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
 <header><b id="title">neuronsim trace</b><span id="hint">wheel: zoom &middot; drag: pan &middot; double-click: whole run</span><span id="status">loading</span></header>
 <div id="main">
   <div id="timeline"><canvas id="c"></canvas><div id="tip"></div></div>
-  <aside><pre id="summary"></pre><div id="legend"></div></aside>
+  <aside><pre id="summary"></pre><ul id="warnings"></ul><div id="legend"></div></aside>
 </div>
 <script type="application/json" id="data">/*NEURONSIM_DATA*/</script>
 <script>
@@ -216,7 +218,13 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     ctx.textBaseline = 'middle';
     y = AXIS;
     for (const r of rows) { ctx.fillText(r.name + ' (' + r.s.length + ')', 6, y + ROW / 2, LABEL - 10); y += ROW; }
-    for (const c of counters) { ctx.fillText(c.name, 6, y + CROW / 2, LABEL - 10); y += CROW; }
+    for (const c of counters) {
+      ctx.fillText(c.name, 6, y + CROW / 2 - 6, LABEL - 10);
+      ctx.fillStyle = '#888';
+      ctx.fillText('max ' + +c.max.toPrecision(4), 6, y + CROW / 2 + 7, LABEL - 10);
+      ctx.fillStyle = '#333';
+      y += CROW;
+    }
     ctx.fillText(fmt(t1 - t0) + ' shown', 6, AXIS / 2, LABEL - 10);
   }
   function requestDraw() { if (!pending) { pending = true; requestAnimationFrame(draw); } }
@@ -242,6 +250,14 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     }
     return best >= 0 && bestDist <= slack ? { r: r, k: best } : null;
   }
+  /// The value of the counter under the pointer, or null.
+  function counterAt(mx, my) {
+    const j = Math.floor((my - AXIS - rows.length * ROW) / CROW);
+    if (mx < LABEL || j < 0 || j >= counters.length) return null;
+    const c = counters[j], t = T(mx), k = lowerBound(c.t, t + 1e-9) - 1;
+    return c.name + ' at ' + fmt(t) + ': ' + (k >= 0 ? c.v[k] : 0) + '  (max ' + c.max + ')';
+  }
+
   function describe(r, k) {
     if (r.critical)
       return 'critical path (bound by ' + r.bound + '): ' + r.labels[r.o[k]] + ' owns ' + fmt(r.s[k]) + ' to ' +
@@ -281,8 +297,9 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       hovered = h;
       requestDraw();
     }
-    if (!h) { tip.style.display = 'none'; return; }
-    tip.textContent = describe(h.r, h.k);
+    const text = h ? describe(h.r, h.k) : counterAt(mx, my);
+    if (!text) { tip.style.display = 'none'; return; }
+    tip.textContent = text;
     tip.style.display = 'block';
     tip.style.left = Math.min(mx + 14, Math.max(0, canvasWidth - tip.offsetWidth - 4)) + 'px';
     tip.style.top = (my + 16) + 'px';
@@ -306,6 +323,12 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   document.getElementById('title').textContent = D.title;
   document.title = D.title + ' - neuronsim';
   document.getElementById('summary').textContent = D.summaryText;
+  const warnings = document.getElementById('warnings');
+  for (const w of D.warnings) {
+    const item = document.createElement('li');
+    item.textContent = w;
+    warnings.appendChild(item);
+  }
   const legend = document.getElementById('legend');
   D.opcodes.forEach(function (name, i) {
     const item = document.createElement('span'), sw = document.createElement('i');
