@@ -246,7 +246,7 @@ TEST_CASE("validation: start partition rule") {
   CHECK(errorOf(i) == "instruction 0 (memset): dst: 64 partitions must start at 0 or 64, not 32");
 }
 
-TEST_CASE("validation: partition range inside the geometry; DMA may start anywhere") {
+TEST_CASE("validation: partition range inside the geometry, and DMA may start anywhere") {
   Geometry small;
   small.partitions = 64;
   CHECK(errorOf(make(Opcode::Memset, Engine::Vector, sb(0, 64, 0, kRow512)), small) == "");
@@ -334,7 +334,7 @@ TEST_CASE("validation: HBM access pattern inside its tensor with the tensor's dt
   CHECK(contains(errorOf(i), "tensor index -1 out of range"));
 }
 
-TEST_CASE("validation: compute engines cannot reach HBM; on-chip operands name no tensor") {
+TEST_CASE("validation: compute engines cannot reach HBM, and on-chip operands name no tensor") {
   Instruction i = valid(Opcode::TensorCopy);
   i.srcs[0] = hbm(0, 128, 512, 0, kRow512);
   CHECK(errorOf(i) ==
