@@ -29,7 +29,8 @@ class TraceWriter {
   TraceWriter(const std::string& path, const isa::Program& program, const EventLog& log)
       : out_(path), program_(program), log_(log), layout_(layoutTracks(log)) {}
 
-  void write(const nlohmann::json& summary) {
+  void write(const nlohmann::json& givenSummary) {
+    const nlohmann::json summary = givenSummary.is_object() ? givenSummary : nlohmann::json::object();
     out_.raw("{\"traceEvents\":[\n");
     writeMetadata();
     writeKernelSpan(summary);

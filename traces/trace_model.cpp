@@ -105,6 +105,7 @@ class ModelBuilder {
 
   TraceModel finish(const nlohmann::json& extras) {
     model_.summary = extras.value("summary", nlohmann::json::object());
+    if (!model_.summary.is_object()) model_.summary = nlohmann::json::object();
     std::unordered_map<int64_t, const std::string*> assemblyOf;
     for (const Span& s : model_.spans) assemblyOf.emplace(s.index, &s.assembly);
     for (Span& d : dmas_)

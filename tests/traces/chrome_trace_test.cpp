@@ -8,6 +8,7 @@
 #include "fixture.h"
 #include "isa/error.h"
 #include "traces/chrome_trace.h"
+#include "traces/report.h"
 
 using namespace neuronsim;
 
@@ -223,4 +224,16 @@ TEST_CASE("writing to an impossible path is an error and leaves nothing behind")
   CHECK_THROWS_AS(traces::writeChromeTrace("/nonexistent-dir/t.json", fixture::program(), fixture::log(),
                                            fixture::summary()),
                   Error);
+}
+
+TEST_CASE("a trace written without a summary still reads back and reports") {
+  fixture::TempFile file("nosummary.json");
+  traces::writeChromeTrace(file.str(), fixture::program(), fixture::log(), nlohmann::json());
+  const auto trace = traces::readTrace(file.str());
+  CHECK(trace["neuronsim"]["summary"].is_object());
+  double kernelDur = -1;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "kernel") kernelDur = e["dur"];
+  CHECK(kernelDur == 0);
+  CHECK(traces::reportText(traces::loadTraceModel(file.str())).find("critical path:") != std::string::npos);
 }
