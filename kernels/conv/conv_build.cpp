@@ -196,7 +196,7 @@ class ConvEmitter {
                               .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
                               .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
                               .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
-      b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one));
+      b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one), DmaOptions{-1, isa::Engine::Scalar});
     }
   }
 
