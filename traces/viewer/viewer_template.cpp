@@ -30,7 +30,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
 </style>
 </head>
 <body data-status="loading">
-<header><b id="title">neuronsim trace</b><span id="hint">wheel: zoom &middot; drag: pan &middot; double-click: whole run</span><span id="status">loading</span></header>
+<header><b id="title">neuronsim trace</b><span id="hint">wheel: zoom &middot; drag or shift+wheel: pan &middot; double-click: whole run</span><span id="status">loading</span></header>
 <div id="main">
   <div id="timeline"><canvas id="c"></canvas><div id="tip"></div></div>
   <aside><pre id="summary"></pre><ul id="warnings"></ul><div id="legend"></div></aside>
@@ -310,6 +310,13 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   });
   canvas.addEventListener('wheel', function (e) {
     e.preventDefault();
+    const sideways = e.shiftKey ? e.deltaY || e.deltaX : e.deltaX;
+    if (Math.abs(sideways) > Math.abs(e.shiftKey ? 0 : e.deltaY)) {
+      const dt = sideways / plotWidth() * (t1 - t0);
+      t0 += dt; t1 += dt;
+      requestDraw();
+      return;
+    }
     const rect = canvas.getBoundingClientRect(), tm = T(Math.max(e.clientX - rect.left, LABEL));
     const factor = Math.exp(Math.max(-1, Math.min(1, e.deltaY * 0.002)));
     const span = Math.max(1, (t1 - t0) * factor);
@@ -355,10 +362,14 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     canvas.dispatchEvent(new MouseEvent('mousemove', at(LABEL + 100, y)));
     window.dispatchEvent(new MouseEvent('mouseup', at(LABEL + 100, y)));
     if (!(t0 > before)) throw new Error('selftest: drag did not pan');
+    const dragged = t0, zoomSpan = t1 - t0;
+    canvas.dispatchEvent(new WheelEvent('wheel', Object.assign(at(LABEL + 100, y), { deltaY: 100, shiftKey: true })));
+    if (!(t0 > dragged) || Math.abs(t1 - t0 - zoomSpan) > 1e-6 * zoomSpan)
+      throw new Error('selftest: shift+wheel did not pan');
     canvas.dispatchEvent(new MouseEvent('dblclick', at(LABEL + 100, y)));
     if (t0 !== 0 || t1 !== total) throw new Error('selftest: double-click did not reset');
     draw();
-    return 'selftest passed (hover, zoom, pan, reset)';
+    return 'selftest passed (hover, zoom, drag, shift+wheel, reset)';
   }
 
   const began = performance.now();
