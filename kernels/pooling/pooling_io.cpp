@@ -64,9 +64,38 @@ void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box,
     const int64_t c0 = row % channels_;
     const int64_t c1 = std::min(channels_, c0 + (end - row));
     const HbmView segment = canonical_.select(0, b).slice(0, c0, c1);
-    move(spatial(segment), compactView(tile.partitionSlice(static_cast<int32_t>(row - rows.first),
-                                                           static_cast<int32_t>(c1 - c0))));
+    const Tile part = tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(c1 - c0));
+    if (toHbm) {
+      move(spatial(segment), compactView(part));
+    } else {
+      loadTransposed(builder, segment, box, part, queues);
+    }
     row += c1 - c0;
+  }
+}
+
+void PlaneTensor::loadTransposed(KernelBuilder& builder, const HbmView& segment, const Box& box,
+                                 const Tile& part, const std::function<int32_t()>& queues) const {
+  const HbmView positions = segment.permute({1, 2, 3, 0});  // [D, H, W, c], c contiguous
+  const bool fullW = box[2].lo == 0 && box[2].hi == positions.size(2);
+  const bool fullH = fullW && box[1].lo == 0 && box[1].hi == positions.size(1);
+  auto transpose = [&](const HbmView& rowsOfC, const Tile& to) {
+    builder.dmaTranspose(compactView(to), rowsOfC, DmaOptions{queues(), kLoadIssuer});
+  };
+  if (fullH) {
+    transpose(positions.slice(0, box[0].lo, box[0].hi).merge(0, 2), part);
+    return;
+  }
+  for (int64_t d = box[0].lo; d < box[0].hi; ++d) {
+    const HbmView slab = positions.select(0, d).slice(0, box[1].lo, box[1].hi);
+    const Tile slabTile = part.select(0, d - box[0].lo);
+    if (fullW) {
+      transpose(slab.merge(0, 1), slabTile);
+      continue;
+    }
+    for (int64_t h = box[1].lo; h < box[1].hi; ++h) {
+      transpose(slab.select(0, h - box[1].lo).slice(0, box[2].lo, box[2].hi), slabTile.select(0, h - box[1].lo));
+    }
   }
 }
 

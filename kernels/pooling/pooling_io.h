@@ -41,7 +41,8 @@ class PlaneTensor {
   static constexpr isa::Engine kStoreIssuer = isa::Engine::Scalar;
 
   /// DMAs rows x box of the tensor into `tile` ([rows.count, box extents] view), one transfer
-  /// per batch segment of the rows, on queues taken from `queues`.
+  /// per batch segment of the rows, on queues taken from `queues`. NDHWC loads are DMA
+  /// transposes of contiguous channel rows (one per run of contiguous positions).
   void load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
             const std::function<int32_t()>& queues) const;
   /// The reverse of load.
@@ -51,6 +52,10 @@ class PlaneTensor {
  private:
   void transfer(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                 bool toHbm, const std::function<int32_t()>& queues) const;
+  /// NDHWC load of one batch segment `segment` ([c, D, H, W]): DMA transposes of [positions,
+  /// c] runs (contiguous rows of c in HBM) into the [c, box] tile `part`.
+  void loadTransposed(KernelBuilder& builder, const HbmView& segment, const Box& box,
+                      const Tile& part, const std::function<int32_t()>& queues) const;
   HbmView canonical_;  ///< [B, C, D, H, W]
   PoolLayout layout_;
   int64_t channels_;
