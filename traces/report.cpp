@@ -70,6 +70,17 @@ std::vector<StallTime> stallTimes(const TraceModel& model) {
   return rows;
 }
 
+std::vector<size_t> longestStalls(const TraceModel& model, size_t count) {
+  std::vector<size_t> stalled;
+  for (size_t i = 0; i < model.spans.size(); ++i)
+    if (!model.spans[i].isDma && model.spans[i].stallNs > 0) stalled.push_back(i);
+  const size_t n = std::min(count, stalled.size());
+  std::partial_sort(stalled.begin(), stalled.begin() + static_cast<std::ptrdiff_t>(n), stalled.end(),
+                    [&](size_t a, size_t b) { return model.spans[a].stallNs > model.spans[b].stallNs; });
+  stalled.resize(n);
+  return stalled;
+}
+
 CriticalPath criticalPath(const TraceModel& model) {
   CriticalPath path;
   if (model.spans.empty()) return path;
@@ -201,6 +212,19 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
   for (const StallTime& row : stalls)
     out += format("  %-10s %-16s %8lld %12.3f us %6.1f%%\n", row.track.c_str(), row.cause.c_str(),
                   static_cast<long long>(row.count), row.ns / 1000, 100.0 * row.ns / total);
+
+  const auto longest = longestStalls(model, 5);
+  if (!longest.empty()) {
+    out += "\nlongest stalls:\n";
+    for (size_t i : longest) {
+      const Span& s = model.spans[i];
+      std::string why = s.stallCause;
+      if (!s.semaphore.empty()) why += " on " + s.semaphore + " >= " + std::to_string(s.waitValue);
+      if (s.waitedOn >= 0) why += ", released by #" + std::to_string(s.waitedOn);
+      out += format("  #%-6lld %-8s %-22s %10.3f us  %s\n", static_cast<long long>(s.index), s.track.c_str(),
+                    s.opcode.c_str(), s.stallNs / 1000, why.c_str());
+    }
+  }
 
   const CriticalPath path = criticalPath(model);
   out += "\ncritical path:\n";

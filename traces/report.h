@@ -34,6 +34,9 @@ struct StallTime {
 /// Only stalls longer than zero; sorted by track order, then time, longest first.
 std::vector<StallTime> stallTimes(const TraceModel& model);
 
+/// Indices into model.spans of the `count` instructions that stalled longest (longest first).
+std::vector<size_t> longestStalls(const TraceModel& model, size_t count);
+
 /// The chain of events that ends last, walked back through what released each one:
 /// the semaphore edge (waited_on) when it stalled on a semaphore, else the previous event of
 /// its stream; a DMA transfer goes back to the later of its trigger and the previous transfer

@@ -84,6 +84,18 @@ TEST_CASE("stalls of different causes on one engine are kept apart") {
   CHECK(stall(rows, "tensor", "engine_busy") == doctest::Approx(50));
 }
 
+TEST_CASE("longest stalls, longest first, with their semaphore and releaser") {
+  const auto model = savedFixture();
+  const auto longest = traces::longestStalls(model, 2);
+  REQUIRE(longest.size() == 2);
+  // sync #3 waited 3400 ns, tensor #2 3000 ns, vector #1 2400 ns
+  CHECK(model.spans[longest[0]].index == 3);
+  CHECK(model.spans[longest[1]].index == 2);
+  CHECK(traces::longestStalls(model, 10).size() == 3);
+  const std::string text = traces::reportText(model);
+  CHECK(text.find("semaphore on sem_vector >= 1, released by #1") != std::string::npos);
+}
+
 TEST_CASE("critical path walks semaphore edges, DMA triggers and stream order") {
   const auto model = savedFixture();
   const auto path = traces::criticalPath(model);
