@@ -1,7 +1,6 @@
 // KernelBuilder: declarations, allocation, instruction construction and automatic semaphores.
 #include "kernels/builder/kernel_builder.h"
 
-#include <numeric>
 
 #include "isa/dtype.h"
 #include "isa/error.h"
@@ -318,6 +317,23 @@ void KernelBuilder::emit(isa::Instruction inst) {
     const auto& shape = hbm ? program_.tensors[ap.tensor].shape : std::vector<int64_t>{};
     return regionOf(ap, shape.empty() ? 0 : shape.back());
   };
+  auto checkLive = [&](const isa::AccessPattern& ap, const char* operand) {
+    if (ap.space == isa::Space::Hbm) return;
+    const Box box = regionOf(ap).boxes.front();
+    const TileAllocator& alloc = ap.space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
+    if (!alloc.covers(box.lo, box.hi))
+      throw Error(kernel_ + ": instruction " + std::to_string(program_.instructions.size()) + " (" +
+                  std::string(isa::opcodeName(inst.opcode)) + ") " + operand + " touches " +
+                  std::string(isa::spaceName(ap.space)) + " bytes [" + std::to_string(box.lo) + ", " +
+                  std::to_string(box.hi) + ") outside every live tile (used after release?)");
+  };
+  for (const isa::AccessPattern& src : inst.srcs) checkLive(src, "a source");
+  checkLive(inst.dst, "dst");
+  if (inst.bias) checkLive(*inst.bias, "bias");
+  if (inst.reduceDst) checkLive(*inst.reduceDst, "reduce_dst");
+  if (inst.scale.vec) checkLive(*inst.scale.vec, "scale");
+  if (inst.operand0.vec) checkLive(*inst.operand0.vec, "operand0");
+  if (inst.operand1.vec) checkLive(*inst.operand1.vec, "operand1");
   std::vector<Region> reads, writes;
   for (const isa::AccessPattern& src : inst.srcs) reads.push_back(region(src));
   if (inst.bias) reads.push_back(region(*inst.bias));

@@ -23,6 +23,8 @@ class TileAllocator {
   int64_t inUse() const { return inUse_; }
   /// Size of the allocation starting at `offset`, or 0.
   int64_t sizeAt(int64_t offset) const;
+  /// True when bytes [lo, hi) lie inside one live allocation.
+  bool covers(int64_t lo, int64_t hi) const;
 
  private:
   bool fits(int64_t start, int64_t bytes) const;

@@ -281,3 +281,16 @@ TEST_CASE("builder: a DMA queue takes transfers from one issuing engine only") {
   b.setDmaQueues({14}, Engine::GpSimd);
   CHECK_THROWS_AS(b.nextDmaQueue(Engine::GpSimd), Error);
 }
+
+TEST_CASE("builder: an operand outside every live tile (use after release) is an error") {
+  KernelBuilder b("t", Geometry{});
+  Tile a = b.sbuf({128, 8}, Dtype::Fp32, "a");
+  Tile c = b.sbuf({128, 8}, Dtype::Fp32, "c");
+  b.memset(a, 0.0f);
+  b.release(a);
+  CHECK_THROWS_WITH_AS(b.tensorCopy(c, a), "t: instruction 1 (tensor_copy) a source touches sbuf bytes [0, 32) outside every live tile (used after release?)", Error);
+  Tile p = b.psum({128, 8}, Dtype::Fp32, "p");
+  b.release(p);
+  CHECK_THROWS_AS(b.memset(p, 1.0f), Error);
+  CHECK_NOTHROW(b.memset(c, 1.0f));
+}
