@@ -58,6 +58,10 @@ void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box,
     move(spatial(planes), compactView(tile.partitionSlice(0, rows.count)));
     return;
   }
+  if (toHbm) {
+    storeTransposed(builder, rows, box, tile, queues);
+    return;
+  }
   const int64_t end = rows.first + rows.count;
   for (int64_t row = rows.first; row < end;) {
     const int64_t b = row / channels_;
@@ -65,11 +69,7 @@ void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box,
     const int64_t c1 = std::min(channels_, c0 + (end - row));
     const HbmView segment = canonical_.select(0, b).slice(0, c0, c1);
     const Tile part = tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(c1 - c0));
-    if (toHbm) {
-      move(spatial(segment), compactView(part));
-    } else {
-      loadTransposed(builder, segment, box, part, queues);
-    }
+    loadTransposed(builder, segment, box, part, queues);
     row += c1 - c0;
   }
 }
@@ -95,6 +95,84 @@ void PlaneTensor::loadTransposed(KernelBuilder& builder, const HbmView& segment,
     }
     for (int64_t h = box[1].lo; h < box[1].hi; ++h) {
       transpose(slab.select(0, h - box[1].lo).slice(0, box[2].lo, box[2].hi), slabTile.select(0, h - box[1].lo));
+    }
+  }
+}
+
+std::vector<PlaneTensor::Run> PlaneTensor::runs(const Box& box) const {
+  const bool fullW = box[2].lo == 0 && box[2].hi == canonical_.size(4);
+  const bool fullH = fullW && box[1].lo == 0 && box[1].hi == canonical_.size(3);
+  if (fullH) return {{0, boxElements(box), -1, -1}};
+  std::vector<Run> out;
+  int64_t flat = 0;
+  for (int64_t d = box[0].lo; d < box[0].hi; ++d) {
+    if (fullW) {
+      out.push_back({flat, box[1].size() * box[2].size(), d, -1});
+      flat += out.back().length;
+      continue;
+    }
+    for (int64_t h = box[1].lo; h < box[1].hi; ++h) {
+      out.push_back({flat, box[2].size(), d, h});
+      flat += box[2].size();
+    }
+  }
+  return out;
+}
+
+HbmView PlaneTensor::runView(const HbmView& segment, const Box& box, const Run& run) const {
+  const HbmView positions = segment.permute({1, 2, 3, 0});  // [D, H, W, c], c contiguous
+  if (run.d < 0) return positions.slice(0, box[0].lo, box[0].hi).merge(0, 2);
+  const HbmView slab = positions.select(0, run.d);
+  if (run.h < 0) return slab.slice(0, box[1].lo, box[1].hi).merge(0, 1);
+  return slab.select(0, run.h).slice(0, box[2].lo, box[2].hi);
+}
+
+void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
+                                  const std::function<int32_t()>& queues) const {
+  constexpr int64_t kBlock = 128;
+  const int64_t bankElements = builder.geometry().psumBankBytes() / 4;
+  if (psum_.empty()) {
+    for (int i = 0; i < 2; ++i) psum_.push_back(builder.psum({kBlock, bankElements}, isa::Dtype::Fp32, "ndhwc_out"));
+  }
+  const Tile flat = tile.reshape({boxElements(box)});
+  const int64_t width = rows.count;
+  const int64_t groups = bankElements / width;
+  struct Segment {
+    HbmView view;
+    int64_t start, count;
+  };
+  std::vector<Segment> segments;
+  for (int64_t row = rows.first; row < rows.first + rows.count;) {
+    const int64_t b = row / channels_, c0 = row % channels_;
+    const int64_t c1 = std::min(channels_, c0 + (rows.first + rows.count - row));
+    segments.push_back({canonical_.select(0, b).slice(0, c0, c1), row - rows.first, c1 - c0});
+    row += c1 - c0;
+  }
+  for (const Run& run : runs(box)) {
+    for (int64_t q = 0; q < run.length; q += kBlock * groups) {
+      const Tile bank = psum_[nextBank_++ % psum_.size()];
+      const int64_t span = std::min(kBlock * groups, run.length - q);
+      for (int64_t g = 0; g * kBlock < span; ++g) {
+        const int64_t first = q + g * kBlock, count = std::min(kBlock, span - g * kBlock);
+        builder.transpose(bank.partitionSlice(0, static_cast<int32_t>(count)).slice(0, g * width, (g + 1) * width),
+                          flat.slice(0, run.flat + first, run.flat + first + count), isa::Engine::Tensor);
+      }
+      const int64_t full = span / kBlock, rest = span % kBlock;
+      for (const Segment& seg : segments) {
+        const HbmView hbm = runView(seg.view, box, run);
+        const DmaOptions options{queues(), kStoreIssuer};
+        if (full > 0) {
+          const HbmView to = hbm.slice(0, q, q + full * kBlock).split(0, {full, kBlock}).permute({1, 0, 2});
+          const Tile from = bank.slice(0, 0, full * width).reshape({full, width}).slice(1, seg.start, seg.start + seg.count);
+          builder.dmaCopy(to, from, options);
+        }
+        if (rest > 0) {
+          const HbmView to = hbm.slice(0, q + full * kBlock, q + span);
+          const Tile from = bank.partitionSlice(0, static_cast<int32_t>(rest))
+                                .slice(0, full * width + seg.start, full * width + seg.start + seg.count);
+          builder.dmaCopy(to, from, options);
+        }
+      }
     }
   }
 }

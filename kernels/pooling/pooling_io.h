@@ -45,7 +45,7 @@ class PlaneTensor {
   /// transposes of contiguous channel rows (one per run of contiguous positions).
   void load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
             const std::function<int32_t()>& queues) const;
-  /// The reverse of load.
+  /// The reverse of load; NDHWC goes through TensorE transposes (see storeTransposed).
   void store(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
              const std::function<int32_t()>& queues) const;
 
@@ -56,6 +56,20 @@ class PlaneTensor {
   /// c] runs (contiguous rows of c in HBM) into the [c, box] tile `part`.
   void loadTransposed(KernelBuilder& builder, const HbmView& segment, const Box& box,
                       const Tile& part, const std::function<int32_t()>& queues) const;
+  /// NDHWC store: TensorE transposes 128 positions at a time into a PSUM bank ([positions,
+  /// rows]); each batch segment then moves its channel columns to HBM in one DMA per bank.
+  void storeTransposed(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
+                       const std::function<int32_t()>& queues) const;
+  /// A run of box positions contiguous in an NDHWC tensor: `length` positions starting at
+  /// box-flat index `flat`; d (and h) fixed unless -1.
+  struct Run {
+    int64_t flat, length, d, h;
+  };
+  std::vector<Run> runs(const Box& box) const;
+  /// [run positions, c] view of `segment` ([c, D, H, W]).
+  HbmView runView(const HbmView& segment, const Box& box, const Run& run) const;
+  mutable std::vector<Tile> psum_;  ///< two PSUM banks, allocated at the first NDHWC store
+  mutable size_t nextBank_ = 0;
   HbmView canonical_;  ///< [B, C, D, H, W]
   PoolLayout layout_;
   int64_t channels_;
