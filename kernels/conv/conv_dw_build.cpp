@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "isa/error.h"
@@ -17,9 +18,10 @@ namespace {
 
 constexpr int64_t kPart = 128;
 constexpr int64_t kMaxCo = 512;        // moving free size of one matmul
-constexpr int64_t kTapGroup = 4;       // taps accumulating at once (one PSUM bank each)
+constexpr int64_t kTapGroup = 6;       // taps accumulating at once (one PSUM bank each)
 constexpr int kBuffers = 2;
-constexpr int kTransposeRing = 4;
+constexpr int kTransposeRing = 8;  // PSUM transpose outputs (each copied out at once)
+constexpr int64_t kXtRing = 2 * kTapGroup;  // x^T tiles of the box being multiplied and the next
 constexpr int64_t kReserveBytes = 1024;
 constexpr int64_t kWindowCap = 48 * 1024;
 constexpr int64_t kChunkCap = 1024;
@@ -40,7 +42,7 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
   const int64_t e = isa::dtypeBytes(dtype);
   plan.coWidth = std::min(fwd.cout, kMaxCo);
   plan.coSub = ceilDiv(plan.coWidth, kPart);
-  const int64_t fixed = (kTransposeRing * kPart + 2 * kMaxCo + 2 * kMaxCo) * e + kReserveBytes;
+  const int64_t fixed = (kXtRing * kPart + 2 * kMaxCo + 2 * kMaxCo) * e + kReserveBytes;
   const int64_t available = geometry.sbufPartitionBytes - fixed;
   auto windowOf = [&](const Int3& c) {
     return Int3{windowExtent(fwd, 0, c[0]), windowExtent(fwd, 1, c[1]), windowExtent(fwd, 2, c[2])};
@@ -70,13 +72,23 @@ class DwEmitter {
   void run() {
     allocate();
     const std::vector<Chunk> chunks = chunkList(fwd_, plan_.chunk);
+    std::vector<Pass> passes;
     for (int64_t ci0 = 0; ci0 < fwd_.cin; ci0 += kPart)
       for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
-        for (int64_t g0 = 0; g0 < fwd_.tapCount(); g0 += kTapGroup) {
-          Pass pass{ci0, std::min(kPart, fwd_.cin - ci0), co0, std::min(plan_.coWidth, fwd_.cout - co0), g0,
-                    std::min(kTapGroup, fwd_.tapCount() - g0)};
-          runPass(pass, chunks);
-        }
+        for (int64_t g0 = 0; g0 < fwd_.tapCount(); g0 += kTapGroup)
+          passes.push_back({ci0, std::min(kPart, fwd_.cin - ci0), co0, std::min(plan_.coWidth, fwd_.cout - co0), g0,
+                            std::min(kTapGroup, fwd_.tapCount() - g0)});
+    const size_t steps = passes.size() * chunks.size();
+    auto passOf = [&](size_t i) -> const Pass& { return passes[i / chunks.size()]; };
+    auto chunkOf = [&](size_t i) -> const Chunk& { return chunks[i % chunks.size()]; };
+    std::vector<bool> started;
+    load(passOf(0), chunkOf(0), 0);
+    for (size_t i = 0; i < steps; ++i) {
+      if (i % chunks.size() == 0) started.assign(static_cast<size_t>(passOf(i).taps), false);
+      if (i + 1 < steps) load(passOf(i + 1), chunkOf(i + 1), static_cast<int>((i + 1) % kBuffers));
+      process(passOf(i), chunkOf(i), static_cast<int>(i % kBuffers), started);
+      if ((i + 1) % chunks.size() == 0) store(passOf(i));
+    }
     for (const std::vector<Tile>* tiles : {&windows_, &dyTiles_, &xT_, &dyT_, &outs_, &acc_, &transposed_})
       for (const Tile& t : *tiles) b_.release(t);
   }
@@ -98,27 +110,21 @@ class DwEmitter {
       dyT_.push_back(b_.sbuf({kPart, plan_.coWidth}, dtype_, "dyT_" + n));
       outs_.push_back(b_.sbuf({ciParts, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
     }
-    for (int i = 0; i < kTransposeRing; ++i) {
-      xT_.push_back(b_.sbuf({kPart, ciParts}, dtype_, "xT_" + std::to_string(i)));
+    for (int64_t i = 0; i < kXtRing; ++i) xT_.push_back(b_.sbuf({kPart, ciParts}, dtype_, "xT_" + std::to_string(i)));
+    for (int i = 0; i < kTransposeRing; ++i)
       transposed_.push_back(b_.psum({kPart, kPart}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
-    }
     for (int64_t i = 0; i < kTapGroup; ++i)
       acc_.push_back(b_.psum({ciParts, plan_.coWidth}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
   }
 
-  void runPass(const Pass& pass, const std::vector<Chunk>& chunks) {
-    std::vector<bool> started(static_cast<size_t>(pass.taps), false);
-    load(pass, chunks[0], 0);
-    for (size_t i = 0; i < chunks.size(); ++i) {
-      if (i + 1 < chunks.size()) load(pass, chunks[i + 1], static_cast<int>((i + 1) % kBuffers));
-      process(pass, chunks[i], static_cast<int>(i % kBuffers), started);
-    }
+  /// Evicts the pass's per-tap accumulators and stores them (triggered from ScalarE).
+  void store(const Pass& pass) {
     const HbmView all = dw_.reshape({fwd_.tapCount(), fwd_.cin, fwd_.cout});
     for (int64_t g = 0; g < pass.taps; ++g) {
       const Tile out = outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw);
       copy(out, acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw));
       b_.dmaCopy(all.select(0, pass.g0 + g).slice(0, pass.ci0, pass.ci0 + pass.cs).slice(1, pass.co0, pass.co0 + pass.cw),
-                 out);
+                 out, DmaOptions{-1, isa::Engine::Scalar});
     }
   }
 
@@ -137,26 +143,43 @@ class DwEmitter {
     }
   }
 
+  /// The transposed operands of one box: dy^T [positions, co] and x^T [positions, ci] per tap.
+  struct Prepared {
+    Tile dyT;
+    std::vector<Tile> xTs;
+  };
+
+  /// Transposes every box of the chunk, one box ahead of its matmuls (so TensorE never waits for
+  /// the PSUM -> SBUF copies of the box it multiplies).
   void process(const Pass& pass, const Chunk& chunk, int slot, std::vector<bool>& started) {
     const Int3& bx = plan_.box;
+    std::vector<std::pair<Int3, Int3>> boxes;
     for (int64_t d = 0; d < chunk.extent[0]; d += bx[0])
       for (int64_t h = 0; h < chunk.extent[1]; h += bx[1])
-        for (int64_t w = 0; w < chunk.extent[2]; w += bx[2]) {
-          const Int3 origin{d, h, w};
-          const Int3 count{std::min(bx[0], chunk.extent[0] - d), std::min(bx[1], chunk.extent[1] - h),
-                           std::min(bx[2], chunk.extent[2] - w)};
-          processBox(pass, slot, origin, count, started);
-        }
+        for (int64_t w = 0; w < chunk.extent[2]; w += bx[2])
+          boxes.push_back({{d, h, w},
+                           {std::min(bx[0], chunk.extent[0] - d), std::min(bx[1], chunk.extent[1] - h),
+                            std::min(bx[2], chunk.extent[2] - w)}});
+    Prepared next = prepare(pass, slot, boxes[0].first, boxes[0].second);
+    for (size_t i = 0; i < boxes.size(); ++i) {
+      const Prepared current = next;
+      if (i + 1 < boxes.size()) next = prepare(pass, slot, boxes[i + 1].first, boxes[i + 1].second);
+      for (int64_t g = 0; g < pass.taps; ++g) {
+        b_.matmul(acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw), current.xTs[g],
+                  current.dyT, started[g]);
+        started[g] = true;
+      }
+    }
   }
 
-  void processBox(const Pass& pass, int slot, const Int3& origin, const Int3& count, std::vector<bool>& started) {
+  Prepared prepare(const Pass& pass, int slot, const Int3& origin, const Int3& count) {
     const Int3 one{1, 1, 1};
     const int32_t npos = static_cast<int32_t>(product(count));
-    const Tile dyT = dyT_[dyTCount_++ % kBuffers].partitionSlice(0, npos).slice(0, 0, pass.cw);
+    Prepared p{dyT_[dyTCount_++ % kBuffers].partitionSlice(0, npos).slice(0, 0, pass.cw), {}};
     for (int64_t u = 0; u * kPart < pass.cw; ++u) {
       const int64_t cu = std::min(kPart, pass.cw - u * kPart);
       const Tile src = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u), origin, count, one);
-      copy(dyT.slice(0, u * kPart, u * kPart + cu), transpose(src, npos, cu));
+      copy(p.dyT.slice(0, u * kPart, u * kPart + cu), transpose(src, npos, cu));
     }
     const Int3& k = fwd_.taps;
     const Tile window = windows_[slot].partitionSlice(0, static_cast<int32_t>(pass.cs));
@@ -165,11 +188,10 @@ class DwEmitter {
       const Int3 kk{tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]};
       Int3 start;
       for (int a = 0; a < 3; ++a) start[a] = origin[a] * fwd_.stride[a] + kk[a] * fwd_.dilation[a];
-      const Tile xT = xT_[xTCount_++ % kTransposeRing].partitionSlice(0, npos).slice(0, 0, pass.cs);
-      copy(xT, transpose(box(window, start, count, fwd_.stride), npos, pass.cs));
-      b_.matmul(acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw), xT, dyT, started[g]);
-      started[g] = true;
+      p.xTs.push_back(xT_[xTCount_++ % kXtRing].partitionSlice(0, npos).slice(0, 0, pass.cs));
+      copy(p.xTs.back(), transpose(box(window, start, count, fwd_.stride), npos, pass.cs));
     }
+    return p;
   }
 
   /// src [cols partitions, rows free] transposed into the PSUM ring: [rows, cols].
