@@ -201,13 +201,10 @@ int runCommand(int argc, char** argv) {
   options.mode = interpretOnly ? kernels::RunMode::Interpret
                                : (timingOnly ? kernels::RunMode::TimingOnly : kernels::RunMode::Timed);
   if (args.has("trace")) options.sink = &log;
-  kernels::KernelRun run;
-  {
-    kernels::ProgressMonitor progress(stderr);
-    options.phase = [&](const std::string& name) { progress.phase(name); };
-    run = kernels::runKernel(spec, params, inputs, machine, options);
-    progress.done();
-  }
+  kernels::ProgressMonitor progress(stderr);
+  options.phase = [&](const std::string& name) { progress.phase(name); };
+  const kernels::KernelRun run = kernels::runKernel(spec, params, inputs, machine, options);
+  progress.done();
 
   double error = 0;
   if (check) {
@@ -243,7 +240,11 @@ int runCommand(int argc, char** argv) {
 
   if (auto path = args.get("dump-asm")) kernels::writeFileAtomically(*path, isa::printProgram(run.program));
   if (auto path = args.get("summary-json")) kernels::writeFileAtomically(*path, summary.dump(2) + "\n");
-  if (auto path = args.get("trace")) traces::writeChromeTrace(*path, run.program, log, summary);
+  if (auto path = args.get("trace")) {
+    progress.phase("writing " + *path);
+    traces::writeChromeTrace(*path, run.program, log, summary);
+    progress.done();
+  }
   if (outputDir) writeOutputs(run.outputs, *outputDir);
 
   if (check) {

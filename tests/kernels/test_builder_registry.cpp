@@ -1,10 +1,14 @@
 // Registry, parameter parsing, views, generated inputs and the run harness.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <thread>
 
 #include "isa/error.h"
 #include "kernels/builder/kernel_builder.h"
+#include "kernels/harness/progress.h"
 #include "kernels/harness/run_files.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/registry.h"
@@ -179,4 +183,24 @@ TEST_CASE("harness: bf16 runs store inputs in bf16 and matmul outputs in fp32") 
   options.mode = RunMode::Interpret;
   const auto run = runKernel(spec, params, inputs, neuronsim::sim::loadMachine("trn2"), options);
   CHECK(run.outputs.at("out").values == std::vector<float>{1.0f});
+}
+
+TEST_CASE("harness: progress lines appear only for phases that run long") {
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out != nullptr);
+  {
+    ProgressMonitor monitor(out, 0.3, 10.0);
+    monitor.phase("quick phase");
+    monitor.done();
+    monitor.phase("slow phase");
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    monitor.done();
+  }
+  std::rewind(out);
+  char buffer[256] = {};
+  const size_t n = std::fread(buffer, 1, sizeof buffer - 1, out);
+  std::fclose(out);
+  const std::string text(buffer, n);
+  CHECK(text.find("neuronsim: slow phase") != std::string::npos);
+  CHECK(text.find("quick phase") == std::string::npos);
 }
