@@ -21,11 +21,19 @@ int listCommand(int argc, char** argv) {
     std::printf("%s\n  %s\n", spec.name.c_str(), spec.description.c_str());
     std::string in, out;
     for (const auto& t : spec.inputs) {
-      in += (in.empty() ? "" : ", ") + t.name + (t.optional ? " (optional)" : "");
+      if (!in.empty()) in += ", ";
+      in += t.name;
+      if (t.optional) in += " (optional)";
       auto shape = spec.defaultShapes.find(t.name);
-      if (shape != spec.defaultShapes.end()) in += " " + kernels::shapeText(shape->second);
+      if (shape != spec.defaultShapes.end()) {
+        in += ' ';
+        in += kernels::shapeText(shape->second);
+      }
     }
-    for (const auto& t : spec.outputs) out += (out.empty() ? "" : ", ") + t.name;
+    for (const auto& t : spec.outputs) {
+      if (!out.empty()) out += ", ";
+      out += t.name;
+    }
     std::printf("  inputs:  %s\n  outputs: %s\n", in.c_str(), out.c_str());
     for (const auto& p : spec.params) {
       std::printf("  --%s (%s, default %s): %s\n", kernels::flagName(p.name).c_str(),
