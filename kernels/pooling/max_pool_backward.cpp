@@ -1,5 +1,5 @@
-// max_pooling_3d_backward: contribution masks swept over the window taps in row-major order;
-// GpSimd compares and accumulates while VectorE carries the remaining-gradient chain.
+// max_pooling_3d_backward: contribution masks swept over the window taps in row-major order,
+// the output box split in two lanes whose mask chains run on GpSimd and VectorE side by side.
 
 #include <algorithm>
 
@@ -15,8 +15,8 @@ namespace {
 using isa::AluOp;
 using isa::Engine;
 
-/// Tap compares GpSimd may run ahead of VectorE's mask chain (eq and new buffers per set);
-/// fewer when SBUF is short.
+/// eq and new buffers per set, so a lane can compare the next tap while the previous tap's
+/// mask is still read; fewer when SBUF is short.
 constexpr size_t kRing = 4;
 
 /// One window tap (kd, kh, kw) restricted to the outputs of a chunk it reaches.
@@ -70,8 +70,8 @@ Box intersect(const Box& a, const Box& b) {
   return r;
 }
 
-/// Two halves of `box` along its outermost axis longer than 1 (or the box itself), so VectorE
-/// can interleave two independent mask chains instead of waiting on each result.
+/// Two halves of `box` along its outermost axis longer than 1 (or the box itself): two
+/// independent mask chains for two engines.
 std::vector<Box> splitInTwo(const Box& box) {
   for (int a = 0; a < 3; ++a) {
     if (box[a].size() < 2) continue;
@@ -143,6 +143,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   QueueCycle storeQueues({8, 9, 10, 11});
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
+  // Windows that never overlap (k <= s on every axis) give each input to at most one tap:
+  // grad_input is then written by ScalarE copies, zeroed only where no tap lands.
+  const bool disjoint = config.kernel[0] <= config.stride[0] && config.kernel[1] <= config.stride[1] &&
+                        config.kernel[2] <= config.stride[2];
 
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks,
@@ -160,39 +164,53 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
         const RowTile tile = rows[item / numChunks];
         const Buffers& buf = sets[set];
         const Tile gin = boxTile(buf.gin, tile.count, chunk.owned);
-        builder.memset(compactView(gin), 0.0f, Engine::GpSimd);
         const std::vector<TapBox> taps = boxEmpty(chunk.outputs) ? std::vector<TapBox>{} : chunkTaps(axes, chunk);
+        int64_t covered = 0;
+        for (const TapBox& tb : taps) covered += boxEmpty(tb.owned) ? 0 : boxElements(tb.owned);
+        if (!disjoint || covered < boxElements(chunk.owned)) builder.memset(compactView(gin), 0.0f, Engine::GpSimd);
         if (!taps.empty()) {
           const Box& out = chunk.outputs;
           const Tile in = boxTile(buf.in, tile.count, chunk.inputs);
           const Tile ot = boxTile(buf.ot, tile.count, out);
           const Tile ug = boxTile(buf.go, tile.count, out);
-          auto eqOf = [&](size_t i) { return outputView(boxTile(buf.eq[i % ring], tile.count, out), out, taps[i].reach); };
-          auto compare = [&](size_t i) {
-            builder.tensorTensor(eqOf(i), inputView(axes, in, chunk.inputs, taps[i].tap, taps[i].reach),
-                                 outputView(ot, out, taps[i].reach), AluOp::IsEqual, Engine::GpSimd);
-          };
           const std::vector<Box> lanes = splitInTwo(out);
-          for (size_t i = 0; i < taps.size() && i < ring; ++i) compare(i);
+          const std::array<Engine, 2> laneEngines =
+              lanes.size() == 2 ? std::array<Engine, 2>{Engine::GpSimd, Engine::Vector}
+                                : std::array<Engine, 2>{Engine::Vector, Engine::Vector};
+          auto compare = [&](size_t i, size_t lane) {
+            const Box r = intersect(taps[i].reach, lanes[lane]);
+            if (boxEmpty(r)) return;
+            const Tile eq = boxTile(buf.eq[i % ring], tile.count, out);
+            builder.tensorTensor(outputView(eq, out, r), inputView(axes, in, chunk.inputs, taps[i].tap, r),
+                                 outputView(ot, out, r), AluOp::IsEqual, laneEngines[lane]);
+          };
+          const size_t ahead = ring >= 2 ? 1 : 0;
+          for (size_t lane = 0; lane < lanes.size(); ++lane) {
+            for (size_t i = 0; i < ahead && i < taps.size(); ++i) compare(i, lane);
+          }
           for (size_t i = 0; i < taps.size(); ++i) {
             const TapBox& tb = taps[i];
             const Tile nw = boxTile(buf.nw[i % ring], tile.count, out);
             const Tile eq = boxTile(buf.eq[i % ring], tile.count, out);
-            for (const Box& lane : lanes) {
-              const Box r = intersect(tb.reach, lane);
-              if (!boxEmpty(r)) builder.tensorTensor(outputView(nw, out, r), outputView(eq, out, r), outputView(ug, out, r), AluOp::Multiply);
-            }
-            for (const Box& lane : lanes) {
-              const Box r = intersect(tb.reach, lane);
-              if (boxEmpty(r) || i + 1 == taps.size()) continue;
+            for (size_t lane = 0; lane < lanes.size(); ++lane) {
+              if (i + ahead < taps.size()) compare(i + ahead, lane);
+              const Box r = intersect(tb.reach, lanes[lane]);
+              if (boxEmpty(r)) continue;
               const Tile ugView = outputView(ug, out, r);
-              builder.tensorTensor(ugView, ugView, outputView(nw, out, r), AluOp::Subtract);
+              builder.tensorTensor(outputView(nw, out, r), outputView(eq, out, r), ugView, AluOp::Multiply,
+                                   laneEngines[lane]);
+              if (i + 1 < taps.size()) {
+                builder.tensorTensor(ugView, ugView, outputView(nw, out, r), AluOp::Subtract, laneEngines[lane]);
+              }
             }
             if (!boxEmpty(tb.owned)) {
               const Tile ginView = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
-              builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add, Engine::GpSimd);
+              if (disjoint) {
+                builder.activation(ginView, outputView(nw, out, tb.owned), isa::ActFn::Copy);
+              } else {
+                builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add);
+              }
             }
-            if (i + ring < taps.size()) compare(i + ring);
           }
         }
         target.store(builder, tile, chunk.owned, gin, storeQueues.taker());
