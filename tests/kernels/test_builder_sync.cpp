@@ -294,3 +294,34 @@ TEST_CASE("builder: an operand outside every live tile (use after release) is an
   CHECK_THROWS_AS(b.memset(p, 1.0f), Error);
   CHECK_NOTHROW(b.memset(c, 1.0f));
 }
+
+TEST_CASE("builder: random strided and permuted HBM views order every conflict (oracle)") {
+  std::mt19937 rng(11);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const std::vector<std::vector<int>> orders = {{0, 1, 2}, {1, 0, 2}, {2, 0, 1}, {0, 2, 1}};
+  for (int trial = 0; trial < 30; ++trial) {
+    KernelBuilder b("hbm", Geometry{});
+    const auto h = b.internal("h", {6, 4, 10}, Dtype::Fp32);
+    std::vector<Tile> tiles;
+    for (int i = 0; i < 3; ++i) tiles.push_back(b.sbuf({128, 64}, Dtype::Fp32));
+    for (const Tile& t : tiles) b.memset(t, 0.0f);
+    for (int step = 0; step < 30; ++step) {
+      auto v = h;
+      for (int axis = 0; axis < 3; ++axis) {
+        const int64_t size = v.size(axis);
+        v = v.slice(axis, pick(static_cast<int>(size)), size, 1 + pick(2));
+      }
+      v = v.permute(orders[pick(4)]);
+      const Tile t = tiles[pick(3)].partitionSlice(0, static_cast<int32_t>(v.size(0))).slice(0, 0, v.size(1) * v.size(2));
+      if (pick(2)) {
+        b.dmaCopy(t, v);
+      } else {
+        b.dmaCopy(v, t);
+      }
+      if (pick(3) == 0) b.tensorScalar(tiles[pick(3)], tiles[pick(3)], AluOp::Add, 1.0f, AluOp::Bypass, 0.0f, Engine::GpSimd);
+    }
+    Program p = b.finish();
+    INFO("trial " << trial);
+    CHECK(neuronsim::kernels::testing::unorderedConflicts(p).empty());
+  }
+}
