@@ -63,7 +63,8 @@ class ConvEmitter {
     if (bias_) biasTile_ = b_.sbuf({coParts, (plan_.coGroup + kPart - 1) / kPart}, isa::Dtype::Fp32, "bias");
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
-      windows_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "window_" + n));
+      const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
+      windows_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window_" + n));
       if (plan_.staged) {
         const Int3& s = plan_.stage;
         stages_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]}, dtype_, "stage_" + n));
@@ -105,7 +106,13 @@ class ConvEmitter {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       std::optional<Tile> stage;
       if (plan_.staged) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
-      kernels::loadWindow(b_, core_, x_, chunk, t * kPart, windows_[slot].partitionSlice(0, cs).select(0, t), stage);
+      if (!plan_.perTap) {
+        kernels::loadWindow(b_, core_, x_, chunk, t * kPart, windows_[slot].partitionSlice(0, cs).select(0, t), stage);
+        continue;
+      }
+      for (int64_t tap = 0; tap < core_.tapCount(); ++tap)
+        loadTapColumn(b_, core_, x_, chunk, t * kPart, tapIndices(tap),
+                      windows_[slot].partitionSlice(0, cs).select(0, t * core_.tapCount() + tap));
     }
   }
 
@@ -132,7 +139,13 @@ class ConvEmitter {
   struct TapUse {
     Int3 start;
     int64_t stored;
+    int64_t index;  ///< row-major tap index
   };
+
+  Int3 tapIndices(int64_t tap) const {
+    const Int3& k = core_.taps;
+    return {tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]};
+  }
 
   /// Window step between neighbouring outputs of one block along `axis`.
   int64_t blockStep(int axis) const { return core_.stride[axis] * plan_.phase[axis]; }
@@ -147,7 +160,7 @@ class ConvEmitter {
       for (int64_t kh = 0; kh < k[1]; ++kh)
         for (int64_t kw = 0; kw < k[2]; ++kw) {
           const Int3 kk{kd, kh, kw};
-          TapUse use{{}, storedTap(kd, kh, kw)};
+          TapUse use{{}, storedTap(kd, kh, kw), (kd * k[1] + kh) * k[2] + kw};
           bool live = true;
           for (int a = 0; a < 3; ++a) {
             use.start[a] = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
@@ -208,11 +221,12 @@ class ConvEmitter {
     bool first = true;
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
-      const Tile window = windows_[slot].partitionSlice(0, cs).select(0, t);
+      const Tile windows = windows_[slot].partitionSlice(0, cs);
       const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
       for (const TapUse& use : uses) {
-        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), box(window, use.start, count, step),
-                  !first);
+        const Tile moving = plan_.perTap ? box(windows.select(0, t * core_.tapCount() + use.index), origin, count, {1, 1, 1})
+                                         : box(windows.select(0, t), use.start, count, step);
+        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), moving, !first);
         first = false;
       }
     }

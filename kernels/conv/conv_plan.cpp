@@ -54,6 +54,27 @@ struct Budget {
   }
 };
 
+/// The im2col fallback: per tap and C_in tile a compact column of the chunk's inputs.
+ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int64_t available,
+                    const isa::Geometry& geometry) {
+  const int64_t columns = plan.ciTiles * core.tapCount();
+  auto fits = [&](const Int3& c) {
+    return stepsFit(c) && 2 * (columns + 1) * c[0] * c[1] * c[2] * elemBytes <= available;
+  };
+  const std::optional<Int3> chunk = largestChunk(core.out, fits);
+  if (!chunk)
+    throw Error(core.kernel + ": the inputs of one output position (" + std::to_string(plan.ciTiles) + " C_in tiles x " +
+                std::to_string(core.tapCount()) + " taps) do not fit SBUF next to the filters");
+  plan.perTap = true;
+  plan.chunk = *chunk;
+  plan.window = *chunk;
+  ConvCore unit = core;
+  unit.stride = {1, 1, 1};
+  plan.block = blockFor(unit, plan.chunk, plan.window,
+                        std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4));
+  return plan;
+}
+
 }  // namespace
 
 bool stepsFit(const Int3& e, int64_t scaleD, int64_t scaleH) {
@@ -134,6 +155,7 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   Budget budget{core, plan, plan.phase, elemBytes, capacity - plan.coGroup * perColumn - kReserveBytes};
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
+  if (!chunk && !plan.staged) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
     throw Error(core.kernel + ": the input window of one output position (" + std::to_string(plan.ciTiles) +

@@ -20,6 +20,8 @@ struct ConvPlan {
   Int3 window{1, 1, 1};   ///< virtual-input extent of a full chunk's window
   Int3 stage{1, 1, 1};    ///< x_in extent a window can hold (staging tile, input dilation only)
   bool staged = false;    ///< x_in is DMA'd to a staging tile and scattered into the window
+  bool perTap = false;    ///< no dense window fits: one compact [chunk] column per tap (im2col by DMA);
+                          ///< `window` then equals `chunk`
   Int3 phase{1, 1, 1};    ///< output period whose positions share the taps that meet x elements
   Int3 block{1, 1, 1};    ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
 };

@@ -104,4 +104,40 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
   b.tensorCopy(box(window, fill.position, fill.count, core.inputDilation), staged, isa::Engine::GpSimd);
 }
 
+void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
+                   const Int3& tap, const Tile& column) {
+  const Int3 zero{0, 0, 0}, one{1, 1, 1};
+  Int3 first{}, count{}, xFirst{};
+  bool empty = false;
+  for (int a = 0; a < 3; ++a) {
+    const int64_t s = core.stride[a], offset = tap[a] * core.dilation[a] - core.padLo[a];
+    const int64_t lo = std::max(chunk.origin[a], ceilDivSigned(-offset, s));
+    const int64_t hi = std::min(chunk.origin[a] + chunk.extent[a] - 1, floorDiv(core.in[a] - 1 - offset, s));
+    first[a] = lo - chunk.origin[a];
+    count[a] = std::max<int64_t>(0, hi - lo + 1);
+    xFirst[a] = lo * s + offset;
+    empty = empty || count[a] == 0;
+  }
+  if (empty) {
+    b.memset(box(column, zero, chunk.extent, one), 0.0f, isa::Engine::GpSimd);
+    return;
+  }
+  for (int a = 0; a < 3; ++a) {
+    Int3 start = zero, extent = chunk.extent;
+    if (first[a] > 0) {
+      extent[a] = first[a];
+      b.memset(box(column, start, extent, one), 0.0f, isa::Engine::GpSimd);
+    }
+    if (first[a] + count[a] < chunk.extent[a]) {
+      start[a] = first[a] + count[a];
+      extent[a] = chunk.extent[a] - start[a];
+      b.memset(box(column, start, extent, one), 0.0f, isa::Engine::GpSimd);
+    }
+  }
+  HbmView src = x.select(0, chunk.batch).slice(0, ci0, ci0 + column.partitions());
+  for (int a = 0; a < 3; ++a)
+    src = src.slice(a + 1, xFirst[a], xFirst[a] + (count[a] - 1) * core.stride[a] + 1, core.stride[a]);
+  b.dmaCopy(box(column, first, count, one), src);
+}
+
 }  // namespace neuronsim::kernels

@@ -32,4 +32,10 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step);
 void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
                 const Tile& window, const std::optional<Tile>& stage);
 
+/// Fills `column` ([cs partitions; d, h, w] = chunk.extent) with the x elements tap `tap` (d, h, w
+/// indices) reads for every output of `chunk`, zeros where they fall into the padding (no input
+/// dilation): a per-tap im2col by strided DMA.
+void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
+                   const Int3& tap, const Tile& column);
+
 }  // namespace neuronsim::kernels

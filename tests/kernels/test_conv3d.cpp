@@ -80,6 +80,15 @@ TEST_CASE("conv3d: bf16 relu on a wide plane") {
   check({{1, 8, 3, 20, 30}, {3, 3, 3, 8, 16}, 16, {{"padding", "1"}, {"activation_fn", "relu"}}, Dtype::Bf16});
 }
 
+TEST_CASE("conv3d: dilation too wide for a dense window (per-tap columns), C_in 130, bias") {
+  check({{1, 130, 1, 130, 130}, {1, 3, 3, 130, 4}, 4, {{"dilation", "1,60,60"}, {"padding", "0,0,1,2,3,0"}}});
+}
+
+TEST_CASE("conv3d: per-tap columns with stride, bf16, B 2") {
+  check({{2, 3, 3, 181, 400}, {2, 2, 3, 3, 5}, 0, {{"dilation", "1,150,190"}, {"stride", "1,7,5"}, {"padding", "1"},
+                                                   {"activation_fn", "relu"}}, Dtype::Bf16});
+}
+
 TEST_CASE("conv3d: errors name the kernel and the culprit") {
   const KernelSpec spec = conv3dSpec();
   const ParamValues none = parseParams(spec, {});
