@@ -59,12 +59,14 @@ class ConvEmitter {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;
     const int64_t coParts = std::min(plan_.coGroup, kPart);
-    weights_ = b_.sbuf({plan_.ciParts, plan_.ciTiles, core_.tapCount(), plan_.coGroup}, dtype_, "filters");
+    weights_ = b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, plan_.coGroup}, dtype_, "filters");
+    if (plan_.pack > 1) b_.memset(weights_, 0.0f, isa::Engine::Vector);
     if (bias_) biasTile_ = b_.sbuf({coParts, (plan_.coGroup + kPart - 1) / kPart}, isa::Dtype::Fp32, "bias");
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
       const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
       windows_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window_" + n));
+      if (plan_.pack > 1) b_.memset(windows_.back().select(0, 0), 0.0f, isa::Engine::GpSimd);
       if (plan_.staged) {
         const Int3& s = plan_.stage;
         stages_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]}, dtype_, "stage_" + n));
@@ -78,9 +80,29 @@ class ConvEmitter {
 
   int64_t ciCount(int64_t t) const { return std::min(kPart, core_.cin - t * kPart); }
 
+  /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (kd, kh, kw / pack).
+  void loadPackedFilters(int64_t g0, int64_t group) {
+    const Int3& k = core_.taps;
+    const int64_t cs = core_.cin, taps = core_.tapCount();
+    const int64_t groupsPerRow = (k[2] + plan_.pack - 1) / plan_.pack;
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      const Int3 kk = tapIndices(tap);
+      const int64_t column = (kk[0] * k[1] + kk[1]) * groupsPerRow + kk[2] / plan_.pack;
+      const int32_t first = static_cast<int32_t>(kk[2] % plan_.pack * plan_.slotParts);
+      const Tile dst = weights_.partitionSlice(first, static_cast<int32_t>(cs)).select(0, 0).select(0, column).slice(0, 0, group);
+      const int64_t stored = storedTap(kk[0], kk[1], kk[2]);
+      if (core_.filtersCoCi) {
+        b_.dmaTranspose(dst, filters_.reshape({taps, core_.cout, core_.cin}).select(0, stored).slice(0, g0, g0 + group));
+      } else {
+        b_.dmaCopy(dst, filters_.reshape({taps, core_.cin, core_.cout}).select(0, stored).slice(1, g0, g0 + group));
+      }
+    }
+  }
+
   void loadFilters(int64_t g0, int64_t group) {
     const int64_t taps = core_.tapCount();
-    for (int64_t t = 0; t < plan_.ciTiles; ++t) {
+    if (plan_.pack > 1) loadPackedFilters(g0, group);
+    for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
       const int64_t ci0 = t * kPart, cs = ciCount(t);
       const Tile dst = weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
       if (!core_.filtersCoCi) {
@@ -102,7 +124,14 @@ class ConvEmitter {
   }
 
   void loadWindow(const Chunk& chunk, int slot) {
-    for (int64_t t = 0; t < plan_.ciTiles; ++t) {
+    for (int64_t j = 0; j < plan_.pack && plan_.pack > 1; ++j) {
+      ConvCore shifted = core_;
+      shifted.padLo[2] -= j * core_.dilation[2];
+      const int32_t first = static_cast<int32_t>(j * plan_.slotParts);
+      kernels::loadWindow(b_, shifted, x_, chunk, 0,
+                          windows_[slot].partitionSlice(first, static_cast<int32_t>(core_.cin)).select(0, 0), std::nullopt);
+    }
+    for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       std::optional<Tile> stage;
       if (plan_.staged) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
@@ -154,6 +183,7 @@ class ConvEmitter {
   /// With input dilation every block's outputs share one phase, so a live tap reads only x
   /// elements and border zeros, never inserted zeros.
   std::vector<TapUse> tapsFor(const Chunk& chunk, const Int3& origin, const Int3& count) const {
+    if (plan_.pack > 1) return packedTapsFor(chunk, origin, count);
     std::vector<TapUse> uses;
     const Int3& k = core_.taps;
     for (int64_t kd = 0; kd < k[0]; ++kd)
@@ -167,6 +197,33 @@ class ConvEmitter {
             const int64_t z = chunk.origin[a] * core_.stride[a] + use.start[a];
             live = live && holdsInput(a, z, count[a], blockStep(a));
           }
+          if (live) uses.push_back(use);
+        }
+    return uses;
+  }
+
+  /// Packed tap groups (kd, kh, kw0..kw0+pack-1) meeting at least one x element; `stored` is the
+  /// filter column, `start` the window position of the group's first tap.
+  std::vector<TapUse> packedTapsFor(const Chunk& chunk, const Int3& origin, const Int3& count) const {
+    std::vector<TapUse> uses;
+    const Int3& k = core_.taps;
+    const int64_t groupsPerRow = (k[2] + plan_.pack - 1) / plan_.pack;
+    for (int64_t kd = 0; kd < k[0]; ++kd)
+      for (int64_t kh = 0; kh < k[1]; ++kh)
+        for (int64_t gw = 0; gw < groupsPerRow; ++gw) {
+          TapUse use{{}, (kd * k[1] + kh) * groupsPerRow + gw, 0};
+          bool live = false;
+          for (int64_t kw = gw * plan_.pack; kw < std::min(k[2], (gw + 1) * plan_.pack); ++kw) {
+            const Int3 kk{kd, kh, kw};
+            bool tapLive = true;
+            for (int a = 0; a < 3; ++a) {
+              const int64_t start = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
+              tapLive = tapLive && holdsInput(a, chunk.origin[a] * core_.stride[a] + start, count[a], blockStep(a));
+            }
+            live = live || tapLive;
+          }
+          const Int3 first{kd, kh, gw * plan_.pack};
+          for (int a = 0; a < 3; ++a) use.start[a] = origin[a] * core_.stride[a] + first[a] * core_.dilation[a];
           if (live) uses.push_back(use);
         }
     return uses;
@@ -220,7 +277,7 @@ class ConvEmitter {
     if (uses.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
     bool first = true;
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
-      const int32_t cs = static_cast<int32_t>(ciCount(t));
+      const int32_t cs = static_cast<int32_t>(plan_.pack > 1 ? kPart : ciCount(t));
       const Tile windows = windows_[slot].partitionSlice(0, cs);
       const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
       for (const TapUse& use : uses) {

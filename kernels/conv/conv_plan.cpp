@@ -3,6 +3,7 @@
 #include "kernels/conv/conv_plan.h"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <numeric>
 #include <optional>
@@ -134,7 +135,9 @@ int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
   return (outputs - 1) * core.stride[axis] + (core.taps[axis] - 1) * core.dilation[axis] + 1;
 }
 
-ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry) {
+namespace {
+
+ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry, bool allowPack) {
   ConvPlan plan;
   const int64_t elemBytes = isa::dtypeBytes(dtype);
   const int64_t capacity = geometry.sbufPartitionBytes;
@@ -142,7 +145,16 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.ciParts = std::min(core.cin, kPart);
   plan.staged = core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
 
-  const int64_t perColumn = plan.ciTiles * core.tapCount() * elemBytes;
+  if (allowPack && plan.ciTiles == 1 && !plan.staged && core.cin <= kPart / 2)
+    plan.pack = std::min<int64_t>(core.cin <= kPart / 4 ? 4 : 2, std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
+  if (plan.pack < 2) plan.pack = 1;
+  plan.tapColumns = core.tapCount();
+  if (plan.pack > 1) {
+    plan.slotParts = kPart / plan.pack;
+    plan.ciParts = kPart;
+    plan.tapColumns = core.taps[0] * core.taps[1] * ceilDiv(core.taps[2], plan.pack);
+  }
+  const int64_t perColumn = plan.ciTiles * plan.tapColumns * elemBytes;
   const int64_t weightBudget = static_cast<int64_t>(kWeightShare * static_cast<double>(capacity));
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);
   if (plan.coGroup >= kPart) plan.coGroup -= plan.coGroup % kPart;
@@ -155,6 +167,7 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   Budget budget{core, plan, plan.phase, elemBytes, capacity - plan.coGroup * perColumn - kReserveBytes};
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
+  if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, false);
   if (!chunk && !plan.staged) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
@@ -168,6 +181,12 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.block = blockFor(core, plan.chunk, plan.window,
                         std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4), plan.phase);
   return plan;
+}
+
+}  // namespace
+
+ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry) {
+  return planWith(core, dtype, geometry, true);
 }
 
 }  // namespace neuronsim::kernels

@@ -22,6 +22,9 @@ struct ConvPlan {
   bool staged = false;    ///< x_in is DMA'd to a staging tile and scattered into the window
   bool perTap = false;    ///< no dense window fits: one compact [chunk] column per tap (im2col by DMA);
                           ///< `window` then equals `chunk`
+  int64_t pack = 1;       ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)
+  int64_t slotParts = 128;  ///< partitions per slot when pack > 1 (128 / pack)
+  int64_t tapColumns = 1; ///< filter columns per C_in tile: taps, or tap groups when packed
   Int3 phase{1, 1, 1};    ///< output period whose positions share the taps that meet x elements
   Int3 block{1, 1, 1};    ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
 };

@@ -89,6 +89,11 @@ TEST_CASE("conv3d: per-tap columns with stride, bf16, B 2") {
                                                    {"activation_fn", "relu"}}, Dtype::Bf16});
 }
 
+TEST_CASE("conv3d: C_in 64, 1x1x2 filter, bf16 (two taps per matmul)") {
+  check({{1, 64, 3, 5, 9}, {1, 1, 2, 64, 20}, 20, {{"stride", "1,1,2"}, {"dilation", "1,1,3"}, {"padding", "0,0,0,0,2,1"}},
+         Dtype::Bf16});
+}
+
 TEST_CASE("conv3d: errors name the kernel and the culprit") {
   const KernelSpec spec = conv3dSpec();
   const ParamValues none = parseParams(spec, {});

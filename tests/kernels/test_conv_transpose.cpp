@@ -78,6 +78,12 @@ TEST_CASE("conv3d_transpose: plane chunked over H, C_in 130 and lnc_shard") {
   check({{1, 130, 1, 40, 40}, {1, 2, 2, 130, 4}, 0, {{"stride", "1,2,2"}, {"lnc_shard", "true"}, {"activation_fn", "gelu_tanh"}}});
 }
 
+TEST_CASE("conv3d_transpose: stride 1 with dilation, flip, KDHW_CO_CI, C_in 40 (two taps per matmul)") {
+  check({{1, 40, 3, 4, 5}, {2, 3, 3, 6, 40}, 6,
+         {{"dilation", "1,2,2"}, {"padding", "1,0,2,1,0,1"}, {"filter_shape", "KDHW_CO_CI"},
+          {"flip_filter_taps_in_kernel", "true"}}});
+}
+
 TEST_CASE("conv3d_transpose: errors name the kernel and the culprit") {
   const KernelSpec spec = conv3dTransposeSpec();
   auto message = [&](const ShapeMap& shapes, const std::vector<std::pair<std::string, std::string>>& given) {
