@@ -208,7 +208,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
               if (disjoint) {
                 builder.activation(ginView, outputView(nw, out, tb.owned), isa::ActFn::Copy);
               } else {
-                builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add);
+                builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add, i % 2 == 0 ? Engine::GpSimd : Engine::Vector);
               }
             }
           }
