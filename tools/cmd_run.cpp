@@ -17,6 +17,7 @@
 #include "tools/args.h"
 #include "tools/commands.h"
 #include "traces/chrome_trace.h"
+#include "traces/csv.h"
 #include "traces/summary.h"
 
 namespace neuronsim::tools {
@@ -41,6 +42,7 @@ constexpr const char* kUsage =
     "  --output-dir DIR        write each output as DIR/NAME.npy (float32)\n"
     "  --trace FILE.json       Chrome/Perfetto trace with the summary embedded\n"
     "  --summary-json FILE     the summary as JSON\n"
+    "  --csv FILE              the instruction table (start, end, engine, opcode, stall, ...) as CSV\n"
     "  --dump-asm FILE         the program as text assembly\n"
     "  --machine M             trn2 (default), trn1 or a machine FILE.json\n"
     "  --set KEY=VALUE         override one machine parameter (repeatable)\n"
@@ -51,7 +53,7 @@ constexpr const char* kUsage =
     "  --help                  this text, or with KERNEL its tensors and parameters\n";
 
 const std::set<std::string> kCommonOptions = {"input",  "shape", "seed",    "dtype",       "output-dir",
-                                              "trace",  "summary-json", "dump-asm", "machine", "set",
+                                              "trace",  "csv", "summary-json", "dump-asm", "machine", "set",
                                               "timing-only", "interpret", "check", "help"};
 
 std::set<std::string> booleanFlags() {
@@ -181,11 +183,11 @@ int runCommand(int argc, char** argv) {
   if (timingOnly && interpretOnly) throw Error("run: --timing-only and --interpret exclude each other");
   if (timingOnly && check) throw Error("run: --timing-only computes no outputs to --check");
   if (timingOnly && outputDir) throw Error("run: --timing-only computes no outputs; drop --output-dir");
-  if (interpretOnly && (args.has("trace") || args.has("summary-json")))
-    throw Error("run: --interpret measures no time; drop --trace and --summary-json");
+  if (interpretOnly && (args.has("trace") || args.has("summary-json") || args.has("csv")))
+    throw Error("run: --interpret measures no time; drop --trace, --csv and --summary-json");
   if (outputDir && fs::exists(*outputDir) && !fs::is_directory(*outputDir))
     throw Error("run: --output-dir " + *outputDir + " is not a directory");
-  for (const char* option : {"trace", "summary-json", "dump-asm"})
+  for (const char* option : {"trace", "csv", "summary-json", "dump-asm"})
     if (auto path = args.get(option)) checkWritable(std::string("--") + option, *path);
 
   std::vector<std::pair<std::string, std::string>> paramTexts;
@@ -200,7 +202,7 @@ int runCommand(int argc, char** argv) {
   options.dtype = dtype;
   options.mode = interpretOnly ? kernels::RunMode::Interpret
                                : (timingOnly ? kernels::RunMode::TimingOnly : kernels::RunMode::Timed);
-  if (args.has("trace")) options.sink = &log;
+  if (args.has("trace") || args.has("csv")) options.sink = &log;
   kernels::ProgressMonitor progress(stderr);
   options.phase = [&](const std::string& name) { progress.phase(name); };
   const kernels::KernelRun run = kernels::runKernel(spec, params, inputs, machine, options);
@@ -232,7 +234,8 @@ int runCommand(int argc, char** argv) {
     std::printf("%s: interpreted %zu instructions in %.3f s (build %.3f s)\n", spec.name.c_str(),
                 run.program.instructions.size(), run.runSeconds, run.buildSeconds);
   }
-  for (const std::string& race : run.sim.races) std::fprintf(stderr, "warning: race: %s\n", race.c_str());
+  for (const std::string& race : run.sim.races) std::fprintf(stderr, "warning: %s\n", race.c_str());
+  for (const auto& read : run.uninitializedReads) log.uninitializedRead({read.instruction, read.operand});
   if (!run.uninitializedReads.empty())
     std::fprintf(stderr, "warning: %zu reads of never-written memory (first: instruction %lld %s)\n",
                  run.uninitializedReads.size(), static_cast<long long>(run.uninitializedReads[0].instruction),
@@ -245,6 +248,7 @@ int runCommand(int argc, char** argv) {
     traces::writeChromeTrace(*path, run.program, log, summary);
     progress.done();
   }
+  if (auto path = args.get("csv")) traces::writeInstructionCsv(*path, run.program, log);
   if (outputDir) writeOutputs(run.outputs, *outputDir);
 
   if (check) {
