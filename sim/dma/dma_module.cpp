@@ -39,6 +39,8 @@ void DmaModule::post(int64_t index, double issueNs, const VectorClock* issuerClo
   fluid_.advanceTo(std::max(fluid_.nowNs(), nowNs()), *this);
   const int64_t tag = static_cast<int64_t>(transfers_.size());
   transfers_.push_back(t);
+  if (static_cast<size_t>(t.queue) >= unsignalled_.size()) unsignalled_.resize(t.queue + 1);
+  unsignalled_[t.queue].push_back(tag);
   fluid_.add(t.queue, issueNs + ctx_.machine.dmaLatencyNs, plan, tag);
   fluid_.advanceTo(fluid_.nowNs(), *this);
   sampleCounters();
@@ -70,22 +72,31 @@ void DmaModule::transferStarted(int64_t tag, double ns) {
 }
 
 void DmaModule::transferFinished(int64_t tag, double ns) {
-  const Transfer& t = transfers_[tag];
-  ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Complete, ns, &t.clock);
-  ctx_.totals.dmaActiveNs = fluid_.activeNs();
-  ctx_.noteEnd(ns);
-  if (ctx_.sink) {
-    traces::DmaEvent e;
-    e.index = t.index;
-    e.queue = t.queue;
-    e.issueNs = t.issueNs;
-    e.startNs = t.startNs;
-    e.endNs = ns;
-    e.bytes = t.bytes;
-    e.descriptors = t.descriptors;
-    e.dmaEngines = t.engines;
-    e.hbmBytes = t.hbmBytes;
-    ctx_.sink->dma(e);
+  transfers_[tag].landed = true;
+  signalLandedInOrder(transfers_[tag].queue, ns);
+}
+
+void DmaModule::signalLandedInOrder(int32_t queue, double ns) {
+  std::deque<int64_t>& pending = unsignalled_[queue];
+  while (!pending.empty() && transfers_[pending.front()].landed) {
+    const Transfer& t = transfers_[pending.front()];
+    pending.pop_front();
+    ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Complete, ns, &t.clock);
+    ctx_.totals.dmaActiveNs = fluid_.activeNs();
+    ctx_.noteEnd(ns);
+    if (ctx_.sink) {
+      traces::DmaEvent e;
+      e.index = t.index;
+      e.queue = t.queue;
+      e.issueNs = t.issueNs;
+      e.startNs = t.startNs;
+      e.endNs = ns;
+      e.bytes = t.bytes;
+      e.descriptors = t.descriptors;
+      e.dmaEngines = t.engines;
+      e.hbmBytes = t.hbmBytes;
+      ctx_.sink->dma(e);
+    }
   }
 }
 

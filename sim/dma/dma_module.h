@@ -4,6 +4,7 @@
 // when the last part lands.
 
 #include <cstdint>
+#include <deque>
 #include <systemc>
 #include <vector>
 
@@ -33,6 +34,7 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
     int64_t hbmBytes = 0;
     int32_t descriptors = 0;
     int32_t engines = 0;
+    bool landed = false;
     VectorClock clock{};
   };
 
@@ -40,10 +42,15 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   void transferStarted(int64_t tag, double ns) override;
   void transferFinished(int64_t tag, double ns) override;
   void sampleCounters();
+  /// Signals completion of the landed transfers at the head of `queue`, in posting order.
+  void signalLandedInOrder(int32_t queue, double ns);
 
   CoreContext& ctx_;
   DmaFluid fluid_;
   std::vector<Transfer> transfers_;
+  /// Per queue, transfers posted and not yet signalled: a queue's completion semaphore counts
+  /// transfers in posting order, so a transfer that lands early waits for its predecessors.
+  std::vector<std::deque<int64_t>> unsignalled_;
   sc_core::sc_event wake_;
   double lastGbps_ = -1;
   int32_t lastPending_ = -1;

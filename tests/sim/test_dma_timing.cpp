@@ -136,3 +136,35 @@ TEST_CASE("counters: PE utilization, throttle, DMA GB/s and pending DMAs are sam
   CHECK(peakPe == doctest::Approx(100.0 * (512 / 2.4) / (32 / 2.4 + 400.0)).epsilon(0.001));
   CHECK(log.counters.back().ns <= r.totals.totalNs);
 }
+
+TEST_CASE("a queue signals completions in posting order even when a later transfer lands first") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  addTensor(p, "x", {2, 65536});
+  const int32_t q3 = addSemaphore(p, "q3");
+  // C on queue 4 occupies engine 4, so A's part on engine 4 moves at half rate; B (one row,
+  // engine 3) lands behind only A's fast engine-3 part.
+  Instruction c = dma(4, Engine::Sync, sbuf(8, 1, 0, 32768), hbm(0, 1, 32768));
+  Instruction a = dma(3, Engine::Sync, sbuf(0, 2, 0, 16384), hbm(0, 2, 16384));
+  signal(a, q3, 1);
+  Instruction b = dma(3, Engine::Sync, sbuf(16, 1, 0, 16), hbm(0, 1, 16));
+  signal(b, q3, 1);
+  Instruction firstOnly = copy(Engine::Vector, sbuf(32, 1, 0, 16), sbuf(16, 1, 0, 16));
+  waitFor(firstOnly, q3, 1);
+  Instruction both = copy(Engine::Scalar, sbuf(64, 1, 0, 16), sbuf(16, 1, 0, 16));
+  waitFor(both, q3, 2);
+  p.instructions = {c, a, b, firstOnly, both};
+  traces::EventLog log;
+  runTiming(p, m, &log);
+  REQUIRE(log.dmas.size() == 3);
+  double aEnd = 0, bEnd = 0;
+  for (const traces::DmaEvent& e : log.dmas) {
+    if (e.index == 1) aEnd = e.endNs;
+    if (e.index == 2) bEnd = e.endNs;
+  }
+  CHECK(bEnd == doctest::Approx(aEnd));
+  for (const traces::InstructionEvent& e : log.instructions) {
+    if (e.index == 3) CHECK(e.startNs == doctest::Approx(aEnd));
+    if (e.index == 4) CHECK(e.startNs == doctest::Approx(aEnd));
+  }
+}
