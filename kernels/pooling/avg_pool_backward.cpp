@@ -36,7 +36,8 @@ class AxisSpread {
       load_.vector += 2.0 * static_cast<double>(ax_.tapOutputs(t, ins, outs).size() * inner);
     }
     for (int64_t q = 0; q < ax_.s; ++q) {
-      const Range all{ceilDiv(ins.lo - q + ax_.p, ax_.s), floorDiv(ins.hi - 1 - q + ax_.p, ax_.s) + 1};
+      const Range all{ceilDiv(ins.lo - q + ax_.p, ax_.s),
+                      floorDiv(ins.hi - 1 - q + ax_.p, ax_.s) + 1};
       if (all.empty()) continue;
       const Range covered = q < ax_.k ? ax_.tapOutputs(q, ins, outs) : Range{all.lo, all.lo};
       if (!covered.empty()) overwrite(srcView(src, outs, covered), dstView(dst, ins, q, covered));
@@ -51,7 +52,8 @@ class AxisSpread {
       if (scale_ == 1.0f) {
         builder_.tensorTensor(to, to, from, AluOp::Add, Engine::Vector);
       } else {
-        builder_.scalarTensorTensor(to, from, AluOp::Multiply, scale_, AluOp::Add, to, Engine::Vector);
+        builder_.scalarTensorTensor(to, from, AluOp::Multiply, scale_, AluOp::Add, to,
+                                    Engine::Vector);
       }
     }
   }
@@ -97,7 +99,8 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                             const HbmView& gradOutput, const HbmView& gradInput) {
   const isa::Dtype dtype = gradOutput.dtype();
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
-  const int32_t partitions = static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
+  const int32_t partitions =
+      static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
   const ChunkBytes bytes = [dtypeBytes](const ChunkExtents& e) {
     const Spatial& o = e.outputs;
     const Spatial& i = e.owned;
@@ -108,7 +111,8 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const std::string& name = builder.kernelName();
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
   const std::vector<PoolChunk> chunks =
-      planChunks(name, config, ChunkBy::Input, bytes, budget, pipelineChunks(static_cast<int64_t>(rows.size())));
+      planChunks(name, config, ChunkBy::Input, bytes, budget,
+                 pipelineChunks(static_cast<int64_t>(rows.size())));
 
   Spatial maxOut{}, maxIn{};
   for (const PoolChunk& c : chunks) {
@@ -123,10 +127,14 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   std::array<Buffers, 2> sets;
   for (int s = 0; s < 2; ++s) {
     const std::string tag = std::to_string(s);
-    sets[s].go = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxOut[2])}, dtype, "go" + tag);
-    sets[s].g1 = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxIn[2])}, isa::Dtype::Fp32, "g1_" + tag);
-    sets[s].g2 = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxIn[1] * maxIn[2])}, isa::Dtype::Fp32, "g2_" + tag);
-    sets[s].g3 = builder.sbuf({partitions, maxIn[0] * maxIn[1] * maxIn[2]}, isa::Dtype::Fp32, "g3_" + tag);
+    sets[s].go = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxOut[2])},
+                              dtype, "go" + tag);
+    sets[s].g1 = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxIn[2])},
+                              isa::Dtype::Fp32, "g1_" + tag);
+    sets[s].g2 = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxIn[1] * maxIn[2])},
+                              isa::Dtype::Fp32, "g2_" + tag);
+    sets[s].g3 =
+        builder.sbuf({partitions, maxIn[0] * maxIn[1] * maxIn[2]}, isa::Dtype::Fp32, "g3_" + tag);
   }
 
   const PlaneTensor source(gradOutput, config.outputFormat, config.channels);
@@ -134,7 +142,8 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   QueueCycle loadQueues({0, 1, 2, 3, 4, 5});
   QueueCycle storeQueues({8, 9, 10, 11});
   const std::array<PoolAxis, 3> axes = poolAxes(config);
-  const float scale = 1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);
+  const float scale =
+      1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);
   EngineLoad load;
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
 

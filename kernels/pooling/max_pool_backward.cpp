@@ -91,7 +91,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                             const HbmView& outputTensor, const HbmView& gradInput) {
   const isa::Dtype dtype = gradOutput.dtype();
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
-  const int32_t partitions = static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
+  const int32_t partitions =
+      static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
   size_t ring = kRing;
   const ChunkBytes bytes = [dtypeBytes, &ring](const ChunkExtents& e) {
     const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
@@ -129,8 +130,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     sets[s].ot = builder.sbuf({partitions, maxOut}, dtype, "ot" + tag);
     sets[s].go = builder.sbuf({partitions, maxOut}, dtype, "go" + tag);
     for (size_t r = 0; r < ring; ++r) {
-      sets[s].eq[r] = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "eq" + tag + "_" + std::to_string(r));
-      sets[s].nw[r] = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "new" + tag + "_" + std::to_string(r));
+      sets[s].eq[r] = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32,
+                                   "eq" + tag + "_" + std::to_string(r));
+      sets[s].nw[r] = builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32,
+                                   "new" + tag + "_" + std::to_string(r));
     }
     sets[s].gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, "gin" + tag);
   }
@@ -145,7 +148,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
   // Windows that never overlap (k <= s on every axis) give each input to at most one tap:
   // grad_input is then written by ScalarE copies, zeroed only where no tap lands.
-  const bool disjoint = config.kernel[0] <= config.stride[0] && config.kernel[1] <= config.stride[1] &&
+  const bool disjoint = config.kernel[0] <= config.stride[0] &&
+                        config.kernel[1] <= config.stride[1] &&
                         config.kernel[2] <= config.stride[2];
 
   runPipelined(
@@ -155,19 +159,24 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
         if (boxEmpty(chunk.outputs)) return;
         const RowTile tile = rows[item / numChunks];
         const Buffers& buf = sets[set];
-        forwardIn.load(builder, tile, chunk.inputs, boxTile(buf.in, tile.count, chunk.inputs), loadQueues.taker());
-        maxima.load(builder, tile, chunk.outputs, boxTile(buf.ot, tile.count, chunk.outputs), loadQueues.taker());
-        gradOut.load(builder, tile, chunk.outputs, boxTile(buf.go, tile.count, chunk.outputs), loadQueues.taker());
+        forwardIn.load(builder, tile, chunk.inputs, boxTile(buf.in, tile.count, chunk.inputs),
+                       loadQueues.taker());
+        maxima.load(builder, tile, chunk.outputs, boxTile(buf.ot, tile.count, chunk.outputs),
+                    loadQueues.taker());
+        gradOut.load(builder, tile, chunk.outputs, boxTile(buf.go, tile.count, chunk.outputs),
+                     loadQueues.taker());
       },
       [&](int64_t item, int set) {
         const PoolChunk& chunk = chunks[item % numChunks];
         const RowTile tile = rows[item / numChunks];
         const Buffers& buf = sets[set];
         const Tile gin = boxTile(buf.gin, tile.count, chunk.owned);
-        const std::vector<TapBox> taps = boxEmpty(chunk.outputs) ? std::vector<TapBox>{} : chunkTaps(axes, chunk);
+        const std::vector<TapBox> taps =
+            boxEmpty(chunk.outputs) ? std::vector<TapBox>{} : chunkTaps(axes, chunk);
         int64_t covered = 0;
         for (const TapBox& tb : taps) covered += boxEmpty(tb.owned) ? 0 : boxElements(tb.owned);
-        if (!disjoint || covered < boxElements(chunk.owned)) builder.memset(compactView(gin), 0.0f, Engine::GpSimd);
+        if (!disjoint || covered < boxElements(chunk.owned))
+          builder.memset(compactView(gin), 0.0f, Engine::GpSimd);
         if (!taps.empty()) {
           const Box& out = chunk.outputs;
           const Tile in = boxTile(buf.in, tile.count, chunk.inputs);
@@ -181,7 +190,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
             const Box r = intersect(taps[i].reach, lanes[lane]);
             if (boxEmpty(r)) return;
             const Tile eq = boxTile(buf.eq[i % ring], tile.count, out);
-            builder.tensorTensor(outputView(eq, out, r), inputView(axes, in, chunk.inputs, taps[i].tap, r),
+            builder.tensorTensor(outputView(eq, out, r),
+                                 inputView(axes, in, chunk.inputs, taps[i].tap, r),
                                  outputView(ot, out, r), AluOp::IsEqual, laneEngines[lane]);
           };
           const size_t ahead = ring >= 2 ? 1 : 0;
@@ -197,10 +207,11 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
               const Box r = intersect(tb.reach, lanes[lane]);
               if (boxEmpty(r)) continue;
               const Tile ugView = outputView(ug, out, r);
-              builder.tensorTensor(outputView(nw, out, r), outputView(eq, out, r), ugView, AluOp::Multiply,
-                                   laneEngines[lane]);
+              builder.tensorTensor(outputView(nw, out, r), outputView(eq, out, r), ugView,
+                                   AluOp::Multiply, laneEngines[lane]);
               if (i + 1 < taps.size()) {
-                builder.tensorTensor(ugView, ugView, outputView(nw, out, r), AluOp::Subtract, laneEngines[lane]);
+                builder.tensorTensor(ugView, ugView, outputView(nw, out, r), AluOp::Subtract,
+                                     laneEngines[lane]);
               }
             }
             if (!boxEmpty(tb.owned)) {
@@ -208,7 +219,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
               if (disjoint) {
                 builder.activation(ginView, outputView(nw, out, tb.owned), isa::ActFn::Copy);
               } else {
-                builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add, i % 2 == 0 ? Engine::GpSimd : Engine::Vector);
+                builder.tensorTensor(ginView, ginView, outputView(nw, out, tb.owned), AluOp::Add,
+                                     i % 2 == 0 ? Engine::GpSimd : Engine::Vector);
               }
             }
           }

@@ -27,17 +27,20 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
   const isa::Dtype accType = isMax ? dtype : isa::Dtype::Fp32;
   const int64_t accBytes = isa::dtypeBytes(accType);
-  const int32_t partitions = static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
+  const int32_t partitions =
+      static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
   const ChunkBytes bytes = [=](const ChunkExtents& e) {
     const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
     const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
-    return bufferBytes(i, dtypeBytes) + static_cast<int64_t>(kAccEngines.size()) * bufferBytes(o, accBytes) +
+    return bufferBytes(i, dtypeBytes) +
+           static_cast<int64_t>(kAccEngines.size()) * bufferBytes(o, accBytes) +
            (isMax ? 0 : bufferBytes(o, dtypeBytes));
   };
   const int64_t budget = builder.sbufBytesFree() / 2;
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
   const std::vector<PoolChunk> chunks =
-      planChunks(builder.kernelName(), config, ChunkBy::Output, bytes, budget, pipelineChunks(static_cast<int64_t>(rows.size())));
+      planChunks(builder.kernelName(), config, ChunkBy::Output, bytes, budget,
+                 pipelineChunks(static_cast<int64_t>(rows.size())));
 
   int64_t maxOut = 1, maxIn = 1;
   for (const PoolChunk& c : chunks) {
@@ -53,7 +56,8 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
     const std::string tag = std::to_string(s);
     sets[s].in = builder.sbuf({partitions, maxIn}, dtype, "in" + tag);
     for (size_t a = 0; a < kAccEngines.size(); ++a) {
-      sets[s].acc[a] = builder.sbuf({partitions, maxOut}, accType, "acc" + tag + "_" + std::to_string(a));
+      sets[s].acc[a] =
+          builder.sbuf({partitions, maxOut}, accType, "acc" + tag + "_" + std::to_string(a));
     }
     if (!isMax) sets[s].res = builder.sbuf({partitions, maxOut}, dtype, "res" + tag);
   }
@@ -63,7 +67,8 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   QueueCycle loadQueues({0, 1, 2, 3, 4, 5});
   QueueCycle storeQueues({8, 9, 10, 11});
   const std::array<PoolAxis, 3> axes = poolAxes(config);
-  const float scale = 1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);
+  const float scale =
+      1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
   const float init = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
 
@@ -72,7 +77,8 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
       [&](int64_t item, int set) {
         const PoolChunk& chunk = chunks[item % numChunks];
         const RowTile tile = rows[item / numChunks];
-        source.load(builder, tile, chunk.inputs, boxTile(sets[set].in, tile.count, chunk.inputs), loadQueues.taker());
+        source.load(builder, tile, chunk.inputs, boxTile(sets[set].in, tile.count, chunk.inputs),
+                    loadQueues.taker());
       },
       [&](int64_t item, int set) {
         const PoolChunk& chunk = chunks[item % numChunks];

@@ -11,7 +11,9 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return -floorDiv(-a, b);
+}
 
 Range PoolAxis::outputsTouching(Range in) const {
   if (in.empty()) return {0, 0};

@@ -21,10 +21,10 @@ using Spatial = std::array<int64_t, 3>;
 struct PoolingConfig {
   int64_t batch = 1;
   int64_t channels = 1;
-  Spatial input{1, 1, 1};    ///< D, H, W of the forward input
-  Spatial kernel{1, 1, 1};   ///< kD, kH, kW
-  Spatial stride{1, 1, 1};   ///< sD, sH, sW
-  Spatial padding{0, 0, 0};  ///< pD, pH, pW (both sides)
+  Spatial input{1, 1, 1};                       ///< D, H, W of the forward input
+  Spatial kernel{1, 1, 1};                      ///< kD, kH, kW
+  Spatial stride{1, 1, 1};                      ///< sD, sH, sW
+  Spatial padding{0, 0, 0};                     ///< pD, pH, pW (both sides)
   PoolLayout dataFormat = PoolLayout::Ncdhw;    ///< layout of the forward input and grad_input
   PoolLayout outputFormat = PoolLayout::Ncdhw;  ///< layout of the forward output and grad_output
 

@@ -12,9 +12,13 @@ constexpr int64_t kMaxCount = 65535;
 
 }  // namespace
 
-int64_t boxElements(const Box& box) { return box[0].size() * box[1].size() * box[2].size(); }
+int64_t boxElements(const Box& box) {
+  return box[0].size() * box[1].size() * box[2].size();
+}
 
-bool boxEmpty(const Box& box) { return box[0].empty() || box[1].empty() || box[2].empty(); }
+bool boxEmpty(const Box& box) {
+  return box[0].empty() || box[1].empty() || box[2].empty();
+}
 
 std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions) {
   std::vector<RowTile> tiles;
@@ -68,7 +72,8 @@ void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box,
     const int64_t c0 = row % channels_;
     const int64_t c1 = std::min(channels_, c0 + (end - row));
     const HbmView segment = canonical_.select(0, b).slice(0, c0, c1);
-    const Tile part = tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(c1 - c0));
+    const Tile part =
+        tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(c1 - c0));
     loadTransposed(builder, segment, box, part, queues);
     row += c1 - c0;
   }
@@ -94,7 +99,8 @@ void PlaneTensor::loadTransposed(KernelBuilder& builder, const HbmView& segment,
       continue;
     }
     for (int64_t h = box[1].lo; h < box[1].hi; ++h) {
-      transpose(slab.select(0, h - box[1].lo).slice(0, box[2].lo, box[2].hi), slabTile.select(0, h - box[1].lo));
+      transpose(slab.select(0, h - box[1].lo).slice(0, box[2].lo, box[2].hi),
+                slabTile.select(0, h - box[1].lo));
     }
   }
 }
@@ -127,12 +133,13 @@ HbmView PlaneTensor::runView(const HbmView& segment, const Box& box, const Run& 
   return slab.select(0, run.h).slice(0, box[2].lo, box[2].hi);
 }
 
-void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
-                                  const std::function<int32_t()>& queues) const {
+void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Box& box,
+                                  const Tile& tile, const std::function<int32_t()>& queues) const {
   constexpr int64_t kBlock = 128;
   const int64_t bankElements = builder.geometry().psumBankBytes() / 4;
   if (psum_.empty()) {
-    for (int i = 0; i < 2; ++i) psum_.push_back(builder.psum({kBlock, bankElements}, isa::Dtype::Fp32, "ndhwc_out"));
+    for (int i = 0; i < 2; ++i)
+      psum_.push_back(builder.psum({kBlock, bankElements}, isa::Dtype::Fp32, "ndhwc_out"));
   }
   const Tile flat = tile.reshape({boxElements(box)});
   const int64_t width = rows.count;
@@ -154,22 +161,28 @@ void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Bo
       const int64_t span = std::min(kBlock * groups, run.length - q);
       for (int64_t g = 0; g * kBlock < span; ++g) {
         const int64_t first = q + g * kBlock, count = std::min(kBlock, span - g * kBlock);
-        builder.transpose(bank.partitionSlice(0, static_cast<int32_t>(count)).slice(0, g * width, (g + 1) * width),
-                          flat.slice(0, run.flat + first, run.flat + first + count), isa::Engine::Tensor);
+        builder.transpose(bank.partitionSlice(0, static_cast<int32_t>(count))
+                              .slice(0, g * width, (g + 1) * width),
+                          flat.slice(0, run.flat + first, run.flat + first + count),
+                          isa::Engine::Tensor);
       }
       const int64_t full = span / kBlock, rest = span % kBlock;
       for (const Segment& seg : segments) {
         const HbmView hbm = runView(seg.view, box, run);
         const DmaOptions options{queues(), kStoreIssuer};
         if (full > 0) {
-          const HbmView to = hbm.slice(0, q, q + full * kBlock).split(0, {full, kBlock}).permute({1, 0, 2});
-          const Tile from = bank.slice(0, 0, full * width).reshape({full, width}).slice(1, seg.start, seg.start + seg.count);
+          const HbmView to =
+              hbm.slice(0, q, q + full * kBlock).split(0, {full, kBlock}).permute({1, 0, 2});
+          const Tile from = bank.slice(0, 0, full * width)
+                                .reshape({full, width})
+                                .slice(1, seg.start, seg.start + seg.count);
           builder.dmaCopy(to, from, options);
         }
         if (rest > 0) {
           const HbmView to = hbm.slice(0, q + full * kBlock, q + span);
-          const Tile from = bank.partitionSlice(0, static_cast<int32_t>(rest))
-                                .slice(0, full * width + seg.start, full * width + seg.start + seg.count);
+          const Tile from =
+              bank.partitionSlice(0, static_cast<int32_t>(rest))
+                  .slice(0, full * width + seg.start, full * width + seg.start + seg.count);
           builder.dmaCopy(to, from, options);
         }
       }
@@ -189,7 +202,8 @@ Tile compactView(Tile view) {
   }
   for (int a = view.rank() - 2; a >= 0; --a) {
     const StridedLayout& l = view.layout();
-    if (l.strides[a] == l.strides[a + 1] * l.shape[a + 1] && l.shape[a] * l.shape[a + 1] <= kMaxCount) {
+    if (l.strides[a] == l.strides[a + 1] * l.shape[a + 1] &&
+        l.shape[a] * l.shape[a + 1] <= kMaxCount) {
       view = view.merge(a, a + 1);
     }
   }

@@ -50,8 +50,8 @@ class PlaneTensor {
              const std::function<int32_t()>& queues) const;
 
  private:
-  void transfer(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
-                bool toHbm, const std::function<int32_t()>& queues) const;
+  void transfer(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile, bool toHbm,
+                const std::function<int32_t()>& queues) const;
   /// NDHWC load of one batch segment `segment` ([c, D, H, W]): DMA transposes of [positions,
   /// c] runs (contiguous rows of c in HBM) into the [c, box] tile `part`.
   void loadTransposed(KernelBuilder& builder, const HbmView& segment, const Box& box,

@@ -62,7 +62,9 @@ int64_t bufferBytes(int64_t elements, int64_t dtypeBytes) {
   return (elements * dtypeBytes + kGranule - 1) / kGranule * kGranule;
 }
 
-int64_t pipelineChunks(int64_t rowTiles) { return rowTiles >= 4 ? 1 : ceilDiv(4, rowTiles); }
+int64_t pipelineChunks(int64_t rowTiles) {
+  return rowTiles >= 4 ? 1 : ceilDiv(4, rowTiles);
+}
 
 std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config) {
   std::array<PoolAxis, 3> axes;
@@ -72,13 +74,14 @@ std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config) {
   return axes;
 }
 
-std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& config,
-                                  ChunkBy by, const ChunkBytes& bytes, int64_t budget,
-                                  int64_t wantChunks) {
+std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& config, ChunkBy by,
+                                  const ChunkBytes& bytes, int64_t budget, int64_t wantChunks) {
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const Spatial full = by == ChunkBy::Input ? config.input : config.output();
   Spatial len = full;
-  auto ok = [&](const Spatial& l) { return fits(extentsFor(axes, by, l), config.stride, bytes, budget); };
+  auto ok = [&](const Spatial& l) {
+    return fits(extentsFor(axes, by, l), config.stride, bytes, budget);
+  };
   auto grow = [&](int a) {
     int64_t good = len[a], bad = full[a] + 1;
     while (bad - good > 1) {
@@ -103,7 +106,8 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
   if (wantChunks > 1 && len == full) {
     auto largestBox = [&](const Spatial& l) {
       const ChunkExtents e = extentsFor(axes, by, l);
-      return std::max(e.owned[0] * e.owned[1] * e.owned[2], e.inputs[0] * e.inputs[1] * e.inputs[2]);
+      return std::max(e.owned[0] * e.owned[1] * e.owned[2],
+                      e.inputs[0] * e.inputs[1] * e.inputs[2]);
     };
     Spatial cut = len;
     cut[0] = ceilDiv(full[0], wantChunks);
@@ -122,7 +126,8 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
             chunk.inputs[a] = chunk.owned[a];
             if (chunk.outputs[a].empty()) continue;
             const Range read = axes[a].inputsOf(chunk.outputs[a]);
-            chunk.inputs[a] = {std::min(read.lo, chunk.owned[a].lo), std::max(read.hi, chunk.owned[a].hi)};
+            chunk.inputs[a] = {std::min(read.lo, chunk.owned[a].lo),
+                               std::max(read.hi, chunk.owned[a].hi)};
           } else {
             chunk.outputs[a] = chunk.owned[a];
             chunk.inputs[a] = axes[a].inputsOf(chunk.owned[a]);

@@ -14,7 +14,7 @@ namespace neuronsim::kernels {
 
 /// The largest per-axis extents (elements) a chunk's buffers can have.
 struct ChunkExtents {
-  Spatial owned{};  ///< the box the chunk produces (input box for backward, output for forward)
+  Spatial owned{};    ///< the box the chunk produces (input box for backward, output for forward)
   Spatial outputs{};  ///< outputs read or written by the chunk
   Spatial inputs{};   ///< inputs read by the chunk (halo included)
 };
@@ -39,9 +39,8 @@ using ChunkBytes = std::function<int64_t(const ChunkExtents&)>;
 /// When the problem fits in fewer than `wantChunks` chunks, D is cut further (keeping at least
 /// kMinChunkElements owned elements per chunk) so loads, compute and stores can overlap.
 /// Throws neuronsim::Error naming `kernel` when even a single element does not fit.
-std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& config,
-                                  ChunkBy by, const ChunkBytes& bytes, int64_t budget,
-                                  int64_t wantChunks = 1);
+std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& config, ChunkBy by,
+                                  const ChunkBytes& bytes, int64_t budget, int64_t wantChunks = 1);
 
 /// Chunks worth having per row tile so a kernel with `rowTiles` tiles has ~4 work items.
 int64_t pipelineChunks(int64_t rowTiles);

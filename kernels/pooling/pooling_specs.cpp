@@ -53,8 +53,8 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   spec.reference = [name, isMax](const HostTensors& inputs, const ParamValues& params) {
     const PoolingConfig config = configOf(name, inputs, params);
     const std::vector<float>& x = inputs.at("input_tensor").values;
-    return HostTensors{{"out", {config.outputShape(), isMax ? maxPool3dRef(config, x)
-                                                            : avgPool3dRef(config, x)}}};
+    return HostTensors{
+        {"out", {config.outputShape(), isMax ? maxPool3dRef(config, x) : avgPool3dRef(config, x)}}};
   };
   return spec;
 }
@@ -121,8 +121,9 @@ KernelSpec avgPooling3dBackwardSpec() {
   };
   spec.reference = [name](const HostTensors& inputs, const ParamValues& params) {
     const PoolingConfig config = configOf(name, inputs, params);
-    return HostTensors{{"grad_input", {config.inputShape(),
-                                       avgPool3dBackwardRef(config, inputs.at("grad_output").values)}}};
+    return HostTensors{
+        {"grad_input",
+         {config.inputShape(), avgPool3dBackwardRef(config, inputs.at("grad_output").values)}}};
   };
   return spec;
 }
@@ -153,10 +154,11 @@ KernelSpec maxPooling3dBackwardSpec() {
   };
   spec.reference = [name](const HostTensors& inputs, const ParamValues& params) {
     const PoolingConfig config = configOf(name, inputs, params);
-    return HostTensors{{"grad_input", {config.inputShape(),
-                                       maxPool3dBackwardRef(config, inputs.at("grad_output").values,
-                                                            inputs.at("input_tensor").values,
-                                                            inputs.at("output_tensor").values)}}};
+    return HostTensors{
+        {"grad_input",
+         {config.inputShape(), maxPool3dBackwardRef(config, inputs.at("grad_output").values,
+                                                    inputs.at("input_tensor").values,
+                                                    inputs.at("output_tensor").values)}}};
   };
   return spec;
 }

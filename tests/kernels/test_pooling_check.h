@@ -26,7 +26,9 @@ struct PoolCase {
 };
 
 /// Whether the kernel reads output_tensor / grad_output.
-inline bool isBackward(const std::string& kernel) { return kernel.find("backward") != std::string::npos; }
+inline bool isBackward(const std::string& kernel) {
+  return kernel.find("backward") != std::string::npos;
+}
 
 /// Inputs for `kernel`: seeded normals; max kernels get values rounded to halves so windows
 /// hold ties (the first-match rule matters), and max backward's output_tensor is the true

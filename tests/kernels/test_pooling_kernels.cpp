@@ -63,39 +63,60 @@ void checkChunked(const std::string& kernel, Dtype dtype) {
   for (int64_t bytes : {8 * 1024, 3 * 1024}) {
     auto machine = neuronsim::sim::loadMachine("trn2");
     machine.geometry.sbufPartitionBytes = bytes;
-    checkPoolCase(kernel, {"chunked k2", {1, 3, 12, 12, 12}, window("2", "", "0")}, dtype, machine, 7);
-    checkPoolCase(kernel, {"chunked k3 s2 p1 NDHWC", {2, 11, 13, 12, 3}, window("3", "2", "1", "NDHWC", "NCDHW")},
-                  dtype, machine, 8);
-    checkPoolCase(kernel, {"chunked k3 s1 p1", {1, 2, 10, 14, 9}, window("3", "1", "1")}, dtype, machine, 9);
-    checkPoolCase(kernel, {"chunked k2 s3", {1, 2, 14, 10, 9}, window("2", "3", "1,0,1")}, dtype, machine, 10);
+    checkPoolCase(kernel, {"chunked k2", {1, 3, 12, 12, 12}, window("2", "", "0")}, dtype, machine,
+                  7);
+    checkPoolCase(
+        kernel,
+        {"chunked k3 s2 p1 NDHWC", {2, 11, 13, 12, 3}, window("3", "2", "1", "NDHWC", "NCDHW")},
+        dtype, machine, 8);
+    checkPoolCase(kernel, {"chunked k3 s1 p1", {1, 2, 10, 14, 9}, window("3", "1", "1")}, dtype,
+                  machine, 9);
+    checkPoolCase(kernel, {"chunked k2 s3", {1, 2, 14, 10, 9}, window("2", "3", "1,0,1")}, dtype,
+                  machine, 10);
   }
 }
 
 }  // namespace
 
-TEST_CASE("avg_pooling_3d_backward fp32: shape table") { checkAll("avg_pooling_3d_backward", Dtype::Fp32); }
-TEST_CASE("avg_pooling_3d_backward bf16: shape table") { checkAll("avg_pooling_3d_backward", Dtype::Bf16); }
+TEST_CASE("avg_pooling_3d_backward fp32: shape table") {
+  checkAll("avg_pooling_3d_backward", Dtype::Fp32);
+}
+TEST_CASE("avg_pooling_3d_backward bf16: shape table") {
+  checkAll("avg_pooling_3d_backward", Dtype::Bf16);
+}
 TEST_CASE("avg_pooling_3d_backward: planes larger than SBUF") {
   checkChunked("avg_pooling_3d_backward", Dtype::Fp32);
   checkChunked("avg_pooling_3d_backward", Dtype::Bf16);
 }
 
-TEST_CASE("max_pooling_3d_backward fp32: shape table") { checkAll("max_pooling_3d_backward", Dtype::Fp32); }
-TEST_CASE("max_pooling_3d_backward bf16: shape table") { checkAll("max_pooling_3d_backward", Dtype::Bf16); }
+TEST_CASE("max_pooling_3d_backward fp32: shape table") {
+  checkAll("max_pooling_3d_backward", Dtype::Fp32);
+}
+TEST_CASE("max_pooling_3d_backward bf16: shape table") {
+  checkAll("max_pooling_3d_backward", Dtype::Bf16);
+}
 TEST_CASE("max_pooling_3d_backward: planes larger than SBUF") {
   checkChunked("max_pooling_3d_backward", Dtype::Fp32);
   checkChunked("max_pooling_3d_backward", Dtype::Bf16);
 }
 
-TEST_CASE("avg_pooling_3d fp32: shape table") { checkAll("avg_pooling_3d", Dtype::Fp32); }
-TEST_CASE("avg_pooling_3d bf16: shape table") { checkAll("avg_pooling_3d", Dtype::Bf16); }
+TEST_CASE("avg_pooling_3d fp32: shape table") {
+  checkAll("avg_pooling_3d", Dtype::Fp32);
+}
+TEST_CASE("avg_pooling_3d bf16: shape table") {
+  checkAll("avg_pooling_3d", Dtype::Bf16);
+}
 TEST_CASE("avg_pooling_3d: planes larger than SBUF") {
   checkChunked("avg_pooling_3d", Dtype::Fp32);
   checkChunked("avg_pooling_3d", Dtype::Bf16);
 }
 
-TEST_CASE("max_pooling_3d fp32: shape table") { checkAll("max_pooling_3d", Dtype::Fp32); }
-TEST_CASE("max_pooling_3d bf16: shape table") { checkAll("max_pooling_3d", Dtype::Bf16); }
+TEST_CASE("max_pooling_3d fp32: shape table") {
+  checkAll("max_pooling_3d", Dtype::Fp32);
+}
+TEST_CASE("max_pooling_3d bf16: shape table") {
+  checkAll("max_pooling_3d", Dtype::Bf16);
+}
 TEST_CASE("max_pooling_3d: planes larger than SBUF") {
   checkChunked("max_pooling_3d", Dtype::Fp32);
   checkChunked("max_pooling_3d", Dtype::Bf16);

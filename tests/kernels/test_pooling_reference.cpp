@@ -118,15 +118,18 @@ TEST_CASE("pooling axis: touching outputs and tap ranges equal brute force") {
                 for (int64_t t = 0; t < k; ++t)
                   if (ax.inputOf(o, t) >= lo && ax.inputOf(o, t) < hi) touching.insert(o);
               const Range r = ax.outputsTouching({lo, hi});
-              INFO("n=" << n << " k=" << k << " s=" << s << " p=" << p << " [" << lo << "," << hi << ")");
+              INFO("n=" << n << " k=" << k << " s=" << s << " p=" << p << " [" << lo << "," << hi
+                        << ")");
               CHECK(r.size() == static_cast<int64_t>(touching.size()));
               if (!touching.empty()) CHECK(r.lo == *touching.begin());
               for (int64_t t = 0; t < k; ++t) {
                 int64_t count = 0;
-                for (int64_t o = r.lo; o < r.hi; ++o) count += ax.inputOf(o, t) >= lo && ax.inputOf(o, t) < hi;
+                for (int64_t o = r.lo; o < r.hi; ++o)
+                  count += ax.inputOf(o, t) >= lo && ax.inputOf(o, t) < hi;
                 const Range tr = ax.tapOutputs(t, {lo, hi}, r);
                 CHECK(tr.size() == count);
-                for (int64_t o = tr.lo; o < tr.hi; ++o) CHECK((ax.inputOf(o, t) >= lo && ax.inputOf(o, t) < hi));
+                for (int64_t o = tr.lo; o < tr.hi; ++o)
+                  CHECK((ax.inputOf(o, t) >= lo && ax.inputOf(o, t) < hi));
               }
             }
         }
@@ -162,28 +165,33 @@ TEST_CASE("pooling plan: chunks tile the problem, fit the budget, and cut D then
       if (budget == 640) CHECK(cutH);
     }
   }
-  CHECK_THROWS_WITH_AS(planChunks("k", c, ChunkBy::Input, bytes, 100), doctest::Contains("k: a single pooling window"),
-                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(planChunks("k", c, ChunkBy::Input, bytes, 100),
+                       doctest::Contains("k: a single pooling window"), neuronsim::Error);
 }
 
 TEST_CASE("pooling parameters: errors name the kernel and the culprit") {
-  CHECK(errorOf("max_pooling_3d_backward", {1, 2, 8, 8, 8}, {{"kernel_size", "3"}, {"padding", "2,1,1"}}) ==
+  CHECK(errorOf("max_pooling_3d_backward", {1, 2, 8, 8, 8},
+                {{"kernel_size", "3"}, {"padding", "2,1,1"}}) ==
         "max_pooling_3d_backward: padding 2 exceeds kernel_size/2 on D");
-  CHECK(errorOf("avg_pooling_3d", {1, 2, 8, 8, 8}, {{"stride", "1,0,1"}}) == "avg_pooling_3d: stride 0 is below 1 on H");
+  CHECK(errorOf("avg_pooling_3d", {1, 2, 8, 8, 8}, {{"stride", "1,0,1"}}) ==
+        "avg_pooling_3d: stride 0 is below 1 on H");
   CHECK(errorOf("avg_pooling_3d", {1, 2, 8, 8}, {}) ==
         "avg_pooling_3d: input_tensor has shape [1,2,8,8] but must be 5-D NCDHW");
   CHECK(errorOf("max_pooling_3d", {1, 2, 8, 8, 3}, {{"kernel_size", "4"}}) ==
         "max_pooling_3d: kernel_size 4 exceeds the padded input 3 on W");
-  CHECK(errorOf("avg_pooling_3d", {1, 8, 8, 8, 2}, {{"data_format", "NDHWC"}, {"kernel_size", "2"}}).empty());
+  CHECK(errorOf("avg_pooling_3d", {1, 8, 8, 8, 2}, {{"data_format", "NDHWC"}, {"kernel_size", "2"}})
+            .empty());
   const KernelSpec& spec = findKernel("max_pooling_3d_backward");
   const ParamValues params = parseParams(spec, {});
   CHECK_THROWS_WITH_AS(spec.inferShapes({{"input_tensor", {1, 2, 4, 4, 4}},
                                          {"grad_output", {1, 2, 2, 2, 2}},
                                          {"output_tensor", {1, 2, 2, 2, 3}}},
                                         params),
-                       "max_pooling_3d_backward: output_tensor has shape [1,2,2,2,3] but grad_output has [1,2,2,2,2]",
+                       "max_pooling_3d_backward: output_tensor has shape [1,2,2,2,3] but "
+                       "grad_output has [1,2,2,2,2]",
                        neuronsim::Error);
-  CHECK(spec.inferShapes({{"input_tensor", {1, 2, 4, 4, 4}}, {"grad_output", {1, 2, 2, 2, 2}},
+  CHECK(spec.inferShapes({{"input_tensor", {1, 2, 4, 4, 4}},
+                          {"grad_output", {1, 2, 2, 2, 2}},
                           {"output_tensor", {1, 2, 2, 2, 2}}},
                          params)
             .at("grad_input") == Shape{1, 2, 4, 4, 4});
