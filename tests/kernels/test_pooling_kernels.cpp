@@ -121,3 +121,14 @@ TEST_CASE("max_pooling_3d: planes larger than SBUF") {
   checkChunked("max_pooling_3d", Dtype::Fp32);
   checkChunked("max_pooling_3d", Dtype::Bf16);
 }
+
+TEST_CASE("pooling: planes whose steps exceed int16 and rows whose counts exceed uint16") {
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  for (const std::string kernel :
+       {"avg_pooling_3d_backward", "max_pooling_3d_backward", "avg_pooling_3d", "max_pooling_3d"}) {
+    checkPoolCase(kernel, {"H*W = 40000", {1, 2, 3, 200, 200}, window("2", "", "0")}, Dtype::Fp32,
+                  machine, 11);
+    checkPoolCase(kernel, {"W = 70000", {1, 1, 1, 1, 70000}, window("1,1,3", "1,1,2", "0,0,1")},
+                  Dtype::Fp32, machine, 12);
+  }
+}
