@@ -20,6 +20,7 @@ constexpr int kBuffers = 2;
 
 int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
 
+/// Emits one ConvCore: filters, chunk windows, per-block matmuls, evictions and stores.
 class ConvEmitter {
  public:
   ConvEmitter(KernelBuilder& b, const ConvCore& core, isa::Dtype dtype, const HbmView& x, const HbmView& filters,

@@ -11,6 +11,7 @@ namespace {
 
 constexpr const char* kAxes[3] = {"depth", "height", "width"};
 
+/// An activation_fn value and its ScalarE function.
 struct ActName {
   const char* name;
   isa::ActFn fn;

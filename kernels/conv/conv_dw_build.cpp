@@ -29,6 +29,7 @@ constexpr int64_t kChunkCap = 1024;
 int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// The dw tiling: C_out slab, dy chunk with its x window, and the transposed box.
 struct DwPlan {
   int64_t coWidth = 1;  // C_out columns per pass
   int64_t coSub = 1;    // 128-channel pieces of coWidth
@@ -63,6 +64,7 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
   return plan;
 }
 
+/// Emits dw: passes over (C_in tile, C_out slab, tap group), each streaming every dy chunk.
 class DwEmitter {
  public:
   DwEmitter(KernelBuilder& b, const ConvCore& fwd, isa::Dtype dtype, const HbmView& dy, const HbmView& x,

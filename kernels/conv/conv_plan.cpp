@@ -25,6 +25,7 @@ constexpr int64_t kChunkCap = 1024;       // preferred output positions per chun
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
 
+/// SBUF bytes per partition left for chunk tiles, and the chunk search against them.
 struct Budget {
   const ConvCore& core;
   const ConvPlan& plan;
