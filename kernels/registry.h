@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -93,6 +94,12 @@ struct KernelSpec {
   /// the parameters, before defaultShapes fill the rest (a backward kernel derives grad_output
   /// from input_tensor, data_format and the window). Null: defaultShapes only.
   std::function<ShapeMap(const ShapeMap& given, const ParamValues& params)> deriveShapes;
+  /// Optional: recomputes generated inputs that are functions of the others (max pooling's
+  /// output_tensor is the forward maximum of input_tensor), so a run without files is
+  /// meaningful. `generated` names the inputs not read from files; values are already in the
+  /// kernel dtype.
+  std::function<void(HostTensors& inputs, const std::set<std::string>& generated, const ParamValues& params)>
+      completeInputs;
   /// Checks parameters against the input shapes and returns the shape of every output the
   /// kernel produces. Throws neuronsim::Error "<kernel>: <culprit> <rule>".
   std::function<ShapeMap(const ShapeMap& inputs, const ParamValues& params)> inferShapes;

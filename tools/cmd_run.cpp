@@ -139,7 +139,13 @@ HostTensors collectInputs(const KernelSpec& spec, const Args& args, uint64_t see
     for (const auto& [name, shape] : spec.defaultShapes) shapes.emplace(name, shape);
   HostTensors inputs = kernels::generateInputs(spec, shapes, seed);
   for (auto& [name, tensor] : given) inputs[name] = std::move(tensor);
-  return kernels::roundedTo(inputs, dtype);
+  inputs = kernels::roundedTo(inputs, dtype);
+  if (spec.completeInputs) {
+    std::set<std::string> generated;
+    for (const auto& [name, shape] : shapes) generated.insert(name);
+    spec.completeInputs(inputs, generated, params);
+  }
+  return inputs;
 }
 
 void writeOutputs(const HostTensors& outputs, const std::string& dir) {
