@@ -17,6 +17,7 @@ namespace {
 constexpr int64_t kPart = 128;
 constexpr int kPsumBuffers = 4;
 constexpr int kBuffers = 2;
+constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
 
 int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
 
@@ -109,7 +110,11 @@ class ConvEmitter {
       if (!core_.filtersCoCi) {
         const HbmView src =
             filters_.reshape({taps, core_.cin, core_.cout}).slice(1, ci0, ci0 + cs).slice(2, g0, g0 + group);
-        b_.dmaCopy(dst.slice(1, 0, group), src.permute({1, 0, 2}));
+        const int64_t perDma = (taps + kFilterDmas - 1) / kFilterDmas;
+        for (int64_t k0 = 0; k0 < taps; k0 += perDma) {
+          const int64_t k1 = std::min(taps, k0 + perDma);
+          b_.dmaCopy(dst.slice(0, k0, k1).slice(1, 0, group), src.slice(0, k0, k1).permute({1, 0, 2}));
+        }
         continue;
       }
       const HbmView all = filters_.reshape({taps, core_.cout, core_.cin});
