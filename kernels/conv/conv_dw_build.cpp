@@ -43,7 +43,7 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
   const int64_t e = isa::dtypeBytes(dtype);
   plan.coWidth = std::min(fwd.cout, kMaxCo);
   plan.coSub = ceilDiv(plan.coWidth, kPart);
-  const int64_t fixed = (kXtRing * kPart + 2 * kMaxCo + 2 * kMaxCo) * e + kReserveBytes;
+  const int64_t fixed = (kXtRing * kPart + 2 * kMaxCo + 2 * kTapGroup * kMaxCo) * e + kReserveBytes;
   const int64_t available = geometry.sbufPartitionBytes - fixed;
   auto windowOf = [&](const Int3& c) {
     return Int3{windowExtent(fwd, 0, c[0]), windowExtent(fwd, 1, c[1]), windowExtent(fwd, 2, c[2])};
@@ -110,7 +110,7 @@ class DwEmitter {
       windows_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
       dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
       dyT_.push_back(b_.sbuf({kPart, plan_.coWidth}, dtype_, "dyT_" + n));
-      outs_.push_back(b_.sbuf({ciParts, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
+      outs_.push_back(b_.sbuf({ciParts, kTapGroup, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
     }
     for (int64_t i = 0; i < kXtRing; ++i) xT_.push_back(b_.sbuf({kPart, ciParts}, dtype_, "xT_" + std::to_string(i)));
     for (int i = 0; i < kTransposeRing; ++i)
@@ -121,13 +121,15 @@ class DwEmitter {
 
   /// Evicts the pass's per-tap accumulators and stores them (triggered from ScalarE).
   void store(const Pass& pass) {
-    const HbmView all = dw_.reshape({fwd_.tapCount(), fwd_.cin, fwd_.cout});
-    for (int64_t g = 0; g < pass.taps; ++g) {
-      const Tile out = outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw);
-      copy(out, acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw));
-      b_.dmaCopy(all.select(0, pass.g0 + g).slice(0, pass.ci0, pass.ci0 + pass.cs).slice(1, pass.co0, pass.co0 + pass.cw),
-                 out, DmaOptions{-1, isa::Engine::Scalar});
-    }
+    const int32_t cs = static_cast<int32_t>(pass.cs);
+    const Tile out = outs_[outCount_++ % kBuffers].partitionSlice(0, cs).slice(0, 0, pass.taps).slice(1, 0, pass.cw);
+    for (int64_t g = 0; g < pass.taps; ++g)
+      copy(out.select(0, g), acc_[g].partitionSlice(0, cs).slice(0, 0, pass.cw));
+    const HbmView dst = dw_.reshape({fwd_.tapCount(), fwd_.cin, fwd_.cout})
+                            .slice(0, pass.g0, pass.g0 + pass.taps)
+                            .slice(1, pass.ci0, pass.ci0 + pass.cs)
+                            .slice(2, pass.co0, pass.co0 + pass.cw);
+    b_.dmaCopy(dst.permute({1, 0, 2}), out, DmaOptions{-1, isa::Engine::Scalar});
   }
 
   void load(const Pass& pass, const Chunk& chunk, int slot) {
