@@ -1,6 +1,6 @@
-// The conv core program: resident filter groups, double-buffered input windows (zero-filled where
-// they cross the border or hold inserted zeros), one matmul per tap and C_in tile into PSUM, fused
-// bias/activation eviction alternating Vector and Scalar, one store per chunk and C_out tile.
+// The conv core program: resident filter groups, double-buffered input windows (zero slabs where
+// they cross the border), one matmul per live tap (or packed tap group) and C_in tile into PSUM,
+// fused bias/activation eviction alternating Vector and Scalar, one store per chunk and C_out tile.
 #include "kernels/conv/conv_build.h"
 
 #include <algorithm>
@@ -171,10 +171,12 @@ class ConvEmitter {
     return (kd * k[1] + kh) * k[2] + kw;
   }
 
+  /// One matmul's tap: window start of the block, filter column (stored tap, or packed group)
+  /// and row-major tap index.
   struct TapUse {
     Int3 start;
     int64_t stored;
-    int64_t index;  ///< row-major tap index
+    int64_t index;
   };
 
   Int3 tapIndices(int64_t tap) const {
