@@ -50,6 +50,11 @@ TEST_CASE("conv3d_bwd: plane larger than one chunk") {
 
 TEST_CASE("conv3d_bwd: 1x1x1 filter, stride 2") { check({{1, 8, 4, 6, 6}, {1, 1, 1, 8, 8}, 0, {{"stride", "2"}}}); }
 
+TEST_CASE("conv3d_bwd: bf16, C_in 130, stride 2 with dilation and asymmetric padding") {
+  check({{2, 130, 4, 5, 6}, {2, 2, 3, 130, 12}, 0, {{"stride", "2,1,2"}, {"dilation", "1,2,1"}, {"padding", "1,0,0,1,2,0"}},
+         Dtype::Bf16});
+}
+
 TEST_CASE("conv3d_bwd: errors name the kernel and the culprit") {
   const KernelSpec spec = conv3dBwdSpec();
   auto message = [&](const ShapeMap& shapes, const std::vector<std::pair<std::string, std::string>>& given) {

@@ -84,6 +84,10 @@ TEST_CASE("conv3d_transpose: stride 1 with dilation, flip, KDHW_CO_CI, C_in 40 (
           {"flip_filter_taps_in_kernel", "true"}}});
 }
 
+TEST_CASE("conv3d_transpose: C_in 130 and C_out 130, stride 2, B 2, bias") {
+  check({{2, 130, 2, 2, 3}, {3, 2, 2, 130, 130}, 130, {{"stride", "2"}, {"padding", "1,1,0,1,1,0"}, {"output_padding", "1"}}});
+}
+
 TEST_CASE("conv3d_transpose: errors name the kernel and the culprit") {
   const KernelSpec spec = conv3dTransposeSpec();
   auto message = [&](const ShapeMap& shapes, const std::vector<std::pair<std::string, std::string>>& given) {
