@@ -134,8 +134,10 @@ class ConvEmitter {
       ConvCore shifted = core_;
       shifted.padLo[2] -= j * core_.dilation[2];
       const int32_t first = static_cast<int32_t>(j * plan_.slotParts);
-      kernels::loadWindow(b_, shifted, x_, chunk, 0,
-                          windows_[slot].partitionSlice(first, static_cast<int32_t>(core_.cin)).select(0, 0), std::nullopt);
+      const int32_t cs = static_cast<int32_t>(core_.cin);
+      std::optional<Tile> stage;
+      if (plan_.staged) stage = stages_[slot].partitionSlice(first, cs).select(0, 0);
+      kernels::loadWindow(b_, shifted, x_, chunk, 0, windows_[slot].partitionSlice(first, cs).select(0, 0), stage);
     }
     for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
       const int32_t cs = static_cast<int32_t>(ciCount(t));

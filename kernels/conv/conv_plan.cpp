@@ -20,7 +20,8 @@ constexpr int64_t kMaxNum = 65535;        // uint16 free-axis sizes (A1)
 constexpr double kWeightShare = 0.4;      // of SBUF for resident filters
 constexpr int64_t kReserveBytes = 1024;   // per partition, for bias and rounding
 constexpr int64_t kWindowCap = 48 * 1024; // preferred window bytes per partition (keeps chunks pipelined)
-constexpr int64_t kChunkCap = 1024;       // preferred output positions per chunk
+constexpr int64_t kChunkCap = 1024;
+constexpr int64_t kShortRowBytes = 512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per row       // preferred output positions per chunk
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
@@ -68,6 +69,7 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
     throw Error(core.kernel + ": the inputs of one output position (" + std::to_string(plan.ciTiles) + " C_in tiles x " +
                 std::to_string(core.tapCount()) + " taps) do not fit SBUF next to the filters");
   plan.perTap = true;
+  plan.staged = false;
   plan.chunk = *chunk;
   plan.window = *chunk;
   ConvCore unit = core;
@@ -144,9 +146,10 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   const int64_t capacity = geometry.sbufPartitionBytes;
   plan.ciTiles = ceilDiv(core.cin, kPart);
   plan.ciParts = std::min(core.cin, kPart);
-  plan.staged = core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
+  plan.dilated = core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
+  plan.staged = plan.dilated || core.in[2] * elemBytes < kShortRowBytes;
 
-  if (allowPack && plan.ciTiles == 1 && !plan.staged && core.cin <= kPart / 2)
+  if (allowPack && plan.ciTiles == 1 && !plan.dilated && core.cin <= kPart / 2)
     plan.pack = std::min<int64_t>(core.cin <= kPart / 4 ? 4 : 2, std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
   if (plan.pack < 2) plan.pack = 1;
   plan.tapColumns = core.tapCount();
@@ -169,7 +172,7 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
   if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, false);
-  if (!chunk && !plan.staged) return planPerTap(core, plan, elemBytes, budget.available, geometry);
+  if (!chunk && !plan.dilated) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
     throw Error(core.kernel + ": the input window of one output position (" + std::to_string(plan.ciTiles) +

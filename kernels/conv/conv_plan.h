@@ -19,7 +19,9 @@ struct ConvPlan {
   Int3 chunk{1, 1, 1};    ///< output extent computed from one input window
   Int3 window{1, 1, 1};   ///< virtual-input extent of a full chunk's window
   Int3 stage{1, 1, 1};    ///< x_in extent a window can hold (staging tile, input dilation only)
-  bool staged = false;    ///< x_in is DMA'd to a staging tile and scattered into the window
+  bool dilated = false;   ///< the core has input dilation
+  bool staged = false;    ///< staging tiles exist: a window with inserted zeros or a border is filled
+                          ///< by a contiguous DMA to staging and a strided GpSimd copy
   bool perTap = false;    ///< no dense window fits: one compact [chunk] column per tap (im2col by DMA);
                           ///< `window` then equals `chunk`
   int64_t pack = 1;       ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)

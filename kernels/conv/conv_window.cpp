@@ -95,7 +95,8 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
                           .slice(1, fill.first[0], fill.first[0] + fill.count[0])
                           .slice(2, fill.first[1], fill.first[1] + fill.count[1])
                           .slice(3, fill.first[2], fill.first[2] + fill.count[2]);
-  if (!stage) {
+  const bool dilated = core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
+  if (!stage || (fill.complete && !dilated)) {
     b.dmaCopy(box(window, fill.position, fill.count, one), src);
     return;
   }

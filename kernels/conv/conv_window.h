@@ -27,8 +27,9 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step);
 /// reads, for channels [ci0, ci0 + cs) of `x`: x elements, and zeros where the window lies
 /// outside x's range. Inserted zeros between x elements are not written (readers with input
 /// dilation must step over them).
-/// `stage` (same partitions; d, h, w) receives the x elements first when the core has input
-/// dilation; it is required then.
+/// `stage` (same partitions; d, h, w), when given, receives the x elements first in one contiguous
+/// DMA when the window has inserted zeros or a border; a GpSimd copy places them. It is required
+/// with input dilation.
 void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
                 const Tile& window, const std::optional<Tile>& stage);
 
