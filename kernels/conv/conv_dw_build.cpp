@@ -52,7 +52,7 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
     const Int3 w = windowOf(c);
     if (!stepsFit(w) || !stepsFit(c)) return false;
     const int64_t windowBytes = product(w) * e;
-    if (2 * (windowBytes + plan.coSub * product(c) * e) > available) return false;
+    if (2 * (2 * windowBytes + plan.coSub * product(c) * e) > available) return false;  // window + staging
     return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap);
   };
   std::optional<Int3> chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, true); });
@@ -91,7 +91,7 @@ class DwEmitter {
       process(passOf(i), chunkOf(i), static_cast<int>(i % kBuffers), started);
       if ((i + 1) % chunks.size() == 0) store(passOf(i));
     }
-    for (const std::vector<Tile>* tiles : {&windows_, &dyTiles_, &xT_, &dyT_, &outs_, &acc_, &transposed_})
+    for (const std::vector<Tile>* tiles : {&windows_, &stages_, &dyTiles_, &xT_, &dyT_, &outs_, &acc_, &transposed_})
       for (const Tile& t : *tiles) b_.release(t);
   }
 
@@ -108,6 +108,7 @@ class DwEmitter {
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
       windows_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
+      stages_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
       dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
       dyT_.push_back(b_.sbuf({kPart, plan_.coWidth}, dtype_, "dyT_" + n));
       outs_.push_back(b_.sbuf({ciParts, kTapGroup, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
@@ -134,7 +135,7 @@ class DwEmitter {
 
   void load(const Pass& pass, const Chunk& chunk, int slot) {
     loadWindow(b_, fwd_, x_, chunk, pass.ci0, windows_[slot].partitionSlice(0, static_cast<int32_t>(pass.cs)),
-               std::nullopt);
+               stages_[slot].partitionSlice(0, static_cast<int32_t>(pass.cs)));
     const Int3 zero{0, 0, 0}, one{1, 1, 1};
     for (int64_t u = 0; u * kPart < pass.cw; ++u) {
       const int64_t c0 = pass.co0 + u * kPart, cu = std::min(kPart, pass.cw - u * kPart);
@@ -218,7 +219,7 @@ class DwEmitter {
   DwPlan plan_;
   isa::Dtype dtype_;
   HbmView dy_, x_, dw_;
-  std::vector<Tile> windows_, dyTiles_, xT_, dyT_, outs_, acc_, transposed_;
+  std::vector<Tile> windows_, stages_, dyTiles_, xT_, dyT_, outs_, acc_, transposed_;
   int64_t outCount_ = 0, dyTCount_ = 0, xTCount_ = 0, transposeCount_ = 0, copyCount_ = 0;
 };
 
