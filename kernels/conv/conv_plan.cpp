@@ -42,6 +42,10 @@ struct Budget {
     for (int a = 0; a < 3; ++a) s[a] = std::min(core.in[a], ceilDiv(w[a], core.inputDilation[a]));
     return s;
   }
+  /// Phases divide the matmul work per output (only one tap in `phase` meets x), so chunks grow
+  /// with them; fp32 matmuls cost 4x, so fp32 chunks grow 4x less.
+  int64_t chunkScale() const { return std::max<int64_t>(1, product(phase) / (elemBytes == 4 ? 4 : 1)); }
+
   bool fits(const Int3& c, bool preferred) const {
     const Int3 w = windowOf(c);
     const Int3 s = stageOf(w);
@@ -50,7 +54,7 @@ struct Budget {
     const int64_t stageBytes = plan.staged ? plan.ciTiles * product(s) * elemBytes : 0;
     const int64_t outBytes = product(c) * elemBytes;
     if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
-    return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap);
+    return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap * chunkScale());
   }
   std::optional<Int3> search(bool preferred) const {
     return largestChunk(core.out, [&](const Int3& c) { return fits(c, preferred); });
