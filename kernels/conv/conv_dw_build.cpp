@@ -36,6 +36,7 @@ struct DwPlan {
   Int3 chunk{1, 1, 1};  // dy extent per load
   Int3 window{1, 1, 1};
   Int3 box{1, 1, 1};    // dy positions per transpose (<= 128)
+  bool perTap = false;  // no x window fits: per-tap im2col columns of the chunk (window = chunk)
 };
 
 DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geometry) {
@@ -57,10 +58,23 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
   };
   std::optional<Int3> chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, true); });
   if (!chunk) chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, false); });
-  if (!chunk) throw Error(fwd.kernel + ": the x window of one dy position does not fit SBUF (filter extent too large)");
+  if (chunk) {
+    plan.chunk = *chunk;
+    plan.window = windowOf(plan.chunk);
+    plan.box = blockFor(fwd, plan.chunk, plan.window, kPart);
+    return plan;
+  }
+  auto columnsFit = [&](const Int3& c) {
+    return stepsFit(c) && 2 * (kTapGroup + plan.coSub) * product(c) * e <= available;
+  };
+  chunk = largestChunk(fwd.out, columnsFit);
+  if (!chunk) throw Error(fwd.kernel + ": the x columns of one dy position do not fit SBUF");
+  plan.perTap = true;
   plan.chunk = *chunk;
-  plan.window = windowOf(plan.chunk);
-  plan.box = blockFor(fwd, plan.chunk, plan.window, kPart);
+  plan.window = *chunk;
+  ConvCore unit = fwd;
+  unit.stride = {1, 1, 1};
+  plan.box = blockFor(unit, plan.chunk, plan.window, kPart);
   return plan;
 }
 
@@ -107,8 +121,12 @@ class DwEmitter {
     const int64_t ciParts = std::min(fwd_.cin, kPart), coParts = std::min(fwd_.cout, kPart);
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
-      windows_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
-      stages_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
+      if (plan_.perTap) {
+        windows_.push_back(b_.sbuf({ciParts, kTapGroup, w[0], w[1], w[2]}, dtype_, "x_columns_" + n));
+      } else {
+        windows_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
+        stages_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
+      }
       dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
       dyT_.push_back(b_.sbuf({kPart, plan_.coWidth}, dtype_, "dyT_" + n));
       outs_.push_back(b_.sbuf({ciParts, kTapGroup, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
@@ -134,8 +152,17 @@ class DwEmitter {
   }
 
   void load(const Pass& pass, const Chunk& chunk, int slot) {
-    loadWindow(b_, fwd_, x_, chunk, pass.ci0, windows_[slot].partitionSlice(0, static_cast<int32_t>(pass.cs)),
-               stages_[slot].partitionSlice(0, static_cast<int32_t>(pass.cs)));
+    const int32_t cs = static_cast<int32_t>(pass.cs);
+    if (plan_.perTap) {
+      const Int3& k = fwd_.taps;
+      for (int64_t g = 0; g < pass.taps; ++g) {
+        const int64_t tap = pass.g0 + g;
+        loadTapColumn(b_, fwd_, x_, chunk, pass.ci0, {tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]},
+                      windows_[slot].partitionSlice(0, cs).select(0, g));
+      }
+    } else {
+      loadWindow(b_, fwd_, x_, chunk, pass.ci0, windows_[slot].partitionSlice(0, cs), stages_[slot].partitionSlice(0, cs));
+    }
     const Int3 zero{0, 0, 0}, one{1, 1, 1};
     for (int64_t u = 0; u * kPart < pass.cw; ++u) {
       const int64_t c0 = pass.co0 + u * kPart, cu = std::min(kPart, pass.cw - u * kPart);
@@ -194,7 +221,9 @@ class DwEmitter {
       Int3 start;
       for (int a = 0; a < 3; ++a) start[a] = origin[a] * fwd_.stride[a] + kk[a] * fwd_.dilation[a];
       p.xTs.push_back(xT_[xTCount_++ % kXtRing].partitionSlice(0, npos).slice(0, 0, pass.cs));
-      copy(p.xTs.back(), transpose(box(window, start, count, fwd_.stride), npos, pass.cs));
+      const Tile src = plan_.perTap ? box(window.select(0, g), origin, count, {1, 1, 1})
+                                    : box(window, start, count, fwd_.stride);
+      copy(p.xTs.back(), transpose(src, npos, pass.cs));
     }
     return p;
   }

@@ -119,10 +119,7 @@ void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, con
     xFirst[a] = lo * s + offset;
     empty = empty || count[a] == 0;
   }
-  if (empty) {
-    b.memset(box(column, zero, chunk.extent, one), 0.0f, isa::Engine::GpSimd);
-    return;
-  }
+  if (empty) return;
   for (int a = 0; a < 3; ++a) {
     Int3 start = zero, extent = chunk.extent;
     if (first[a] > 0) {

@@ -35,7 +35,8 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
 
 /// Fills `column` ([cs partitions; d, h, w] = chunk.extent) with the x elements tap `tap` (d, h, w
 /// indices) reads for every output of `chunk`, zeros where they fall into the padding (no input
-/// dilation): a per-tap im2col by strided DMA.
+/// dilation): a per-tap im2col by strided DMA. A tap that meets no x element anywhere in the chunk
+/// writes nothing (no block reads it).
 void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
                    const Int3& tap, const Tile& column);
 

@@ -55,6 +55,11 @@ TEST_CASE("conv3d_bwd: bf16, C_in 130, stride 2 with dilation and asymmetric pad
          Dtype::Bf16});
 }
 
+TEST_CASE("conv3d_bwd: dw and db with a dilation too wide for an x window (per-tap columns)") {
+  check({{1, 2, 1, 130, 130}, {1, 3, 3, 2, 3}, 0,
+         {{"dilation", "1,60,60"}, {"padding", "0,0,1,2,3,0"}, {"compute_dx", "false"}}});
+}
+
 TEST_CASE("conv3d_bwd: errors name the kernel and the culprit") {
   const KernelSpec spec = conv3dBwdSpec();
   auto message = [&](const ShapeMap& shapes, const std::vector<std::pair<std::string, std::string>>& given) {
