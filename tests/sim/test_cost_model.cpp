@@ -146,3 +146,17 @@ TEST_CASE("pipeline latency: MM_INIT on PE, static + 2 accesses on Vector/Scalar
         doctest::Approx(100.0));
   CHECK(sim::engineClock(Engine::Sync, sim::loadMachine("trn2")).toCycles(sim::Nanos{600}).value == 720);
 }
+
+TEST_CASE("a strided matmul operand streams at half rate: moving and LoadStationary (A1)") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  auto strided = [](int64_t n, int64_t step, Dtype dtype) {
+    return matmul(psum(0, 128, 0, n), sbuf(0, 128, 0, 128, dtype, step),
+                  sbuf(0, 128, 65536, n, dtype, step));
+  };
+  CHECK(cycles(strided(256, 8, Dtype::Bf16), m) == 256);  // 16 B: full rate
+  CHECK(cycles(strided(256, 9, Dtype::Bf16), m) == 512);  // 18 B: half rate
+  CHECK(cycles(strided(256, 4, Dtype::Fp32), m) == 4 * 256);
+  CHECK(cycles(strided(256, 5, Dtype::Fp32), m) == 4 * 512);
+  CHECK(sim::computeCost(strided(256, 8, Dtype::Bf16), m).loadStationary.value == 32);
+  CHECK(sim::computeCost(strided(256, 9, Dtype::Bf16), m).loadStationary.value == 64);
+}
