@@ -39,6 +39,23 @@ TEST_CASE("matmul bf16: odd K=130 M=129 N=513") { checkKernelCase(matmulCase(130
 TEST_CASE("matmul bf16: K=256 M=256 N=512") { checkKernelCase(matmulCase(256, 256, 512, Dtype::Bf16, 7)); }
 TEST_CASE("matmul bf16: K=1 M=130 N=2") { checkKernelCase(matmulCase(1, 130, 2, Dtype::Bf16, 8)); }
 
+TEST_CASE("matmul: a table of odd shapes in fp32 and bf16") {
+  struct Shape3 {
+    int64_t k, m, n;
+  };
+  const Shape3 shapes[] = {{2, 1, 1},   {1, 1, 511},  {127, 128, 129}, {128, 1, 512},
+                           {129, 2, 3}, {255, 17, 33}, {64, 130, 200}, {384, 96, 768},
+                           {5, 250, 9}, {200, 128, 1025}};
+  uint64_t seed = 100;
+  for (const Shape3& s : shapes)
+    for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
+      CAPTURE(s.k);
+      CAPTURE(s.m);
+      CAPTURE(s.n);
+      checkKernelCase(matmulCase(s.k, s.m, s.n, dtype, seed++));
+    }
+}
+
 TEST_CASE("matmul: streaming mode when rhs groups do not fit SBUF (fp32 and bf16)") {
   auto machine = neuronsim::sim::loadMachine("trn2");
   machine.geometry.sbufPartitionBytes = 16 * 1024;
