@@ -3,12 +3,7 @@
 # every registered kernel gives the same simulated time, and matmul the same output bits.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+source "$(dirname "$0")/lib/cli_test.sh"
 
 # total_ns from a summary JSON, and the "on MACHINE: T ns" figure from asm's first line.
 summary_ns() { python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["total_ns"])' "$1"; }
@@ -54,5 +49,4 @@ else
   bad "matmul with inputs: $(cat "$tmp/err")"
 fi
 
-echo "asm_dump_roundtrip: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish asm_dump_roundtrip

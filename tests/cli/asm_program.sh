@@ -3,13 +3,8 @@
 # (checked against values computed here), and bad inputs or files exit 2 with one error line.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/cli_test.sh"
 prog=tests/programs/add_matmul.nsasm
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
 
 # Inputs: a [64,32] float32, b [64,32] float64 (converted on load), w [64,16] float32; plus a
 # wrongly shaped a. Values are multiples of 0.5 so every sum is exact in fp32.
@@ -69,37 +64,27 @@ EOF
 then ok; else bad "out.npy does not equal w^T @ (a + b)"; fi
 
 # 3. Errors: exit 2, exactly one 'error:' line naming the culprit, nothing written.
-expect_error() { # NAME PATTERN COMMAND...
-  local name=$1 pattern=$2; shift 2
-  local err; err=$("$@" 2>&1 >/dev/null); local got=$?
-  if [ "$got" != 2 ]; then bad "$name: exit $got, want 2 ($err)"; return; fi
-  if [ "$(printf '%s\n' "$err" | wc -l)" != 1 ] || [ "${err#error: }" = "$err" ]; then
-    bad "$name: want one 'error:' line, got: $err"; return
-  fi
-  if ! printf '%s\n' "$err" | grep -q -- "$pattern"; then bad "$name: '$err' does not mention '$pattern'"; return; fi
-  ok
-}
 expect_error missing-input "input tensor 'w' not given" \
-  "$bin" asm "$prog" --interpret --input "a=$tmp/a.npy" --input "b=$tmp/b.npy" --output-dir "$tmp/out2"
+  asm "$prog" --interpret --input "a=$tmp/a.npy" --input "b=$tmp/b.npy" --output-dir "$tmp/out2"
 if [ -e "$tmp/out2" ]; then bad "missing-input: wrote $tmp/out2"; else ok; fi
-expect_error no-such-file "nope.nsasm" "$bin" asm "$tmp/nope.nsasm" --interpret
+expect_error no-such-file "nope.nsasm" asm "$tmp/nope.nsasm" --interpret
 printf 'tensor a [4] fp32 input\nvector memset dst=sbuf:fp32[0:1]@0[[1,4]] colour=red\n' >"$tmp/bad.nsasm"
-expect_error bad-syntax "bad.nsasm:2: unknown field 'colour'" "$bin" asm "$tmp/bad.nsasm" --interpret
+expect_error bad-syntax "bad.nsasm:2: unknown field 'colour'" asm "$tmp/bad.nsasm" --interpret
 printf 'gpsimd memset dst=psum:fp32[0:1]@0[[1,4]]\n' >"$tmp/invalid.nsasm"
 expect_error invalid-program "instruction 0 (memset): dst: GpSimd cannot access PSUM" \
-  "$bin" asm "$tmp/invalid.nsasm" --interpret
+  asm "$tmp/invalid.nsasm" --interpret
 expect_error wrong-shape "tensor 'a' is declared \[64,32\]" \
-  "$bin" asm "$prog" --interpret --input "a=$tmp/a_wrong.npy" --input "b=$tmp/b.npy" --input "w=$tmp/w.npy"
+  asm "$prog" --interpret --input "a=$tmp/a_wrong.npy" --input "b=$tmp/b.npy" --input "w=$tmp/w.npy"
 expect_error not-an-input "tensor 'out' is not declared input" \
-  "$bin" asm "$prog" --interpret "${inputs[@]}" --input "out=$tmp/a.npy"
+  asm "$prog" --interpret "${inputs[@]}" --input "out=$tmp/a.npy"
 expect_error machine-geometry "instruction 5 (activation): dst: bytes \[1024, 1152) outside the 1024-byte sbuf partition" \
-  "$bin" asm "$prog" --interpret "${inputs[@]}" --set sbuf_partition_bytes=1024
-expect_error unknown-machine "trn3" "$bin" asm "$prog" --interpret "${inputs[@]}" --machine trn3
-expect_error interpret-timing-only "drop --interpret" "$bin" asm "$prog" --interpret --timing-only
-expect_error interpret-trace "drop --trace" "$bin" asm "$prog" --interpret "${inputs[@]}" --trace "$tmp/t.json"
-expect_error unknown-option "unknown option --colour" "$bin" asm "$prog" --colour red
-expect_error two-files "expected one FILE" "$bin" asm "$prog" "$prog"
-expect_error bad-input-spec "expected NAME=FILE.npy" "$bin" asm "$prog" --interpret --input a
+  asm "$prog" --interpret "${inputs[@]}" --set sbuf_partition_bytes=1024
+expect_error unknown-machine "trn3" asm "$prog" --interpret "${inputs[@]}" --machine trn3
+expect_error interpret-timing-only "drop --interpret" asm "$prog" --interpret --timing-only
+expect_error interpret-trace "drop --trace" asm "$prog" --interpret "${inputs[@]}" --trace "$tmp/t.json"
+expect_error unknown-option "unknown option --colour" asm "$prog" --colour red
+expect_error two-files "expected one FILE" asm "$prog" "$prog"
+expect_error bad-input-spec "expected NAME=FILE.npy" asm "$prog" --interpret --input a
 
 # 4. A read of never-written SBUF is a warning naming the instruction and operand, not an error.
 printf 'tensor y [1,4] fp32 output\nvector tensor_copy dst=sbuf:fp32[0:1]@0x10[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x10[[1,4]]\n' >"$tmp/uninit.nsasm"
@@ -120,7 +105,7 @@ if out=$("$bin" asm "$prog" "${inputs[@]}" --output-dir "$tmp/timed" 2>&1); then
   # A wait nothing signals is a deadlock: exit 2, one line, nothing written.
   printf 'tensor y [1,4] fp32 output\nsemaphore s\nvector memset dst=sbuf:fp32[0:1]@0x0[[1,4]] value=1 wait=s>=1\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\n' >"$tmp/deadlock.nsasm"
   expect_error deadlock "deadlock: vector instruction 0 waits for semaphore s >= 1" \
-    "$bin" asm "$tmp/deadlock.nsasm" --output-dir "$tmp/deadlock_out"
+    asm "$tmp/deadlock.nsasm" --output-dir "$tmp/deadlock_out"
   if [ -e "$tmp/deadlock_out" ]; then bad "deadlock: wrote $tmp/deadlock_out"; else ok; fi
   # A read not ordered after the write is a race: one warning naming both instructions.
   sed 's/ wait=s>=1//' "$tmp/deadlock.nsasm" >"$tmp/race.nsasm"
@@ -133,5 +118,4 @@ else
   bad "timed run: $out"
 fi
 
-echo "asm_program: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish asm_program

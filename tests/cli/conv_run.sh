@@ -4,33 +4,7 @@
 # error line naming the kernel.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-
-expect_check() {
-  local label=$1
-  shift
-  "$bin" "$@" > "$tmp/out.txt" 2>&1
-  local rc=$?
-  [ $rc -eq 0 ] && grep -q 'check: .*ok' "$tmp/out.txt" && ok || { bad "$label (rc $rc)"; cat "$tmp/out.txt"; }
-}
-
-expect_error() { # expect_error LABEL PATTERN ARGS...
-  local label=$1 pattern=$2
-  shift 2
-  local err
-  err=$("$bin" "$@" 2>&1 >/dev/null)
-  local rc=$?
-  if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | grep -c '^error: ')" = 1 ] && printf '%s' "$err" | grep -q "$pattern"; then
-    ok
-  else
-    bad "$label (rc $rc: $err)"
-  fi
-}
+source "$(dirname "$0")/lib/cli_test.sh"
 
 expect_check "conv3d default" run conv3d --check
 expect_check "conv3d bf16 bias gelu" run conv3d --check --dtype bf16 --shape x_in=2x3x5x6x7 --shape filters=3x2x3x3x9 \
@@ -125,5 +99,4 @@ expect_error "bwd nothing" "conv3d_bwd: compute_dx, compute_dw and compute_db ar
   --compute-dx false --compute-dw false --compute-db false
 expect_error "filter_shape" "filter_shape" run conv3d_transpose --filter-shape KDHW
 
-echo "conv_run: $passed passed, $failed failed"
-[ $failed = 0 ]
+finish conv_run

@@ -4,20 +4,7 @@
 # bad parameters exiting 2 with one error line.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-
-expect_check() {
-  local label=$1
-  shift
-  "$bin" "$@" > "$tmp/out.txt" 2>&1
-  local rc=$?
-  [ $rc -eq 0 ] && grep -q 'check: .*ok' "$tmp/out.txt" && ok || { bad "$label (rc $rc)"; cat "$tmp/out.txt"; }
-}
+source "$(dirname "$0")/lib/cli_test.sh"
 
 expect_check "avg backward default" run avg_pooling_3d_backward --check
 expect_check "max backward NDHWC" run max_pooling_3d_backward --check --data-format NDHWC
@@ -86,14 +73,6 @@ assert shape == (B, C, D, H, W), shape
 assert all(abs(a - b) <= 1e-6 for a, b in zip(bwd, gin)), 'backward differs'
 PY
 
-expect_error() {
-  local label=$1 pattern=$2
-  shift 2
-  "$bin" "$@" > "$tmp/out.txt" 2> "$tmp/err.txt"
-  local rc=$?
-  [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err.txt")" -eq 1 ] && grep -q "$pattern" "$tmp/err.txt" && ok \
-    || { bad "$label (rc $rc)"; cat "$tmp/err.txt"; }
-}
 expect_error "padding above k/2" "max_pooling_3d_backward: padding 2 exceeds kernel_size/2 on D" \
   run max_pooling_3d_backward --kernel-size 3 --padding 2,1,1
 expect_error "output_tensor mismatch" "max_pooling_3d_backward: output_tensor has shape \[2,64,8,8,4\] but grad_output has \[2,64,8,8,8\]" \
@@ -104,5 +83,4 @@ expect_error "bad layout" "NCDHW" run avg_pooling_3d --data-format NCHW
 expect_error "kernel larger than input" "kernel_size 5 exceeds the padded input 4 on W" \
   run max_pooling_3d --shape input_tensor=1x1x8x8x4 --kernel-size 5,5,5 --padding 2,2,0
 
-echo "pooling_run: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish pooling_run

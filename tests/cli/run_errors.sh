@@ -3,28 +3,7 @@
 # exit 2, and write nothing.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-
-# expect_error NAME PATTERN ARGS...: exit 2, exactly one stderr line starting "error:" matching PATTERN.
-expect_error() {
-  local name=$1 pattern=$2
-  shift 2
-  "$bin" "$@" > "$tmp/stdout" 2> "$tmp/stderr"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$tmp/stderr")
-  if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q "^error: .*$pattern" "$tmp/stderr"; then
-    ok
-  else
-    bad "$name (rc $rc)"
-    cat "$tmp/stderr"
-  fi
-}
+source "$(dirname "$0")/lib/cli_test.sh"
 
 out="$tmp/out"
 expect_error "unknown kernel" "unknown kernel 'nope'" run nope
@@ -45,5 +24,4 @@ expect_error "summary in missing dir" "does not exist" run matmul --summary-json
 
 [ ! -e "$out" ] && [ ! -e "$tmp/s.json" ] && ok || bad "nothing written on errors"
 
-echo "run_errors: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish run_errors

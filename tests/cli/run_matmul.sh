@@ -4,12 +4,7 @@
 # --trace writes JSON. Also `neuronsim list` names matmul.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+source "$(dirname "$0")/lib/cli_test.sh"
 
 "$bin" list > "$tmp/list.txt" 2>&1 && grep -q '^matmul' "$tmp/list.txt" && ok || bad "list names matmul"
 
@@ -46,5 +41,4 @@ python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/trace.json" && 
 
 "$bin" run matmul --help > "$tmp/help.txt" 2>&1 && grep -q 'lhsT' "$tmp/help.txt" && ok || bad "run matmul --help"
 
-echo "run_matmul: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish run_matmul

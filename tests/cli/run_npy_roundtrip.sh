@@ -3,12 +3,7 @@
 # --output-dir writes out.npy whose values equal a matmul computed here in Python.
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+source "$(dirname "$0")/lib/cli_test.sh"
 
 python3 - "$tmp" <<'PY'
 import struct, sys
@@ -50,5 +45,4 @@ for m in range(M):
         assert out[m * N + n] == ref, (m, n, out[m * N + n], ref)
 PY
 
-echo "run_npy_roundtrip: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish run_npy_roundtrip

@@ -1,0 +1,40 @@
+# Shared by the CLI test scripts (sourced after `bin=$1`): a scratch folder, pass/fail counters,
+# the two common expectations, and the closing line ctest reads.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+# expect_error NAME PATTERN ARGS...: `$bin ARGS` exits 2 and prints exactly one stderr line,
+# "error: ...", matching the grep PATTERN.
+expect_error() {
+  local name=$1 pattern=$2
+  shift 2
+  local err rc
+  err=$("$bin" "$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ "$rc" != 2 ]; then bad "$name: exit $rc, want 2 ($err)"; return; fi
+  if [ "$(printf '%s\n' "$err" | wc -l)" != 1 ] || [ "${err#error: }" = "$err" ]; then
+    bad "$name: want one 'error:' line, got: $err"; return
+  fi
+  if ! printf '%s\n' "$err" | grep -q -- "$pattern"; then bad "$name: '$err' does not match '$pattern'"; return; fi
+  ok
+}
+
+# expect_check NAME ARGS...: `$bin ARGS` exits 0 and prints "check: ... ok".
+expect_check() {
+  local name=$1
+  shift
+  "$bin" "$@" >"$tmp/check.out" 2>&1
+  local rc=$?
+  if [ "$rc" -eq 0 ] && grep -q 'check: .*ok' "$tmp/check.out"; then ok; else bad "$name (exit $rc)"; cat "$tmp/check.out"; fi
+}
+
+# finish NAME: the closing "N passed, M failed" line; exits 1 when anything failed.
+finish() {
+  echo "$1: $passed passed, $failed failed"
+  [ "$failed" -eq 0 ] || exit 1
+  exit 0
+}
