@@ -1,6 +1,7 @@
 // Reference conv3d and conv3d_transpose as direct loops over the definitions.
 #include "kernels/reference/conv_ref.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "isa/error.h"
@@ -47,29 +48,31 @@ HostTensor conv3dRef(const HostTensor& x, const HostTensor& w, const std::vector
     out[a] = (xs[2 + a] + p.padding[2 * a] + p.padding[2 * a + 1] - p.dilation[a] * (ws[a] - 1) - 1) / p.stride[a] + 1;
   HostTensor result{{batch, co, out[0], out[1], out[2]}, {}};
   std::vector<double> acc(static_cast<size_t>(shapeElements(result.shape)), 0.0);
+  std::vector<double> sum(static_cast<size_t>(co));
   for (int64_t b = 0; b < batch; ++b)
-    for (int64_t o = 0; o < co; ++o)
-      for (int64_t od = 0; od < out[0]; ++od)
-        for (int64_t oh = 0; oh < out[1]; ++oh)
-          for (int64_t ow = 0; ow < out[2]; ++ow) {
-            double sum = 0.0;
-            for (int64_t kd = 0; kd < ws[0]; ++kd) {
-              const int64_t id = od * p.stride[0] - p.padding[0] + kd * p.dilation[0];
-              if (id < 0 || id >= xs[2]) continue;
-              for (int64_t kh = 0; kh < ws[1]; ++kh) {
-                const int64_t ih = oh * p.stride[1] - p.padding[2] + kh * p.dilation[1];
-                if (ih < 0 || ih >= xs[3]) continue;
-                for (int64_t kw = 0; kw < ws[2]; ++kw) {
-                  const int64_t iw = ow * p.stride[2] - p.padding[4] + kw * p.dilation[2];
-                  if (iw < 0 || iw >= xs[4]) continue;
-                  for (int64_t c = 0; c < ci; ++c)
-                    sum += static_cast<double>(x.values[index5(xs, b, c, id, ih, iw)]) *
-                           w.values[index5(ws, kd, kh, kw, c, o)];
+    for (int64_t od = 0; od < out[0]; ++od)
+      for (int64_t oh = 0; oh < out[1]; ++oh)
+        for (int64_t ow = 0; ow < out[2]; ++ow) {
+          std::fill(sum.begin(), sum.end(), 0.0);
+          for (int64_t kd = 0; kd < ws[0]; ++kd) {
+            const int64_t id = od * p.stride[0] - p.padding[0] + kd * p.dilation[0];
+            if (id < 0 || id >= xs[2]) continue;
+            for (int64_t kh = 0; kh < ws[1]; ++kh) {
+              const int64_t ih = oh * p.stride[1] - p.padding[2] + kh * p.dilation[1];
+              if (ih < 0 || ih >= xs[3]) continue;
+              for (int64_t kw = 0; kw < ws[2]; ++kw) {
+                const int64_t iw = ow * p.stride[2] - p.padding[4] + kw * p.dilation[2];
+                if (iw < 0 || iw >= xs[4]) continue;
+                for (int64_t c = 0; c < ci; ++c) {
+                  const double xv = x.values[index5(xs, b, c, id, ih, iw)];
+                  const float* taps = &w.values[index5(ws, kd, kh, kw, c, 0)];
+                  for (int64_t o = 0; o < co; ++o) sum[o] += xv * taps[o];
                 }
               }
             }
-            acc[index5(result.shape, b, o, od, oh, ow)] = sum;
           }
+          for (int64_t o = 0; o < co; ++o) acc[index5(result.shape, b, o, od, oh, ow)] = sum[o];
+        }
   finish(result, acc, bias, p.activation);
   return result;
 }
