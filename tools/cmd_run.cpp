@@ -9,6 +9,7 @@
 #include "isa/assembly.h"
 #include "isa/error.h"
 #include "isa/npy.h"
+#include "kernels/harness/occupancy.h"
 #include "kernels/harness/progress.h"
 #include "kernels/harness/run_files.h"
 #include "kernels/harness/run_kernel.h"
@@ -251,6 +252,7 @@ int runCommand(int argc, char** argv) {
   if (auto path = args.get("summary-json")) kernels::writeFileAtomically(*path, summary.dump(2) + "\n");
   if (auto path = args.get("trace")) {
     progress.phase("writing " + *path);
+    kernels::appendOccupancyCounters(log, run.allocations);
     traces::writeChromeTrace(*path, run.program, log, summary);
     progress.done();
   }

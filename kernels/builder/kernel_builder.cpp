@@ -93,6 +93,8 @@ Tile KernelBuilder::allocate(isa::Space space, const std::vector<int64_t>& shape
                 " bytes per partition but only " + std::to_string(alloc.capacity() - alloc.inUse()) + " of " +
                 std::to_string(alloc.capacity()) + " are free" +
                 (space == isa::Space::Psum ? " (in one place that respects the 2 KiB banks)" : ""));
+  liveRecords(space)[offset] = allocations_.size();
+  allocations_.push_back(AllocationRecord{space, tileName, offset, alloc.sizeAt(offset), static_cast<int32_t>(shape[0]), {}});
   std::vector<int64_t> freeShape(shape.begin() + 1, shape.end());
   return Tile(space, dtype, 0, static_cast<int32_t>(shape[0]), offset, StridedLayout::contiguous(freeShape), tileName);
 }
@@ -110,6 +112,7 @@ void KernelBuilder::release(const Tile& tile) {
   TileAllocator& alloc = tile.space() == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
   if (!alloc.release(tile.baseBytes()))
     throw Error(kernel_ + ": tile '" + tile.name() + "' released but not allocated");
+  liveRecords(tile.space()).erase(tile.baseBytes());
 }
 
 int64_t KernelBuilder::sbufBytesInUse() const { return sbufAlloc_->inUse(); }
@@ -317,15 +320,21 @@ void KernelBuilder::emit(isa::Instruction inst) {
     const auto& shape = hbm ? program_.tensors[ap.tensor].shape : std::vector<int64_t>{};
     return regionOf(ap, shape.empty() ? 0 : shape.back());
   };
+  const int64_t index = static_cast<int64_t>(program_.instructions.size());
+  std::vector<size_t> touched;  // allocations this instruction reads or writes
   auto checkLive = [&](const isa::AccessPattern& ap, const char* operand) {
     if (ap.space == isa::Space::Hbm) return;
     const Box box = regionOf(ap).boxes.front();
     const TileAllocator& alloc = ap.space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
-    if (!alloc.covers(box.lo, box.hi))
-      throw Error(kernel_ + ": instruction " + std::to_string(program_.instructions.size()) + " (" +
-                  std::string(isa::opcodeName(inst.opcode)) + ") " + operand + " touches " +
-                  std::string(isa::spaceName(ap.space)) + " bytes [" + std::to_string(box.lo) + ", " +
-                  std::to_string(box.hi) + ") outside every live tile (used after release?)");
+    const int64_t owner = alloc.ownerOf(box.lo, box.hi);
+    if (owner >= 0) {
+      auto record = liveRecords(ap.space).find(owner);
+      if (record != liveRecords(ap.space).end()) touched.push_back(record->second);
+      return;
+    }
+    throw Error(kernel_ + ": instruction " + std::to_string(index) + " (" + std::string(isa::opcodeName(inst.opcode)) +
+                ") " + operand + " touches " + std::string(isa::spaceName(ap.space)) + " bytes [" +
+                std::to_string(box.lo) + ", " + std::to_string(box.hi) + ") outside every live tile (used after release?)");
   };
   for (const isa::AccessPattern& src : inst.srcs) checkLive(src, "a source");
   checkLive(inst.dst, "dst");
@@ -344,6 +353,10 @@ void KernelBuilder::emit(isa::Instruction inst) {
   if (inst.reduceDst) writes.push_back(region(*inst.reduceDst));
   tracker_->add(inst, reads, writes);
   waits_ += static_cast<int64_t>(inst.waits.size());
+  for (size_t id : touched) {
+    std::vector<int64_t>& list = allocations_[id].instructions;
+    if (list.empty() || list.back() != index) list.push_back(index);
+  }
   if (!note_.empty()) inst.note = note_;
   program_.instructions.push_back(std::move(inst));
 }

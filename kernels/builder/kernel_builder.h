@@ -6,11 +6,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "isa/geometry.h"
 #include "isa/instruction.h"
 #include "isa/program.h"
+#include "kernels/builder/allocation_record.h"
 #include "kernels/builder/views.h"
 
 namespace neuronsim::kernels {
@@ -64,6 +66,9 @@ class KernelBuilder {
   int64_t psumBytesInUse() const;
   /// Bytes per partition still free (largest possible new allocation may be smaller).
   int64_t sbufBytesFree() const;
+  /// Every SBUF/PSUM allocation so far, in allocation order, with the instructions that touch
+  /// it (for occupancy counters); still valid after finish().
+  const std::vector<AllocationRecord>& allocations() const { return allocations_; }
 
   // ---- DMA ----------------------------------------------------------------------------
   /// dst = src (any two spaces; element counts equal; dtype converted).
@@ -131,6 +136,9 @@ class KernelBuilder {
   HbmView declare(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype, isa::TensorKind kind);
   Tile allocate(isa::Space space, const std::vector<int64_t>& shape, isa::Dtype dtype, const std::string& name);
   void emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src, DmaOptions options);
+  std::unordered_map<int64_t, size_t>& liveRecords(isa::Space space) {
+    return space == isa::Space::Psum ? livePsumRecords_ : liveSbufRecords_;
+  }
 
   std::string kernel_;
   isa::Geometry geometry_;
@@ -141,6 +149,8 @@ class KernelBuilder {
   std::vector<std::vector<int32_t>> dmaQueues_;  ///< per issuing engine
   std::vector<size_t> nextQueue_;                ///< per issuing engine
   std::vector<int> queueOwner_;                   ///< engine feeding each queue, or -1
+  std::vector<AllocationRecord> allocations_;
+  std::unordered_map<int64_t, size_t> liveSbufRecords_, livePsumRecords_;  ///< live offset -> allocations_ index
   std::string note_;
   int64_t waits_ = 0;
   int tileCounter_ = 0;

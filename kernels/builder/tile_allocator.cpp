@@ -56,11 +56,11 @@ int64_t TileAllocator::sizeAt(int64_t offset) const {
   return it == live_.end() ? 0 : it->second;
 }
 
-bool TileAllocator::covers(int64_t lo, int64_t hi) const {
+int64_t TileAllocator::ownerOf(int64_t lo, int64_t hi) const {
   auto it = live_.upper_bound(lo);
-  if (it == live_.begin()) return false;
+  if (it == live_.begin()) return -1;
   --it;
-  return it->first <= lo && hi <= it->first + it->second;
+  return it->first <= lo && hi <= it->first + it->second ? it->first : -1;
 }
 
 }  // namespace neuronsim::kernels

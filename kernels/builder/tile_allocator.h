@@ -24,7 +24,9 @@ class TileAllocator {
   /// Size of the allocation starting at `offset`, or 0.
   int64_t sizeAt(int64_t offset) const;
   /// True when bytes [lo, hi) lie inside one live allocation.
-  bool covers(int64_t lo, int64_t hi) const;
+  bool covers(int64_t lo, int64_t hi) const { return ownerOf(lo, hi) >= 0; }
+  /// Offset of the live allocation that holds bytes [lo, hi), or -1.
+  int64_t ownerOf(int64_t lo, int64_t hi) const;
 
  private:
   bool fits(int64_t start, int64_t bytes) const;

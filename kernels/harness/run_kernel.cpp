@@ -48,7 +48,7 @@ KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs, const P
 isa::Dtype outputDtype(const KernelSpec& spec, isa::Dtype dtype) { return spec.fp32Outputs ? isa::Dtype::Fp32 : dtype; }
 
 isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params, const KernelShapes& shapes,
-                         isa::Dtype dtype, const isa::Geometry& geometry) {
+                         isa::Dtype dtype, const isa::Geometry& geometry, std::vector<AllocationRecord>* allocations) {
   KernelBuilder builder(spec.name, geometry);
   KernelArgs args{params, dtype, {}, {}};
   for (const TensorSpec& t : spec.inputs) {
@@ -61,7 +61,9 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params, cons
       args.outputs.emplace(t.name, builder.output(t.name, it->second, outputDtype(spec, dtype)));
   }
   spec.build(builder, args);
-  return builder.finish();
+  isa::Program program = builder.finish();
+  if (allocations) *allocations = builder.allocations();
+  return program;
 }
 
 KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
@@ -80,7 +82,7 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
 
   if (options.phase) options.phase("building " + spec.name);
   auto start = std::chrono::steady_clock::now();
-  run.program = buildKernel(spec, params, run.shapes, options.dtype, machine.geometry);
+  run.program = buildKernel(spec, params, run.shapes, options.dtype, machine.geometry, &run.allocations);
   run.buildSeconds = secondsSince(start);
 
   if (options.phase)

@@ -8,6 +8,7 @@
 
 #include "isa/memory_state.h"
 #include "isa/program.h"
+#include "kernels/builder/allocation_record.h"
 #include "kernels/registry.h"
 #include "sim/machine_config.h"
 #include "sim/simulator.h"
@@ -38,6 +39,7 @@ struct KernelShapes {
 /// Everything one run produced.
 struct KernelRun {
   isa::Program program;
+  std::vector<AllocationRecord> allocations;  ///< the builder's SBUF/PSUM allocations (occupancy.h)
   KernelShapes shapes;
   HostTensors outputs;  ///< empty in TimingOnly mode
   sim::SimResult sim;   ///< timed modes only
@@ -49,9 +51,11 @@ struct KernelRun {
 /// Checks that every required input has a shape, no unknown tensor is named, and the
 /// parameters fit (spec.inferShapes). Throws neuronsim::Error naming the culprit.
 KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs, const ParamValues& params);
-/// Declares the tensors and builds the (validated) program.
+/// Declares the tensors and builds the (validated) program; fills `allocations`, when given,
+/// with the builder's SBUF/PSUM allocation records.
 isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params, const KernelShapes& shapes,
-                         isa::Dtype dtype, const isa::Geometry& geometry);
+                         isa::Dtype dtype, const isa::Geometry& geometry,
+                         std::vector<AllocationRecord>* allocations = nullptr);
 /// Builds and runs the kernel on `inputs` (fp32 values, converted to the kernel dtype on load).
 KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
                     const sim::MachineConfig& machine, const RunOptions& options);
