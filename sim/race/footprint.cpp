@@ -90,6 +90,19 @@ bool boxesOverlap(const Footprint& a, const Footprint& b) {
          b.byteBegin < a.byteEnd;
 }
 
+/// Calls fn(begin, end) with the byte spans `dims` covers from `base`: one per innermost run
+/// when the innermost dim is contiguous, else one per element.
+template <typename Fn>
+void forEachSpan(std::vector<isa::Dim> dims, int64_t base, int64_t elementBytes, Fn&& fn) {
+  int64_t runBytes = elementBytes;
+  if (!dims.empty() && dims.back().step == 1) {
+    runBytes = std::max<int64_t>(dims.back().num, 0) * elementBytes;
+    dims.pop_back();
+  }
+  if (runBytes == 0) return;
+  forEachElement(dims, [&](int64_t e) { fn(base + e * elementBytes, base + e * elementBytes + runBytes); });
+}
+
 bool operandsOverlap(const isa::AccessPattern& a, const isa::AccessPattern& b) {
   const std::vector<isa::Dim> da = flatDims(a), db = flatDims(b);
   if (countOf(da) > kExactLimit || countOf(db) > kExactLimit) return true;
@@ -98,8 +111,7 @@ bool operandsOverlap(const isa::AccessPattern& a, const isa::AccessPattern& b) {
   const int64_t baseA = a.space == isa::Space::Hbm ? a.offset * ea : a.offset;
   const int64_t baseB = b.space == isa::Space::Hbm ? b.offset * eb : b.offset;
   std::vector<std::pair<int64_t, int64_t>> spans;
-  spans.reserve(static_cast<size_t>(countOf(da)));
-  forEachElement(da, [&](int64_t e) { spans.emplace_back(baseA + e * ea, baseA + e * ea + ea); });
+  forEachSpan(da, baseA, ea, [&](int64_t lo, int64_t hi) { spans.emplace_back(lo, hi); });
   std::sort(spans.begin(), spans.end());
   std::vector<std::pair<int64_t, int64_t>> merged;
   for (const auto& s : spans) {
@@ -109,9 +121,8 @@ bool operandsOverlap(const isa::AccessPattern& a, const isa::AccessPattern& b) {
       merged.push_back(s);
   }
   bool hit = false;
-  forEachElement(db, [&](int64_t e) {
+  forEachSpan(db, baseB, eb, [&](int64_t lo, int64_t hi) {
     if (hit) return;
-    const int64_t lo = baseB + e * eb, hi = lo + eb;
     auto it = std::upper_bound(merged.begin(), merged.end(), std::make_pair(lo, INT64_MAX));
     if (it != merged.begin() && std::prev(it)->second > lo) hit = true;
     if (it != merged.end() && it->first < hi) hit = true;

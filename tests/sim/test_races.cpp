@@ -1,6 +1,7 @@
 // Race detection: unordered overlapping accesses on different engines/queues are reported.
 #include <doctest/doctest.h>
 
+#include "sim/race/footprint.h"
 #include "sim_test_util.h"
 
 using namespace neuronsim;
@@ -111,4 +112,23 @@ TEST_CASE("a later access of the same engine to another part of a block does not
   REQUIRE(found.size() == 1);
   CHECK(found[0].find("instruction 0 ") != std::string::npos);
   CHECK(found[0].find("instruction 2 ") != std::string::npos);
+}
+
+TEST_CASE("exact overlap of row blocks: column tiles side by side are disjoint, one shared element is not") {
+  // Two [4 rows x 8 cols] tiles of a [4 x 16] HBM tensor: cols 0-7 and 8-15 interleave by rows.
+  const AccessPattern left = hbm(0, 4, 8, Dtype::Fp32, 0);
+  AccessPattern right = hbm(0, 4, 8, Dtype::Fp32, 8);
+  AccessPattern l = left, r = right;
+  l.partitionStep = r.partitionStep = 16;
+  CHECK_FALSE(sim::operandsOverlap(l, r));
+  r.offset = 7;  // now column 7 of every row is shared
+  CHECK(sim::operandsOverlap(l, r));
+  CHECK(sim::operandsOverlap(r, l));
+  // Strided innermost dims: even and odd elements do not overlap; even and every 4th do.
+  const AccessPattern even = sbuf(0, 1, 0, 8, Dtype::Fp32, 2);
+  const AccessPattern odd = sbuf(0, 1, 4, 8, Dtype::Fp32, 2);
+  const AccessPattern fourth = sbuf(0, 1, 0, 4, Dtype::Fp32, 4);
+  CHECK_FALSE(sim::operandsOverlap(even, odd));
+  CHECK(sim::operandsOverlap(even, fourth));
+  CHECK_FALSE(sim::operandsOverlap(odd, fourth));
 }
