@@ -13,45 +13,12 @@
 #include "isa/assembly.h"
 #include "isa/error.h"
 #include "isa/validation.h"
+#include "operand_builders.h"
 
 using namespace neuronsim::isa;
+using namespace neuronsim::isa::test;
 
 namespace {
-
-AccessPattern onChip(Space space, int32_t start, int32_t count, int64_t offset,
-                     std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
-  AccessPattern ap;
-  ap.space = space;
-  ap.dtype = dtype;
-  ap.partitionStart = start;
-  ap.partitionCount = count;
-  ap.offset = offset;
-  ap.dims = std::move(dims);
-  return ap;
-}
-
-AccessPattern sb(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
-                 Dtype dtype = Dtype::Fp32) {
-  return onChip(Space::Sbuf, start, count, offset, std::move(dims), dtype);
-}
-
-AccessPattern ps(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
-                 Dtype dtype = Dtype::Fp32) {
-  return onChip(Space::Psum, start, count, offset, std::move(dims), dtype);
-}
-
-AccessPattern hbm(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset,
-                  std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
-  AccessPattern ap;
-  ap.space = Space::Hbm;
-  ap.dtype = dtype;
-  ap.tensor = tensor;
-  ap.partitionCount = rows;
-  ap.partitionStep = rowStep;
-  ap.offset = offset;
-  ap.dims = std::move(dims);
-  return ap;
-}
 
 Program base() {
   Program p;
@@ -225,23 +192,23 @@ TEST_CASE("assembly: iota and affine_select patterns") {
 
 TEST_CASE("assembly: dma_copy and dma_transpose with queues and HBM views") {
   Instruction d =
-      make(Opcode::DmaCopy, Engine::Sync, sb(0, 128, 0, kRow), {hbm(0, 128, 512, 0, kRow)});
+      make(Opcode::DmaCopy, Engine::Sync, sb(0, 128, 0, kRow), {hbmView(0, 128, 512, 0, kRow)});
   d.dmaQueue = 15;
   d.signals = {{2, SignalAt::Complete, 1}};
   checkRoundTrip(d);
   d.engine = Engine::GpSimd;
-  d.srcs = {hbm(2, 16, -512, 65024, {{2, 256}, {1, 2}})};
+  d.srcs = {hbmView(2, 16, -512, 65024, {{2, 256}, {1, 2}})};
   checkRoundTrip(d);
   Instruction t = make(Opcode::DmaTranspose, Engine::Scalar, sb(0, 64, 0, {{1, 128}}, Dtype::Bf16),
-                       {hbm(1, 128, 64, 0, {{1, 64}}, Dtype::Bf16)});
+                       {hbmView(1, 128, 64, 0, {{1, 64}}, Dtype::Bf16)});
   t.dmaQueue = 0;
   checkRoundTrip(t);
 }
 
 TEST_CASE("assembly: odd fields round trip (raw indices, empty dims, negative values)") {
   Instruction i =
-      make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, -16, {}), {hbm(-1, 0, 0, 0, {})});
-  i.srcs.push_back(hbm(7, 2, 3, -4, {{0, 0}}));
+      make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, -16, {}), {hbmView(-1, 0, 0, 0, {})});
+  i.srcs.push_back(hbmView(7, 2, 3, -4, {{0, 0}}));
   i.srcs.push_back(sb(-3, -2, 0, {{-32768, 65535}}));
   i.srcs[2].tensor = 1;  // an on-chip operand naming a tensor (invalid, but printable)
   i.srcs[2].partitionStep = 9;
@@ -319,7 +286,7 @@ vector tensor_scalar dst=sbuf:fp32[64:96]@256[[2, 8], [1, 2]] srcs=sbuf:bf16[64:
   CHECK(p.semaphores == std::vector<std::string>{"q0", "vector", "act"});
   REQUIRE(p.instructions.size() == 2);
   Instruction dma = make(Opcode::DmaCopy, Engine::Sync, sb(0, 128, 0x100, {{1, 64}}, Dtype::Bf16),
-                         {hbm(0, 128, 64, 0, {{1, 64}}, Dtype::Bf16)});
+                         {hbmView(0, 128, 64, 0, {{1, 64}}, Dtype::Bf16)});
   dma.dmaQueue = 0;
   dma.signals = {{0, SignalAt::Complete, 1}};
   CHECK(p.instructions[0] == dma);

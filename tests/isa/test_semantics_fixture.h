@@ -12,6 +12,7 @@
 #include "isa/memory_state.h"
 #include "isa/program.h"
 #include "isa/semantics.h"
+#include "operand_builders.h"
 
 namespace neuronsim::isa::test {
 
@@ -23,19 +24,6 @@ inline Geometry smallGeometry() {
   return g;
 }
 
-/// An on-chip operand.
-inline AccessPattern chip(Space space, int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
-                          Dtype dtype = Dtype::Fp32) {
-  AccessPattern ap;
-  ap.space = space;
-  ap.dtype = dtype;
-  ap.partitionStart = start;
-  ap.partitionCount = count;
-  ap.offset = offset;
-  ap.dims = std::move(dims);
-  return ap;
-}
-
 /// SBUF [count parts, free contiguous elements] at byte `offset`.
 inline AccessPattern sb(int32_t start, int32_t count, int64_t free, int64_t offset = 0, Dtype dtype = Dtype::Fp32) {
   return chip(Space::Sbuf, start, count, offset, {{1, free}}, dtype);
@@ -44,20 +32,6 @@ inline AccessPattern sb(int32_t start, int32_t count, int64_t free, int64_t offs
 /// PSUM [count parts, free contiguous elements] at byte `offset`.
 inline AccessPattern ps(int32_t start, int32_t count, int64_t free, int64_t offset = 0, Dtype dtype = Dtype::Fp32) {
   return chip(Space::Psum, start, count, offset, {{1, free}}, dtype);
-}
-
-/// An HBM view of tensor `tensor`.
-inline AccessPattern hbmView(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset, std::vector<Dim> dims,
-                             Dtype dtype = Dtype::Fp32) {
-  AccessPattern ap;
-  ap.space = Space::Hbm;
-  ap.dtype = dtype;
-  ap.tensor = tensor;
-  ap.partitionCount = rows;
-  ap.partitionStep = rowStep;
-  ap.offset = offset;
-  ap.dims = std::move(dims);
-  return ap;
 }
 
 /// Calls f(partitionIndex, elementOffsetInElements) in visiting order, by plain nested loops.

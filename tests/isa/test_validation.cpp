@@ -8,45 +8,12 @@
 #include "isa/interpreter.h"
 #include "isa/memory_state.h"
 #include "isa/validation.h"
+#include "operand_builders.h"
 
 using namespace neuronsim::isa;
+using namespace neuronsim::isa::test;
 
 namespace {
-
-AccessPattern onChip(Space space, int32_t start, int32_t count, int64_t offset,
-                     std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
-  AccessPattern ap;
-  ap.space = space;
-  ap.dtype = dtype;
-  ap.partitionStart = start;
-  ap.partitionCount = count;
-  ap.offset = offset;
-  ap.dims = std::move(dims);
-  return ap;
-}
-
-AccessPattern sb(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
-                 Dtype dtype = Dtype::Fp32) {
-  return onChip(Space::Sbuf, start, count, offset, std::move(dims), dtype);
-}
-
-AccessPattern ps(int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
-                 Dtype dtype = Dtype::Fp32) {
-  return onChip(Space::Psum, start, count, offset, std::move(dims), dtype);
-}
-
-AccessPattern hbm(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset,
-                  std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
-  AccessPattern ap;
-  ap.space = Space::Hbm;
-  ap.dtype = dtype;
-  ap.tensor = tensor;
-  ap.partitionCount = rows;
-  ap.partitionStep = rowStep;
-  ap.offset = offset;
-  ap.dims = std::move(dims);
-  return ap;
-}
 
 /// Tensors: 0 = a [128,512] fp32 input, 1 = b [128,512] bf16 input, 2 = out [128,512] fp32.
 Program withInstruction(const Instruction& inst) {
@@ -132,13 +99,13 @@ Instruction valid(Opcode op) {
     }
     case Opcode::DmaCopy: {
       Instruction i =
-          make(op, Engine::Sync, sb(0, 128, 0, kRow512), {hbm(0, 128, 512, 0, kRow512)});
+          make(op, Engine::Sync, sb(0, 128, 0, kRow512), {hbmView(0, 128, 512, 0, kRow512)});
       i.dmaQueue = 0;
       return i;
     }
     case Opcode::DmaTranspose: {
       Instruction i = make(op, Engine::Sync, sb(0, 64, 0, {{1, 128}}, Dtype::Bf16),
-                           {hbm(1, 128, 512, 0, {{1, 64}}, Dtype::Bf16)});
+                           {hbmView(1, 128, 512, 0, {{1, 64}}, Dtype::Bf16)});
       i.dmaQueue = 3;
       return i;
     }
@@ -254,7 +221,7 @@ TEST_CASE("validation: partition range inside the geometry, and DMA may start an
                  "outside 0..64"));
   Instruction dma = valid(Opcode::DmaCopy);
   dma.dst = sb(5, 3, 0, kRow512);
-  dma.srcs[0] = hbm(0, 3, 512, 0, kRow512);
+  dma.srcs[0] = hbmView(0, 3, 512, 0, kRow512);
   CHECK(errorOf(dma) == "");
   dma.dst = sb(126, 3, 0, kRow512);
   CHECK(contains(errorOf(dma), "dst: partitions [126, 129) outside 0..128"));
@@ -315,28 +282,28 @@ TEST_CASE("validation: dim num 1..65535 and step within int16") {
 
 TEST_CASE("validation: HBM access pattern inside its tensor with the tensor's dtype") {
   Instruction i = valid(Opcode::DmaCopy);
-  i.srcs[0] = hbm(0, 128, 512, 0, kRow512);
+  i.srcs[0] = hbmView(0, 128, 512, 0, kRow512);
   CHECK(errorOf(i) == "");
-  i.srcs[0] = hbm(0, 128, 512, 1, kRow512);  // last element 65536 of 65536
+  i.srcs[0] = hbmView(0, 128, 512, 1, kRow512);  // last element 65536 of 65536
   CHECK(
       errorOf(i) ==
       "instruction 0 (dma_copy): srcs[0]: elements [1, 65536] outside tensor 'a' (65536 elements)");
-  i.srcs[0] = hbm(0, 128, -512, 127 * 512, kRow512);  // rows walked backwards
+  i.srcs[0] = hbmView(0, 128, -512, 127 * 512, kRow512);  // rows walked backwards
   CHECK(errorOf(i) == "");
   i.srcs[0].offset -= 1;
   CHECK(contains(errorOf(i), "elements [-1, 65534]"));
-  i.srcs[0] = hbm(1, 128, 512, 0, kRow512, Dtype::Fp32);
+  i.srcs[0] = hbmView(1, 128, 512, 0, kRow512, Dtype::Fp32);
   CHECK(errorOf(i) ==
         "instruction 0 (dma_copy): srcs[0]: dtype fp32 differs from tensor 'b' (bf16)");
-  i.srcs[0] = hbm(3, 128, 512, 0, kRow512);
+  i.srcs[0] = hbmView(3, 128, 512, 0, kRow512);
   CHECK(contains(errorOf(i), "tensor index 3 out of range (3 tensors declared)"));
-  i.srcs[0] = hbm(-1, 128, 512, 0, kRow512);
+  i.srcs[0] = hbmView(-1, 128, 512, 0, kRow512);
   CHECK(contains(errorOf(i), "tensor index -1 out of range"));
 }
 
 TEST_CASE("validation: compute engines cannot reach HBM, and on-chip operands name no tensor") {
   Instruction i = valid(Opcode::TensorCopy);
-  i.srcs[0] = hbm(0, 128, 512, 0, kRow512);
+  i.srcs[0] = hbmView(0, 128, 512, 0, kRow512);
   CHECK(errorOf(i) ==
         "instruction 0 (tensor_copy): srcs[0]: compute engines cannot access HBM (use dma_copy)");
   i = valid(Opcode::TensorCopy);
@@ -373,7 +340,7 @@ TEST_CASE("validation: DMA element counts equal, any shapes") {
   CHECK(errorOf(i) == "");
   i.dst = sb(0, 64, 0, {{1, 1023}});
   CHECK(errorOf(i) == "instruction 0 (dma_copy): dst: 65472 elements differ from srcs[0]'s 65536");
-  i.dst = hbm(2, 128, 512, 0, kRow512);  // HBM to HBM
+  i.dst = hbmView(2, 128, 512, 0, kRow512);  // HBM to HBM
   CHECK(errorOf(i) == "");
 }
 
@@ -589,7 +556,7 @@ TEST_CASE("validation: tensor_reduce axes, op and dst shape") {
 TEST_CASE("validation: dma_transpose 2- or 4-byte dtypes, transposed shape") {
   Instruction i = valid(Opcode::DmaTranspose);
   CHECK(errorOf(i) == "");
-  i.srcs[0] = hbm(0, 128, 512, 0, {{1, 64}});
+  i.srcs[0] = hbmView(0, 128, 512, 0, {{1, 64}});
   i.dst.dtype = Dtype::Fp32;
   CHECK(errorOf(i) == "");
   i.dst.dtype = Dtype::Fp8E4m3;
@@ -609,7 +576,7 @@ TEST_CASE("validation: dma_transpose from HBM or SBUF into SBUF") {
         "instruction 0 (dma_transpose): srcs[0]: must be in HBM or SBUF (DMA transpose reads HBM "
         "or SBUF)");
   i = valid(Opcode::DmaTranspose);
-  i.dst = hbm(1, 64, 128, 0, {{1, 128}}, Dtype::Bf16);
+  i.dst = hbmView(1, 64, 128, 0, {{1, 128}}, Dtype::Bf16);
   CHECK(errorOf(i) ==
         "instruction 0 (dma_transpose): dst: must be in SBUF (DMA transpose writes SBUF)");
   i.dst = ps(0, 64, 0, {{1, 128}}, Dtype::Bf16);
@@ -667,9 +634,9 @@ TEST_CASE("validation: extreme field values are errors, not overflows") {
   i.dst.offset = INT64_MIN;
   CHECK(contains(errorOf(i), "outside the 229376-byte sbuf partition"));
   Instruction d = valid(Opcode::DmaCopy);
-  d.srcs[0] = hbm(0, 128, INT64_MAX, INT64_MAX, {{INT64_MIN, 2}});
+  d.srcs[0] = hbmView(0, 128, INT64_MAX, INT64_MAX, {{INT64_MIN, 2}});
   CHECK(contains(errorOf(d), "outside tensor 'a'"));
-  d.srcs[0] = hbm(0, 1, 0, 0, {{1, INT64_MAX}, {1, INT64_MAX}});
+  d.srcs[0] = hbmView(0, 1, 0, 0, {{1, INT64_MAX}, {1, INT64_MAX}});
   CHECK(contains(errorOf(d), "covers more than 2^40 elements"));
   Program huge = withInstruction(valid(Opcode::Memset));
   huge.tensors[0].shape = {INT64_MAX, 2};
@@ -704,8 +671,8 @@ AccessPattern randomAp(Rng& r, bool allowHbm) {
   std::vector<Dim> dims;
   for (int64_t j = r.in(0, 2); j > 0; --j)
     dims.push_back({r.in(-2, 4), r.pick<int64_t>({1, 2, 4, 8})});
-  if (space == Space::Hbm) return hbm(0, count, r.in(0, 16), r.in(0, 64), dims);
-  return onChip(space, count <= 32 ? 32 * static_cast<int32_t>(r.in(0, 3)) : 0, count,
+  if (space == Space::Hbm) return hbmView(0, count, r.in(0, 16), r.in(0, 64), dims);
+  return chip(space, count <= 32 ? 32 * static_cast<int32_t>(r.in(0, 3)) : 0, count,
                 4 * r.in(0, 64), dims, dtype);
 }
 
