@@ -2,6 +2,7 @@
 #include "sim/engines/engine_module.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "isa/error.h"
@@ -86,15 +87,18 @@ void EngineModule::awaitSemaphore(const isa::SemWait& wait, Stall& stall) {
 }
 
 double EngineModule::interlockUntil(const isa::Instruction& inst, int64_t& by) const {
+  std::array<Footprint, 8> reads;  // a validated instruction reads at most 2 srcs, bias, 3 scalar vectors
+  size_t numReads = 0;
+  forEachOperand(inst, [&](const isa::AccessPattern& ap, bool write) {
+    if (!write && numReads < reads.size()) reads[numReads++] = footprintOf(ap);
+  });
   double until = 0;
   const double now = local_;
   for (size_t i = 0; i < ringSize_; ++i) {
     const InFlight& f = ring_[(ringHead_ + i) % kRing];
     if (f.completeNs <= now) continue;
     bool hit = false;
-    forEachOperand(inst, [&](const isa::AccessPattern& ap, bool write) {
-      if (!write && !hit && boxesOverlap(footprintOf(ap), f.dst)) hit = true;
-    });
+    for (size_t r = 0; r < numReads && !hit; ++r) hit = boxesOverlap(reads[r], f.dst);
     if (hit && f.completeNs > until) {
       until = f.completeNs;
       by = f.index;
