@@ -35,6 +35,18 @@ void applyScalar(const ScalarArg& arg, isa::ScalarOperand& into) {
   if (arg.vec) into.vec = arg.vec->ap();
 }
 
+
+/// An instruction's opcode, engine and operands; the caller sets the rest.
+isa::Instruction makeInstruction(isa::Opcode opcode, isa::Engine engine, isa::AccessPattern dst,
+                                 std::vector<isa::AccessPattern> srcs) {
+  isa::Instruction inst;
+  inst.opcode = opcode;
+  inst.engine = engine;
+  inst.dst = std::move(dst);
+  inst.srcs = std::move(srcs);
+  return inst;
+}
+
 }  // namespace
 
 KernelBuilder::KernelBuilder(std::string kernel, const isa::Geometry& geometry)
@@ -140,12 +152,8 @@ int32_t KernelBuilder::nextDmaQueue(isa::Engine issue) {
 }
 
 void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src, DmaOptions options) {
-  isa::Instruction inst;
-  inst.opcode = opcode;
-  inst.engine = options.issue;
+  isa::Instruction inst = makeInstruction(opcode, options.issue, dst.ap, {src.ap});
   inst.dmaQueue = options.queue;
-  inst.dst = dst.ap;
-  inst.srcs = {src.ap};
   emit(std::move(inst));
 }
 
@@ -167,31 +175,19 @@ void KernelBuilder::matmul(const Tile& dst, const Tile& stationary, const Tile& 
   const Box box = regionOf(out).boxes.front();
   if (box.lo / bank != (box.hi - 1) / bank)
     throw Error(kernel_ + ": matmul output '" + dst.name() + "' crosses a 2 KiB PSUM bank");
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::NcMatmul;
-  inst.engine = isa::Engine::Tensor;
-  inst.dst = out;
-  inst.srcs = {stationary.ap(), moving.ap()};
+  isa::Instruction inst =
+      makeInstruction(isa::Opcode::NcMatmul, isa::Engine::Tensor, out, {stationary.ap(), moving.ap()});
   inst.accumulate = accumulate;
   emit(std::move(inst));
 }
 
 void KernelBuilder::transpose(const Tile& dst, const Tile& src, isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::NcTranspose;
-  inst.engine = engine;
-  inst.dst = dst.ap();
-  inst.srcs = {src.ap()};
-  emit(std::move(inst));
+  emit(makeInstruction(isa::Opcode::NcTranspose, engine, dst.ap(), {src.ap()}));
 }
 
 void KernelBuilder::activation(const Tile& dst, const Tile& src, isa::ActFn fn, ScalarArg scale,
                                const std::optional<Tile>& bias, const std::optional<Tile>& reduceDst) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::Activation;
-  inst.engine = isa::Engine::Scalar;
-  inst.dst = dst.ap();
-  inst.srcs = {src.ap()};
+  isa::Instruction inst = makeInstruction(isa::Opcode::Activation, isa::Engine::Scalar, dst.ap(), {src.ap()});
   inst.act = fn;
   applyScalar(scale, inst.scale);
   if (bias) inst.bias = bias->ap();
@@ -200,22 +196,14 @@ void KernelBuilder::activation(const Tile& dst, const Tile& src, isa::ActFn fn, 
 }
 
 void KernelBuilder::tensorTensor(const Tile& dst, const Tile& a, const Tile& b, isa::AluOp op, isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::TensorTensor;
-  inst.engine = engine;
-  inst.dst = dst.ap();
-  inst.srcs = {a.ap(), b.ap()};
+  isa::Instruction inst = makeInstruction(isa::Opcode::TensorTensor, engine, dst.ap(), {a.ap(), b.ap()});
   inst.op0 = op;
   emit(std::move(inst));
 }
 
 void KernelBuilder::tensorScalar(const Tile& dst, const Tile& src, isa::AluOp op0, ScalarArg operand0, isa::AluOp op1,
                                  ScalarArg operand1, isa::Engine engine, bool reverse0, bool reverse1) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::TensorScalar;
-  inst.engine = engine;
-  inst.dst = dst.ap();
-  inst.srcs = {src.ap()};
+  isa::Instruction inst = makeInstruction(isa::Opcode::TensorScalar, engine, dst.ap(), {src.ap()});
   inst.op0 = op0;
   inst.op1 = op1;
   applyScalar(operand0, inst.operand0);
@@ -227,11 +215,7 @@ void KernelBuilder::tensorScalar(const Tile& dst, const Tile& src, isa::AluOp op
 
 void KernelBuilder::scalarTensorTensor(const Tile& dst, const Tile& data, isa::AluOp op0, ScalarArg operand0,
                                        isa::AluOp op1, const Tile& tensor, isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::ScalarTensorTensor;
-  inst.engine = engine;
-  inst.dst = dst.ap();
-  inst.srcs = {data.ap(), tensor.ap()};
+  isa::Instruction inst = makeInstruction(isa::Opcode::ScalarTensorTensor, engine, dst.ap(), {data.ap(), tensor.ap()});
   inst.op0 = op0;
   inst.op1 = op1;
   applyScalar(operand0, inst.operand0);
@@ -240,11 +224,7 @@ void KernelBuilder::scalarTensorTensor(const Tile& dst, const Tile& data, isa::A
 
 void KernelBuilder::tensorReduce(const Tile& dst, const Tile& src, isa::AluOp op, int32_t axes, bool negate,
                                  isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::TensorReduce;
-  inst.engine = engine;
-  inst.dst = dst.ap();
-  inst.srcs = {src.ap()};
+  isa::Instruction inst = makeInstruction(isa::Opcode::TensorReduce, engine, dst.ap(), {src.ap()});
   inst.op0 = op;
   inst.reduceAxes = axes;
   inst.negate = negate;
@@ -252,48 +232,28 @@ void KernelBuilder::tensorReduce(const Tile& dst, const Tile& src, isa::AluOp op
 }
 
 void KernelBuilder::tensorCopy(const Tile& dst, const Tile& src, isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::TensorCopy;
-  inst.engine = engine;
-  inst.dst = dst.ap();
-  inst.srcs = {src.ap()};
-  emit(std::move(inst));
+  emit(makeInstruction(isa::Opcode::TensorCopy, engine, dst.ap(), {src.ap()}));
 }
 
 void KernelBuilder::copyPredicated(const Tile& dst, const Tile& predicate, const Tile& src, isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::CopyPredicated;
-  inst.engine = engine;
-  inst.dst = dst.ap();
-  inst.srcs = {predicate.ap(), src.ap()};
-  emit(std::move(inst));
+  emit(makeInstruction(isa::Opcode::CopyPredicated, engine, dst.ap(), {predicate.ap(), src.ap()}));
 }
 
 void KernelBuilder::memset(const Tile& dst, float value, isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::Memset;
-  inst.engine = engine;
-  inst.dst = dst.ap();
+  isa::Instruction inst = makeInstruction(isa::Opcode::Memset, engine, dst.ap(), {});
   inst.value = value;
   emit(std::move(inst));
 }
 
 void KernelBuilder::iota(const Tile& dst, const isa::Affine& affine, isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::Iota;
-  inst.engine = engine;
-  inst.dst = dst.ap();
+  isa::Instruction inst = makeInstruction(isa::Opcode::Iota, engine, dst.ap(), {});
   inst.affine = affine;
   emit(std::move(inst));
 }
 
 void KernelBuilder::affineSelect(const Tile& dst, const Tile& src, const isa::Affine& affine, isa::AluOp cmp,
                                  float fill, isa::Engine engine) {
-  isa::Instruction inst;
-  inst.opcode = isa::Opcode::AffineSelect;
-  inst.engine = engine;
-  inst.dst = dst.ap();
-  inst.srcs = {src.ap()};
+  isa::Instruction inst = makeInstruction(isa::Opcode::AffineSelect, engine, dst.ap(), {src.ap()});
   inst.affine = affine;
   inst.cmp = cmp;
   inst.value = fill;
