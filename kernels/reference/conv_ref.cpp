@@ -14,7 +14,8 @@ int64_t index5(const Shape& s, int64_t a, int64_t b, int64_t c, int64_t d, int64
   return (((a * s[1] + b) * s[2] + c) * s[3] + d) * s[4] + e;
 }
 
-void finish(HostTensor& out, const std::vector<double>& acc, const std::vector<float>& bias, const std::string& act) {
+void finish(HostTensor& out, const std::vector<double>& acc, const std::vector<float>& bias,
+            const std::string& act) {
   const int64_t co = out.shape[1];
   const int64_t plane = out.shape[2] * out.shape[3] * out.shape[4];
   out.values.resize(acc.size());
@@ -22,6 +23,25 @@ void finish(HostTensor& out, const std::vector<double>& acc, const std::vector<f
     const int64_t c = static_cast<int64_t>(i) / plane % co;
     const double v = acc[i] + (bias.empty() ? 0.0 : bias[c]);
     out.values[i] = static_cast<float>(activationRef(act, v));
+  }
+}
+
+/// Calls fn(kd, kh, kw, id, ih, iw) for each filter tap of output (od, oh, ow) that reads
+/// inside x (taps over the zero padding are skipped).
+template <typename Fn>
+void forEachTapInside(const Shape& xs, const Shape& ws, const ConvRefParams& p, int64_t od,
+                      int64_t oh, int64_t ow, Fn&& fn) {
+  for (int64_t kd = 0; kd < ws[0]; ++kd) {
+    const int64_t id = od * p.stride[0] - p.padding[0] + kd * p.dilation[0];
+    if (id < 0 || id >= xs[2]) continue;
+    for (int64_t kh = 0; kh < ws[1]; ++kh) {
+      const int64_t ih = oh * p.stride[1] - p.padding[2] + kh * p.dilation[1];
+      if (ih < 0 || ih >= xs[3]) continue;
+      for (int64_t kw = 0; kw < ws[2]; ++kw) {
+        const int64_t iw = ow * p.stride[2] - p.padding[4] + kw * p.dilation[2];
+        if (iw >= 0 && iw < xs[4]) fn(kd, kh, kw, id, ih, iw);
+      }
+    }
   }
 }
 
@@ -35,17 +55,22 @@ double activationRef(const std::string& name, double v) {
   if (name == "tanh") return std::tanh(v);
   if (name == "silu") return v / (1.0 + std::exp(-v));
   if (name == "gelu") return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-  if (name == "gelu_tanh") return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
+  if (name == "gelu_tanh")
+    return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
   throw Error("conv reference: unknown activation '" + name + "'");
 }
 
-HostTensor conv3dRef(const HostTensor& x, const HostTensor& w, const std::vector<float>& bias, const ConvRefParams& p) {
+HostTensor conv3dRef(const HostTensor& x, const HostTensor& w, const std::vector<float>& bias,
+                     const ConvRefParams& p) {
   const Shape& xs = x.shape;
   const Shape& ws = w.shape;
   const int64_t batch = xs[0], ci = xs[1], co = ws[4];
   std::array<int64_t, 3> out{};
   for (int a = 0; a < 3; ++a)
-    out[a] = (xs[2 + a] + p.padding[2 * a] + p.padding[2 * a + 1] - p.dilation[a] * (ws[a] - 1) - 1) / p.stride[a] + 1;
+    out[a] =
+        (xs[2 + a] + p.padding[2 * a] + p.padding[2 * a + 1] - p.dilation[a] * (ws[a] - 1) - 1) /
+            p.stride[a] +
+        1;
   HostTensor result{{batch, co, out[0], out[1], out[2]}, {}};
   std::vector<double> acc(static_cast<size_t>(shapeElements(result.shape)), 0.0);
   std::vector<double> sum(static_cast<size_t>(co));
@@ -54,38 +79,30 @@ HostTensor conv3dRef(const HostTensor& x, const HostTensor& w, const std::vector
       for (int64_t oh = 0; oh < out[1]; ++oh)
         for (int64_t ow = 0; ow < out[2]; ++ow) {
           std::fill(sum.begin(), sum.end(), 0.0);
-          for (int64_t kd = 0; kd < ws[0]; ++kd) {
-            const int64_t id = od * p.stride[0] - p.padding[0] + kd * p.dilation[0];
-            if (id < 0 || id >= xs[2]) continue;
-            for (int64_t kh = 0; kh < ws[1]; ++kh) {
-              const int64_t ih = oh * p.stride[1] - p.padding[2] + kh * p.dilation[1];
-              if (ih < 0 || ih >= xs[3]) continue;
-              for (int64_t kw = 0; kw < ws[2]; ++kw) {
-                const int64_t iw = ow * p.stride[2] - p.padding[4] + kw * p.dilation[2];
-                if (iw < 0 || iw >= xs[4]) continue;
+          forEachTapInside(
+              xs, ws, p, od, oh, ow,
+              [&](int64_t kd, int64_t kh, int64_t kw, int64_t id, int64_t ih, int64_t iw) {
                 for (int64_t c = 0; c < ci; ++c) {
                   const double xv = x.values[index5(xs, b, c, id, ih, iw)];
                   const float* taps = &w.values[index5(ws, kd, kh, kw, c, 0)];
                   for (int64_t o = 0; o < co; ++o) sum[o] += xv * taps[o];
                 }
-              }
-            }
-          }
+              });
           for (int64_t o = 0; o < co; ++o) acc[index5(result.shape, b, o, od, oh, ow)] = sum[o];
         }
   finish(result, acc, bias, p.activation);
   return result;
 }
 
-HostTensor conv3dTransposeRef(const HostTensor& x, const HostTensor& w, const std::vector<float>& bias,
-                              const ConvRefParams& p) {
+HostTensor conv3dTransposeRef(const HostTensor& x, const HostTensor& w,
+                              const std::vector<float>& bias, const ConvRefParams& p) {
   const Shape& xs = x.shape;
   const Shape& ws = w.shape;
   const int64_t batch = xs[0], ci = xs[1], co = ws[4];
   std::array<int64_t, 3> out{};
   for (int a = 0; a < 3; ++a)
-    out[a] = (xs[2 + a] - 1) * p.stride[a] + p.dilation[a] * (ws[a] - 1) - p.padding[2 * a] - p.padding[2 * a + 1] + 1 +
-             p.outputPadding[a];
+    out[a] = (xs[2 + a] - 1) * p.stride[a] + p.dilation[a] * (ws[a] - 1) - p.padding[2 * a] -
+             p.padding[2 * a + 1] + 1 + p.outputPadding[a];
   HostTensor result{{batch, co, out[0], out[1], out[2]}, {}};
   std::vector<double> acc(static_cast<size_t>(shapeElements(result.shape)), 0.0);
   for (int64_t b = 0; b < batch; ++b)
@@ -104,7 +121,8 @@ HostTensor conv3dTransposeRef(const HostTensor& x, const HostTensor& w, const st
                   const int64_t ow = iw * p.stride[2] - p.padding[4] + kw * p.dilation[2];
                   if (ow < 0 || ow >= out[2]) continue;
                   for (int64_t o = 0; o < co; ++o)
-                    acc[index5(result.shape, b, o, od, oh, ow)] += v * w.values[index5(ws, kd, kh, kw, c, o)];
+                    acc[index5(result.shape, b, o, od, oh, ow)] +=
+                        v * w.values[index5(ws, kd, kh, kw, c, o)];
                 }
               }
             }
@@ -113,11 +131,13 @@ HostTensor conv3dTransposeRef(const HostTensor& x, const HostTensor& w, const st
   return result;
 }
 
-HostTensors conv3dBwdRef(const HostTensor& dy, const HostTensor& x, const HostTensor& w, const ConvRefParams& p) {
+HostTensors conv3dBwdRef(const HostTensor& dy, const HostTensor& x, const HostTensor& w,
+                         const ConvRefParams& p) {
   const Shape& ys = dy.shape;
   const Shape& xs = x.shape;
   const Shape& ws = w.shape;
-  std::vector<double> dx(x.values.size(), 0.0), dw(w.values.size(), 0.0), db(static_cast<size_t>(ys[1]), 0.0);
+  std::vector<double> dx(x.values.size(), 0.0), dw(w.values.size(), 0.0),
+      db(static_cast<size_t>(ys[1]), 0.0);
   for (int64_t b = 0; b < ys[0]; ++b)
     for (int64_t o = 0; o < ys[1]; ++o)
       for (int64_t od = 0; od < ys[2]; ++od)
@@ -125,25 +145,20 @@ HostTensors conv3dBwdRef(const HostTensor& dy, const HostTensor& x, const HostTe
           for (int64_t ow = 0; ow < ys[4]; ++ow) {
             const double g = dy.values[index5(ys, b, o, od, oh, ow)];
             db[o] += g;
-            for (int64_t kd = 0; kd < ws[0]; ++kd) {
-              const int64_t id = od * p.stride[0] - p.padding[0] + kd * p.dilation[0];
-              if (id < 0 || id >= xs[2]) continue;
-              for (int64_t kh = 0; kh < ws[1]; ++kh) {
-                const int64_t ih = oh * p.stride[1] - p.padding[2] + kh * p.dilation[1];
-                if (ih < 0 || ih >= xs[3]) continue;
-                for (int64_t kw = 0; kw < ws[2]; ++kw) {
-                  const int64_t iw = ow * p.stride[2] - p.padding[4] + kw * p.dilation[2];
-                  if (iw < 0 || iw >= xs[4]) continue;
+            forEachTapInside(
+                xs, ws, p, od, oh, ow,
+                [&](int64_t kd, int64_t kh, int64_t kw, int64_t id, int64_t ih, int64_t iw) {
                   for (int64_t c = 0; c < xs[1]; ++c) {
-                    const int64_t xi = index5(xs, b, c, id, ih, iw), wi = index5(ws, kd, kh, kw, c, o);
+                    const int64_t xi = index5(xs, b, c, id, ih, iw),
+                                  wi = index5(ws, kd, kh, kw, c, o);
                     dx[xi] += g * w.values[wi];
                     dw[wi] += g * x.values[xi];
                   }
-                }
-              }
-            }
+                });
           }
-  auto toFloat = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
+  auto toFloat = [](const std::vector<double>& v) {
+    return std::vector<float>(v.begin(), v.end());
+  };
   return {{"dx", {xs, toFloat(dx)}}, {"dw", {ws, toFloat(dw)}}, {"db", {{ys[1]}, toFloat(db)}}};
 }
 
