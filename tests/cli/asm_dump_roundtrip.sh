@@ -31,15 +31,10 @@ done
 
 # matmul with given inputs: run and asm of its dump write the same bits.
 python3 - "$tmp" <<'EOF'
-import struct, sys
-def write_npy(path, rows, cols, f):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
-    header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
-    with open(path, 'wb') as out:
-        out.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode('latin1'))
-        out.write(struct.pack('<%df' % (rows * cols), *[f(i, j) for i in range(rows) for j in range(cols)]))
-write_npy(sys.argv[1] + '/lhsT.npy', 192, 96, lambda i, j: ((i * 5 + j) % 9) * 0.25 - 1)
-write_npy(sys.argv[1] + '/rhs.npy', 192, 640, lambda i, j: ((i + j * 3) % 7) * 0.5 - 1.5)
+import sys
+from npy import write_matrix
+write_matrix(sys.argv[1] + '/lhsT.npy', 192, 96, lambda i, j: ((i * 5 + j) % 9) * 0.25 - 1)
+write_matrix(sys.argv[1] + '/rhs.npy', 192, 640, lambda i, j: ((i + j * 3) % 7) * 0.5 - 1.5)
 EOF
 inputs=(--input "lhsT=$tmp/lhsT.npy" --input "rhs=$tmp/rhs.npy")
 if "$bin" run matmul "${inputs[@]}" --output-dir "$tmp/run" --dump-asm "$tmp/mm.nsasm" >/dev/null 2>"$tmp/err" &&

@@ -9,20 +9,13 @@ prog=tests/programs/add_matmul.nsasm
 # Inputs: a [64,32] float32, b [64,32] float64 (converted on load), w [64,16] float32; plus a
 # wrongly shaped a. Values are multiples of 0.5 so every sum is exact in fp32.
 python3 - "$tmp" <<'EOF'
-import struct, sys
+import sys
+from npy import write_matrix
 tmp = sys.argv[1]
-def write_npy(path, rows, cols, f, descr):
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }" % (descr, rows, cols)
-    header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
-    code = {'<f4': 'f', '<f8': 'd'}[descr]
-    values = [f(i, j) for i in range(rows) for j in range(cols)]
-    with open(path, 'wb') as out:
-        out.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode('latin1'))
-        out.write(struct.pack('<%d%s' % (len(values), code), *values))
-write_npy(tmp + '/a.npy', 64, 32, lambda i, j: ((i * 7 + j * 3) % 11) - 5, '<f4')
-write_npy(tmp + '/b.npy', 64, 32, lambda i, j: ((i + 2 * j) % 5) * 0.5, '<f8')
-write_npy(tmp + '/w.npy', 64, 16, lambda k, m: ((k * 3 + m) % 7) - 3, '<f4')
-write_npy(tmp + '/a_wrong.npy', 32, 64, lambda i, j: 0.0, '<f4')
+write_matrix(tmp + '/a.npy', 64, 32, lambda i, j: ((i * 7 + j * 3) % 11) - 5, '<f4')
+write_matrix(tmp + '/b.npy', 64, 32, lambda i, j: ((i + 2 * j) % 5) * 0.5, '<f8')
+write_matrix(tmp + '/w.npy', 64, 16, lambda k, m: ((k * 3 + m) % 7) - 3, '<f4')
+write_matrix(tmp + '/a_wrong.npy', 32, 64, lambda i, j: 0.0, '<f4')
 EOF
 
 # 1. The program runs on the interpreter and writes out.npy.
@@ -36,18 +29,10 @@ if [ -s "$tmp/stderr" ]; then bad "interpreted run wrote to stderr: $(cat "$tmp/
 
 # 2. out.npy holds w^T @ (a + b), computed here independently.
 if python3 - "$tmp/out/out.npy" <<'EOF'
-import ast, struct, sys
-data = open(sys.argv[1], 'rb').read()
-assert data[:6] == b'\x93NUMPY', 'not an npy file'
-major = data[6]
-hlen_size = 2 if major == 1 else 4
-hlen = struct.unpack('<H' if hlen_size == 2 else '<I', data[8:8 + hlen_size])[0]
-header = ast.literal_eval(data[8 + hlen_size:8 + hlen_size + hlen].decode('latin1'))
-assert header['descr'] == '<f4', header
-assert header['fortran_order'] is False, header
-assert tuple(header['shape']) == (16, 32), header
-body = data[8 + hlen_size + hlen:]
-got = struct.unpack('<512f', body)
+import sys
+from npy import read_npy
+shape, got = read_npy(sys.argv[1])
+assert shape == (16, 32), shape
 a = lambda i, j: ((i * 7 + j * 3) % 11) - 5
 b = lambda i, j: ((i + 2 * j) % 5) * 0.5
 w = lambda k, m: ((k * 3 + m) % 7) - 3

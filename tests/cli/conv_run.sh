@@ -20,14 +20,9 @@ expect_check "conv3d_bwd dw only" run conv3d_bwd --check --compute-dx false --co
 
 # x [1,2,3,3,4] and filters [2,1,2,2,3] as .npy; the output against direct Python loops.
 python3 - "$tmp" <<'PY'
-import struct, sys
+import sys
+from npy import read_npy, write_npy
 tmp = sys.argv[1]
-def write_npy(path, shape, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % ''.join('%d, ' % s for s in shape)
-    header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
-    with open(path, 'wb') as out:
-        out.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode('latin1'))
-        out.write(struct.pack('<%df' % len(values), *values))
 write_npy(tmp + '/x.npy', (1, 2, 3, 3, 4), [((i * 5) % 7) * 0.25 - 0.75 for i in range(72)])
 write_npy(tmp + '/w.npy', (2, 1, 2, 2, 3), [((i * 3) % 5) * 0.5 - 1.0 for i in range(24)])
 PY
@@ -36,16 +31,9 @@ PY
 "$bin" run conv3d_transpose --input x_in="$tmp/x.npy" --input filters="$tmp/w.npy" --stride 2,1,2 --padding 0,1,0,0,1,0 \
   --output-dir "$tmp/tr" > "$tmp/tr.txt" 2>&1 && ok || { bad "conv3d_transpose from npy"; cat "$tmp/tr.txt"; }
 python3 - "$tmp" <<'PY' && ok || bad "npy results equal the Python reference"
-import struct, sys
+import sys
+from npy import read_npy, write_npy
 tmp = sys.argv[1]
-def read_npy(path):
-    data = open(path, 'rb').read()
-    hlen = struct.unpack('<H', data[8:10])[0]
-    header = data[10:10 + hlen].decode('latin1')
-    shape = tuple(int(s) for s in header.split('(')[1].split(')')[0].split(',') if s.strip())
-    count = 1
-    for s in shape: count *= s
-    return shape, list(struct.unpack('<%df' % count, data[10 + hlen:10 + hlen + 4 * count]))
 (_, C, D, H, W), x = read_npy(tmp + '/x.npy')
 (KD, KH, KW, _, CO), w = read_npy(tmp + '/w.npy')
 X = lambda c, d, h, i: x[((c * D + d) * H + h) * W + i]

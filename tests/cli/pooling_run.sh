@@ -16,14 +16,9 @@ expect_check "avg backward uneven" run avg_pooling_3d_backward --check --shape i
 
 # Forward max pool, then its backward, through .npy files; values are multiples of 0.5 with ties.
 python3 - "$tmp" <<'PY'
-import struct, sys
+import sys
+from npy import read_npy, write_npy
 tmp = sys.argv[1]
-def write_npy(path, shape, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % ''.join('%d, ' % s for s in shape)
-    header += ' ' * (63 - (10 + len(header)) % 64) + '\n'
-    with open(path, 'wb') as out:
-        out.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(header)) + header.encode('latin1'))
-        out.write(struct.pack('<%df' % len(values), *values))
 n = 2 * 3 * 5 * 4 * 6
 write_npy(tmp + '/x.npy', (2, 3, 5, 4, 6), [((i * 7) % 5) * 0.5 - 1.0 for i in range(n)])
 write_npy(tmp + '/g.npy', (2, 3, 3, 2, 4), [(i % 9) - 4.0 for i in range(2 * 3 * 3 * 2 * 4)])
@@ -35,16 +30,9 @@ win="--kernel-size 3,2,2 --stride 2,2,2 --padding 1,0,1"
   --input grad_output="$tmp/g.npy" $win --output-dir "$tmp/bwd" > "$tmp/bwd.txt" 2>&1 \
   && ok || { bad "max backward from npy"; cat "$tmp/bwd.txt"; }
 python3 - "$tmp" <<'PY' && ok || bad "npy results equal the Python reference"
-import struct, sys
+import sys
+from npy import read_npy, write_npy
 tmp = sys.argv[1]
-def read_npy(path):
-    data = open(path, 'rb').read()
-    hlen = struct.unpack('<H', data[8:10])[0]
-    header = data[10:10 + hlen].decode('latin1')
-    shape = tuple(int(s) for s in header.split('(')[1].split(')')[0].split(',') if s.strip())
-    count = 1
-    for s in shape: count *= s
-    return shape, list(struct.unpack('<%df' % count, data[10 + hlen:10 + hlen + 4 * count]))
 (B, C, D, H, W), x = read_npy(tmp + '/x.npy')
 _, g = read_npy(tmp + '/g.npy')
 k, s, p = (3, 2, 2), (2, 2, 2), (1, 0, 1)

@@ -38,3 +38,6 @@ finish() {
   [ "$failed" -eq 0 ] || exit 1
   exit 0
 }
+
+# Inline Python snippets import the .npy helpers with `from npy import read_npy, write_npy`.
+export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
