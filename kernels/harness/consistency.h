@@ -11,8 +11,7 @@ namespace neuronsim::kernels {
 struct ConsistencyResult {
   KernelRun interpreted;
   KernelRun timed;
-  bool timedRan = false;    ///< false only while the timed model reports "not built yet"
-  bool identical = false;   ///< every output bit-identical (true when !timedRan)
+  bool identical = false;   ///< every output bit-identical
   std::string difference;   ///< the first differing element, when not identical
   std::vector<std::string> races;
   /// Transfers that completed before an earlier transfer of their queue (the builder's waits

@@ -58,7 +58,6 @@ inline void checkKernelCase(const KernelCase& c, const sim::MachineConfig& machi
   INFO("error " << r.error << " tolerance " << r.tolerance);
   CHECK(r.error <= r.tolerance);
   CHECK(r.both.interpreted.uninitializedReads.empty());
-  CHECK(r.both.timedRan);
   INFO("timed vs interpreter: " << r.both.difference);
   CHECK(r.both.identical);
   CHECK(r.both.races.empty());
