@@ -25,22 +25,23 @@ struct KernelCase {
   uint64_t seed = 0;
 };
 
-struct KernelCheck {
-  double error = 0;      ///< normalized error of the interpreter's outputs vs the reference
-  double tolerance = 0;  ///< DESIGN.md section 5
-  ConsistencyResult both;
-};
-
-/// Runs `c` on `machine` (interpreter, timed model, reference).
-inline KernelCheck runKernelCase(const KernelCase& c, const sim::MachineConfig& machine) {
-  const KernelSpec& spec = findKernel(c.kernel);
-  const ParamValues params = parseParams(spec, c.params);
-  const HostTensors inputs = roundedTo(generateInputs(spec, c.shapes, c.seed), c.dtype);
-  KernelCheck check;
-  check.both = runBoth(spec, params, inputs, machine, c.dtype);
-  check.error = maxNormalizedError(check.both.interpreted.outputs, spec.reference(inputs, params));
-  check.tolerance = tolerance(c.dtype);
-  return check;
+/// The checks every kernel test makes on one run of `spec` on `inputs`: reference error within
+/// the DESIGN.md tolerance, no never-written reads, timed outputs bit-identical to the
+/// interpreter's, no races, queues completing in order. Returns both runs.
+inline ConsistencyResult checkConsistent(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
+                                         const sim::MachineConfig& machine, isa::Dtype dtype) {
+  const HostTensors rounded = roundedTo(inputs, dtype);
+  ConsistencyResult both = runBoth(spec, params, rounded, machine, dtype);
+  const double error = maxNormalizedError(both.interpreted.outputs, spec.reference(rounded, params));
+  INFO("error " << error << " tolerance " << tolerance(dtype));
+  CHECK(error <= tolerance(dtype));
+  CHECK(both.interpreted.uninitializedReads.empty());
+  INFO("timed vs interpreter: " << both.difference);
+  CHECK(both.identical);
+  CHECK(both.races.empty());
+  INFO("first queue order violation: " << (both.queueOrderViolations.empty() ? "" : both.queueOrderViolations[0]));
+  CHECK(both.queueOrderViolations.empty());
+  return both;
 }
 
 inline std::string describe(const KernelCase& c) {
@@ -50,19 +51,11 @@ inline std::string describe(const KernelCase& c) {
   return s;
 }
 
-/// The checks every kernel test makes: error within tolerance, no never-written reads,
-/// timed outputs bit-identical to the interpreter's, no races.
+/// checkConsistent on the case's seeded inputs.
 inline void checkKernelCase(const KernelCase& c, const sim::MachineConfig& machine) {
   INFO(describe(c));
-  const KernelCheck r = runKernelCase(c, machine);
-  INFO("error " << r.error << " tolerance " << r.tolerance);
-  CHECK(r.error <= r.tolerance);
-  CHECK(r.both.interpreted.uninitializedReads.empty());
-  INFO("timed vs interpreter: " << r.both.difference);
-  CHECK(r.both.identical);
-  CHECK(r.both.races.empty());
-  INFO("first queue order violation: " << (r.both.queueOrderViolations.empty() ? "" : r.both.queueOrderViolations[0]));
-  CHECK(r.both.queueOrderViolations.empty());
+  const KernelSpec& spec = findKernel(c.kernel);
+  checkConsistent(spec, parseParams(spec, c.params), generateInputs(spec, c.shapes, c.seed), machine, c.dtype);
 }
 
 inline void checkKernelCase(const KernelCase& c) { checkKernelCase(c, sim::loadMachine("trn2")); }

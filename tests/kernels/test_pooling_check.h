@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel_check.h"
 #include "kernels/harness/consistency.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/pooling/pooling_params.h"
@@ -58,14 +59,7 @@ inline void checkPoolCase(const std::string& kernel, const PoolCase& c, isa::Dty
   const PoolingConfig config = poolingConfig(kernel, c.input, params);
   const HostTensors inputs = poolInputs(spec, config, dtype, seed);
   INFO(kernel << " " << isa::dtypeName(dtype) << " " << c.label << " input " << shapeText(c.input));
-  const ConsistencyResult both = runBoth(spec, params, inputs, machine, dtype);
-  const double error = maxNormalizedError(both.interpreted.outputs, spec.reference(inputs, params));
-  INFO("error " << error << " tolerance " << tolerance(dtype));
-  CHECK(error <= tolerance(dtype));
-  CHECK(both.interpreted.uninitializedReads.empty());
-  INFO("timed vs interpreter: " << both.difference);
-  CHECK(both.identical);
-  CHECK(both.races.empty());
+  testing::checkConsistent(spec, params, inputs, machine, dtype);
 }
 
 }  // namespace neuronsim::kernels::pooling_testing
