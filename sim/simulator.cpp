@@ -89,7 +89,7 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
                     options.detectRaces);
     std::vector<std::unique_ptr<EngineModule>> engines;
     auto dma = std::make_unique<DmaModule>("dma", ctx);
-    ctx.dma = dma.get();
+    ctx.attachDma(*dma);
     for (int e = 0; e < isa::kNumEngines; ++e) {
       const auto engine = static_cast<isa::Engine>(e);
       engines.push_back(std::make_unique<EngineModule>(std::string(isa::engineName(engine)).c_str(),
@@ -97,7 +97,7 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
                                                        std::move(streams[static_cast<size_t>(e)])));
     }
     sc_core::sc_start();
-    if (ctx.error) std::rethrow_exception(ctx.error);
+    if (ctx.error()) std::rethrow_exception(ctx.error());
 
     for (const auto& engine : engines) {
       if (engine->finished()) continue;
@@ -108,13 +108,12 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
       if (w)
         deadlock += concat(" waits for semaphore ", semaphoreName(program, w->sem),
                            " >= ", std::to_string(w->value), " (value ",
-                           std::to_string(ctx.semaphores[w->sem].timeline.finalValue()), ")");
+                           std::to_string(ctx.semaphores().value(w->sem)), ")");
       else
         deadlock += " cannot proceed";
     }
-    result.totals = ctx.totals;
-    result.totals.totalNs = ctx.endNs;
-    if (ctx.races) result.races = ctx.races->reports();
+    result.totals = ctx.recorder().finish();
+    if (ctx.races()) result.races = ctx.races()->reports();
     engines.clear();
     dma.reset();
   }

@@ -119,18 +119,18 @@ void warnUninitialized(const isa::Program& program, isa::MemoryState& memory) {
 void printTotals(const std::string& file, const std::string& machine,
                  const sim::SimResult& result) {
   const traces::RunTotals& t = result.totals;
-  std::printf("%s on %s: %.1f ns, %lld instructions\n", file.c_str(), machine.c_str(), t.totalNs,
+  std::printf("%s on %s: %.1f ns, %lld instructions\n", file.c_str(), machine.c_str(), t.total.ns(),
               static_cast<long long>(t.instructions));
   for (int e = 0; e < isa::kNumEngines; ++e) {
     const traces::EngineTotals& engine = t.engines[e];
-    const double percent = t.totalNs > 0 ? 100.0 * engine.busyNs / t.totalNs : 0.0;
+    const double percent = t.total.ns() > 0 ? 100.0 * engine.busy.ns() / t.total.ns() : 0.0;
     std::printf("  %-7s busy %12.1f ns %6.1f%%  %lld instructions\n",
-                std::string(isa::engineName(static_cast<isa::Engine>(e))).c_str(), engine.busyNs,
+                std::string(isa::engineName(static_cast<isa::Engine>(e))).c_str(), engine.busy.ns(),
                 percent, static_cast<long long>(engine.instructions));
   }
   std::printf("  dma     %lld transfers, %lld bytes, active %.1f ns\n",
               static_cast<long long>(t.dmaTransfers), static_cast<long long>(t.dmaBytes),
-              t.dmaActiveNs);
+              t.dmaActive.ns());
   for (const std::string& race : result.races) {
     const bool prefixed = race.rfind("race: ", 0) == 0;
     std::fprintf(stderr, "warning: %s%s\n", prefixed ? "" : "race: ", race.c_str());

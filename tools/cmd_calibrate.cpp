@@ -47,7 +47,7 @@ sim::CalibrationResult conv3dMfu(const std::vector<std::string>& overrides) {
   options.detectRaces = false;
   const sim::SimResult r = sim::simulate(program, machine, nullptr, options);
   const double flops = spec.flops ? spec.flops(shapes.inputs, params) : 0;
-  const double mfu = 100.0 * flops / (machine.peakBf16Flops() * 1e-9 * r.totals.totalNs);
+  const double mfu = 100.0 * flops / (machine.peakBf16Flops() * 1e-9 * r.totals.total.ns());
   return {"L1: NKI-library conv3d bf16, C=1024, 1x60x104, 1x3x3 taps (MFU %)", "trn2", 94.5, mfu};
 }
 

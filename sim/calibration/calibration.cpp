@@ -79,7 +79,7 @@ isa::Program matmulStream(int count, int64_t m, int64_t n, Dtype dtype) {
 double steadyCyclesPerMatmul(const MachineConfig& machine, int64_t m, int64_t n) {
   const traces::EventLog log = run(matmulStream(256, m, n, Dtype::Bf16), machine);
   const double span =
-      log.instructions.back().startNs - log.instructions[log.instructions.size() - 33].startNs;
+      log.instructions.back().start.ns() - log.instructions[log.instructions.size() - 33].start.ns();
   return span / 32 * machine.peGhz;
 }
 
@@ -88,7 +88,7 @@ double dmaTransferNs(const MachineConfig& machine, int32_t rows, int64_t cols) {
   p.tensors.push_back({"x", {rows, cols}, Dtype::Fp32, isa::TensorKind::Input});
   p.instructions.push_back(dmaLoad(0, rows, cols));
   const traces::EventLog log = run(p, machine);
-  return log.dmas.at(0).endNs - log.dmas.at(0).startNs;
+  return log.dmas.at(0).end.ns() - log.dmas.at(0).start.ns();
 }
 
 double largeDmaGbps(const MachineConfig& machine) {
@@ -109,7 +109,7 @@ double dependentActivationGapNs(const MachineConfig& machine) {
     p.instructions.push_back(a);
   }
   const traces::EventLog log = run(p, machine);
-  return (log.instructions.back().startNs - log.instructions.front().startNs) / 7;
+  return (log.instructions.back().start.ns() - log.instructions.front().start.ns()) / 7;
 }
 
 double semaphoreToStartNs(const MachineConfig& machine) {
@@ -128,13 +128,13 @@ double semaphoreToStartNs(const MachineConfig& machine) {
   const traces::EventLog log = run(p, machine);
   const traces::InstructionEvent& trigger =
       log.instructions[0].index == 1 ? log.instructions[0] : log.instructions[1];
-  return log.dmas.at(0).startNs - trigger.startNs;
+  return log.dmas.at(0).start.ns() - trigger.start.ns();
 }
 
 double streamUtilizationPercent(const MachineConfig& machine) {
   SimResult r;
   const traces::EventLog log = run(matmulStream(512, 128, 512, Dtype::Bf16), machine, &r);
-  const double span = log.instructions.back().endNs - log.instructions.front().startNs;
+  const double span = log.instructions.back().end.ns() - log.instructions.front().start.ns();
   return 100.0 * static_cast<double>(r.totals.flops) / (machine.peakBf16Flops() * 1e-9 * span);
 }
 
@@ -142,7 +142,7 @@ double fp32Ratio(const MachineConfig& machine) {
   const traces::EventLog bf = run(matmulStream(64, 128, 512, Dtype::Bf16), machine);
   const traces::EventLog fp = run(matmulStream(64, 128, 512, Dtype::Fp32), machine);
   auto span = [](const traces::EventLog& l) {
-    return l.instructions.back().endNs - l.instructions[32].startNs;
+    return l.instructions.back().end.ns() - l.instructions[32].start.ns();
   };
   return span(fp) / span(bf);
 }

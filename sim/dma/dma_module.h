@@ -19,17 +19,17 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   SC_HAS_PROCESS(DmaModule);
   DmaModule(sc_core::sc_module_name name, CoreContext& context);
 
-  /// Posts DMA instruction `index`, triggered at `issueNs`; it moves data from
-  /// issueNs + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
-  void post(int64_t index, double issueNs, const VectorClock* issuerClock);
+  /// Posts DMA instruction `index`, triggered at `issue` (the SystemC now); it moves data
+  /// from issue + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
+  void post(int64_t index, Tick issue, const VectorClock* issuerClock);
 
  private:
   /// What the shell remembers of one posted transfer (its fluid tag is its position).
   struct Transfer {
     int64_t index = -1;
     int32_t queue = 0;
-    double issueNs = 0;
-    double startNs = 0;
+    Tick issue;
+    Tick start;
     int64_t bytes = 0;
     int64_t hbmBytes = 0;
     int32_t descriptors = 0;
@@ -43,7 +43,7 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   void transferFinished(int64_t tag, double ns) override;
   void sampleCounters();
   /// Signals completion of the landed transfers at the head of `queue`, in posting order.
-  void signalLandedInOrder(int32_t queue, double ns);
+  void signalLandedInOrder(int32_t queue);
 
   CoreContext& ctx_;
   DmaFluid fluid_;

@@ -46,42 +46,14 @@ std::string rangeText(const isa::Program& program, const isa::AccessPattern& ap)
 
 }  // namespace
 
-const isa::AccessPattern* operandAt(const isa::Instruction& inst, int slot) {
-  if (slot == 0) return &inst.dst;
-  const int nsrc = static_cast<int>(inst.srcs.size());
-  if (slot <= nsrc) return &inst.srcs[slot - 1];
-  switch (slot - nsrc) {
-    case 1:
-      return inst.bias ? &*inst.bias : nullptr;
-    case 2:
-      return inst.reduceDst ? &*inst.reduceDst : nullptr;
-    case 3:
-      return inst.operand0.vec ? &*inst.operand0.vec : nullptr;
-    case 4:
-      return inst.operand1.vec ? &*inst.operand1.vec : nullptr;
-    case 5:
-      return inst.scale.vec ? &*inst.scale.vec : nullptr;
-    default:
-      return nullptr;
-  }
-}
-
-RaceDetector::Bucket RaceDetector::emptyBucket() {
-  Bucket empty;
-  for (Slots& s : empty.writes) s.fill(-1);
-  for (Slots& s : empty.reads) s.fill(-1);
-  return empty;
-}
-
 RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& machine)
     : program_(program), semaphores_(program.semaphores.size()) {
-  const Bucket empty = emptyBucket();
   const int64_t groups =
       (machine.geometry.partitions + kPartitionsPerGroup - 1) / kPartitionsPerGroup;
   sbufBlocks_ = (machine.geometry.sbufPartitionBytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes;
   psumBlocks_ = (machine.geometry.psumPartitionBytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes;
-  sbuf_.assign(static_cast<size_t>(groups * sbufBlocks_), empty);
-  psum_.assign(static_cast<size_t>(groups * psumBlocks_), empty);
+  sbuf_.resize(static_cast<size_t>(groups * sbufBlocks_));
+  psum_.resize(static_cast<size_t>(groups * psumBlocks_));
   hbm_.resize(program.tensors.size());
 }
 
@@ -98,34 +70,27 @@ void RaceDetector::acquire(int agent, int32_t sem, int64_t value) {
   joinInto(clocks_[agent], pick->cumulative);
 }
 
-void RaceDetector::release(int32_t sem, double ns, int64_t delta, const VectorClock& vc) {
+void RaceDetector::release(int32_t sem, traces::Tick at, int64_t delta, const VectorClock& vc) {
   if (sem < 0 || sem >= static_cast<int32_t>(semaphores_.size())) return;
-  SemaphoreHistory& h = semaphores_[sem];
+  SemaphoreHistory& h = semaphores_[static_cast<size_t>(sem)];
   if (delta <= 0) h.monotone = false;
-  auto pos = std::upper_bound(h.signals.begin(), h.signals.end(), ns,
-                              [](double t, const SignalRecord& r) { return t < r.ns; });
-  pos = h.signals.insert(pos, SignalRecord{ns, delta, 0, vc, vc});
-  for (auto it = pos; it != h.signals.end(); ++it) {
-    if (it == h.signals.begin()) {
-      it->value = it->delta;
-      it->cumulative = it->vc;
-    } else {
-      it->value = std::prev(it)->value + it->delta;
-      it->cumulative = it->vc;
-      joinInto(it->cumulative, std::prev(it)->cumulative);
-    }
+  auto pos = std::upper_bound(h.signals.begin(), h.signals.end(), at,
+                              [](traces::Tick t, const SignalRecord& r) { return t < r.at; });
+  SignalRecord added{at, delta, vc};
+  if (pos != h.signals.begin()) {
+    added.value += std::prev(pos)->value;
+    joinInto(added.cumulative, std::prev(pos)->cumulative);
+  }
+  pos = h.signals.insert(pos, added);
+  // Later increments (registered earlier, visible later) now also follow this one.
+  for (auto it = std::next(pos); it != h.signals.end(); ++it) {
+    it->value += delta;
+    joinInto(it->cumulative, vc);
   }
 }
 
-void RaceDetector::access(int agent, int64_t index) {
-  const isa::Instruction& inst = program_.instructions[index];
-  for (int slot = 0;; ++slot) {
-    if (slot > static_cast<int>(inst.srcs.size()) + 5) break;
-    const isa::AccessPattern* ap = operandAt(inst, slot);
-    if (!ap) continue;
-    const bool write = slot == 0 || (slot == static_cast<int>(inst.srcs.size()) + 2);
-    accessOperand(agent, index, slot, *ap, write);
-  }
+void RaceDetector::access(int agent, int64_t index, const OperandList& operands) {
+  for (const Operand& op : operands) accessOperand(agent, index, op);
 }
 
 std::vector<RaceDetector::Bucket>* RaceDetector::bucketsFor(const Footprint& f, int64_t& blockBytes,
@@ -145,8 +110,7 @@ std::vector<RaceDetector::Bucket>* RaceDetector::bucketsFor(const Footprint& f, 
       if (b.empty()) {
         const isa::TensorDecl& t = program_.tensors[f.tensor];
         const int64_t bytes = std::max<int64_t>(1, t.numElements() * isa::dtypeBytes(t.dtype));
-        const Bucket empty = emptyBucket();
-        b.assign(static_cast<size_t>((bytes + kHbmBlockBytes - 1) / kHbmBlockBytes), empty);
+        b.resize(static_cast<size_t>((bytes + kHbmBlockBytes - 1) / kHbmBlockBytes));
       }
       blockBytes = kHbmBlockBytes;
       blocksPerRow = static_cast<int64_t>(b.size());
@@ -156,17 +120,34 @@ std::vector<RaceDetector::Bucket>* RaceDetector::bucketsFor(const Footprint& f, 
   return nullptr;
 }
 
-void RaceDetector::accessOperand(int agent, int64_t index, int slot, const isa::AccessPattern& ap,
-                                 bool write) {
-  const Footprint fp = footprintOf(ap);
+int32_t RaceDetector::newRecord(const Record& r) {
+  if (!freeRecords_.empty()) {
+    const int32_t id = freeRecords_.back();
+    freeRecords_.pop_back();
+    records_[static_cast<size_t>(id)] = r;
+    return id;
+  }
+  records_.push_back(r);
+  return static_cast<int32_t>(records_.size() - 1);
+}
+
+void RaceDetector::dropRef(int32_t id) {
+  if (--records_[static_cast<size_t>(id)].refs == 0) freeRecords_.push_back(id);
+}
+
+void RaceDetector::accessOperand(int agent, int64_t index, const Operand& op) {
+  const Footprint& fp = op.box;
   int64_t blockBytes = 0, blocksPerRow = 0;
   std::vector<Bucket>* buckets = bucketsFor(fp, blockBytes, blocksPerRow);
   if (!buckets || blocksPerRow == 0) return;
-  const int32_t id = static_cast<int32_t>(records_.size());
-  const Record current{
-      index, clocks_[agent][agent], static_cast<int8_t>(agent), static_cast<int8_t>(slot), write,
-      fp};
-  records_.push_back(current);
+  const Record current{index,
+                       clocks_[static_cast<size_t>(agent)][static_cast<size_t>(agent)],
+                       static_cast<int8_t>(agent),
+                       op.slot,
+                       op.write,
+                       0,
+                       fp};
+  const int32_t id = newRecord(current);
   const int64_t groups = static_cast<int64_t>(buckets->size()) / blocksPerRow;
   const int64_t g0 = fp.space == isa::Space::Hbm ? 0 : fp.partBegin / kPartitionsPerGroup;
   const int64_t g1 = fp.space == isa::Space::Hbm
@@ -178,40 +159,42 @@ void RaceDetector::accessOperand(int agent, int64_t index, int slot, const isa::
   for (int64_t g = g0; g <= g1; ++g) {
     for (int64_t blk = b0; blk <= b1; ++blk) {
       Bucket& bucket = (*buckets)[static_cast<size_t>(g * blocksPerRow + blk)];
-      for (int other = 0; other < kNumAgents; ++other) {
-        if (other == agent) continue;
-        for (int32_t w : bucket.writes[other])
-          if (w >= 0) check(w, current, ap);
-        if (!write) continue;
-        for (int32_t r : bucket.reads[other])
-          if (r >= 0) check(r, current, ap);
-      }
-      remember((write ? bucket.writes : bucket.reads)[agent], id);
+      for (const Entry& e : bucket)
+        if (e.agent != agent && (e.write || op.write)) check(e.record, current, *op.ap);
+      remember(bucket, id, agent, op.write);
     }
   }
+  if (records_[static_cast<size_t>(id)].refs == 0) freeRecords_.push_back(id);
 }
 
-void RaceDetector::remember(Slots& slots, int32_t id) {
-  const Footprint& box = records_[id].box;
-  int pick = 0;
-  for (int i = 0; i < kSlots; ++i) {
-    if (slots[i] < 0) {
-      pick = i;
-      break;
-    }
-    const Footprint& old = records_[slots[i]].box;
-    if (old.partBegin >= box.partBegin && old.partEnd <= box.partEnd &&
-        old.byteBegin >= box.byteBegin && old.byteEnd <= box.byteEnd) {
-      pick = i;
-      break;
-    }
-    if (slots[i] < slots[pick]) pick = i;
+void RaceDetector::remember(Bucket& bucket, int32_t id, int agent, bool write) {
+  const Footprint& box = records_[static_cast<size_t>(id)].box;
+  auto covers = [&](const Footprint& old) {
+    return old.partBegin >= box.partBegin && old.partEnd <= box.partEnd &&
+           old.byteBegin >= box.byteBegin && old.byteEnd <= box.byteEnd;
+  };
+  Entry* covered = nullptr;
+  Entry* oldest = nullptr;
+  int count = 0;
+  for (Entry& e : bucket) {
+    if (e.agent != agent || e.write != write) continue;
+    ++count;
+    if (!covered && covers(records_[static_cast<size_t>(e.record)].box)) covered = &e;
+    if (!oldest || e.age < oldest->age) oldest = &e;
   }
-  slots[pick] = id;
+  ++records_[static_cast<size_t>(id)].refs;
+  const Entry entry{id, ++age_, static_cast<int8_t>(agent), write};
+  Entry* replaced = covered ? covered : count >= kSlots ? oldest : nullptr;
+  if (!replaced) {
+    bucket.push_back(entry);
+    return;
+  }
+  dropRef(replaced->record);
+  *replaced = entry;
 }
 
 void RaceDetector::check(int32_t candidate, const Record& current, const isa::AccessPattern& ap) {
-  const Record& prior = records_[candidate];
+  const Record& prior = records_[static_cast<size_t>(candidate)];
   if (clocks_[current.agent][prior.agent] >= prior.epoch) return;
   if (std::find(checked_.begin(), checked_.end(), candidate) != checked_.end()) return;
   checked_.push_back(candidate);
@@ -219,7 +202,8 @@ void RaceDetector::check(int32_t candidate, const Record& current, const isa::Ac
   const uint64_t hi = static_cast<uint64_t>(std::max(prior.index, current.index));
   const uint64_t pair = (lo << 32) ^ hi;
   if (reportedPairs_.count(pair)) return;
-  const isa::AccessPattern* priorAp = operandAt(program_.instructions[prior.index], prior.slot);
+  const isa::AccessPattern* priorAp =
+      operandAt(program_.instructions[static_cast<size_t>(prior.index)], prior.slot);
   if (!priorAp || !boxesOverlap(prior.box, current.box) || !operandsOverlap(*priorAp, ap)) return;
   reportedPairs_.insert(pair);
   if (reports_.size() >= kMaxReports) {

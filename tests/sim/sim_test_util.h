@@ -92,6 +92,11 @@ inline int32_t addTensor(isa::Program& p, const std::string& name, std::vector<i
   return static_cast<int32_t>(p.tensors.size() - 1);
 }
 
+/// ns from an engine's semaphore update to a waiter on another engine seeing it.
+inline double handoffNs(const sim::MachineConfig& m) {
+  return static_cast<double>(m.semaphoreHandoffCycles) / m.syncGhz;
+}
+
 inline sim::SimResult runTiming(const isa::Program& p, const sim::MachineConfig& m,
                                 traces::EventSink* sink = nullptr) {
   sim::SimOptions o;

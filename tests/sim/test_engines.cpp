@@ -14,7 +14,7 @@ const traces::InstructionEvent& eventOf(const traces::EventLog& log, int64_t ind
   return log.instructions.front();
 }
 bool overlap(const traces::InstructionEvent& a, const traces::InstructionEvent& b) {
-  return a.startNs < b.endNs - 1e-9 && b.startNs < a.endNs - 1e-9;
+  return a.start.ns() < b.end.ns() - 1e-9 && b.start.ns() < a.end.ns() - 1e-9;
 }
 }  // namespace
 
@@ -26,12 +26,12 @@ TEST_CASE("independent engines run in parallel") {
       copy(Engine::Scalar, sbuf(0, 128, 16384, 1200), sbuf(0, 128, 24576, 1200)));
   traces::EventLog log;
   const sim::SimResult r = runTiming(p, m, &log);
-  CHECK(eventOf(log, 0).startNs == 0.0);
-  CHECK(eventOf(log, 1).startNs == 0.0);
-  CHECK(eventOf(log, 0).endNs == doctest::Approx(1000.0));  // 960 cycles at 0.96 GHz
-  CHECK(eventOf(log, 1).endNs == doctest::Approx(1000.0));  // 1200 cycles at 1.2 GHz
-  CHECK(r.totals.engines[1].busyNs == doctest::Approx(1000.0));
-  CHECK(r.totals.engines[2].busyNs == doctest::Approx(1000.0));
+  CHECK(eventOf(log, 0).start.ns() == 0.0);
+  CHECK(eventOf(log, 1).start.ns() == 0.0);
+  CHECK(eventOf(log, 0).end.ns() == doctest::Approx(1000.0));  // 960 cycles at 0.96 GHz
+  CHECK(eventOf(log, 1).end.ns() == doctest::Approx(1000.0));  // 1200 cycles at 1.2 GHz
+  CHECK(r.totals.engines[1].busy.ns() == doctest::Approx(1000.0));
+  CHECK(r.totals.engines[2].busy.ns() == doctest::Approx(1000.0));
 }
 
 TEST_CASE("a wait holds until the semaphore reaches its value: not at N-1, at N") {
@@ -52,7 +52,7 @@ TEST_CASE("a wait holds until the semaphore reaches its value: not at N-1, at N"
     traces::EventLog log;
     runTiming(p, m, &log);
     const traces::InstructionEvent& e = eventOf(log, 2);
-    CHECK(e.startNs == doctest::Approx(want * issue + latency));
+    CHECK(e.start.ns() == doctest::Approx(want * issue + latency + handoffNs(m)));
     CHECK(e.stall == traces::StallCause::Semaphore);
     CHECK(e.waitSemaphore == s);
     CHECK(e.waitValue == want);
@@ -73,7 +73,7 @@ TEST_CASE("a read signal releases the waiter at the producer's start") {
   p.instructions.push_back(c);
   traces::EventLog log;
   runTiming(p, m, &log);
-  CHECK(eventOf(log, 2).startNs == doctest::Approx(1000.0));
+  CHECK(eventOf(log, 2).start.ns() == doctest::Approx(1000.0 + handoffNs(m)));
 }
 
 TEST_CASE("dependent tiny activations on one engine are ~MIN_II + pipeline latency apart (A1)") {
@@ -88,10 +88,11 @@ TEST_CASE("dependent tiny activations on one engine are ~MIN_II + pipeline laten
   traces::EventLog a, b;
   runTiming(chain, m, &a);
   runTiming(independent, m, &b);
-  CHECK(eventOf(a, 3).startNs - eventOf(a, 2).startNs == doctest::Approx((64 + 100 + 120) / 1.4));
+  CHECK(eventOf(a, 3).start.ns() - eventOf(a, 2).start.ns() ==
+        doctest::Approx((64 + 100 + 120) / 1.4));
   CHECK(eventOf(a, 3).stall == traces::StallCause::EngineBusy);
   CHECK(eventOf(a, 3).waitedOnInstruction == 2);
-  CHECK(eventOf(b, 3).startNs - eventOf(b, 2).startNs == doctest::Approx(64 / 1.4));
+  CHECK(eventOf(b, 3).start.ns() - eventOf(b, 2).start.ns() == doctest::Approx(64 / 1.4));
 }
 
 TEST_CASE("matmul stream: II per instruction, background LoadStationary, fp32 4x") {
@@ -108,11 +109,12 @@ TEST_CASE("matmul stream: II per instruction, background LoadStationary, fp32 4x
       traces::EventLog log;
       const sim::SimResult r = runTiming(p, m, &log);
       const double factor = dtype == Dtype::Fp32 ? 4 : 1;
-      CHECK(eventOf(log, 5).endNs - eventOf(log, 5).startNs == doctest::Approx(512 * factor / 2.8));
+      CHECK(eventOf(log, 5).end.ns() - eventOf(log, 5).start.ns() ==
+            doctest::Approx(512 * factor / 2.8));
       // Only the first LoadStationary is exposed.
-      CHECK(eventOf(log, 9).endNs == doctest::Approx((32 + 5120) * factor / 2.8));
+      CHECK(eventOf(log, 9).end.ns() == doctest::Approx((32 + 5120) * factor / 2.8));
       CHECK(r.totals.flops == 10 * 2 * 128 * 128 * 512);
-      CHECK(r.totals.totalNs == doctest::Approx(((32 + 5120) * factor + 64) / 2.8));
+      CHECK(r.totals.total.ns() == doctest::Approx(((32 + 5120) * factor + 64) / 2.8));
     }
   }
 }
@@ -134,13 +136,13 @@ TEST_CASE("LoadStationary is exposed after a semaphore stall, hidden otherwise")
     p.instructions.push_back(mm);
     traces::EventLog log;
     runTiming(p, m, &log);
-    CHECK(eventOf(log, 1).endNs == doctest::Approx((32 + 512) / 2.8));
-    const double released = 1000.0 + 220 / 1.12;
+    CHECK(eventOf(log, 1).end.ns() == doctest::Approx((32 + 512) / 2.8));
+    const double released = 1000.0 + 220 / 1.12 + handoffNs(m);
     if (stalled) {
-      CHECK(eventOf(log, 2).startNs == doctest::Approx(released));
-      CHECK(eventOf(log, 2).endNs == doctest::Approx(released + (32 + 512) / 2.8));
+      CHECK(eventOf(log, 2).start.ns() == doctest::Approx(released));
+      CHECK(eventOf(log, 2).end.ns() == doctest::Approx(released + (32 + 512) / 2.8));
     } else {
-      CHECK(eventOf(log, 2).endNs == doctest::Approx((32 + 1024) / 2.8));
+      CHECK(eventOf(log, 2).end.ns() == doctest::Approx((32 + 1024) / 2.8));
     }
   }
 }
@@ -158,13 +160,13 @@ TEST_CASE("trn2 throttle: the first matmul runs at the ramp's rate, full rate af
   runTiming(p, flat, &flatLog);
   const double ls = 32 / 2.4, mm = 512 / 2.4;
   // 0.5x + x^2/12000 = 213.33 ns of work gives x = 400 ns.
-  CHECK(eventOf(log, 0).endNs == doctest::Approx(ls + 400.0));
-  CHECK(eventOf(flatLog, 0).endNs == doctest::Approx(ls + mm));
+  CHECK(eventOf(log, 0).end.ns() == doctest::Approx(ls + 400.0));
+  CHECK(eventOf(flatLog, 0).end.ns() == doctest::Approx(ls + mm));
   const traces::InstructionEvent& late = eventOf(log, 39);
-  CHECK(late.startNs > ls + 3000);
-  CHECK(late.endNs - late.startNs == doctest::Approx(mm));
+  CHECK(late.start.ns() > ls + 3000);
+  CHECK(late.end.ns() - late.start.ns() == doctest::Approx(mm));
   // Ramp work: 0.75 * 3000 ns of full-rate work over the first 3 us.
-  CHECK(eventOf(log, 39).endNs - eventOf(flatLog, 39).endNs ==
+  CHECK(eventOf(log, 39).end.ns() - eventOf(flatLog, 39).end.ns() ==
         doctest::Approx(750.0).epsilon(0.01));
 }
 
@@ -190,7 +192,7 @@ TEST_CASE(
     CHECK(overlap(trn2.instructions[0], trn2.instructions[1]));
     CHECK(overlap(trn1.instructions[0], trn1.instructions[1]) == (p == &noConflict));
     if (p != &noConflict) {
-      const auto& later = trn1.instructions[0].startNs > trn1.instructions[1].startNs
+      const auto& later = trn1.instructions[0].start.ns() > trn1.instructions[1].start.ns()
                               ? trn1.instructions[0]
                               : trn1.instructions[1];
       CHECK(later.stall == traces::StallCause::AccessConflict);
@@ -232,6 +234,6 @@ TEST_CASE("long semaphore histories (folded timelines) keep exact wait times") {
   const double latency = 220 / 0.96;
   for (int i : {0, 4095, 4096, 8191, n - 1}) {
     const traces::InstructionEvent& e = eventOf(log, 2 * i + 1);
-    CHECK(e.startNs == doctest::Approx(100.0 * (i + 1) + latency));
+    CHECK(e.start.ns() == doctest::Approx(100.0 * (i + 1) + latency + handoffNs(m)));
   }
 }

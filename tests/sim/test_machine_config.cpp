@@ -64,7 +64,8 @@ TEST_CASE("--set overrides one parameter - bad keys and values are named") {
   CHECK(errorOf("trn2", {"dma_latency_ns=abc"}).find("'abc' is not a number") != std::string::npos);
   CHECK(errorOf("trn2", {"dma_engines=1.5"}).find("dma_engines = 1.5: must be an integer") !=
         std::string::npos);
-  CHECK(errorOf("trn2", {"pe_ghz=0"}).find("pe_ghz = 0: must be > 0") != std::string::npos);
+  CHECK(errorOf("trn2", {"pe_ghz=0"}).find("pe_ghz = 0: must be within [0.01, 100]") !=
+        std::string::npos);
   CHECK(errorOf("trn2", {"pe_throttle=1"}).find("pe_throttle = 1: must be true or false") !=
         std::string::npos);
   CHECK(errorOf("trn2", {"novalue"}).find("expected KEY=VALUE") != std::string::npos);

@@ -1,0 +1,66 @@
+#pragma once
+// The core's semaphores: timelines of registered increments, which agents may still signal
+// each one, and who is blocked on which value. Plain C++; the SystemC shell turns "wake these
+// agents" into events.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "isa/program.h"
+#include "sim/core/semaphore_timeline.h"
+#include "sim/machine_config.h"
+#include "sim/race/vector_clock.h"
+
+namespace neuronsim::sim {
+
+/// Contract: an engine agent registers its signals when it issues, and each engine keeps its
+/// frontier (advanceFrontier) at or below the start of its next instruction. A DMA queue
+/// registers a signal at the SystemC time it fires. So at SystemC time `now` every increment
+/// visible before `now` is registered, and settled() tells when a later reach is final too.
+class SemaphoreBank {
+ public:
+  SemaphoreBank(const isa::Program& program, const MachineConfig& machine);
+
+  /// Delay from an engine's signal landing to a waiter on another engine seeing it
+  /// (semaphore_handoff_cycles of the base clock). DMA signals carry none: their latencies
+  /// are the DMA model's.
+  Tick handoff() const { return handoff_; }
+  /// Registers `delta` on `sem` visible at `at`, from instruction `by`. Returns the agents
+  /// (bit per agent) whose awaited value is now reached; they stop waiting.
+  uint32_t add(int32_t sem, Tick at, int64_t delta, int64_t by);
+  SemaphoreTimeline::Reach firstReach(int32_t sem, int64_t value) const {
+    return semaphores_[static_cast<size_t>(sem)].timeline.firstReach(value);
+  }
+  /// Value after every registered increment.
+  int64_t value(int32_t sem) const {
+    return semaphores_[static_cast<size_t>(sem)].timeline.finalValue();
+  }
+  /// True when no increment still to be registered on `sem` can become visible before `t`.
+  bool settled(int32_t sem, Tick t, Tick now) const;
+  /// Engine agent `agent` will start no instruction before `t` (Tick::never() when done).
+  void advanceFrontier(int agent, Tick t) { frontier_[static_cast<size_t>(agent)] = t; }
+  /// `agent` blocks until `sem` may have reached `value` (reported once by add()).
+  void addWaiter(int agent, int32_t sem, int64_t value);
+
+ private:
+  /// One waiting agent.
+  struct Waiter {
+    int agent;
+    int64_t value;
+  };
+  struct Semaphore {
+    SemaphoreTimeline timeline;
+    uint32_t signallers = 0;  ///< agents with a signal on this semaphore in the program
+    /// Per engine: least time from the engine's frontier to one of its increments becoming
+    /// visible (its pipeline latency when it signals this semaphore only at completion).
+    std::array<Tick, isa::kNumEngines> lookahead{};
+    std::vector<Waiter> waiters;
+  };
+
+  Tick handoff_;
+  std::vector<Semaphore> semaphores_;
+  std::array<Tick, kNumAgents> frontier_{};
+};
+
+}  // namespace neuronsim::sim
