@@ -42,7 +42,8 @@ uint32_t SemaphoreBank::add(int32_t sem, Tick at, int64_t delta, int64_t by) {
   s.timeline.add(at, delta, by, floor);
   uint32_t woken = 0;
   for (size_t i = 0; i < s.waiters.size();) {
-    if (s.timeline.firstReach(s.waiters[i].value).at != Tick::never()) {
+    const int64_t value = s.waiters[i].value;
+    if (value == kAnyChange || s.timeline.firstReach(value).at != Tick::never()) {
       woken |= 1u << s.waiters[i].agent;
       s.waiters[i] = s.waiters.back();
       s.waiters.pop_back();
@@ -66,8 +67,11 @@ bool SemaphoreBank::settled(int32_t sem, Tick t, Tick now) const {
   return true;
 }
 
-void SemaphoreBank::addWaiter(int agent, int32_t sem, int64_t value) {
-  semaphores_[static_cast<size_t>(sem)].waiters.push_back({agent, value});
+void SemaphoreBank::removeWaiter(int agent, int32_t sem) {
+  std::vector<Waiter>& waiters = waitersOf(sem);
+  waiters.erase(std::remove_if(waiters.begin(), waiters.end(),
+                               [&](const Waiter& w) { return w.agent == agent; }),
+                waiters.end());
 }
 
 }  // namespace neuronsim::sim

@@ -40,11 +40,18 @@ class SemaphoreBank {
   bool settled(int32_t sem, Tick t, Tick now) const;
   /// Engine agent `agent` will start no instruction before `t` (Tick::never() when done).
   void advanceFrontier(int agent, Tick t) { frontier_[static_cast<size_t>(agent)] = t; }
-  /// `agent` blocks until `sem` may have reached `value` (reported once by add()).
-  void addWaiter(int agent, int32_t sem, int64_t value);
+  /// `agent` blocks until `sem` has reached `value` (reported once by add()).
+  void addWaiter(int agent, int32_t sem, int64_t value) {
+    waitersOf(sem).push_back({agent, value});
+  }
+  /// `agent` blocks until any increment of `sem` is registered (reported once by add()).
+  void addChangeWaiter(int agent, int32_t sem) { waitersOf(sem).push_back({agent, kAnyChange}); }
+  /// Forgets `agent`'s waits on `sem` (it stopped waiting for another reason).
+  void removeWaiter(int agent, int32_t sem);
 
  private:
-  /// One waiting agent.
+  static constexpr int64_t kAnyChange = INT64_MIN;
+  /// One waiting agent: for a value, or for any change (kAnyChange).
   struct Waiter {
     int agent;
     int64_t value;
@@ -57,6 +64,10 @@ class SemaphoreBank {
     std::array<Tick, isa::kNumEngines> lookahead{};
     std::vector<Waiter> waiters;
   };
+
+  std::vector<Waiter>& waitersOf(int32_t sem) {
+    return semaphores_[static_cast<size_t>(sem)].waiters;
+  }
 
   Tick handoff_;
   std::vector<Semaphore> semaphores_;

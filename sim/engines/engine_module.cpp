@@ -60,9 +60,12 @@ Tick EngineModule::awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall
       sc_core::wait(ctx_.wakeEvent(agent_));
       continue;
     }
-    // Registered but later than t: final once no signaller can still land an earlier one.
+    // Registered but later than t: final once no signaller can still land an earlier one;
+    // else wait for that time (when every earlier one is registered) or for a change.
     if (!bank.settled(wait.sem, reach.at, scNow())) {
-      waitUntil(reach.at);
+      bank.addChangeWaiter(agent_, wait.sem);
+      sc_core::wait(delayUntil(reach.at), ctx_.wakeEvent(agent_));
+      bank.removeWaiter(agent_, wait.sem);
       continue;
     }
     t = reach.at;

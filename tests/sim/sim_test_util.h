@@ -1,12 +1,22 @@
 #pragma once
 // Small builders of hand-written programs for the timed-model tests.
 
+#include <doctest/doctest.h>
+
 #include <string>
 #include <vector>
 
 #include "isa/program.h"
 #include "sim/machine_config.h"
 #include "sim/simulator.h"
+
+/// Ticks print as picoseconds in failed checks.
+template <>
+struct doctest::StringMaker<neuronsim::traces::Tick> {
+  static doctest::String convert(neuronsim::traces::Tick t) {
+    return (std::to_string(t.ps()) + " ps").c_str();
+  }
+};
 
 namespace neuronsim::simtest {
 

@@ -1,6 +1,9 @@
 // Engines in the SystemC core: overlap, semaphore ordering, matmul II, throttle, port conflicts.
 #include <doctest/doctest.h>
 
+#include "isa/error.h"
+#include "sim/cost/clock.h"
+#include "sim/cost/compute_cost.h"
 #include "sim_test_util.h"
 
 using namespace neuronsim;
@@ -236,4 +239,84 @@ TEST_CASE("long semaphore histories (folded timelines) keep exact wait times") {
     const traces::InstructionEvent& e = eventOf(log, 2 * i + 1);
     CHECK(e.start.ns() == doctest::Approx(100.0 * (i + 1) + latency + handoffNs(m)));
   }
+}
+
+TEST_CASE("a run past the simulated-time limit stops with an error naming the instruction") {
+  // 65535 x 65535 x 10 step-0 elements per partition at the slowest allowed clock: ~4e10
+  // cycles of 100 ns, far past one hour.
+  const sim::MachineConfig slow = sim::loadMachine("trn2", {"dve_ghz=0.01"});
+  isa::Program p;
+  Instruction big = copy(Engine::Vector, sbuf(0, 1, 0, 1), sbuf(0, 1, 64, 1));
+  big.dst.dims = {{0, 65535}, {0, 65535}, {0, 10}};
+  big.srcs[0].dims = big.dst.dims;
+  p.instructions.push_back(big);
+  std::string error;
+  try {
+    runTiming(p, slow);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  CHECK(error.find(
+            "instruction 0 (tensor_copy on vector) would end past the simulated-time limit") == 0);
+  big.dst.dims = {{0, 65535}, {0, 10}};  // 65 ms: fine
+  big.srcs[0].dims = big.dst.dims;
+  p.instructions[0] = big;
+  CHECK(runTiming(p, slow).totals.total > traces::Tick::fromNs(6e7));
+}
+
+TEST_CASE("a throttled matmul is held back at the head and runs at full rate: a Throttle stall") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  for (int i = 0; i < 3; ++i)
+    p.instructions.push_back(matmul(psum(0, 128, (i % 4) * 2048, 512),
+                                    sbuf(0, 128, 0, 128, Dtype::Bf16),
+                                    sbuf(0, 128, 65536, 512, Dtype::Bf16)));
+  traces::EventLog log;
+  runTiming(p, m, &log);
+  const traces::Tick work = sim::engineClock(Engine::Tensor, m).toTicks(sim::Cycles{512});
+  for (int i = 0; i < 3; ++i) {
+    const traces::InstructionEvent& e = eventOf(log, i);
+    CAPTURE(i);
+    CHECK(e.stall == traces::StallCause::Throttle);
+    CHECK(e.start > e.ready);
+    // The first one's span also holds its exposed LoadStationary.
+    if (i > 0) CHECK(e.end - e.start == work);
+  }
+  // Without the throttle nothing is held back.
+  traces::EventLog flat;
+  runTiming(p, sim::loadMachine("trn2", {"pe_throttle=false"}), &flat);
+  for (const auto& e : flat.instructions) CHECK(e.stall != traces::StallCause::Throttle);
+}
+
+TEST_CASE(
+    "two engines signal one semaphore: the earlier landing releases the waiter, registered last") {
+  const sim::MachineConfig m = sim::loadMachine("trn2", {"pe_throttle=false"});
+  isa::Program p;
+  const int32_t g = addSemaphore(p, "gpsimd");
+  const int32_t s = addSemaphore(p, "shared");
+  // Vector registers its increment first (it needs nothing), landing late.
+  Instruction slow = copy(Engine::Vector, sbuf(0, 128, 0, 1920), sbuf(0, 128, 8192, 1920));
+  signal(slow, s);
+  p.instructions.push_back(slow);
+  // Scalar can register only after GpSimd, but lands much earlier.
+  Instruction ms = make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 16384, 64));
+  signal(ms, g);
+  p.instructions.push_back(ms);
+  Instruction quick = copy(Engine::Scalar, sbuf(0, 128, 24576, 64), sbuf(0, 128, 32768, 64));
+  waitFor(quick, g, 1);
+  signal(quick, s);
+  p.instructions.push_back(quick);
+  Instruction mm = matmul(psum(0, 128, 0, 512), sbuf(0, 128, 40960, 128, Dtype::Bf16),
+                          sbuf(0, 128, 49152, 512, Dtype::Bf16));
+  waitFor(mm, s, 1);
+  p.instructions.push_back(mm);
+  traces::EventLog log;
+  runTiming(p, m, &log);
+  const traces::Tick handoff =
+      sim::engineClock(Engine::Sync, m).toTicks(sim::Cycles{m.semaphoreHandoffCycles});
+  const traces::Tick scalarLatency =
+      sim::engineClock(Engine::Scalar, m).toTicks(sim::pipelineLatency(Engine::Scalar, m));
+  CHECK(eventOf(log, 3).start == eventOf(log, 2).end + scalarLatency + handoff);
+  CHECK(eventOf(log, 3).waitedOnInstruction == 2);
+  CHECK(eventOf(log, 3).start < eventOf(log, 0).end);
 }

@@ -87,3 +87,19 @@ TEST_CASE("a machine file overrides a base preset - every number needs a source"
   std::remove(good.c_str());
   CHECK(errorOf("trn9").find("--machine trn9: not a preset (trn2, trn1)") != std::string::npos);
 }
+
+TEST_CASE("parameters out of scale are refused with their key and range - inf too") {
+  for (const char* item : {"pe_ghz=1e-12", "pe_ghz=inf", "dma_latency_ns=1e15", "hbm_gbps=1e-300",
+                           "throttle_start_fraction=1.5", "dma_queues=17", "sync_ghz=nan"}) {
+    const std::string error = errorOf("trn2", {item});
+    const std::string key(item, std::string(item).find('='));
+    CAPTURE(item);
+    CHECK(error.find("--set: " + key + " = ") == 0);
+    CHECK(error.find("must be within [") != std::string::npos);
+  }
+  CHECK(errorOf("trn2", {"dma_latency_ns=1e15"}).find("must be within [0, 1e6]") !=
+        std::string::npos);
+  // The bounds themselves are accepted.
+  CHECK(sim::loadMachine("trn2", {"pe_ghz=0.01"}).peGhz == 0.01);
+  CHECK(sim::loadMachine("trn2", {"dma_queues=16"}).dmaQueues == 16);
+}
