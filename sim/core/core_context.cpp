@@ -4,11 +4,12 @@
 namespace neuronsim::sim {
 
 CoreContext::CoreContext(const isa::Program& program, const MachineConfig& machine,
-                         isa::MemoryState* memory, traces::EventSink* sink, bool detectRaces)
+                         const SemaphoreUsage& usage, isa::MemoryState* memory,
+                         traces::EventSink* sink, bool detectRaces)
     : program_(program),
       machine_(machine),
       memory_(memory),
-      semaphores_(program, machine),
+      semaphores_(usage, machine),
       races_(detectRaces ? std::make_unique<RaceDetector>(program, machine) : nullptr),
       arbiter_(machine.accessConflicts),
       recorder_(machine, sink) {}

@@ -23,8 +23,9 @@ class DmaModule;
 
 class CoreContext {
  public:
-  CoreContext(const isa::Program& program, const MachineConfig& machine, isa::MemoryState* memory,
-              traces::EventSink* sink, bool detectRaces);
+  CoreContext(const isa::Program& program, const MachineConfig& machine,
+              const SemaphoreUsage& usage, isa::MemoryState* memory, traces::EventSink* sink,
+              bool detectRaces);
 
   const isa::Program& program() const { return program_; }
   const MachineConfig& machine() const { return machine_; }

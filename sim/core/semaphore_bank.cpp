@@ -8,27 +8,30 @@
 
 namespace neuronsim::sim {
 
-SemaphoreBank::SemaphoreBank(const isa::Program& program, const MachineConfig& machine)
+void SemaphoreUsage::note(const isa::Instruction& inst) {
+  const bool dma = isa::isDma(inst.opcode);
+  for (const isa::SemSignal& s : inst.signals) {
+    const auto sem = static_cast<size_t>(s.sem);
+    signallers[sem] |= 1u << (dma ? queueAgent(inst.dmaQueue) : engineAgent(inst.engine));
+    if (!dma && s.at == isa::SignalAt::Read)
+      readSignallers[sem] |= static_cast<uint8_t>(1u << static_cast<unsigned>(inst.engine));
+  }
+}
+
+SemaphoreBank::SemaphoreBank(const SemaphoreUsage& usage, const MachineConfig& machine)
     : handoff_(EngineClock(machine.syncGhz).toTicks(Cycles{machine.semaphoreHandoffCycles})),
-      semaphores_(program.semaphores.size()) {
-  std::vector<std::array<bool, isa::kNumEngines>> readSignal(program.semaphores.size());
-  for (const isa::Instruction& inst : program.instructions) {
-    const bool dma = isa::isDma(inst.opcode);
-    for (const isa::SemSignal& s : inst.signals) {
-      const int agent = dma ? queueAgent(inst.dmaQueue) : engineAgent(inst.engine);
-      semaphores_[static_cast<size_t>(s.sem)].signallers |= 1u << agent;
-      if (!dma && s.at == isa::SignalAt::Read)
-        readSignal[static_cast<size_t>(s.sem)][static_cast<size_t>(inst.engine)] = true;
-    }
+      semaphores_(usage.signallers.size()) {
+  std::array<Tick, isa::kNumEngines> latency{};
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    const auto engine = static_cast<isa::Engine>(e);
+    latency[static_cast<size_t>(e)] =
+        engineClock(engine, machine).toTicks(pipelineLatency(engine, machine));
   }
   for (size_t sem = 0; sem < semaphores_.size(); ++sem) {
-    for (int e = 0; e < isa::kNumEngines; ++e) {
-      const auto engine = static_cast<isa::Engine>(e);
-      const Tick latency =
-          readSignal[sem][static_cast<size_t>(e)]
-              ? Tick()
-              : engineClock(engine, machine).toTicks(pipelineLatency(engine, machine));
-      semaphores_[sem].lookahead[static_cast<size_t>(e)] = latency + handoff_;
+    semaphores_[sem].signallers = usage.signallers[sem];
+    for (size_t e = 0; e < isa::kNumEngines; ++e) {
+      const bool atRead = (usage.readSignallers[sem] >> e) & 1u;
+      semaphores_[sem].lookahead[e] = (atRead ? Tick() : latency[e]) + handoff_;
     }
   }
 }

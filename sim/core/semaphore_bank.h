@@ -14,13 +14,24 @@
 
 namespace neuronsim::sim {
 
+/// Which agents signal each semaphore, gathered in the one pass over the program that also
+/// validates it and splits it into streams.
+struct SemaphoreUsage {
+  explicit SemaphoreUsage(size_t semaphores) : signallers(semaphores), readSignallers(semaphores) {}
+  /// Records the signals of `inst` (semaphore indices already checked).
+  void note(const isa::Instruction& inst);
+
+  std::vector<uint32_t> signallers;     ///< per semaphore: bit per agent
+  std::vector<uint8_t> readSignallers;  ///< per semaphore: bit per engine signalling it @read
+};
+
 /// Contract: an engine agent registers its signals when it issues, and each engine keeps its
 /// frontier (advanceFrontier) at or below the start of its next instruction. A DMA queue
 /// registers a signal at the SystemC time it fires. So at SystemC time `now` every increment
 /// visible before `now` is registered, and settled() tells when a later reach is final too.
 class SemaphoreBank {
  public:
-  SemaphoreBank(const isa::Program& program, const MachineConfig& machine);
+  SemaphoreBank(const SemaphoreUsage& usage, const MachineConfig& machine);
 
   /// Delay from an engine's signal landing to a waiter on another engine seeing it
   /// (semaphore_handoff_cycles of the base clock). DMA signals carry none: their latencies

@@ -36,6 +36,7 @@ SemaphoreTimeline::Reach SemaphoreTimeline::firstReach(int64_t value) const {
   const auto live = increments_.begin() + static_cast<std::ptrdiff_t>(head_);
   if (monotone_) {
     if (base_ >= value) return {Tick(), -1};
+    if (finalValue() < value) return {};
     auto it = std::lower_bound(live, increments_.end(), value,
                                [](const Increment& inc, int64_t v) { return inc.cumulative < v; });
     if (it == increments_.end()) return {};

@@ -28,9 +28,38 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
   SC_THREAD(run);
 }
 
+namespace {
+
+/// Asks the cache for what step() reads of an instruction: with `heap`, the arrays its vectors
+/// point to (the object itself must be cached by then), else the object. Instructions are
+/// large and scattered on the heap; an engine otherwise stalls on each one in turn.
+void prefetch(const isa::Instruction& inst, bool heap) {
+  if (!heap) {
+    const char* bytes = reinterpret_cast<const char*>(&inst);
+    for (size_t line = 0; line < sizeof(isa::Instruction); line += 64)
+      __builtin_prefetch(bytes + line);
+    return;
+  }
+  __builtin_prefetch(inst.dst.dims.data());
+  __builtin_prefetch(inst.srcs.data());
+  __builtin_prefetch(inst.srcs.data() + 1);
+  __builtin_prefetch(inst.waits.data());
+  __builtin_prefetch(inst.signals.data());
+}
+
+}  // namespace
+
 void EngineModule::run() {
   try {
+    const std::vector<isa::Instruction>& instructions = ctx_.program().instructions;
     while (next_ < stream_.size()) {
+      if (next_ + 2 < stream_.size())
+        prefetch(instructions[static_cast<size_t>(stream_[next_ + 2])], false);
+      if (next_ + 1 < stream_.size()) {
+        const isa::Instruction& following = instructions[static_cast<size_t>(stream_[next_ + 1])];
+        prefetch(following, true);
+        for (const isa::AccessPattern& src : following.srcs) __builtin_prefetch(src.dims.data());
+      }
       step(stream_[next_]);
       ++next_;
     }

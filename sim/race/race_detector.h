@@ -19,11 +19,12 @@ namespace neuronsim::sim {
 /// Contract: an instruction's accesses are recorded when it issues, after it acquired its
 /// waits; its `@read` signals release the clock from before the instruction (nothing of it
 /// has finished when it starts reading), its `@complete` signals the clock after it. An
-/// access is checked against earlier accesses of other agents that touch the same bucket and
-/// are not ordered before it; a candidate is confirmed by exact byte overlap. Each agent keeps
-/// its last kSlots readers and writers per bucket (a newer access replaces one it covers, else
-/// the oldest), so a race hidden behind more than kSlots newer accesses of the same agent to
-/// other parts of the bucket can be missed (never a false report).
+/// access is checked against earlier accesses of other agents that touch the same bucket (a
+/// 1 KiB block of every partition on chip, 16 KiB of an HBM tensor) and are not ordered before
+/// it; a candidate is confirmed by exact byte overlap. Each agent keeps its last kSlots readers
+/// and writers per bucket (a newer access replaces one it covers, else the oldest), so a race
+/// hidden behind more than kSlots newer accesses of the same agent to other parts of the
+/// bucket can be missed (never a false report).
 class RaceDetector {
  public:
   RaceDetector(const isa::Program& program, const MachineConfig& machine);
@@ -42,21 +43,14 @@ class RaceDetector {
   std::vector<std::string> reports() const;
 
  private:
-  /// One recorded operand access; kept while a bucket remembers it.
-  struct Record {
-    int64_t index;
-    uint32_t epoch;
+  /// A bucket's memory of one operand access.
+  struct Entry {
+    Footprint box;
+    int64_t index;   ///< the instruction
+    uint32_t epoch;  ///< its agent's epoch
+    uint32_t age;    ///< larger is newer
     int8_t agent;
     int8_t slot;  ///< operand slot (see operandAt)
-    bool write;
-    int32_t refs;  ///< bucket entries naming it
-    Footprint box;
-  };
-  /// A bucket's memory of one access.
-  struct Entry {
-    int32_t record;
-    uint32_t age;  ///< larger is newer
-    int8_t agent;
     bool write;
   };
   static constexpr int kSlots = 4;
@@ -76,24 +70,20 @@ class RaceDetector {
   };
 
   void accessOperand(int agent, int64_t index, const Operand& op);
-  std::vector<Bucket>* bucketsFor(const Footprint& f, int64_t& blockBytes, int64_t& blocksPerRow);
-  void check(int32_t candidate, const Record& current, const isa::AccessPattern& ap);
-  void remember(Bucket& bucket, int32_t id, int agent, bool write);
-  void dropRef(int32_t id);
-  int32_t newRecord(const Record& r);
-  std::string describe(const Record& r) const;
+  std::vector<Bucket>* bucketsFor(const Footprint& f, int64_t& blockBytes);
+  /// Checks `current` against the bucket's entries of other agents, then remembers it there.
+  void visit(Bucket& bucket, const Entry& current, const isa::AccessPattern& ap);
+  void check(const Entry& prior, const Entry& current, const isa::AccessPattern& ap);
+  std::string describe(const Entry& e) const;
 
   static constexpr size_t kMaxReports = 100;
   const isa::Program& program_;
   std::array<VectorClock, kNumAgents> clocks_{};
   std::vector<SemaphoreHistory> semaphores_;
-  std::vector<Record> records_;
-  std::vector<int32_t> freeRecords_;
   uint32_t age_ = 0;
   std::vector<Bucket> sbuf_, psum_;
   std::vector<std::vector<Bucket>> hbm_;
-  int64_t sbufBlocks_, psumBlocks_;
-  std::vector<int32_t> checked_;
+  std::vector<uint64_t> checked_;  ///< (instruction, slot) already checked for this operand
   std::unordered_set<uint64_t> reportedPairs_;
   std::vector<std::string> reports_;
   int64_t unreported_ = 0;
