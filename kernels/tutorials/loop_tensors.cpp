@@ -1,4 +1,4 @@
-// Loop-local tensors: one buffer each, then a second for the innermost ones that still fit.
+// Loop-local tensors: one buffer each, then more for the innermost ones while they fit.
 #include "kernels/tutorials/loop_tensors.h"
 
 #include <algorithm>
@@ -7,8 +7,6 @@
 namespace neuronsim::kernels {
 
 namespace {
-
-constexpr int kMaxCopies = 2;
 
 Tile allocateOne(KernelBuilder& b, const LoopTensorDecl& d, int copy) {
   const std::string name = d.name + "_" + std::to_string(copy);
@@ -26,14 +24,15 @@ bool fits(const KernelBuilder& b, const LoopTensorDecl& d) {
 }  // namespace
 
 std::vector<LoopTensor> allocateLoopTensors(KernelBuilder& b,
-                                            const std::vector<LoopTensorDecl>& decls) {
+                                            const std::vector<LoopTensorDecl>& decls,
+                                            int maxCopies) {
   std::vector<std::vector<Tile>> buffers(decls.size());
   for (size_t i = 0; i < decls.size(); ++i) buffers[i].push_back(allocateOne(b, decls[i], 0));
   std::vector<size_t> order(decls.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t x, size_t y) { return decls[x].depth > decls[y].depth; });
-  for (int copy = 1; copy < kMaxCopies; ++copy)
+  for (int copy = 1; copy < maxCopies; ++copy)
     for (size_t i : order)
       if (fits(b, decls[i])) buffers[i].push_back(allocateOne(b, decls[i], copy));
   std::vector<LoopTensor> tensors;

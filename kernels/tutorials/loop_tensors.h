@@ -32,12 +32,14 @@ class LoopTensor {
   int64_t uses_ = 0;
 };
 
-/// Allocates every declaration once, then a second buffer for each in order of decreasing
-/// depth (innermost first; declaration order among equals) while SBUF/PSUM has room. Our
-/// stand-in for the NKI compiler's allocator, which pipelines affine_range iterations by
-/// giving loop-local tensors several buffers; see docs/tutorials.md. Throws neuronsim::Error
-/// (from the builder) when even one copy of everything does not fit. Result in `decls` order.
+/// Allocates every declaration once, then, up to `maxCopies` buffers each, one more per round
+/// in order of decreasing depth (innermost first; declaration order among equals) while
+/// SBUF/PSUM has room. Our stand-in for the NKI compiler's allocator, which pipelines
+/// affine_range iterations by giving loop-local tensors several buffers; see docs/tutorials.md.
+/// Throws neuronsim::Error (from the builder) when even one copy of everything does not fit. Result
+/// in `decls` order.
 std::vector<LoopTensor> allocateLoopTensors(KernelBuilder& b,
-                                            const std::vector<LoopTensorDecl>& decls);
+                                            const std::vector<LoopTensorDecl>& decls,
+                                            int maxCopies);
 
 }  // namespace neuronsim::kernels

@@ -6,8 +6,9 @@
 namespace neuronsim::kernels {
 
 void buildTutorialBlockedFree(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs,
-                              const HbmView& out, TutorialBlocks blocks) {
+                              const HbmView& out, const TutorialOptions& options) {
   const int64_t K = lhsT.size(0), M = lhsT.size(1), N = rhs.size(1);
+  const TutorialBlocks& blocks = options.blocks;
   const int64_t kt = K / kTutorialTileK;
   const isa::Dtype dtype = lhsT.dtype();
   auto t = allocateLoopTensors(
@@ -15,7 +16,8 @@ void buildTutorialBlockedFree(KernelBuilder& b, const HbmView& lhsT, const HbmVi
       {{isa::Space::Sbuf, {kTutorialTileK, blocks.m, kt, kTutorialTileM}, dtype, "lhsT_tiles", 1},
        {isa::Space::Sbuf, {kTutorialTileK, blocks.n, kt, kTutorialTileN}, dtype, "rhs_tiles", 2},
        {isa::Space::Psum, {kTutorialTileM, kTutorialTileN}, isa::Dtype::Fp32, "res_psum", 4},
-       {isa::Space::Sbuf, {kTutorialTileM, kTutorialTileN}, dtype, "res_sb", 4}});
+       {isa::Space::Sbuf, {kTutorialTileM, kTutorialTileN}, dtype, "res_sb", 4}},
+      options.loopBuffers);
   LoopTensor &lhsTiles = t[0], &rhsTiles = t[1], &psum = t[2], &resSb = t[3];
   for (int64_t m = 0; m < M / (kTutorialTileM * blocks.m); ++m) {
     const Tile& lt = lhsTiles.next();
@@ -47,22 +49,25 @@ void buildTutorialBlockedFree(KernelBuilder& b, const HbmView& lhsT, const HbmVi
 }
 
 void buildTutorialOptimized(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs,
-                            const HbmView& out, TutorialBlocks blocks) {
+                            const HbmView& out, const TutorialOptions& options) {
   const int64_t K = lhsT.size(0), M = lhsT.size(1), N = rhs.size(1);
+  const TutorialBlocks& blocks = options.blocks;
   const int64_t blockM = kTutorialTileM * blocks.m, blockN = kTutorialTileN * blocks.n,
                 blockK = kTutorialTileK * blocks.k;
   const int64_t numBlockM = M / blockM, numBlockN = N / blockN, numBlockK = K / blockK;
   const isa::Dtype dtype = lhsT.dtype();
   auto t = allocateLoopTensors(
-      b, {{isa::Space::Sbuf,
-           {kTutorialTileM, numBlockM, blocks.m, blocks.n, kTutorialTileN},
-           dtype,
-           "result_tiles",
-           1},
-          {isa::Space::Sbuf, {kTutorialTileK, blocks.k, blockN}, dtype, "rhs_tiles", 2},
-          {isa::Space::Sbuf, {kTutorialTileK, blocks.k, blockM}, dtype, "lhsT_tiles", 3},
-          {isa::Space::Psum, {kTutorialTileM, kTutorialTileN}, isa::Dtype::Fp32, "res_tile", 5},
-          {isa::Space::Sbuf, {kTutorialTileM, blockN}, dtype, "result_packed", 3}});
+      b,
+      {{isa::Space::Sbuf,
+        {kTutorialTileM, numBlockM, blocks.m, blocks.n, kTutorialTileN},
+        dtype,
+        "result_tiles",
+        1},
+       {isa::Space::Sbuf, {kTutorialTileK, blocks.k, blockN}, dtype, "rhs_tiles", 2},
+       {isa::Space::Sbuf, {kTutorialTileK, blocks.k, blockM}, dtype, "lhsT_tiles", 3},
+       {isa::Space::Psum, {kTutorialTileM, kTutorialTileN}, isa::Dtype::Fp32, "res_tile", 5},
+       {isa::Space::Sbuf, {kTutorialTileM, blockN}, dtype, "result_packed", 3}},
+      options.loopBuffers);
   LoopTensor &resultTiles = t[0], &rhsTiles = t[1], &lhsTiles = t[2], &psum = t[3], &packed = t[4];
   for (int64_t n = 0; n < numBlockN; ++n) {
     const Tile& res = resultTiles.next();

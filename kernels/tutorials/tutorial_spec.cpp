@@ -64,6 +64,9 @@ ShapeMap inferTutorial(const ShapeMap& inputs, const ParamValues& params) {
                   std::to_string(blocks.m) + " x " + std::to_string(kTutorialTileM) + ": " + tiles);
   requireMultiple(variant, "N", "rhs axis 1", rhs[1], kTutorialTileN * blocks.n,
                   std::to_string(blocks.n) + " x " + std::to_string(kTutorialTileN) + ": " + tiles);
+  const int64_t buffers = params.getInt("loop_buffers");
+  if (buffers < 1 || buffers > 8)
+    throw Error(prefix + "parameter loop_buffers must be 1..8, not " + std::to_string(buffers));
   return {{"out", {lhsT[1], rhs[1]}}};
 }
 
@@ -72,14 +75,15 @@ void buildTutorial(KernelBuilder& b, const KernelArgs& args) {
   const HbmView& lhsT = args.in("lhsT");
   const HbmView& rhs = args.in("rhs");
   const HbmView& out = args.out("out");
-  if (variant == "t1_tiled") buildTutorialTiled(b, lhsT, rhs, out, args.dtype);
-  if (variant == "t2_tiled") buildTutorialTiled(b, lhsT, rhs, out, isa::Dtype::Fp32);
-  if (variant == "t1_hoisted") buildTutorialHoisted(b, lhsT, rhs, out, args.dtype);
-  if (variant == "t2_hoisted") buildTutorialHoisted(b, lhsT, rhs, out, isa::Dtype::Fp32);
-  if (variant == "t1_blocked")
-    buildTutorialBlockedFree(b, lhsT, rhs, out, blocksOf(variant, args.params));
-  if (variant == "t1_optimized")
-    buildTutorialOptimized(b, lhsT, rhs, out, blocksOf(variant, args.params));
+  const bool t2 = variant.rfind("t2_", 0) == 0;
+  const TutorialOptions options{blocksOf(variant, args.params), t2 ? isa::Dtype::Fp32 : args.dtype,
+                                static_cast<int>(args.params.getInt("loop_buffers"))};
+  if (variant == "t1_tiled" || variant == "t2_tiled")
+    buildTutorialTiled(b, lhsT, rhs, out, options);
+  if (variant == "t1_hoisted" || variant == "t2_hoisted")
+    buildTutorialHoisted(b, lhsT, rhs, out, options);
+  if (variant == "t1_blocked") buildTutorialBlockedFree(b, lhsT, rhs, out, options);
+  if (variant == "t1_optimized") buildTutorialOptimized(b, lhsT, rhs, out, options);
 }
 
 HostTensors referenceTutorial(const HostTensors& inputs, const ParamValues&) {
@@ -113,6 +117,12 @@ KernelSpec matmulTutorialSpec() {
       {kBlockParams[0], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_M (default 16)", {}},
       {kBlockParams[1], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_N (default 2)", {}},
       {kBlockParams[2], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_K (default 8)", {}},
+      {"loop_buffers",
+       ParamType::Int,
+       "2",
+       "most buffers per tensor declared in a loop body (our stand-in for the NKI compiler's "
+       "pipelining)",
+       {}},
   };
   // Fits every variant's block rules with their default blocks and runs in about a second.
   spec.defaultShapes = {{"lhsT", {1024, 2048}}, {"rhs", {1024, 1024}}};

@@ -6,14 +6,16 @@
 namespace neuronsim::kernels {
 
 void buildTutorialTiled(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs,
-                        const HbmView& out, isa::Dtype staging) {
+                        const HbmView& out, const TutorialOptions& options) {
   const int64_t K = lhsT.size(0), M = lhsT.size(1), N = rhs.size(1);
   const isa::Dtype dtype = lhsT.dtype();
   auto t = allocateLoopTensors(
-      b, {{isa::Space::Psum, {kTutorialTileM, kTutorialTileN}, isa::Dtype::Fp32, "res_psum", 2},
-          {isa::Space::Sbuf, {kTutorialTileK, kTutorialTileM}, dtype, "lhsT_tile", 3},
-          {isa::Space::Sbuf, {kTutorialTileK, kTutorialTileN}, dtype, "rhs_tile", 3},
-          {isa::Space::Sbuf, {kTutorialTileM, kTutorialTileN}, staging, "res_sb", 2}});
+      b,
+      {{isa::Space::Psum, {kTutorialTileM, kTutorialTileN}, isa::Dtype::Fp32, "res_psum", 2},
+       {isa::Space::Sbuf, {kTutorialTileK, kTutorialTileM}, dtype, "lhsT_tile", 3},
+       {isa::Space::Sbuf, {kTutorialTileK, kTutorialTileN}, dtype, "rhs_tile", 3},
+       {isa::Space::Sbuf, {kTutorialTileM, kTutorialTileN}, options.staging, "res_sb", 2}},
+      options.loopBuffers);
   LoopTensor &psum = t[0], &lhsTile = t[1], &rhsTile = t[2], &resSb = t[3];
   for (int64_t m = 0; m < M / kTutorialTileM; ++m)
     for (int64_t n = 0; n < N / kTutorialTileN; ++n) {
@@ -32,17 +34,19 @@ void buildTutorialTiled(KernelBuilder& b, const HbmView& lhsT, const HbmView& rh
 }
 
 void buildTutorialHoisted(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs,
-                          const HbmView& out, isa::Dtype staging) {
+                          const HbmView& out, const TutorialOptions& options) {
   const int64_t K = lhsT.size(0), M = lhsT.size(1), N = rhs.size(1);
   const int64_t kt = K / kTutorialTileK;
   const isa::Dtype dtype = lhsT.dtype();
   // T1 declares lhsT_tiles with TILE_N (512) columns but fills and reads only TILE_M (128);
   // T2 declares TILE_M. We allocate the 128 columns used.
   auto t = allocateLoopTensors(
-      b, {{isa::Space::Sbuf, {kTutorialTileK, kt, kTutorialTileM}, dtype, "lhsT_tiles", 1},
-          {isa::Space::Sbuf, {kTutorialTileK, kt, kTutorialTileN}, dtype, "rhs_tiles", 2},
-          {isa::Space::Psum, {kTutorialTileM, kTutorialTileN}, isa::Dtype::Fp32, "res_psum", 2},
-          {isa::Space::Sbuf, {kTutorialTileM, kTutorialTileN}, staging, "res_sb", 2}});
+      b,
+      {{isa::Space::Sbuf, {kTutorialTileK, kt, kTutorialTileM}, dtype, "lhsT_tiles", 1},
+       {isa::Space::Sbuf, {kTutorialTileK, kt, kTutorialTileN}, dtype, "rhs_tiles", 2},
+       {isa::Space::Psum, {kTutorialTileM, kTutorialTileN}, isa::Dtype::Fp32, "res_psum", 2},
+       {isa::Space::Sbuf, {kTutorialTileM, kTutorialTileN}, options.staging, "res_sb", 2}},
+      options.loopBuffers);
   LoopTensor &lhsTiles = t[0], &rhsTiles = t[1], &psum = t[2], &resSb = t[3];
   for (int64_t m = 0; m < M / kTutorialTileM; ++m) {
     const Tile& lt = lhsTiles.next();

@@ -67,6 +67,20 @@ TEST_CASE("matmul_tutorial: tiled and hoisted variants on tile-multiple shapes")
       }
 }
 
+TEST_CASE("matmul_tutorial: single and deeper loop buffering give the same product") {
+  uint64_t seed = 30;
+  for (const char* variant : {"t1_tiled", "t2_hoisted", "t1_blocked"})
+    for (const char* buffers : {"1", "4"}) {
+      CAPTURE(variant);
+      CAPTURE(buffers);
+      checkKernelCase(
+          tutorialCase(variant, 384, 512, 2048, Dtype::Bf16, seed++, {{"loop_buffers", buffers}}));
+    }
+  checkKernelCase(
+      tutorialCase("t1_optimized", 512, 512, 1024, Dtype::Fp32, seed++,
+                   {{"loop_buffers", "3"}, {"tiles_in_block_m", "2"}, {"tiles_in_block_k", "2"}}));
+}
+
 TEST_CASE("matmul_tutorial: t1_blocked on block-multiple shapes") {
   uint64_t seed = 50;
   for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
@@ -174,6 +188,9 @@ TEST_CASE("matmul_tutorial: shapes a variant cannot take are errors naming the r
                   "matmul_tutorial: parameter tiles_in_block_m is a meta-parameter of t1_optimized "
                   "only, not t1_tiled",
                   {{"tiles_in_block_m", "2"}});
+  checkShapeError("t2_tiled", 128, 128, 512,
+                  "matmul_tutorial: parameter loop_buffers must be 1..8, not 0",
+                  {{"loop_buffers", "0"}});
   checkShapeError("t1_optimized", 128, 128, 512,
                   "matmul_tutorial: parameter tiles_in_block_k must be at least 1",
                   {{"tiles_in_block_k", "0"}});
