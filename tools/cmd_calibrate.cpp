@@ -7,6 +7,7 @@
 
 #include "kernels/harness/run_kernel.h"
 #include "kernels/registry.h"
+#include "kernels/tutorials/tutorial_kernel.h"
 #include "sim/calibration/calibration.h"
 #include "sim/simulator.h"
 #include "tools/args.h"
@@ -32,15 +33,15 @@ constexpr const char* kUsage =
 
 constexpr double kTolerancePercent = 15.0;
 
-/// Simulates library kernel `name` on `machine` in timing-only mode.
+/// Simulates library kernel `name` on `machine` in timing-only mode at `dtype`.
 sim::SimResult runLibraryKernel(const std::string& name, const kernels::ShapeMap& inputs,
                                 const std::vector<std::pair<std::string, std::string>>& params,
-                                const sim::MachineConfig& machine, double* flops) {
+                                const sim::MachineConfig& machine, double* flops,
+                                isa::Dtype dtype = isa::Dtype::Bf16) {
   const kernels::KernelSpec& spec = kernels::findKernel(name);
   const kernels::ParamValues values = kernels::parseParams(spec, params);
   const kernels::KernelShapes shapes = kernels::checkShapes(spec, inputs, values);
-  const isa::Program program =
-      kernels::buildKernel(spec, values, shapes, isa::Dtype::Bf16, machine.geometry);
+  const isa::Program program = kernels::buildKernel(spec, values, shapes, dtype, machine.geometry);
   sim::SimOptions options;
   options.timingOnly = true;
   options.detectRaces = false;
@@ -66,6 +67,39 @@ sim::CalibrationResult conv3dMfu(const std::vector<std::string>& overrides) {
           mfu};
 }
 
+/// T2 profile figures besides the time: TensorE active percent of the run.
+double t2TensorActivePercent(const std::string& variant) {
+  if (variant == "t2_tiled") return 87.28;
+  if (variant == "t2_hoisted") return 99.85;
+  return -1;
+}
+
+/// T1/T2: the NKI matmul tutorials' kernels (kernels/tutorials, written here from the
+/// tutorials' algorithms) against their published times, and for T2 the TensorE active time.
+void addTutorialCases(const std::string& machineFilter, const std::vector<std::string>& overrides,
+                      std::vector<sim::CalibrationResult>& results) {
+  for (const kernels::TutorialMeasurement& t : kernels::tutorialMeasurements()) {
+    if (!machineFilter.empty() && machineFilter != t.machine) continue;
+    const sim::MachineConfig machine = sim::loadMachine(t.machine, overrides);
+    const sim::SimResult r = runLibraryKernel("matmul_tutorial", {{"lhsT", t.lhsT}, {"rhs", t.rhs}},
+                                              {{"variant", t.variant}}, machine, nullptr, t.dtype);
+    const std::string stage = t.variant.substr(0, 2) == "t1" ? "T1" : "T2";
+    const std::string shape = " [" + std::to_string(t.lhsT[1]) + "," + std::to_string(t.lhsT[0]) +
+                              "]x[" + std::to_string(t.rhs[0]) + "," + std::to_string(t.rhs[1]) +
+                              "] " + std::string(isa::dtypeName(t.dtype));
+    results.push_back({stage + ": matmul tutorial " + t.variant.substr(3) + shape + " (ms)",
+                       t.machine, sim::CalibrationRole::Check, t.publishedMs, t.publishedMs,
+                       r.totals.totalNs * 1e-6});
+    const double active = t2TensorActivePercent(t.variant);
+    if (active < 0) continue;
+    const traces::EngineTotals& pe = r.totals.engines[static_cast<size_t>(isa::Engine::Tensor)];
+    results.push_back(
+        {stage + ": matmul tutorial " + t.variant.substr(3) + ", TensorE active (% of the run)",
+         t.machine, sim::CalibrationRole::Check, active, active,
+         100.0 * pe.busyNs / r.totals.totalNs});
+  }
+}
+
 void printSet(const std::vector<sim::CalibrationResult>& results, sim::CalibrationRole role) {
   std::printf("%s set:\n", role == sim::CalibrationRole::Fit ? "fit" : "check");
   for (const auto& r : results) {
@@ -87,6 +121,7 @@ int calibrateCommand(int argc, char** argv) {
   const std::string machine = args.get("machine").value_or("");
   std::vector<sim::CalibrationResult> results = sim::runCalibration(machine, args.all("set"));
   if (machine.empty() || machine == "trn2") results.push_back(conv3dMfu(args.all("set")));
+  addTutorialCases(machine, args.all("set"), results);
   std::printf("case [machine] | published | simulated | error %%\n");
   printSet(results, sim::CalibrationRole::Fit);
   printSet(results, sim::CalibrationRole::Check);
