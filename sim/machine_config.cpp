@@ -73,13 +73,17 @@ const Parameter kParameters[] = {
     {"access_conflicts", &MachineConfig::accessConflicts, 0, 1},
     {"dma_engines", &MachineConfig::dmaEngines, 1, 64},
     {"dma_queues", &MachineConfig::dmaQueues, 1, 16},
+    {"dma_queue_inflight", &MachineConfig::dmaQueueInflight, 1, 1024},
     {"dma_engine_bytes_per_ns", &MachineConfig::dmaEngineBytesPerNs, 0.01, 1e6},
     {"dma_latency_ns", &MachineConfig::dmaLatencyNs, 0, kMaxFixedNs},
-    {"dma_descriptor_ns", &MachineConfig::dmaDescriptorNs, 0, kMaxFixedNs},
+    {"dma_transfer_overhead_ns", &MachineConfig::dmaTransferOverheadNs, 0, kMaxFixedNs},
+    {"dma_min_descriptor_bytes", &MachineConfig::dmaMinDescriptorBytes, 0, 1 << 20},
     {"dma_trigger_ns", &MachineConfig::dmaTriggerNs, 0, kMaxFixedNs},
+    {"dma_swdge", &MachineConfig::dmaSwdge, 0, 1},
+    {"dma_swdge_descriptor_cycles", &MachineConfig::dmaSwdgeDescriptorCycles, 0, kMaxCycles},
     {"dma_transpose_hbm_efficiency", &MachineConfig::dmaTransposeHbmEfficiency, 0.01, 1},
-    {"semaphore_handoff_cycles", &MachineConfig::semaphoreHandoffCycles, 0, kMaxCycles},
     {"dma_transpose_sbuf_efficiency", &MachineConfig::dmaTransposeSbufEfficiency, 0.01, 1},
+    {"semaphore_handoff_cycles", &MachineConfig::semaphoreHandoffCycles, 0, kMaxCycles},
 };
 
 const Parameter* findParameter(const std::string& key) {

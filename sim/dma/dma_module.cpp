@@ -1,25 +1,15 @@
 // DMA shell: transfer bookkeeping, signals, events and counters around the fluid model.
-// The fluid model counts in ns (double); this shell is where its times become ticks.
 #include "sim/dma/dma_module.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "isa/error.h"
 #include "sim/core/systemc_time.h"
-#include "sim/core/text.h"
 #include "sim/core/time_limit.h"
+#include "sim/dma/dma_trigger.h"
 
+// The fluid model counts in Picos (int64 ps); this shell is where they become Ticks.
 namespace neuronsim::sim {
-namespace {
-
-/// The first tick at or after `ns` (a finite time of the fluid model).
-Tick tickAtOrAfter(double ns) {
-  const double ps = std::ceil(ns * 1000.0);
-  return ps < 4.6e18 ? Tick::fromPs(static_cast<int64_t>(ps)) : Tick::fromPs(int64_t{1} << 62);
-}
-
-}  // namespace
 
 DmaModule::DmaModule(sc_core::sc_module_name name, CoreContext& context)
     : sc_core::sc_module(name), ctx_(context), fluid_(context.machine()) {
@@ -53,29 +43,34 @@ void DmaModule::post(int64_t index, Tick issue, const VectorClock* issuerClock) 
   ++totals.dmaTransfers;
   totals.hbmBytes += plan.hbmBytes;
 
-  fluid_.advanceTo(std::max(fluid_.nowNs(), scNow().ns()), *this);
+  fluid_.advanceTo(scNow().ps(), *this);
   const int64_t tag = static_cast<int64_t>(transfers_.size());
   transfers_.push_back(t);
   if (static_cast<size_t>(t.queue) >= unsignalled_.size()) unsignalled_.resize(t.queue + 1);
   unsignalled_[static_cast<size_t>(t.queue)].push_back(tag);
-  fluid_.add(t.queue, issue.ns() + ctx_.machine().dmaLatencyNs, plan, tag);
-  fluid_.advanceTo(fluid_.nowNs(), *this);
+  fluid_.add(t.queue, issue.ps(), plan, tag);
+  fluid_.advanceTo(fluid_.nowPs(), *this);
   sampleCounters();
   wake_.notify();
+}
+
+Tick DmaModule::triggerTime(int64_t index) const {
+  const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
+  return Tick::fromPs(dmaTriggerPs(inst.engine, planDma(inst, ctx_.machine()), ctx_.machine()));
 }
 
 void DmaModule::run() {
   try {
     while (true) {
-      const double next = fluid_.nextEventNs();
+      const Picos next = fluid_.nextEventPs();
       if (next == DmaFluid::kNever) {
         sc_core::wait(wake_);
       } else {
-        const Tick at = tickAtOrAfter(next);
+        const Tick at = Tick::fromPs(next);
         if (at > kSimulatedTimeLimit) throwTimeLimit(at, "the DMA transfers in flight");
         sc_core::wait(delayUntil(at), wake_);
       }
-      fluid_.advanceTo(std::max(fluid_.nowNs(), scNow().ns()), *this);
+      fluid_.advanceTo(scNow().ps(), *this);
       sampleCounters();
     }
   } catch (const sc_core::sc_unwind_exception&) {
@@ -85,10 +80,9 @@ void DmaModule::run() {
   }
 }
 
-void DmaModule::transferStarted(int64_t tag, double /*ns*/) {
-  // The fluid model reports at its now, which is the SystemC now (to the ps).
+void DmaModule::transferStarted(int64_t tag, Picos ps) {
   Transfer& t = transfers_[static_cast<size_t>(tag)];
-  t.start = scNow();
+  t.start = Tick::fromPs(ps);
   // @read releases the clock from before this transfer: none of it has landed yet.
   VectorClock before = t.clock;
   --before[static_cast<size_t>(queueAgent(t.queue))];
@@ -96,28 +90,27 @@ void DmaModule::transferStarted(int64_t tag, double /*ns*/) {
               isa::SignalAt::Read, t.start, ctx_.races() ? &before : nullptr);
 }
 
-void DmaModule::transferFinished(int64_t tag, double /*ns*/) {
+void DmaModule::transferFinished(int64_t tag, Picos ps) {
   transfers_[static_cast<size_t>(tag)].landed = true;
-  signalLandedInOrder(transfers_[static_cast<size_t>(tag)].queue);
+  signalLandedInOrder(transfers_[static_cast<size_t>(tag)].queue, Tick::fromPs(ps));
 }
 
-void DmaModule::signalLandedInOrder(int32_t queue) {
+void DmaModule::signalLandedInOrder(int32_t queue, Tick at) {
   std::deque<int64_t>& pending = unsignalled_[static_cast<size_t>(queue)];
-  const Tick now = scNow();
   while (!pending.empty() && transfers_[static_cast<size_t>(pending.front())].landed) {
     const Transfer& t = transfers_[static_cast<size_t>(pending.front())];
     pending.pop_front();
     ctx_.signal(ctx_.program().instructions[static_cast<size_t>(t.index)], t.index,
-                isa::SignalAt::Complete, now, ctx_.races() ? &t.clock : nullptr);
-    ctx_.recorder().totals().dmaActive = Tick::fromNs(fluid_.activeNs());
-    ctx_.recorder().noteEnd(now);
+                isa::SignalAt::Complete, at, ctx_.races() ? &t.clock : nullptr);
+    ctx_.recorder().totals().dmaActive = Tick::fromPs(fluid_.activePs());
+    ctx_.recorder().noteEnd(at);
     if (traces::EventSink* sink = ctx_.recorder().sink()) {
       traces::DmaEvent e;
       e.index = t.index;
       e.queue = t.queue;
       e.issue = t.issue;
       e.start = t.start;
-      e.end = now;
+      e.end = at;
       e.bytes = t.bytes;
       e.descriptors = t.descriptors;
       e.dmaEngines = t.engines;
@@ -128,11 +121,11 @@ void DmaModule::signalLandedInOrder(int32_t queue) {
 }
 
 void DmaModule::sampleCounters() {
-  ctx_.recorder().totals().dmaActive = Tick::fromNs(fluid_.activeNs());
+  ctx_.recorder().totals().dmaActive = Tick::fromPs(fluid_.activePs());
   traces::EventSink* sink = ctx_.recorder().sink();
   if (!sink) return;
   const double gbps = fluid_.bytesPerNs();
-  const Tick now = scNow();
+  const Tick now = Tick::fromPs(fluid_.nowPs());
   if (gbps != lastGbps_) {
     sink->counter({traces::Counter::DmaGbps, now, gbps});
     lastGbps_ = gbps;

@@ -20,8 +20,10 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   DmaModule(sc_core::sc_module_name name, CoreContext& context);
 
   /// Posts DMA instruction `index`, triggered at `issue` (the SystemC now); it moves data
-  /// from issue + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
+  /// from its admission + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
   void post(int64_t index, Tick issue, const VectorClock* issuerClock);
+  /// How long triggering DMA instruction `index` holds its issuing engine.
+  Tick triggerTime(int64_t index) const;
 
  private:
   /// What the shell remembers of one posted transfer (its fluid tag is its position).
@@ -39,11 +41,11 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   };
 
   void run();
-  void transferStarted(int64_t tag, double ns) override;
-  void transferFinished(int64_t tag, double ns) override;
+  void transferStarted(int64_t tag, Picos ps) override;
+  void transferFinished(int64_t tag, Picos ps) override;
   void sampleCounters();
   /// Signals completion of the landed transfers at the head of `queue`, in posting order.
-  void signalLandedInOrder(int32_t queue);
+  void signalLandedInOrder(int32_t queue, Tick at);
 
   CoreContext& ctx_;
   DmaFluid fluid_;

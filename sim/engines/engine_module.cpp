@@ -137,7 +137,7 @@ void EngineModule::step(int64_t index) {
   ComputeCost cost;
   if (dma) {
     waitUntil(t);
-    issue = timing_->trigger(t, stall);
+    issue = timing_->trigger(t, ctx_.dma().triggerTime(index), stall);
   } else {
     t = timing_->afterInterlock(operands, t, stall);
     if (lockstep_) t = awaitPorts(operands, t, stall);

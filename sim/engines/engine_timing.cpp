@@ -8,7 +8,6 @@ namespace neuronsim::sim {
 EngineTiming::EngineTiming(isa::Engine engine, const MachineConfig& machine)
     : clock_(engineClock(engine, machine)),
       latency_(clock_.toTicks(pipelineLatency(engine, machine))),
-      dmaTrigger_(Tick::fromNs(machine.dmaTriggerNs)),
       interlock_(engine != isa::Engine::Tensor) {}
 
 Tick EngineTiming::afterInterlock(const OperandList& operands, Tick t, Stall& stall) const {
@@ -46,11 +45,11 @@ Issue EngineTiming::issue(const isa::Instruction& /*inst*/, int64_t index,
   return issue;
 }
 
-Issue EngineTiming::trigger(Tick start, const Stall& stall) {
+Issue EngineTiming::trigger(Tick start, Tick duration, const Stall& stall) {
   Issue issue = begin(start, stall);
-  issue.end = start + dmaTrigger_;
+  issue.end = start + duration;
   issue.complete = issue.end;
-  issue.cycles = clock_.toCycles(dmaTrigger_);
+  issue.cycles = clock_.toCycles(duration);
   head_ = issue.end;
   return issue;
 }

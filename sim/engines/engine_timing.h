@@ -36,8 +36,8 @@ class EngineTiming {
   /// delayed it so far. Moves head() to the end of its issue.
   virtual Issue issue(const isa::Instruction& inst, int64_t index, const OperandList& operands,
                       const ComputeCost& cost, Tick start, const Stall& stall);
-  /// Issues a DMA trigger at `start`: the engine is held for dma_trigger_ns.
-  Issue trigger(Tick start, const Stall& stall);
+  /// Issues a DMA trigger at `start` that holds the engine for `duration` (DmaModule's).
+  Issue trigger(Tick start, Tick duration, const Stall& stall);
 
  protected:
   Issue begin(Tick start, const Stall& stall) const;
@@ -57,7 +57,6 @@ class EngineTiming {
 
   void pushInFlight(const InFlight& entry);
 
-  Tick dmaTrigger_;
   bool interlock_;
   std::array<InFlight, kRing> ring_{};
   size_t ringHead_ = 0, ringSize_ = 0;

@@ -2,11 +2,10 @@
 // A synthetic double-buffered matmul-like run of any size, for fixtures and scale checks.
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "isa/program.h"
 #include "traces/event.h"
@@ -47,7 +46,8 @@ inline Run makeRun(int tiles) {
       return static_cast<int64_t>(p.instructions.size() - 1);
     };
     const int64_t load = add(isa::Opcode::DmaCopy, isa::Engine::Sync, t % 4);
-    traces::InstructionEvent trig{load, isa::Engine::Sync, isa::Opcode::DmaCopy, syncFree, syncFree, syncFree + ns(60)};
+    traces::InstructionEvent trig{load,     isa::Engine::Sync, isa::Opcode::DmaCopy,
+                                  syncFree, syncFree,          syncFree + ns(60)};
     run.log.instruction(trig);
     syncFree += ns(60);
     traces::DmaEvent ld;
@@ -64,7 +64,8 @@ inline Run makeRun(int tiles) {
     run.log.dma(ld);
 
     const int64_t mm = add(isa::Opcode::NcMatmul, isa::Engine::Tensor, -1);
-    traces::InstructionEvent m{mm, isa::Engine::Tensor, isa::Opcode::NcMatmul, peFree, std::max(peFree, ld.end), Tick()};
+    traces::InstructionEvent m{mm,     isa::Engine::Tensor,      isa::Opcode::NcMatmul,
+                               peFree, std::max(peFree, ld.end), Tick()};
     m.end = m.start + ns(213.3);
     if (ld.end > peFree) {
       m.stall = traces::StallCause::Semaphore;
@@ -81,9 +82,12 @@ inline Run makeRun(int tiles) {
     Tick& free = onVector ? vecFree : actFree;
     const int64_t cp = add(onVector ? isa::Opcode::TensorCopy : isa::Opcode::Activation,
                            onVector ? isa::Engine::Vector : isa::Engine::Scalar, -1);
-    traces::InstructionEvent c{cp, onVector ? isa::Engine::Vector : isa::Engine::Scalar,
-                               onVector ? isa::Opcode::TensorCopy : isa::Opcode::Activation, free,
-                               std::max(free, m.end), Tick()};
+    traces::InstructionEvent c{cp,
+                               onVector ? isa::Engine::Vector : isa::Engine::Scalar,
+                               onVector ? isa::Opcode::TensorCopy : isa::Opcode::Activation,
+                               free,
+                               std::max(free, m.end),
+                               Tick()};
     c.end = c.start + ns(533.3);
     if (m.end > free) {
       c.stall = traces::StallCause::Semaphore;
@@ -99,8 +103,8 @@ inline Run makeRun(int tiles) {
 
     const int q = 4 + t % 2;
     const int64_t st = add(isa::Opcode::DmaCopy, isa::Engine::Sync, q);
-    traces::InstructionEvent strig{st, isa::Engine::Sync, isa::Opcode::DmaCopy, syncFree, std::max(syncFree, c.end),
-                                   Tick()};
+    traces::InstructionEvent strig{st,       isa::Engine::Sync,         isa::Opcode::DmaCopy,
+                                   syncFree, std::max(syncFree, c.end), Tick()};
     strig.end = strig.start + ns(60);
     if (c.end > syncFree) {
       strig.stall = traces::StallCause::Semaphore;
