@@ -106,7 +106,8 @@ void addTutorialCases(const std::string& machineFilter, const std::vector<std::s
     const auto bytes = static_cast<double>(r.totals.hbmBytes);
     evidence.push_back({stage + " " + t.variant.substr(3), t.machine, r.totals.hbmBytes,
                         r.totals.dmaTransfers, bytes / (t.publishedMs * 1e6),
-                        bytes / r.totals.total.ns(), 100.0 * r.totals.dmaActive.ns() / r.totals.total.ns()});
+                        bytes / r.totals.total.ns(),
+                        100.0 * r.totals.dmaActive.ns() / r.totals.total.ns()});
     const double active = t2TensorActivePercent(t.variant);
     if (active < 0) continue;
     const traces::EngineTotals& pe = r.totals.engines[static_cast<size_t>(isa::Engine::Tensor)];

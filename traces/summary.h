@@ -23,9 +23,9 @@ struct RunTotals {
   int64_t instructions = 0;
   int64_t dmaBytes = 0;
   int64_t dmaTransfers = 0;
-  Tick dmaActive;  ///< time at least one transfer was moving data
-  int64_t hbmBytes = 0;    ///< bytes that crossed HBM (read + written)
-  int64_t flops = 0;       ///< raw matmul flops executed (2 per MAC)
+  Tick dmaActive;        ///< time at least one transfer was moving data
+  int64_t hbmBytes = 0;  ///< bytes that crossed HBM (read + written)
+  int64_t flops = 0;     ///< raw matmul flops executed (2 per MAC)
   int64_t transposeFlops = 0;
   int64_t sbufReadBytes = 0;
   int64_t sbufWriteBytes = 0;

@@ -18,7 +18,7 @@ DmaModule::DmaModule(sc_core::sc_module_name name, CoreContext& context)
 
 void DmaModule::post(int64_t index, Tick issue, const VectorClock* issuerClock) {
   const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
-  const DmaPlan plan = planDma(inst, ctx_.machine());
+  const DmaPlan& plan = planOf(index);
   Transfer t;
   t.index = index;
   t.queue = std::max(0, inst.dmaQueue);
@@ -56,7 +56,15 @@ void DmaModule::post(int64_t index, Tick issue, const VectorClock* issuerClock) 
 
 Tick DmaModule::triggerTime(int64_t index) const {
   const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
-  return Tick::fromPs(dmaTriggerPs(inst.engine, planDma(inst, ctx_.machine()), ctx_.machine()));
+  return Tick::fromPs(dmaTriggerPs(inst.engine, planOf(index), ctx_.machine()));
+}
+
+const DmaPlan& DmaModule::planOf(int64_t index) const {
+  if (plannedIndex_ != index) {
+    planned_ = planDma(ctx_.program().instructions[static_cast<size_t>(index)], ctx_.machine());
+    plannedIndex_ = index;
+  }
+  return planned_;
 }
 
 void DmaModule::run() {

@@ -40,6 +40,8 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
     VectorClock clock{};
   };
 
+  /// The plan of DMA instruction `index` (the trigger and the post of one DMA share it).
+  const DmaPlan& planOf(int64_t index) const;
   void run();
   void transferStarted(int64_t tag, Picos ps) override;
   void transferFinished(int64_t tag, Picos ps) override;
@@ -53,6 +55,8 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   /// Per queue, transfers posted and not yet signalled: a queue's completion semaphore counts
   /// transfers in posting order, so a transfer that lands early waits for its predecessors.
   std::vector<std::deque<int64_t>> unsignalled_;
+  mutable int64_t plannedIndex_ = -1;
+  mutable DmaPlan planned_;
   sc_core::sc_event wake_;
   double lastGbps_ = -1;
   int32_t lastPending_ = -1;

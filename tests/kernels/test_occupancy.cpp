@@ -159,7 +159,7 @@ TEST_CASE(
   REQUIRE(intervals.size() == 2);
   REQUIRE(log.dmas.size() == 2);
   CHECK(intervals[0].startNs <= log.dmas[0].start.ns());
-  CHECK(intervals[0].endNs > log.dmas[0].end.ns());   // x lives until the activation reading it ends
+  CHECK(intervals[0].endNs > log.dmas[0].end.ns());  // x lives until the activation reading it ends
   CHECK(intervals[1].endNs == log.dmas[1].end.ns());  // y lives until its store ends
   const auto sbuf = only(neuronsim::kernels::occupancySamples(intervals), Counter::SbufBytes);
   double peak = 0;

@@ -27,7 +27,8 @@ TEST_CASE("a tiny DMA is latency-bound: ~1.3 us from trigger to first byte (D2)"
       runOneDma(m, dma(0, Engine::Sync, sbuf(0, 1, 0, 1), hbm(0, 1, 1)), log);
   CHECK(e.issue.ns() == 0.0);
   CHECK(e.start.ns() == doctest::Approx(1300.0));
-  CHECK(e.end.ns() == doctest::Approx(1300.0 + 64 / 23.0));  // one descriptor: at least 64 B of time
+  CHECK(e.end.ns() ==
+        doctest::Approx(1300.0 + 64 / 23.0));  // one descriptor: at least 64 B of time
   CHECK(e.bytes == 4);
   // The trigger holds the Sync engine for the hwdge time (A2/D3).
   REQUIRE(log.instructions.size() == 1);
@@ -106,7 +107,8 @@ TEST_CASE("DMAs triggered from Sync wait their turn: one trigger at a time on th
   traces::EventLog log;
   runTiming(p, m, &log);
   REQUIRE(log.dmas.size() == 4);
-  for (const traces::DmaEvent& e : log.dmas) CHECK(e.start.ns() == doctest::Approx(e.issue.ns() + 1300));
+  for (const traces::DmaEvent& e : log.dmas)
+    CHECK(e.start.ns() == doctest::Approx(e.issue.ns() + 1300));
   double lastIssue = -1;
   for (const traces::DmaEvent& e : log.dmas) lastIssue = std::max(lastIssue, e.issue.ns());
   CHECK(lastIssue == doctest::Approx(3 * 600.0));
