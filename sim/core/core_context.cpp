@@ -10,7 +10,8 @@ CoreContext::CoreContext(const isa::Program& program, const MachineConfig& machi
       machine_(machine),
       memory_(memory),
       semaphores_(usage, machine),
-      races_(detectRaces ? std::make_unique<RaceDetector>(program, machine) : nullptr),
+      races_(detectRaces ? std::make_unique<RaceDetector>(program, machine, usage.signals)
+                         : nullptr),
       arbiter_(machine.accessConflicts),
       recorder_(machine, sink) {}
 

@@ -17,12 +17,14 @@ namespace neuronsim::sim {
 /// Which agents signal each semaphore, gathered in the one pass over the program that also
 /// validates it and splits it into streams.
 struct SemaphoreUsage {
-  explicit SemaphoreUsage(size_t semaphores) : signallers(semaphores), readSignallers(semaphores) {}
+  explicit SemaphoreUsage(size_t semaphores)
+      : signallers(semaphores), readSignallers(semaphores), signals(semaphores) {}
   /// Records the signals of `inst` (semaphore indices already checked).
   void note(const isa::Instruction& inst);
 
   std::vector<uint32_t> signallers;     ///< per semaphore: bit per agent
   std::vector<uint8_t> readSignallers;  ///< per semaphore: bit per engine signalling it @read
+  std::vector<int64_t> signals;         ///< per semaphore: signals in the program
 };
 
 /// Contract: an engine agent registers its signals when it issues, and each engine keeps its

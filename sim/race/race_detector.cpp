@@ -45,8 +45,11 @@ std::string rangeText(const isa::Program& program, const isa::AccessPattern& ap)
 
 }  // namespace
 
-RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& machine)
+RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& machine,
+                           const std::vector<int64_t>& signalsPerSemaphore)
     : program_(program), semaphores_(program.semaphores.size()) {
+  for (size_t sem = 0; sem < semaphores_.size() && sem < signalsPerSemaphore.size(); ++sem)
+    semaphores_[sem].signals.reserve(static_cast<size_t>(signalsPerSemaphore[sem]));
   auto blocks = [](int64_t bytes) {
     return static_cast<size_t>((bytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes);
   };

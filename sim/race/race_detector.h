@@ -27,7 +27,9 @@ namespace neuronsim::sim {
 /// bucket can be missed (never a false report).
 class RaceDetector {
  public:
-  RaceDetector(const isa::Program& program, const MachineConfig& machine);
+  /// `signalsPerSemaphore` sizes each semaphore's history (the program's signals of it).
+  RaceDetector(const isa::Program& program, const MachineConfig& machine,
+               const std::vector<int64_t>& signalsPerSemaphore);
 
   VectorClock& clock(int agent) { return clocks_[static_cast<size_t>(agent)]; }
   /// Begins a new instruction on `agent` (its epoch increases).
