@@ -1,7 +1,13 @@
 """A tiled matmul in Python: out [M, N] = lhsT [K, M]^T @ rhs [K, N] (fp32 out).
 
 Run it: PYTHONPATH=build/python /usr/bin/python3 examples/matmul.py
-Tuning story: docs/python.md, "Tiled matmul".
+Tuning story (trn2 preset, fp32, lhsT [1024, 512], rhs [1024, 1024]; docs/python.md):
+  v1 160.8 us, MFU 34%: each of the 8 x 2 output tiles reloads its 8 K tiles of both operands
+     (208 instructions, 128 small DMAs); TensorE waits for DMAs.
+  v2  85.4 us, MFU 64%: lhsT loaded once and kept, each rhs block loaded once in one DMA,
+     evictions alternated between VectorE and ScalarE, stores triggered by GpSimd.
+  The library's matmul (kernels/matmul) takes 69.0 us on the same inputs: it also
+     double-buffers rhs groups and splits loads so the first matmul starts earlier.
 """
 
 import numpy as np

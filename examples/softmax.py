@@ -1,7 +1,13 @@
 """Row softmax in Python: y[r, :] = exp(x[r, :] - max(x[r, :])) / sum(exp(x[r, :] - max(x[r, :]))).
 
 Run it: PYTHONPATH=build/python /usr/bin/python3 examples/softmax.py
-Tuning story: see TUNING below (measured on the trn2 preset, fp32, [2048, 512]).
+Tuning story (trn2 preset, fp32, [2048, 512]; docs/python.md tells it in full):
+  v1 83.6 us: the report's critical path is "bound by sync", with Sync stalled on semaphores
+     75% of the run: Sync triggers loads and stores in order, and each store waits for its
+     tile's compute, so the next load cannot start early.
+  v2 55.6 us: stores triggered by GpSimd (queues q14, q15), scaling alternated between VectorE
+     and GpSimd. Tried and dropped: 512 rows per step (partition p holding 4 rows) made fewer,
+     larger DMAs but needed broadcast tensor_tensor ops that kept VectorE 70% busy: 73.5 us.
 """
 
 import numpy as np
@@ -40,38 +46,25 @@ def softmax_v1(x):
 
 
 @neuronsim.kernel(shapes={"x": (2048, 512)}, reference=softmax_reference)
-def softmax_v2(x, rows_per_partition=4):
-    """Row softmax, 128 x k rows per step: partition p holds k consecutive rows, so each DMA
-    moves k times more contiguous bytes; stores are triggered by GpSimd so the next load on the
-    sync queues never waits behind a store."""
+def softmax_v2(x):
+    """v1 with the stores triggered by GpSimd (its own DMA queues): a store waits for its tile's
+    compute, and on Sync it held back the next tile's load behind it. The final scaling
+    alternates between VectorE and GpSimd."""
     rows, cols = x.shape
     out = nl.ndarray((rows, cols), nl.float32, buffer=nl.shared_hbm)
-    r0 = 0
-    while r0 < rows:
-        k = max(1, min(rows_per_partition, (rows - r0) // P))
+    for step, r0 in enumerate(nl.affine_range(0, rows, P)):
         n = min(P, rows - r0)
-        block = x[r0:r0 + n * k, :].split(0, [n, k])  # [n partitions, k rows, cols]
-        t = nl.load(block)
-        neg_max = nl.ndarray((n, k), nl.float32)
-        nisa.tensor_reduce(neg_max, nl.max, t, axis=2, negate=True)
-        e = nl.ndarray((n, k, cols), nl.float32)
-        nisa.tensor_tensor(e, t, neg_max.broadcast(2, cols), nl.add)
-        nisa.activation(e, nl.exp, e)
-        sums = nl.ndarray((n, k), nl.float32)
-        nisa.tensor_reduce(sums, nl.add, e, axis=2)
-        inv = nl.ndarray((n, k), nl.float32)
+        t = nl.load(x[r0:r0 + n, :])
+        neg_max = nl.ndarray((n, 1), nl.float32)
+        nisa.tensor_reduce(neg_max, nl.max, t, axis=1, negate=True)
+        e = nl.ndarray((n, cols), nl.float32)
+        sums = nl.ndarray((n, 1), nl.float32)
+        nisa.activation(e, nl.exp, t, bias=neg_max, reduce_res=sums)
+        inv = nl.ndarray((n, 1), nl.float32)
         nisa.activation(inv, nl.reciprocal, sums)
-        nisa.tensor_tensor(e, e, inv.broadcast(2, cols), nl.multiply)
-        nisa.dma_copy(out[r0:r0 + n * k, :].split(0, [n, k]), e, engine=nisa.engine.gpsimd)
-        r0 += n * k
+        nisa.tensor_scalar(e, e, nl.multiply, inv, engine=nisa.engine.vector if step % 2 == 0 else nisa.engine.gpsimd)
+        nisa.dma_copy(out[r0:r0 + n, :], e, engine=nisa.engine.gpsimd)
     return out
-
-
-TUNING = """
-softmax [2048, 512] fp32, trn2:
-  v1 (128 rows per step)                  : see docs/python.md
-  v2 (512 rows per step, GpSimd stores)   : see docs/python.md
-"""
 
 
 if __name__ == "__main__":
