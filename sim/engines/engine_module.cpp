@@ -87,7 +87,8 @@ void EngineModule::awaitSemaphore(const isa::SemWait& wait, Stall& stall) {
 }
 
 double EngineModule::interlockUntil(const isa::Instruction& inst, int64_t& by) const {
-  std::array<Footprint, 8> reads;  // a validated instruction reads at most 2 srcs, bias, 3 scalar vectors
+  std::array<Footprint, 8>
+      reads;  // a validated instruction reads at most 2 srcs, bias, 3 scalar vectors
   size_t numReads = 0;
   forEachOperand(inst, [&](const isa::AccessPattern& ap, bool write) {
     if (!write && numReads < reads.size()) reads[numReads++] = footprintOf(ap);
