@@ -4,6 +4,7 @@ simulator, ``neuronsim.run`` and ``neuronsim run file.py:name`` can run."""
 import importlib.util
 import inspect
 import os
+import sys
 
 import numpy as np
 
@@ -133,7 +134,12 @@ def load_file_kernel(target):
     module_name = "neuronsim_user_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, folder)  # the file may import its neighbours
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(folder)
     found = getattr(module, name, None)
     if not isinstance(found, Kernel):
         kernels = [k for k, v in vars(module).items() if isinstance(v, Kernel)]

@@ -11,16 +11,17 @@
 #include "isa/assembly.h"
 #include "isa/error.h"
 #include "kernels/harness/occupancy.h"
-#include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
-#include "kernels/harness/run_summary.h"
 #include "python/src/bindings.h"
 #include "python/src/host_arrays.h"
 #include "python/src/python_kernel.h"
+#include "python/src/run_inputs.h"
+#include "python/src/run_summary.h"
 #include "sim/machine_config.h"
 #include "traces/chrome_trace.h"
 #include "traces/csv.h"
 #include "traces/report.h"
+#include "traces/summary.h"
 #include "traces/trace_model.h"
 #include "traces/viewer/viewer.h"
 
@@ -116,7 +117,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
     given[name.cast<std::string>()] =
         hostTensorFrom(array, spec->name + ": " + name.cast<std::string>());
   const kernels::HostTensors inputs =
-      kernels::prepareInputs(*spec, std::move(given), shapes, seed, dtype, params);
+      prepareInputs(*spec, std::move(given), shapes, seed, dtype, params);
 
   traces::EventLog log;
   kernels::RunOptions options;
@@ -139,7 +140,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
     out.checkError = kernels::maxNormalizedError(run.outputs, spec->reference(inputs, params));
   nlohmann::json summary;
   if (mode != kernels::RunMode::Interpret) {
-    summary = kernels::runSummary(*spec, machine, dtype, run);
+    summary = runSummary(*spec, machine, dtype, run);
     summary["seed"] = seed;
     if (out.checkError) summary["check_error"] = *out.checkError;
     out.summary = pythonJson(summary);
@@ -244,6 +245,13 @@ void bindRun(py::module_& m) {
                              })
       .def("asm", [](const RunOutput& r) { return isa::printProgram(*r.program); });
 
+  m.def(
+      "summary_text",
+      [](const py::object& summary) {
+        const std::string text = py::str(py::module_::import("json").attr("dumps")(summary));
+        return traces::summaryText(nlohmann::json::parse(text));
+      },
+      "the summary block neuronsim run prints");
   m.def("run", &runSpec, py::arg("spec"), py::arg("tensors"), py::arg("shapes"), py::arg("params"),
         py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"), py::arg("trace"),
         py::arg("seed"), py::arg("check"));

@@ -1,5 +1,5 @@
 // Given and generated inputs of a run, rounded to the kernel dtype.
-#include "kernels/harness/run_inputs.h"
+#include "python/src/run_inputs.h"
 
 #include <set>
 #include <string>
@@ -7,27 +7,28 @@
 #include "isa/error.h"
 #include "kernels/harness/run_kernel.h"
 
-namespace neuronsim::kernels {
+namespace neuronsim::python {
 
-HostTensors prepareInputs(const KernelSpec& spec, HostTensors given, const ShapeMap& shapes,
-                          uint64_t seed, isa::Dtype dtype, const ParamValues& params) {
-  ShapeMap generatedShapes = shapes;
+kernels::HostTensors prepareInputs(const kernels::KernelSpec& spec, kernels::HostTensors given,
+                                   const kernels::ShapeMap& shapes, uint64_t seed, isa::Dtype dtype,
+                                   const kernels::ParamValues& params) {
+  kernels::ShapeMap generatedShapes = shapes;
   for (const auto& [name, unused] : generatedShapes) {
     bool known = false;
-    for (const TensorSpec& t : spec.inputs) known = known || t.name == name;
+    for (const kernels::TensorSpec& t : spec.inputs) known = known || t.name == name;
     if (!known) throw Error(spec.name + " has no input named '" + name + "'");
     if (given.count(name)) throw Error(spec.name + ": " + name + " is both given and shaped");
   }
-  ShapeMap known = generatedShapes;
+  kernels::ShapeMap known = generatedShapes;
   for (const auto& [name, tensor] : given) known[name] = tensor.shape;
   if (spec.deriveShapes)
     for (const auto& [name, shape] : spec.deriveShapes(known, params))
       if (!known.count(name)) generatedShapes.emplace(name, shape);
   if (given.empty())
     for (const auto& [name, shape] : spec.defaultShapes) generatedShapes.emplace(name, shape);
-  HostTensors inputs = generateInputs(spec, generatedShapes, seed);
+  kernels::HostTensors inputs = kernels::generateInputs(spec, generatedShapes, seed);
   for (auto& [name, tensor] : given) inputs[name] = std::move(tensor);
-  inputs = roundedTo(inputs, dtype);
+  inputs = kernels::roundedTo(inputs, dtype);
   if (spec.completeInputs) {
     std::set<std::string> generated;
     for (const auto& [name, shape] : generatedShapes) generated.insert(name);
@@ -36,4 +37,4 @@ HostTensors prepareInputs(const KernelSpec& spec, HostTensors given, const Shape
   return inputs;
 }
 
-}  // namespace neuronsim::kernels
+}  // namespace neuronsim::python

@@ -1,12 +1,12 @@
 // The summary of one timed kernel run from its totals, the machine's peaks and the program.
-#include "kernels/harness/run_summary.h"
+#include "python/src/run_summary.h"
 
 #include <string>
 
 #include "isa/dtype.h"
 #include "traces/summary.h"
 
-namespace neuronsim::kernels {
+namespace neuronsim::python {
 
 int64_t minimumHbmBytes(const isa::Program& program) {
   int64_t bytes = 0;
@@ -15,8 +15,8 @@ int64_t minimumHbmBytes(const isa::Program& program) {
   return bytes;
 }
 
-nlohmann::json runSummary(const KernelSpec& spec, const sim::MachineConfig& machine,
-                          isa::Dtype dtype, const KernelRun& run) {
+nlohmann::json runSummary(const kernels::KernelSpec& spec, const sim::MachineConfig& machine,
+                          isa::Dtype dtype, const kernels::KernelRun& run) {
   traces::RunInfo info;
   info.kernel = spec.name;
   info.machine = machine.name;
@@ -32,4 +32,4 @@ nlohmann::json runSummary(const KernelSpec& spec, const sim::MachineConfig& mach
   return summary;
 }
 
-}  // namespace neuronsim::kernels
+}  // namespace neuronsim::python
