@@ -183,8 +183,9 @@ void EngineModule::step(int64_t index) {
   int64_t cycles = 0;
   ComputeCost cost;
   if (dmaInst) {
-    end = start + ctx_.machine.dmaTriggerNs;
-    cycles = clock_.toCycles(Nanos{ctx_.machine.dmaTriggerNs}).value;
+    const double triggerNs = ctx_.dma->triggerNs(index);
+    end = start + triggerNs;
+    cycles = clock_.toCycles(Nanos{triggerNs}).value;
   } else {
     cost = computeCost(inst, ctx_.machine);
     cycles = cost.issue.value;
