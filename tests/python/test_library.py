@@ -28,7 +28,12 @@ CASES = [
      {"padding": 1}, "bf16"),
     ("conv3d_bwd", {"x_in": (1, 3, 6, 5, 4), "filters": (2, 2, 2, 3, 4)},
      {"stride": 2, "compute_dx": False}, "fp32"),
+    ("matmul_tutorial", {"lhsT": (256, 256), "rhs": (256, 1024)}, {"variant": "t1_tiled"}, "bf16"),
 ]
+
+
+def test_every_library_kernel_is_compared():
+    assert sorted(neuronsim.library_kernels()) == sorted({case[0] for case in CASES})
 
 
 def flag_value(value):
