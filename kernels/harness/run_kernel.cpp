@@ -96,6 +96,9 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
   run.program =
       buildKernel(spec, params, run.shapes, options.dtype, machine.geometry, &run.allocations);
   run.buildSeconds = secondsSince(start);
+  // Outputs the kernel declared itself while building (a Python kernel declares its own).
+  for (const isa::TensorDecl& t : run.program.tensors)
+    if (t.kind == isa::TensorKind::Output) run.shapes.outputs.emplace(t.name, t.shape);
 
   if (options.phase)
     options.phase((options.mode == RunMode::Interpret ? "interpreting " : "simulating ") +
