@@ -11,6 +11,13 @@ namespace {
 std::vector<std::string> races(const isa::Program& p) {
   return runTiming(p, sim::loadMachine("trn2")).races;
 }
+/// Checks that `p` has exactly one race and that its line names both accesses.
+void checkOneRace(const isa::Program& p, const std::string& first, const std::string& second) {
+  const std::vector<std::string> found = races(p);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].find(first) != std::string::npos);
+  CHECK(found[0].find(second) != std::string::npos);
+}
 }  // namespace
 
 TEST_CASE("a write and a read on two engines without a semaphore are a race naming both") {
@@ -151,10 +158,8 @@ TEST_CASE("a read signal does not order the signaller's own write: the waiter re
                           sbuf(0, 128, 24576, 512, Dtype::Bf16));
   waitFor(mm, v, 1);
   p.instructions.push_back(mm);
-  std::vector<std::string> found = races(p);
-  REQUIRE(found.size() == 1);
-  CHECK(found[0].find("instruction 0 (tensor_tensor on vector) writes dst") != std::string::npos);
-  CHECK(found[0].find("instruction 1 (nc_matmul on tensor) reads srcs[0]") != std::string::npos);
+  checkOneRace(p, "instruction 0 (tensor_tensor on vector) writes dst",
+               "instruction 1 (nc_matmul on tensor) reads srcs[0]");
   // Signalled at completion, the same wait orders them.
   p.instructions[0].signals[0].at = isa::SignalAt::Complete;
   CHECK(races(p).empty());
@@ -184,10 +189,8 @@ TEST_CASE("DMA loads signalling @read: a waiter touching the destination races")
   Instruction second = dma(1, Engine::Scalar, sbuf(0, 128, 0, 64), hbm(0, 128, 64));
   waitFor(second, q, 1);
   p.instructions.push_back(second);
-  std::vector<std::string> found = races(p);
-  REQUIRE(found.size() == 1);
-  CHECK(found[0].find("instruction 0 (dma_copy on dma queue 0) writes dst") != std::string::npos);
-  CHECK(found[0].find("instruction 1 (dma_copy on dma queue 1) writes dst") != std::string::npos);
+  checkOneRace(p, "instruction 0 (dma_copy on dma queue 0) writes dst",
+               "instruction 1 (dma_copy on dma queue 1) writes dst");
   // A compute reader released by the @read races too.
   p.instructions.pop_back();
   Instruction use = copy(Engine::Vector, sbuf(0, 128, 4096, 64), sbuf(0, 128, 0, 64));
