@@ -2,6 +2,7 @@
 #include "sim/machine_config.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -111,7 +112,10 @@ std::string shortNumber(double v) {
 void setParameter(MachineConfig& config, const Parameter& param, const nlohmann::json& value,
                   const std::string& where) {
   const std::string key = param.key;
-  const std::string shown = value.dump();
+  const std::string shown = [&]() -> std::string {
+    if (!value.is_number_float() || std::isfinite(value.get<double>())) return value.dump();
+    return std::isnan(value.get<double>()) ? "nan" : value.get<double>() > 0 ? "inf" : "-inf";
+  }();
   std::visit(
       [&](auto member) {
         using Member = decltype(member);

@@ -99,6 +99,8 @@ TEST_CASE("parameters out of scale are refused with their key and range - inf to
   }
   CHECK(errorOf("trn2", {"dma_latency_ns=1e15"}).find("must be within [0, 1e6]") !=
         std::string::npos);
+  CHECK(errorOf("trn2", {"pe_ghz=inf"}).find("pe_ghz = inf: must be within [0.01, 100]") !=
+        std::string::npos);
   // The bounds themselves are accepted.
   CHECK(sim::loadMachine("trn2", {"pe_ghz=0.01"}).peGhz == 0.01);
   CHECK(sim::loadMachine("trn2", {"dma_queues=16"}).dmaQueues == 16);
