@@ -80,9 +80,8 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   const isa::Program program =
       isa::parseProgram(isa::readTextFile(file, isa::kMaxAssemblyBytes, "assembly file"), file);
   isa::validateProgram(program, machine.geometry);
-  const std::vector<kernels::MemoryItem> memoryNeeded =
-      kernels::programRunMemory(program, machine.geometry);
-  if (mode != RunMode::TimingOnly) kernels::checkHostMemory("asm " + file, memoryNeeded);
+  kernels::checkHostMemory("asm " + file,
+                           kernels::programRunMemory(program, machine.geometry, mode));
   const auto inputs = checkInputs(program, f.inputs, mode == RunMode::TimingOnly);
 
   std::vector<std::string> outputNames;
@@ -142,11 +141,9 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
 Command addAsmCommand(CLI::App& app) {
   CLI::App* sub = addSubcommand(app, "asm", "simulate a hand-written or dumped program");
   sub->footer(
-      "Parses a text-assembly program (syntax: docs/assembly.md), validates it against the machine "
-      "and\n"
-      "runs it on the timed model (default) or the sequential interpreter. Every input tensor must "
-      "be\n"
-      "given with --input (except with --timing-only).");
+      "Parses a text-assembly program (syntax: docs/assembly.md), validates it against the\n"
+      "machine and runs it on the timed model (default) or the sequential interpreter. Every\n"
+      "input tensor must be given with --input (except with --timing-only).");
   auto flags = std::make_shared<AsmFlags>();
   addPositionals(sub, "FILE", flags->files, "the program (.nsasm)");
   flags->common.add(sub, CommonRunFlags::Command::Asm);

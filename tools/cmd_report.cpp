@@ -53,9 +53,8 @@ int report(const CLI::App* app, const ReportFlags& flags) {
 Command addReportCommand(CLI::App& app) {
   CLI::App* sub = addSubcommand(app, "report", "text summary of a saved trace");
   sub->footer(
-      "Prints the summary, the top N opcodes by time per engine and queue, stall time by cause, "
-      "the\n"
-      "critical path and warnings of a saved trace.");
+      "Prints the summary, the top N opcodes by time per engine and queue, stall time by\n"
+      "cause, the critical path and warnings of a saved trace.");
   auto flags = std::make_shared<ReportFlags>();
   addPositionals(sub, "TRACE.json", flags->traces, "a trace written by run --trace or asm --trace");
   flags->csvOption =

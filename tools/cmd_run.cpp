@@ -98,9 +98,8 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   const kernels::KernelShapes shapes = kernels::checkShapes(spec, inputShapes, params);
   isa::OutputSet outputs;
   kernels::declareOutputs(outputs, request, names(shapes.outputs));
-  if (mode != RunMode::TimingOnly)
-    kernels::checkHostMemory(
-        who, kernels::kernelRunMemory(spec, shapes, dtype, machine.geometry, flags.check));
+  kernels::checkHostMemory(
+      who, kernels::kernelRunMemory(spec, shapes, dtype, machine.geometry, mode, flags.check));
 
   // 2. The run.
   traces::EventLog log;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "isa/dtype.h"
@@ -24,9 +25,12 @@ std::optional<int64_t> availableHostBytes() {
 
 namespace {
 
+constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max();
+
+/// SBUF and PSUM bytes and their written-byte shadows (the simulator's trackers scale alike).
 int64_t onChipBytes(const isa::Geometry& g) {
-  return 2 * g.partitions *
-         (g.sbufPartitionBytes + g.psumPartitionBytes);  // bytes and their written shadow
+  const auto perPartition = isa::checkedAdd(g.sbufPartitionBytes, g.psumPartitionBytes);
+  return isa::checkedMul(2 * g.partitions, perPartition.value_or(kSaturated)).value_or(kSaturated);
 }
 
 int64_t elements(const ShapeMap& shapes) {
@@ -39,7 +43,8 @@ int64_t elements(const ShapeMap& shapes) {
 
 std::vector<MemoryItem> kernelRunMemory(const KernelSpec& spec, const KernelShapes& shapes,
                                         isa::Dtype dtype, const isa::Geometry& geometry,
-                                        bool check) {
+                                        RunMode mode, bool check) {
+  if (mode == RunMode::TimingOnly) return {{"SBUF and PSUM", onChipBytes(geometry)}};
   const int64_t in = elements(shapes.inputs), out = elements(shapes.outputs);
   return {{"input values", 4 * in},
           {"HBM tensors",
@@ -48,8 +53,8 @@ std::vector<MemoryItem> kernelRunMemory(const KernelSpec& spec, const KernelShap
           {"SBUF and PSUM", onChipBytes(geometry)}};
 }
 
-std::vector<MemoryItem> programRunMemory(const isa::Program& program,
-                                         const isa::Geometry& geometry) {
+std::vector<MemoryItem> programRunMemory(const isa::Program& program, const isa::Geometry& geometry,
+                                         RunMode mode) {
   int64_t inputs = 0, outputs = 0, hbm = 0;
   for (const isa::TensorDecl& t : program.tensors) {
     const int64_t n = isa::checkedElements(t.shape, "tensor '" + t.name + "'", true);
@@ -57,6 +62,7 @@ std::vector<MemoryItem> programRunMemory(const isa::Program& program,
     if (t.kind == isa::TensorKind::Input) inputs += 4 * n;
     if (t.kind == isa::TensorKind::Output) outputs += 4 * n;
   }
+  if (mode == RunMode::TimingOnly) return {{"SBUF and PSUM", onChipBytes(geometry)}};
   return {{"input values", inputs},
           {"HBM tensors", hbm},
           {"outputs", outputs},
@@ -69,7 +75,7 @@ void checkHostMemory(const std::string& who, const std::vector<MemoryItem>& item
   int64_t total = 0;
   std::vector<std::string> parts;
   for (const MemoryItem& item : items) {
-    total += item.bytes;
+    total = isa::checkedAdd(total, item.bytes).value_or(kSaturated);
     if (item.bytes > 0)
       parts.push_back(fmt::format("{} {}", item.what, isa::byteString(item.bytes)));
   }

@@ -22,15 +22,16 @@ struct MemoryItem {
 /// unknown.
 std::optional<int64_t> availableHostBytes();
 
-/// Host memory of a kernel run with numerics: input values (fp32), HBM tensors at their dtype,
-/// outputs read back (and the reference's with `check`), SBUF and PSUM with their shadows.
+/// Host memory of a kernel run: SBUF and PSUM with their shadows (the simulator's trackers scale
+/// alike), and with numerics (not TimingOnly) input values (fp32), HBM tensors at their dtype and
+/// outputs read back (and the reference's with `check`).
 std::vector<MemoryItem> kernelRunMemory(const KernelSpec& spec, const KernelShapes& shapes,
                                         isa::Dtype dtype, const isa::Geometry& geometry,
-                                        bool check);
-/// Host memory of an assembly program run with numerics: input values, every HBM tensor, outputs
-/// read back, SBUF and PSUM. Throws neuronsim::Error on a tensor over the size limits.
-std::vector<MemoryItem> programRunMemory(const isa::Program& program,
-                                         const isa::Geometry& geometry);
+                                        RunMode mode, bool check);
+/// The same for an assembly program: every HBM tensor, input values and outputs read back.
+/// Throws neuronsim::Error on a tensor over the size limits (in every mode).
+std::vector<MemoryItem> programRunMemory(const isa::Program& program, const isa::Geometry& geometry,
+                                         RunMode mode);
 
 /// Throws neuronsim::Error "<who>: needs about 37.2 GiB of host memory (HBM tensors 16.0 GiB, ...)
 /// but 20.1 GiB is available" when the items add up to more than availableHostBytes().
