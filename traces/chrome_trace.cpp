@@ -20,20 +20,26 @@ namespace neuronsim::traces {
 namespace {
 
 /// Microseconds from nanoseconds.
-double us(double ns) { return ns / 1000.0; }
+double us(double ns) {
+  return ns / 1000.0;
+}
 
 /// Where a flow event binds to its slice: the middle, so it lies inside the slice whatever the
 /// order a viewer sorts events of equal timestamp in.
-double middle(double startNs, double endNs) { return startNs + (endNs - startNs) / 2; }
+double middle(double startNs, double endNs) {
+  return startNs + (endNs - startNs) / 2;
+}
 
-/// Streams one run as trace events: metadata, kernel span, instructions, transfers, flows, counters.
+/// Streams one run as trace events: metadata, kernel span, instructions, transfers, flows,
+/// counters.
 class TraceWriter {
  public:
   TraceWriter(const std::string& path, const isa::Program& program, const EventLog& log)
       : out_(path), program_(program), log_(log), layout_(layoutTracks(log)) {}
 
   void write(const nlohmann::json& givenSummary) {
-    const nlohmann::json summary = givenSummary.is_object() ? givenSummary : nlohmann::json::object();
+    const nlohmann::json summary =
+        givenSummary.is_object() ? givenSummary : nlohmann::json::object();
     out_.raw("{\"traceEvents\":[\n");
     writeMetadata();
     writeKernelSpan(summary);
@@ -48,23 +54,32 @@ class TraceWriter {
   }
 
  private:
-  void begin() { out_.raw(first_ ? "" : ",\n"); first_ = false; }
+  void begin() {
+    out_.raw(first_ ? "" : ",\n");
+    first_ = false;
+  }
 
   void threadMeta(int tid, const std::string& name, int sortIndex) {
     begin();
-    out_.raw("{\"ph\":\"M\",\"pid\":1,\"tid\":").num(int64_t{tid}).raw(",\"name\":\"thread_name\",\"args\":{\"name\":");
+    out_.raw("{\"ph\":\"M\",\"pid\":1,\"tid\":")
+        .num(int64_t{tid})
+        .raw(",\"name\":\"thread_name\",\"args\":{\"name\":");
     out_.str(name).raw("}}");
     begin();
     out_.raw("{\"ph\":\"M\",\"pid\":1,\"tid\":").num(int64_t{tid});
-    out_.raw(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":").num(int64_t{sortIndex}).raw("}}");
+    out_.raw(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":")
+        .num(int64_t{sortIndex})
+        .raw("}}");
   }
 
   void writeMetadata() {
     begin();
-    out_.raw("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"NeuronCore\"}}");
+    out_.raw(
+        "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"NeuronCore\"}}");
     threadMeta(kKernelTid, "kernel", 0);
     std::vector<int> tids;
-    for (int e = 0; e < isa::kNumEngines; ++e) tids.push_back(engineTid(static_cast<isa::Engine>(e)));
+    for (int e = 0; e < isa::kNumEngines; ++e)
+      tids.push_back(engineTid(static_cast<isa::Engine>(e)));
     for (int tid : layout_.usedTids)
       if (tid >= kLaneTidStride || tid >= kDmaTidBase) tids.push_back(tid);
     for (int tid : tids) {
@@ -76,9 +91,15 @@ class TraceWriter {
   void writeKernelSpan(const nlohmann::json& summary) {
     double total = summary.value("total_ns", 0.0);
     begin();
-    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":").num(int64_t{kKernelTid}).raw(",\"cat\":\"kernel\",\"name\":");
+    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":")
+        .num(int64_t{kKernelTid})
+        .raw(",\"cat\":\"kernel\",\"name\":");
     out_.str(summary.value("kernel", std::string("kernel")));
-    out_.raw(",\"ts\":0,\"dur\":").num(us(total)).raw(",\"args\":{\"total_ns\":").num(total).raw("}}");
+    out_.raw(",\"ts\":0,\"dur\":")
+        .num(us(total))
+        .raw(",\"args\":{\"total_ns\":")
+        .num(total)
+        .raw("}}");
   }
 
   void buildIndex() {
@@ -88,24 +109,30 @@ class TraceWriter {
     instructionAt_.assign(n, -1);
     dmaAt_.assign(n, -1);
     for (size_t i = 0; i < log_.instructions.size(); ++i)
-      if (log_.instructions[i].index >= 0) instructionAt_[static_cast<size_t>(log_.instructions[i].index)] = static_cast<int64_t>(i);
+      if (log_.instructions[i].index >= 0)
+        instructionAt_[static_cast<size_t>(log_.instructions[i].index)] = static_cast<int64_t>(i);
     for (size_t i = 0; i < log_.dmas.size(); ++i)
-      if (log_.dmas[i].index >= 0) dmaAt_[static_cast<size_t>(log_.dmas[i].index)] = static_cast<int64_t>(i);
+      if (log_.dmas[i].index >= 0)
+        dmaAt_[static_cast<size_t>(log_.dmas[i].index)] = static_cast<int64_t>(i);
   }
 
-  std::string assembly(int64_t index, isa::Opcode opcode) const { return assemblyText(program_, index, opcode); }
+  std::string assembly(int64_t index, isa::Opcode opcode) const {
+    return assemblyText(program_, index, opcode);
+  }
 
   /// Source (tid, ts inside the slice) of the flow that released an instruction waiting on `index`.
   bool flowSource(int64_t index, int& tid, double& tsNs) const {
     if (index < 0 || static_cast<size_t>(index) >= dmaAt_.size()) return false;
     if (int64_t d = dmaAt_[static_cast<size_t>(index)]; d >= 0) {
       tid = layout_.dmaTids[static_cast<size_t>(d)];
-      tsNs = middle(log_.dmas[static_cast<size_t>(d)].startNs, log_.dmas[static_cast<size_t>(d)].endNs);
+      tsNs = middle(log_.dmas[static_cast<size_t>(d)].startNs,
+                    log_.dmas[static_cast<size_t>(d)].endNs);
       return true;
     }
     if (int64_t i = instructionAt_[static_cast<size_t>(index)]; i >= 0) {
       tid = layout_.instructionTids[static_cast<size_t>(i)];
-      tsNs = middle(log_.instructions[static_cast<size_t>(i)].startNs, log_.instructions[static_cast<size_t>(i)].endNs);
+      tsNs = middle(log_.instructions[static_cast<size_t>(i)].startNs,
+                    log_.instructions[static_cast<size_t>(i)].endNs);
       return true;
     }
     return false;
@@ -115,27 +142,62 @@ class TraceWriter {
     int64_t id = ++flowId_;
     begin();
     out_.raw("{\"ph\":\"s\",\"pid\":1,\"tid\":").num(int64_t{fromTid}).raw(",\"cat\":\"").raw(cat);
-    out_.raw("\",\"name\":\"").raw(cat).raw("\",\"id\":").num(id).raw(",\"ts\":").num(us(fromNs)).raw("}");
+    out_.raw("\",\"name\":\"")
+        .raw(cat)
+        .raw("\",\"id\":")
+        .num(id)
+        .raw(",\"ts\":")
+        .num(us(fromNs))
+        .raw("}");
     begin();
-    out_.raw("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":").num(int64_t{toTid}).raw(",\"cat\":\"").raw(cat);
-    out_.raw("\",\"name\":\"").raw(cat).raw("\",\"id\":").num(id).raw(",\"ts\":").num(us(toNs)).raw("}");
+    out_.raw("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":")
+        .num(int64_t{toTid})
+        .raw(",\"cat\":\"")
+        .raw(cat);
+    out_.raw("\",\"name\":\"")
+        .raw(cat)
+        .raw("\",\"id\":")
+        .num(id)
+        .raw(",\"ts\":")
+        .num(us(toNs))
+        .raw("}");
   }
 
   void writeInstruction(size_t i) {
     const InstructionEvent& e = log_.instructions[i];
     const int tid = layout_.instructionTids[i];
     begin();
-    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":").num(int64_t{tid}).raw(",\"cat\":\"instruction\",\"name\":\"");
-    out_.raw(isa::opcodeName(e.opcode)).raw("\",\"ts\":").num(us(e.startNs)).raw(",\"dur\":").num(us(e.endNs - e.startNs));
-    out_.raw(",\"args\":{\"index\":").num(e.index).raw(",\"engine\":\"").raw(isa::engineName(e.engine));
-    out_.raw("\",\"opcode\":\"").raw(isa::opcodeName(e.opcode)).raw("\",\"asm\":").str(assembly(e.index, e.opcode));
+    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":")
+        .num(int64_t{tid})
+        .raw(",\"cat\":\"instruction\",\"name\":\"");
+    out_.raw(isa::opcodeName(e.opcode))
+        .raw("\",\"ts\":")
+        .num(us(e.startNs))
+        .raw(",\"dur\":")
+        .num(us(e.endNs - e.startNs));
+    out_.raw(",\"args\":{\"index\":")
+        .num(e.index)
+        .raw(",\"engine\":\"")
+        .raw(isa::engineName(e.engine));
+    out_.raw("\",\"opcode\":\"")
+        .raw(isa::opcodeName(e.opcode))
+        .raw("\",\"asm\":")
+        .str(assembly(e.index, e.opcode));
     out_.raw(",\"cycles\":").num(e.cycles).raw(",\"bytes_read\":").num(e.bytesRead);
     out_.raw(",\"bytes_written\":").num(e.bytesWritten).raw(",\"flops\":").num(e.flops);
-    out_.raw(",\"ready_ns\":").num(e.readyNs).raw(",\"start_ns\":").num(e.startNs).raw(",\"end_ns\":").num(e.endNs);
+    out_.raw(",\"ready_ns\":")
+        .num(e.readyNs)
+        .raw(",\"start_ns\":")
+        .num(e.startNs)
+        .raw(",\"end_ns\":")
+        .num(e.endNs);
     out_.raw(",\"stall_ns\":").num(std::max(0.0, e.startNs - e.readyNs));
     out_.raw(",\"stall_cause\":\"").raw(stallCauseName(e.stall)).raw("\"");
     if (e.waitSemaphore >= 0) {
-      out_.raw(",\"semaphore\":").str(semaphoreLabel(program_, e.waitSemaphore)).raw(",\"wait_value\":").num(e.waitValue);
+      out_.raw(",\"semaphore\":")
+          .str(semaphoreLabel(program_, e.waitSemaphore))
+          .raw(",\"wait_value\":")
+          .num(e.waitValue);
     }
     if (e.waitedOnInstruction >= 0) out_.raw(",\"waited_on\":").num(e.waitedOnInstruction);
     out_.raw("}}");
@@ -153,14 +215,27 @@ class TraceWriter {
       opcode = program_.instructions[static_cast<size_t>(d.index)].opcode;
     const double dur = d.endNs - d.startNs;
     begin();
-    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":").num(int64_t{tid}).raw(",\"cat\":\"dma\",\"name\":\"");
-    out_.raw(isa::opcodeName(opcode)).raw("\",\"ts\":").num(us(d.startNs)).raw(",\"dur\":").num(us(dur));
+    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":")
+        .num(int64_t{tid})
+        .raw(",\"cat\":\"dma\",\"name\":\"");
+    out_.raw(isa::opcodeName(opcode))
+        .raw("\",\"ts\":")
+        .num(us(d.startNs))
+        .raw(",\"dur\":")
+        .num(us(dur));
     out_.raw(",\"args\":{\"index\":").num(d.index).raw(",\"queue\":").num(int64_t{d.queue});
     out_.raw(",\"opcode\":\"").raw(isa::opcodeName(opcode)).raw("\"");
-    if (d.index < 0 || static_cast<size_t>(d.index) >= instructionAt_.size() || instructionAt_[static_cast<size_t>(d.index)] < 0)
+    if (d.index < 0 || static_cast<size_t>(d.index) >= instructionAt_.size() ||
+        instructionAt_[static_cast<size_t>(d.index)] < 0)
       out_.raw(",\"asm\":").str(assembly(d.index, opcode));
-    out_.raw(",\"bytes\":").num(d.bytes).raw(",\"bytes_per_partition\":").num(d.bytes / dmaPartitionCount(program_, d.index));
-    out_.raw(",\"descriptors\":").num(int64_t{d.descriptors}).raw(",\"dma_engines\":").num(int64_t{d.dmaEngines});
+    out_.raw(",\"bytes\":")
+        .num(d.bytes)
+        .raw(",\"bytes_per_partition\":")
+        .num(d.bytes / dmaPartitionCount(program_, d.index));
+    out_.raw(",\"descriptors\":")
+        .num(int64_t{d.descriptors})
+        .raw(",\"dma_engines\":")
+        .num(int64_t{d.dmaEngines});
     out_.raw(",\"hbm_bytes\":").num(d.hbmBytes).raw(",\"issue_ns\":").num(d.issueNs);
     out_.raw(",\"start_ns\":").num(d.startNs).raw(",\"end_ns\":").num(d.endNs);
     out_.raw(",\"latency_ns\":").num(std::max(0.0, d.startNs - d.issueNs));
@@ -168,14 +243,18 @@ class TraceWriter {
     if (d.index >= 0 && static_cast<size_t>(d.index) < instructionAt_.size()) {
       if (int64_t t = instructionAt_[static_cast<size_t>(d.index)]; t >= 0)
         writeFlow("dma_issue", layout_.instructionTids[static_cast<size_t>(t)],
-                  middle(log_.instructions[static_cast<size_t>(t)].startNs, log_.instructions[static_cast<size_t>(t)].endNs),
+                  middle(log_.instructions[static_cast<size_t>(t)].startNs,
+                         log_.instructions[static_cast<size_t>(t)].endNs),
                   tid, middle(d.startNs, d.endNs));
     }
   }
 
   void writeCounter(const CounterSample& c) {
     begin();
-    out_.raw("{\"ph\":\"C\",\"pid\":1,\"name\":\"").raw(counterName(c.counter)).raw("\",\"ts\":").num(us(c.ns));
+    out_.raw("{\"ph\":\"C\",\"pid\":1,\"name\":\"")
+        .raw(counterName(c.counter))
+        .raw("\",\"ts\":")
+        .num(us(c.ns));
     out_.raw(",\"args\":{\"value\":").num(c.value).raw("}}");
   }
 
@@ -191,10 +270,12 @@ class TraceWriter {
       tracks.push_back({{"tid", tid}, {"name", trackName(tid)}});
     }
     for (int tid : layout_.usedTids)
-      if (tid >= kLaneTidStride || tid >= kDmaTidBase) tracks.push_back({{"tid", tid}, {"name", trackName(tid)}});
+      if (tid >= kLaneTidStride || tid >= kDmaTidBase)
+        tracks.push_back({{"tid", tid}, {"name", trackName(tid)}});
     extras["tracks"] = tracks;
     nlohmann::json reads = nlohmann::json::array();
-    for (const auto& r : log_.uninitializedReads) reads.push_back({{"index", r.index}, {"what", r.what}});
+    for (const auto& r : log_.uninitializedReads)
+      reads.push_back({{"index", r.index}, {"what", r.what}});
     extras["uninitialized_reads"] = reads;
     out_.raw(extras.dump());
   }

@@ -1,9 +1,8 @@
 #pragma once
 // Chrome trace-event JSON (loadable in Perfetto UI and chrome://tracing) and reading it back.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "isa/program.h"
 #include "traces/event.h"

@@ -20,7 +20,8 @@ double summaryNumber(const nlohmann::json& summary, const std::string& pointer) 
 }
 
 /// Rows for every key in either map, ordered by track (engines, then queues), then name.
-std::vector<DiffRow> merge(const std::map<std::string, double>& a, const std::map<std::string, double>& b) {
+std::vector<DiffRow> merge(const std::map<std::string, double>& a,
+                           const std::map<std::string, double>& b) {
   std::map<std::string, DiffRow> rows;
   for (const auto& [k, v] : a) rows[k] = {k, v, 0};
   for (const auto& [k, v] : b) {
@@ -31,23 +32,26 @@ std::vector<DiffRow> merge(const std::map<std::string, double>& a, const std::ma
   std::vector<DiffRow> out;
   for (auto& [k, row] : rows) out.push_back(row);
   auto rank = [](const DiffRow& r) { return trackRank(r.name.substr(0, r.name.find(' '))); };
-  std::stable_sort(out.begin(), out.end(), [&](const DiffRow& x, const DiffRow& y) { return rank(x) < rank(y); });
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const DiffRow& x, const DiffRow& y) { return rank(x) < rank(y); });
   return out;
 }
 
-void section(std::string& out, const char* title, const std::vector<DiffRow>& rows, const std::string& nameA,
-             const std::string& nameB, double scale, const char* unit) {
+void section(std::string& out, const char* title, const std::vector<DiffRow>& rows,
+             const std::string& nameA, const std::string& nameB, double scale, const char* unit) {
   char line[512];
-  std::snprintf(line, sizeof line, "\n%s\n  %-32s %18s %18s %18s %9s\n", title, unit, nameA.substr(0, 16).c_str(),
-                nameB.substr(0, 16).c_str(), "delta", "change");
+  std::snprintf(line, sizeof line, "\n%s\n  %-32s %18s %18s %18s %9s\n", title, unit,
+                nameA.substr(0, 16).c_str(), nameB.substr(0, 16).c_str(), "delta", "change");
   out += line;
   for (const DiffRow& r : rows) {
     const double p = r.percent();
     char pct[32];
-    if (std::isinf(p)) std::snprintf(pct, sizeof pct, "new");
-    else std::snprintf(pct, sizeof pct, "%+.1f%%", p);
-    std::snprintf(line, sizeof line, "  %-32s %18.3f %18.3f %+18.3f %9s\n", r.name.substr(0, 32).c_str(),
-                  r.a / scale, r.b / scale, r.delta() / scale, pct);
+    if (std::isinf(p))
+      std::snprintf(pct, sizeof pct, "new");
+    else
+      std::snprintf(pct, sizeof pct, "%+.1f%%", p);
+    std::snprintf(line, sizeof line, "  %-32s %18.3f %18.3f %+18.3f %9s\n",
+                  r.name.substr(0, 32).c_str(), r.a / scale, r.b / scale, r.delta() / scale, pct);
     out += line;
   }
 }
@@ -61,11 +65,12 @@ double DiffRow::percent() const {
 
 TraceDiff diffTraces(const TraceModel& a, const TraceModel& b) {
   TraceDiff diff;
-  for (const char* key : {"/total_ns", "/instructions", "/dma/bytes", "/dma/transfers", "/flops", "/mfu_percent",
-                          "/mbu_percent", "/roofline_percent"})
+  for (const char* key : {"/total_ns", "/instructions", "/dma/bytes", "/dma/transfers", "/flops",
+                          "/mfu_percent", "/mbu_percent", "/roofline_percent"})
     diff.totals.push_back({key + 1, summaryNumber(a.summary, key), summaryNumber(b.summary, key)});
-  auto tally = [](const TraceModel& m, std::map<std::string, double>& trackNs, std::map<std::string, double>& trackN,
-                  std::map<std::string, double>& opNs, std::map<std::string, double>& opN) {
+  auto tally = [](const TraceModel& m, std::map<std::string, double>& trackNs,
+                  std::map<std::string, double>& trackN, std::map<std::string, double>& opNs,
+                  std::map<std::string, double>& opN) {
     for (const OpcodeTime& row : opcodeTimes(m)) {
       trackNs[row.track] += row.ns;
       trackN[row.track] += static_cast<double>(row.count);

@@ -20,7 +20,7 @@ struct DiffRow {
 
 /// The comparison of two traces, section by section.
 struct TraceDiff {
-  std::vector<DiffRow> totals;   ///< total_ns, instructions, dma bytes, mfu_percent, ...
+  std::vector<DiffRow> totals;      ///< total_ns, instructions, dma bytes, mfu_percent, ...
   std::vector<DiffRow> trackTime;   ///< per engine/queue: busy ns (sum of durations)
   std::vector<DiffRow> trackCount;  ///< per engine/queue: events
   std::vector<DiffRow> opcodeTime;  ///< per "track opcode": ns

@@ -25,7 +25,8 @@ class JsonWriter {
   /// Appends a number in shortest round-trip form (non-finite values become 0).
   JsonWriter& num(double value);
   JsonWriter& num(int64_t value);
-  /// Flushes and closes; throws on a write error. Called by the destructor if needed (errors ignored there).
+  /// Flushes and closes; throws on a write error. Called by the destructor if needed (errors
+  /// ignored there).
   void close();
 
  private:
@@ -39,7 +40,8 @@ class JsonWriter {
   bool failed_ = false;
 };
 
-/// Appends `text` to `out` as a quoted JSON string (quotes, backslashes and control characters escaped).
+/// Appends `text` to `out` as a quoted JSON string (quotes, backslashes and control characters
+/// escaped).
 void appendJsonString(std::string& out, std::string_view text);
 
 }  // namespace neuronsim::traces

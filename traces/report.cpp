@@ -26,8 +26,9 @@ std::map<std::string, std::vector<size_t>> streams(const TraceModel& model) {
   std::map<std::string, std::vector<size_t>> byTrack;
   for (size_t i = 0; i < model.spans.size(); ++i) byTrack[model.spans[i].track].push_back(i);
   for (auto& [track, list] : byTrack)
-    std::stable_sort(list.begin(), list.end(),
-                     [&](size_t a, size_t b) { return model.spans[a].startNs < model.spans[b].startNs; });
+    std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      return model.spans[a].startNs < model.spans[b].startNs;
+    });
   return byTrack;
 }
 
@@ -75,8 +76,9 @@ std::vector<size_t> longestStalls(const TraceModel& model, size_t count) {
   for (size_t i = 0; i < model.spans.size(); ++i)
     if (!model.spans[i].isDma && model.spans[i].stallNs > 0) stalled.push_back(i);
   const size_t n = std::min(count, stalled.size());
-  std::partial_sort(stalled.begin(), stalled.begin() + static_cast<std::ptrdiff_t>(n), stalled.end(),
-                    [&](size_t a, size_t b) { return model.spans[a].stallNs > model.spans[b].stallNs; });
+  std::partial_sort(
+      stalled.begin(), stalled.begin() + static_cast<std::ptrdiff_t>(n), stalled.end(),
+      [&](size_t a, size_t b) { return model.spans[a].stallNs > model.spans[b].stallNs; });
   stalled.resize(n);
   return stalled;
 }
@@ -96,17 +98,23 @@ CriticalPath criticalPath(const TraceModel& model) {
     const Span& s = model.spans[i];
     if (s.isDma) {
       int64_t trigger = -1;
-      if (auto it = instructionOf.find(s.index); it != instructionOf.end()) trigger = static_cast<int64_t>(it->second);
+      if (auto it = instructionOf.find(s.index); it != instructionOf.end())
+        trigger = static_cast<int64_t>(it->second);
       int64_t queued = previous[i];
-      if (queued >= 0 && model.spans[static_cast<size_t>(queued)].endNs > s.startNs + 1e-6) queued = -1;
+      if (queued >= 0 && model.spans[static_cast<size_t>(queued)].endNs > s.startNs + 1e-6)
+        queued = -1;
       if (trigger < 0) return queued;
       if (queued < 0) return trigger;
-      return model.spans[static_cast<size_t>(queued)].endNs > model.spans[static_cast<size_t>(trigger)].endNs ? queued
-                                                                                                              : trigger;
+      return model.spans[static_cast<size_t>(queued)].endNs >
+                     model.spans[static_cast<size_t>(trigger)].endNs
+                 ? queued
+                 : trigger;
     }
     if (s.stallCause == "semaphore" && s.waitedOn >= 0) {
-      if (auto it = dmaOf.find(s.waitedOn); it != dmaOf.end()) return static_cast<int64_t>(it->second);
-      if (auto it = instructionOf.find(s.waitedOn); it != instructionOf.end()) return static_cast<int64_t>(it->second);
+      if (auto it = dmaOf.find(s.waitedOn); it != dmaOf.end())
+        return static_cast<int64_t>(it->second);
+      if (auto it = instructionOf.find(s.waitedOn); it != instructionOf.end())
+        return static_cast<int64_t>(it->second);
     }
     return previous[i];
   };
@@ -149,15 +157,17 @@ std::vector<std::string> traceWarnings(const TraceModel& model) {
     if (example < 0) example = s.index;
   }
   if (smallCount > 0)
-    out.push_back(format("%lld DMA transfers move under %lld bytes per partition (%lld bytes in all, first is "
-                         "instruction %lld): overhead-bound, batch them into larger transfers",
-                         static_cast<long long>(smallCount), static_cast<long long>(kSmallDmaBytesPerPartition),
-                         static_cast<long long>(smallBytes), static_cast<long long>(example)));
+    out.push_back(format(
+        "%lld DMA transfers move under %lld bytes per partition (%lld bytes in all, first is "
+        "instruction %lld): overhead-bound, batch them into larger transfers",
+        static_cast<long long>(smallCount), static_cast<long long>(kSmallDmaBytesPerPartition),
+        static_cast<long long>(smallBytes), static_cast<long long>(example)));
 
   std::vector<const Span*> pe;
   for (const Span& s : model.spans)
     if (!s.isDma && s.track == "tensor") pe.push_back(&s);
-  std::stable_sort(pe.begin(), pe.end(), [](const Span* a, const Span* b) { return a->startNs < b->startNs; });
+  std::stable_sort(pe.begin(), pe.end(),
+                   [](const Span* a, const Span* b) { return a->startNs < b->startNs; });
   int64_t gaps = 0;
   double gapNs = 0, longest = 0, end = pe.empty() ? 0 : pe.front()->endNs;
   for (size_t k = 1; k < pe.size(); ++k) {
@@ -170,26 +180,28 @@ std::vector<std::string> traceWarnings(const TraceModel& model) {
     end = std::max(end, pe[k]->endNs);
   }
   if (gaps > 0)
-    out.push_back(format("%lld PE idle gaps over %.0f ns (%.3f us in all, longest %.3f us) re-trigger the "
-                         "throttle: keep TensorE fed",
-                         static_cast<long long>(gaps), kThrottleGapNs, gapNs / 1000, longest / 1000));
+    out.push_back(
+        format("%lld PE idle gaps over %.0f ns (%.3f us in all, longest %.3f us) re-trigger the "
+               "throttle: keep TensorE fed",
+               static_cast<long long>(gaps), kThrottleGapNs, gapNs / 1000, longest / 1000));
 
   int64_t throttled = 0;
   double throttleNs = 0;
   for (const Span& s : model.spans)
     if (s.stallCause == "throttle" && s.stallNs > 0) ++throttled, throttleNs += s.stallNs;
   if (throttled > 0)
-    out.push_back(format("%lld instructions stalled %.3f us on the PE throttle", static_cast<long long>(throttled),
-                         throttleNs / 1000));
+    out.push_back(format("%lld instructions stalled %.3f us on the PE throttle",
+                         static_cast<long long>(throttled), throttleNs / 1000));
 
   for (const auto& [index, what] : model.uninitializedReads)
-    out.push_back(format("instruction %lld reads uninitialized memory: %s", static_cast<long long>(index),
-                         what.c_str()));
+    out.push_back(format("instruction %lld reads uninitialized memory: %s",
+                         static_cast<long long>(index), what.c_str()));
 
   const double total = model.summary.value("total_ns", 0.0);
   const double span = model.maxEndNs - model.minStartNs;
   if (total > 0 && std::fabs(span - total) > 1e-3 * std::max(1.0, total) && !model.spans.empty())
-    out.push_back(format("trace span %.3f ns differs from the summary's total_ns %.3f ns", span, total));
+    out.push_back(
+        format("trace span %.3f ns differs from the summary's total_ns %.3f ns", span, total));
   return out;
 }
 
@@ -221,8 +233,8 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
       std::string why = s.stallCause;
       if (!s.semaphore.empty()) why += " on " + s.semaphore + " >= " + std::to_string(s.waitValue);
       if (s.waitedOn >= 0) why += ", released by #" + std::to_string(s.waitedOn);
-      out += format("  #%-6lld %-8s %-22s %10.3f us  %s\n", static_cast<long long>(s.index), s.track.c_str(),
-                    s.opcode.c_str(), s.stallNs / 1000, why.c_str());
+      out += format("  #%-6lld %-8s %-22s %10.3f us  %s\n", static_cast<long long>(s.index),
+                    s.track.c_str(), s.opcode.c_str(), s.stallNs / 1000, why.c_str());
     }
   }
 
@@ -231,11 +243,16 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
   if (path.steps.empty()) {
     out += "  (no events)\n";
   } else {
-    out += format("  %zu events, ends at %.3f us; bound by %s\n", path.steps.size(), path.totalNs / 1000,
-                  path.bound.c_str());
+    out += format("  %zu events, ends at %.3f us; bound by %s\n", path.steps.size(),
+                  path.totalNs / 1000, path.bound.c_str());
     for (const auto& [track, ns] : path.shareNs)
-      out += format("  %-10s %12.3f us %6.1f%%\n", track.c_str(), ns / 1000, 100.0 * ns / path.totalNs);
-    struct Segment { std::string track; double from, to; int events; };
+      out += format("  %-10s %12.3f us %6.1f%%\n", track.c_str(), ns / 1000,
+                    100.0 * ns / path.totalNs);
+    struct Segment {
+      std::string track;
+      double from, to;
+      int events;
+    };
     std::vector<Segment> segments;
     double cursor = 0;
     for (size_t k = 0; k < path.steps.size(); ++k) {
@@ -250,11 +267,11 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
       cursor = to;
     }
     const size_t first = segments.size() > 12 ? segments.size() - 12 : 0;
-    out += "  chain (last " + std::to_string(segments.size() - first) + " of " + std::to_string(segments.size()) +
-           " segments):\n";
+    out += "  chain (last " + std::to_string(segments.size() - first) + " of " +
+           std::to_string(segments.size()) + " segments):\n";
     for (size_t k = first; k < segments.size(); ++k)
-      out += format("    %10.3f - %10.3f us  %-10s %d events\n", segments[k].from / 1000, segments[k].to / 1000,
-                    segments[k].track.c_str(), segments[k].events);
+      out += format("    %10.3f - %10.3f us  %-10s %d events\n", segments[k].from / 1000,
+                    segments[k].to / 1000, segments[k].track.c_str(), segments[k].events);
   }
 
   out += "\nwarnings:\n";

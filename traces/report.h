@@ -43,7 +43,7 @@ std::vector<size_t> longestStalls(const TraceModel& model, size_t count);
 /// on its queue. Each step owns the time from its predecessor's end to its own end, so the
 /// shares add up to the end time of the last event.
 struct CriticalPath {
-  std::vector<size_t> steps;  ///< indices into model.spans, first event first
+  std::vector<size_t> steps;    ///< indices into model.spans, first event first
   std::vector<double> ownedNs;  ///< per step
   std::vector<std::pair<std::string, double>> shareNs;  ///< per track, largest first
   std::string bound;  ///< the track with the largest share ("" when the trace is empty)

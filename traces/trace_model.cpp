@@ -22,7 +22,9 @@ namespace neuronsim::traces {
 
 namespace {
 
-std::string baseTrack(int tid) { return trackName(tid % kLaneTidStride); }
+std::string baseTrack(int tid) {
+  return trackName(tid % kLaneTidStride);
+}
 
 Span spanFromEvent(const FlatEvent& event, bool isDma) {
   Span s;
@@ -68,12 +70,14 @@ std::string semaphoreLabel(const isa::Program& program, int32_t sem) {
 int64_t dmaPartitionCount(const isa::Program& program, int64_t index) {
   if (index < 0 || static_cast<size_t>(index) >= program.instructions.size()) return 1;
   const auto& inst = program.instructions[static_cast<size_t>(index)];
-  if (inst.dst.space != isa::Space::Hbm || inst.srcs.empty()) return std::max<int64_t>(1, inst.dst.partitionCount);
+  if (inst.dst.space != isa::Space::Hbm || inst.srcs.empty())
+    return std::max<int64_t>(1, inst.dst.partitionCount);
   return std::max<int64_t>(1, inst.srcs[0].partitionCount);
 }
 
 std::string assemblyText(const isa::Program& program, int64_t index, isa::Opcode opcode) {
-  if (index < 0 || static_cast<size_t>(index) >= program.instructions.size()) return std::string(isa::opcodeName(opcode));
+  if (index < 0 || static_cast<size_t>(index) >= program.instructions.size())
+    return std::string(isa::opcodeName(opcode));
   try {
     return isa::printInstruction(program, program.instructions[static_cast<size_t>(index)]);
   } catch (const std::exception&) {
@@ -101,7 +105,8 @@ class ModelBuilder {
       const std::string name = event.text("name", "");
       auto [it, added] = counterIndex_.emplace(name, model_.counters.size());
       if (added) model_.counters.push_back({name, {}});
-      model_.counters[it->second].points.emplace_back(event.number("ts", 0) * 1000.0, event.argNumber("value", 0));
+      model_.counters[it->second].points.emplace_back(event.number("ts", 0) * 1000.0,
+                                                      event.argNumber("value", 0));
     }
   }
 
@@ -115,7 +120,8 @@ class ModelBuilder {
         if (auto it = assemblyOf.find(d.index); it != assemblyOf.end()) d.assembly = *it->second;
     for (Span& d : dmas_)
       if (d.assembly.empty()) d.assembly = d.opcode;
-    model_.spans.insert(model_.spans.end(), std::make_move_iterator(dmas_.begin()), std::make_move_iterator(dmas_.end()));
+    model_.spans.insert(model_.spans.end(), std::make_move_iterator(dmas_.begin()),
+                        std::make_move_iterator(dmas_.end()));
     if (minStart_ <= maxEnd_) {
       model_.minStartNs = minStart_;
       model_.maxEndNs = maxEnd_;
@@ -125,7 +131,8 @@ class ModelBuilder {
       if (tid != kKernelTid) model_.tracks.emplace_back(tid, t.value("name", trackName(tid)));
     }
     for (const auto& r : extras.value("uninitialized_reads", nlohmann::json::array()))
-      model_.uninitializedReads.emplace_back(r.value("index", int64_t{-1}), r.value("what", std::string()));
+      model_.uninitializedReads.emplace_back(r.value("index", int64_t{-1}),
+                                             r.value("what", std::string()));
     return std::move(model_);
   }
 
@@ -155,7 +162,8 @@ TraceModel traceModel(const nlohmann::json& trace) {
 TraceModel loadTraceModel(const std::string& path) {
   const std::string text = isa::readTextFile(path, isa::kMaxTraceBytes, "trace");
   ModelBuilder builder("trace '" + path + "'");
-  const StreamedTrace trace = streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });
+  const StreamedTrace trace =
+      streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });
   if (!trace.valid) throw Error("trace '" + path + "' is not valid JSON");
   if (!trace.isObject || !trace.hasEvents)
     throw Error("trace '" + path + "' has no traceEvents array (not a Chrome trace)");
@@ -193,7 +201,8 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
   }
   std::vector<std::string> printed(program.instructions.size());
   for (const Span& s : model.spans)
-    if (s.index >= 0 && static_cast<size_t>(s.index) < printed.size()) printed[static_cast<size_t>(s.index)] = s.assembly;
+    if (s.index >= 0 && static_cast<size_t>(s.index) < printed.size())
+      printed[static_cast<size_t>(s.index)] = s.assembly;
   for (size_t i = 0; i < log.dmas.size(); ++i) {
     const DmaEvent& d = log.dmas[i];
     isa::Opcode opcode = isa::Opcode::DmaCopy;
@@ -212,7 +221,8 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
     s.stallCause = s.stallNs > 0 ? "dma_latency" : "none";
     s.bytes = d.bytes;
     s.bytesPerPartition = d.bytes / dmaPartitionCount(program, d.index);
-    s.assembly = d.index >= 0 && static_cast<size_t>(d.index) < printed.size() && !printed[static_cast<size_t>(d.index)].empty()
+    s.assembly = d.index >= 0 && static_cast<size_t>(d.index) < printed.size() &&
+                         !printed[static_cast<size_t>(d.index)].empty()
                      ? printed[static_cast<size_t>(d.index)]
                      : assemblyText(program, d.index, opcode);
     minStart = std::min(minStart, s.startNs);
@@ -220,7 +230,8 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
     model.spans.push_back(std::move(s));
   }
   for (int tid : layout.usedTids) model.tracks.emplace_back(tid, trackName(tid));
-  for (const auto& r : log.uninitializedReads) model.uninitializedReads.emplace_back(r.index, r.what);
+  for (const auto& r : log.uninitializedReads)
+    model.uninitializedReads.emplace_back(r.index, r.what);
   if (minStart <= maxEnd) {
     model.minStartNs = minStart;
     model.maxEndNs = maxEnd;

@@ -2,11 +2,10 @@
 // A run's trace as flat records (spans, counters, tracks), built from a saved trace or a live log.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "isa/program.h"
 #include "traces/event.h"
@@ -16,20 +15,20 @@ namespace neuronsim::traces {
 /// One instruction or DMA transfer as the report, diff, csv and viewer see it. Times in ns.
 struct Span {
   bool isDma = false;
-  int64_t index = -1;          ///< position in Program::instructions
-  int tid = 0;                 ///< trace track (see track_layout.h)
-  std::string track;           ///< base track without lane: "tensor", "dma.q3"
+  int64_t index = -1;  ///< position in Program::instructions
+  int tid = 0;         ///< trace track (see track_layout.h)
+  std::string track;   ///< base track without lane: "tensor", "dma.q3"
   std::string opcode;
-  double readyNs = 0;          ///< instruction: reached the head of its stream; DMA: issued
+  double readyNs = 0;  ///< instruction: reached the head of its stream; DMA: issued
   double startNs = 0;
   double endNs = 0;
-  double stallNs = 0;          ///< instruction: start - ready; DMA: start - issue (latency and queueing)
+  double stallNs = 0;  ///< instruction: start - ready; DMA: start - issue (latency and queueing)
   std::string stallCause = "none";
-  std::string semaphore;       ///< the semaphore that held it, if any
+  std::string semaphore;  ///< the semaphore that held it, if any
   int64_t waitValue = 0;
-  int64_t waitedOn = -1;       ///< the instruction whose signal released it
+  int64_t waitedOn = -1;  ///< the instruction whose signal released it
   int64_t cycles = 0;
-  int64_t bytes = 0;           ///< instruction: read + written; DMA: transferred
+  int64_t bytes = 0;  ///< instruction: read + written; DMA: transferred
   int64_t flops = 0;
   int64_t bytesPerPartition = 0;  ///< DMA only
   std::string assembly;
@@ -61,7 +60,8 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log);
 
 /// Display name of semaphore `sem`: its declared name, else "S[n]"; "" for -1.
 std::string semaphoreLabel(const isa::Program& program, int32_t sem);
-/// Partitions (rows) a DMA spreads over: the on-chip side's partition count, else the destination's.
+/// Partitions (rows) a DMA spreads over: the on-chip side's partition count, else the
+/// destination's.
 int64_t dmaPartitionCount(const isa::Program& program, int64_t index);
 /// isa::printInstruction of instruction `index`, or the opcode name when it cannot be printed.
 std::string assemblyText(const isa::Program& program, int64_t index, isa::Opcode opcode);

@@ -1,4 +1,5 @@
-// SAX handler over a Chrome trace: flat events for traceEvents, a small DOM for the neuronsim section.
+// SAX handler over a Chrome trace: flat events for traceEvents, a small DOM for the neuronsim
+// section.
 #include "traces/trace_sax.h"
 
 #include <vector>
@@ -23,9 +24,12 @@ class TraceSax {
   bool binary(Json::binary_t&) { return value(Json()); }
 
   bool key(Json::string_t& k) {
-    if (depth_ == 1) topKey_ = k;
-    else if (inDom()) domKey_ = k;
-    else key_ = k;
+    if (depth_ == 1)
+      topKey_ = k;
+    else if (inDom())
+      domKey_ = k;
+    else
+      key_ = k;
     return true;
   }
 
@@ -33,7 +37,9 @@ class TraceSax {
   bool start_array(std::size_t) { return open(false); }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    return false;
+  }
 
   StreamedTrace result;
 
@@ -88,8 +94,10 @@ class TraceSax {
 
   void domAdd(Json v) {
     Json* parent = stack_.back();
-    if (parent->is_object()) (*parent)[domKey_] = std::move(v);
-    else parent->push_back(std::move(v));
+    if (parent->is_object())
+      (*parent)[domKey_] = std::move(v);
+    else
+      parent->push_back(std::move(v));
   }
 
   const std::function<void(const FlatEvent&)>& onEvent_;
@@ -102,7 +110,8 @@ class TraceSax {
 
 }  // namespace
 
-StreamedTrace streamTrace(const std::string& text, const std::function<void(const FlatEvent&)>& onEvent) {
+StreamedTrace streamTrace(const std::string& text,
+                          const std::function<void(const FlatEvent&)>& onEvent) {
   TraceSax sax(onEvent);
   const bool ok = Json::sax_parse(text, &sax);
   StreamedTrace result = std::move(sax.result);

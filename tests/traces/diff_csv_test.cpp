@@ -1,9 +1,9 @@
 // diff deltas and the CSV instruction table.
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
-
-#include <doctest/doctest.h>
 
 #include "fixture.h"
 #include "traces/chrome_trace.h"
@@ -60,7 +60,8 @@ TEST_CASE("diff compares totals, per-track and per-opcode time and count") {
 
   std::vector<std::string> order;
   for (const auto& r : diff.trackTime) order.push_back(r.name);
-  CHECK(order == std::vector<std::string>{"tensor", "vector", "scalar", "sync", "dma.q0", "dma.q1"});
+  CHECK(order ==
+        std::vector<std::string>{"tensor", "vector", "scalar", "sync", "dma.q0", "dma.q1"});
 
   const std::string text = traces::diffText(diff, "a.json", "b.json");
   CHECK(text.find("A = a.json") != std::string::npos);
@@ -78,11 +79,18 @@ TEST_CASE("csv has a header and one row per instruction and transfer in start or
   const auto rows = lines(text.str());
   REQUIRE(rows.size() == 7);
   CHECK(rows[0] == traces::kCsvHeader);
-  // starts: 0 (sync #0), 1400 (q0 #0), 2400 (vector #1), 3000 (tensor #2), 3500 (sync #3), 4900 (q1 #3)
+  // starts: 0 (sync #0), 1400 (q0 #0), 2400 (vector #1), 3000 (tensor #2), 3500 (sync #3), 4900 (q1
+  // #3)
   CHECK(rows[1].rfind("instruction,0,sync,dma_copy,0,0,100,100,0,none,,0,-1,", 0) == 0);
-  CHECK(rows[2].rfind("dma,0,dma.q0,dma_copy,100,1400,2400,1000,1300,dma_latency,,0,-1,0,65536,0,512,", 0) == 0);
-  CHECK(rows[3].rfind("instruction,1,vector,tensor_tensor,0,2400,3000,600,2400,semaphore,sem_q0,1,0,576,196608,0,0,", 0) == 0);
-  CHECK(rows[4].rfind("instruction,2,tensor,nc_matmul,0,3000,3500,500,3000,semaphore,sem_vector,1,1,1200,0,16777216,", 0) == 0);
+  CHECK(rows[2].rfind(
+            "dma,0,dma.q0,dma_copy,100,1400,2400,1000,1300,dma_latency,,0,-1,0,65536,0,512,", 0) ==
+        0);
+  CHECK(rows[3].rfind("instruction,1,vector,tensor_tensor,0,2400,3000,600,2400,semaphore,sem_q0,1,"
+                      "0,576,196608,0,0,",
+                      0) == 0);
+  CHECK(rows[4].rfind("instruction,2,tensor,nc_matmul,0,3000,3500,500,3000,semaphore,sem_vector,1,"
+                      "1,1200,0,16777216,",
+                      0) == 0);
   CHECK(rows[6].rfind("dma,3,dma.q1,", 0) == 0);
 }
 
@@ -90,7 +98,8 @@ TEST_CASE("csv from a saved trace matches the csv from the run") {
   fixture::TempFile trace("csv_trace.json");
   traces::writeChromeTrace(trace.str(), fixture::program(), fixture::log(), fixture::summary());
   const std::string fromTrace = traces::instructionCsv(traces::loadTraceModel(trace.str()));
-  const std::string fromRun = traces::instructionCsv(traces::traceModel(fixture::program(), fixture::log()));
+  const std::string fromRun =
+      traces::instructionCsv(traces::traceModel(fixture::program(), fixture::log()));
   CHECK(fromTrace == fromRun);
 }
 

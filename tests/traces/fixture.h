@@ -5,15 +5,15 @@
 //                 q0    #0 load 65536 B over 128 partitions, issued 100, moves [1400,2400]
 //                 vector #1 tensor_tensor [2400,3000], semaphore stall from 0 (released by #0)
 //                 tensor #2 nc_matmul [3000,3500], semaphore stall from 0 (released by #1)
-//                 sync  #3 dma_copy trigger [3500,3600], ready 100, semaphore stall (released by #2)
-//                 q1    #3 store 524288 B over 128 partitions, issued 3600, moves [4900,5000]
+//                 sync  #3 dma_copy trigger [3500,3600], ready 100, semaphore stall (released by
+//                 #2) q1    #3 store 524288 B over 128 partitions, issued 3600, moves [4900,5000]
 // total 5000 ns.
 
-#include <filesystem>
-#include <string>
 #include <unistd.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "isa/program.h"
 #include "traces/event.h"
@@ -75,8 +75,8 @@ inline isa::Program program() {
   return p;
 }
 
-inline traces::InstructionEvent inst(int64_t index, isa::Engine engine, isa::Opcode opcode, double ready,
-                                     double start, double end) {
+inline traces::InstructionEvent inst(int64_t index, isa::Engine engine, isa::Opcode opcode,
+                                     double ready, double start, double end) {
   traces::InstructionEvent e;
   e.index = index;
   e.engine = engine;
@@ -95,7 +95,8 @@ inline traces::InstructionEvent waiting(traces::InstructionEvent e, int32_t sem,
   return e;
 }
 
-inline traces::DmaEvent dma(int64_t index, int32_t queue, double issue, double start, double end, int64_t bytes) {
+inline traces::DmaEvent dma(int64_t index, int32_t queue, double issue, double start, double end,
+                            int64_t bytes) {
   traces::DmaEvent d;
   d.index = index;
   d.queue = queue;

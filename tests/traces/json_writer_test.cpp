@@ -1,14 +1,15 @@
 // The buffered JSON writer: escaping, number forms, buffer flushes, errors; track naming.
+#include "traces/json_writer.h"
+
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
-#include <doctest/doctest.h>
-
 #include "fixture.h"
 #include "isa/error.h"
-#include "traces/json_writer.h"
 #include "traces/track_layout.h"
 
 using namespace neuronsim;
@@ -28,7 +29,14 @@ TEST_CASE("json writer escapes strings and writes numbers that parse back exactl
   fixture::TempFile file("writer.json");
   {
     traces::JsonWriter out(file.str());
-    out.raw("[").str("a\"b\\c\nd\te\x01").raw(",").num(0.1).raw(",").num(1e-7).raw(",").num(int64_t{-42});
+    out.raw("[")
+        .str("a\"b\\c\nd\te\x01")
+        .raw(",")
+        .num(0.1)
+        .raw(",")
+        .num(1e-7)
+        .raw(",")
+        .num(int64_t{-42});
     out.raw(",").num(std::numeric_limits<double>::infinity()).raw(",").num(std::nan("")).raw("]");
     out.close();
   }
@@ -54,8 +62,8 @@ TEST_CASE("json writer flushes across its 1 MiB buffer") {
 }
 
 TEST_CASE("json writer names the path it cannot open") {
-  CHECK_THROWS_WITH_AS(traces::JsonWriter("/nonexistent-dir/x.json"), doctest::Contains("/nonexistent-dir/x.json"),
-                       Error);
+  CHECK_THROWS_WITH_AS(traces::JsonWriter("/nonexistent-dir/x.json"),
+                       doctest::Contains("/nonexistent-dir/x.json"), Error);
 }
 
 TEST_CASE("track names and ranks") {

@@ -1,12 +1,13 @@
 // Report analyses on the hand-built fixture: opcode times, stalls, critical path, warnings.
-#include <fstream>
+#include "traces/report.h"
 
 #include <doctest/doctest.h>
+
+#include <fstream>
 
 #include "fixture.h"
 #include "isa/error.h"
 #include "traces/chrome_trace.h"
-#include "traces/report.h"
 
 using namespace neuronsim;
 
@@ -19,7 +20,8 @@ traces::TraceModel savedFixture(traces::EventLog log = fixture::log()) {
   return traces::loadTraceModel(file.str());
 }
 
-double stall(const std::vector<traces::StallTime>& rows, const std::string& track, const std::string& cause) {
+double stall(const std::vector<traces::StallTime>& rows, const std::string& track,
+             const std::string& cause) {
   for (const auto& r : rows)
     if (r.track == track && r.cause == cause) return r.ns;
   return -1;
@@ -144,7 +146,8 @@ TEST_CASE("warnings: small DMAs, PE gaps that re-trigger the throttle, uninitial
   for (const auto& w : warnings) all += w + "\n";
   CAPTURE(all);
   // q0's load: 65536 B / 128 partitions = 512 B < 2 KiB; q1's store 4096 B per partition is fine.
-  CHECK(all.find("1 DMA transfers move under 2048 bytes per partition (65536 bytes") != std::string::npos);
+  CHECK(all.find("1 DMA transfers move under 2048 bytes per partition (65536 bytes") !=
+        std::string::npos);
   // tensor gap 3500 -> 7000 = 3.5 us > 3 us; 7100 -> 7200 is not.
   CHECK(all.find("1 PE idle gaps over 3000 ns (3.500 us") != std::string::npos);
   CHECK(all.find("instruction 1 reads uninitialized memory: src1 sbuf") != std::string::npos);
@@ -160,8 +163,9 @@ TEST_CASE("no warnings on a clean trace") {
 
 TEST_CASE("report text has every section") {
   const std::string text = traces::reportText(savedFixture());
-  for (const char* part : {"fixture on trn2", "top opcodes by time", "nc_matmul", "stall time by cause",
-                           "critical path:", "bound by dma.q0", "46.0%", "warnings:", "DMA transfers move under"}) {
+  for (const char* part :
+       {"fixture on trn2", "top opcodes by time", "nc_matmul", "stall time by cause",
+        "critical path:", "bound by dma.q0", "46.0%", "warnings:", "DMA transfers move under"}) {
     CAPTURE(part);
     CHECK(text.find(part) != std::string::npos);
   }
@@ -196,16 +200,16 @@ TEST_CASE("streamed and DOM readers of a trace agree") {
 TEST_CASE("a trace with a malformed event or without the neuronsim section is an error") {
   fixture::TempFile file("malformed.json");
   {
-    std::ofstream(file.path) << R"({"traceEvents":[{"ph":"X","dur":1}],"neuronsim":{"summary":{}}})";
+    std::ofstream(file.path)
+        << R"({"traceEvents":[{"ph":"X","dur":1}],"neuronsim":{"summary":{}}})";
   }
   CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains("without ts"), Error);
-  {
-    std::ofstream(file.path) << R"({"traceEvents":[{"ph":"X","ts":0,"dur":1}]})";
-  }
-  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains("no neuronsim section"), Error);
-  {
-    std::ofstream(file.path) << R"([{"ph":"X","ts":0,"dur":1}])";
-  }
-  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains("no traceEvents"), Error);
-  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str() + ".absent"), doctest::Contains(".absent"), Error);
+  { std::ofstream(file.path) << R"({"traceEvents":[{"ph":"X","ts":0,"dur":1}]})"; }
+  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()),
+                       doctest::Contains("no neuronsim section"), Error);
+  { std::ofstream(file.path) << R"([{"ph":"X","ts":0,"dur":1}])"; }
+  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains("no traceEvents"),
+                       Error);
+  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str() + ".absent"), doctest::Contains(".absent"),
+                       Error);
 }

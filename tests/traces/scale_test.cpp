@@ -1,9 +1,10 @@
-// Larger synthetic runs: the trace, model and viewer stay consistent; writes the CLI fixture on request.
+// Larger synthetic runs: the trace, model and viewer stay consistent; writes the CLI fixture on
+// request.
+#include <doctest/doctest.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-
-#include <doctest/doctest.h>
 
 #include "fixture.h"
 #include "synthetic.h"
@@ -19,7 +20,8 @@ TEST_CASE("a synthetic pipeline of 2000 tiles round-trips through the trace file
   traces::writeChromeTrace(file.str(), run.program, run.log, run.summary);
   const auto model = traces::loadTraceModel(file.str());
   CHECK(model.spans.size() == 12000);
-  CHECK(model.maxEndNs - model.minStartNs == doctest::Approx(run.summary["total_ns"].get<double>()));
+  CHECK(model.maxEndNs - model.minStartNs ==
+        doctest::Approx(run.summary["total_ns"].get<double>()));
   // loads on 4 queues take 5.7 us each and arrive every 1.425 us on average: the loads bound it
   const auto path = traces::criticalPath(model);
   CHECK(path.bound.rfind("dma.q", 0) == 0);
@@ -53,8 +55,9 @@ TEST_CASE("viewer data embeds every track and escapes script-breaking text") {
   CHECK(data["title"] == "t</script>");
   std::vector<std::string> names;
   for (const auto& t : data["tracks"]) names.push_back(t["name"]);
-  const std::vector<std::string> expected{"critical path", "tensor", "vector", "scalar", "gpsimd", "sync",
-                                          "dma.q0", "dma.q1", "dma.q2", "dma.q4", "dma.q5"};
+  const std::vector<std::string> expected{"critical path", "tensor", "vector", "scalar",
+                                          "gpsimd",        "sync",   "dma.q0", "dma.q1",
+                                          "dma.q2",        "dma.q4", "dma.q5"};
   CHECK(names == expected);
   CHECK(data["tracks"][1]["s"].size() == 3);
   CHECK(data["tracks"][4]["s"].size() == 0);

@@ -67,19 +67,23 @@ void array(std::string& out, const char* key, const std::vector<size_t>& rows, F
   out.push_back(']');
 }
 
-/// Makes JSON text safe inside a <script> element: '<' only occurs inside strings, where \u003c means the same.
+/// Makes JSON text safe inside a <script> element: '<' only occurs inside strings, where \u003c
+/// means the same.
 void escapeScriptEnd(std::string& text) {
   if (text.find('<') == std::string::npos) return;
   std::string out;
   out.reserve(text.size() + 64);
   for (char c : text) {
-    if (c == '<') out.append("\\u003c");
-    else out.push_back(c);
+    if (c == '<')
+      out.append("\\u003c");
+    else
+      out.push_back(c);
   }
   text.swap(out);
 }
 
-/// The critical path as a row of segments (consecutive steps on one track merged), coloured by track.
+/// The critical path as a row of segments (consecutive steps on one track merged), coloured by
+/// track.
 void writeCriticalRow(std::string& out, const TraceModel& model) {
   const CriticalPath path = criticalPath(model);
   std::vector<std::string> labels;
@@ -128,13 +132,16 @@ std::string viewerData(const TraceModel& model, const std::string& title) {
   for (size_t i = 0; i < model.spans.size(); ++i) byTid[model.spans[i].tid].push_back(i);
   std::vector<int> tids;
   for (auto& [tid, list] : byTid) {
-    const bool engine = tid >= engineTid(isa::Engine::Tensor) && tid <= engineTid(isa::Engine::Sync);
+    const bool engine =
+        tid >= engineTid(isa::Engine::Tensor) && tid <= engineTid(isa::Engine::Sync);
     if (list.empty() && !engine) continue;
     tids.push_back(tid);
-    std::stable_sort(list.begin(), list.end(),
-                     [&](size_t a, size_t b) { return model.spans[a].startNs < model.spans[b].startNs; });
+    std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      return model.spans[a].startNs < model.spans[b].startNs;
+    });
   }
-  std::stable_sort(tids.begin(), tids.end(), [](int a, int b) { return trackOrder(a) < trackOrder(b); });
+  std::stable_sort(tids.begin(), tids.end(),
+                   [](int a, int b) { return trackOrder(a) < trackOrder(b); });
 
   StringTable opcodes, causes, semaphores, assembly;
   std::string out = "{\"title\":";
