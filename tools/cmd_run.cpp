@@ -168,7 +168,7 @@ void addParams(CLI::App* sub, const KernelSpec& spec, RunFlags& flags) {
   for (const kernels::ParamSpec& p : spec.params) {
     std::string type(kernels::paramTypeName(p.type));
     if (p.type == kernels::ParamType::Enum) type = fmt::format("{}", fmt::join(p.choices, "|"));
-    const std::string help = fmt::format("{} ({}, default {})", p.meaning, type,
+    const std::string help = fmt::format("{} (default {})", p.meaning,
                                          p.defaultValue.empty() ? "unset" : p.defaultValue);
     CLI::Option* option =
         addValue(sub, "--" + kernels::flagName(p.name), flags.params[p.name], help,
