@@ -205,7 +205,8 @@ Command addRunCommand(CLI::App& app) {
   CLI::App* run = addSubcommand(app, "run", "build a kernel's program and simulate it");
   run->footer(
       "Builds KERNEL's program, simulates it and prints a summary. Options follow KERNEL;\n"
-      "'neuronsim run KERNEL --help' lists them with the kernel's tensors and parameters.");
+      "'neuronsim run KERNEL --help' lists them with the kernel's tensors and parameters.\n"
+      "KERNEL may also be FILE.py:NAME, a kernel written in Python (docs/python.md).");
   auto kernelName = std::make_shared<std::vector<std::string>>();
   addPositionals(run, "KERNEL", *kernelName, "a kernel from neuronsim list");
   auto kernels = std::make_shared<std::vector<Command>>();

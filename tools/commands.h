@@ -16,4 +16,9 @@ Command addDiffCommand(CLI::App& app);    // diff A.json B.json
 /// calibrate parses its own options: argv[0] is the program, argv[1] "calibrate".
 int calibrateCommand(int argc, char** argv);
 
+/// `kernel` names a Python kernel (FILE.py:NAME).
+bool isPythonKernel(const char* kernel);
+/// run FILE.py:NAME [options]: replaces the process with python3 -m neuronsim run ...
+int runPythonKernel(int argc, char** argv);
+
 }  // namespace neuronsim::tools

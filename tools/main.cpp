@@ -87,6 +87,8 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc == 2 && !std::strcmp(argv[1], "help")) argv[1] = const_cast<char*>("--help");
   try {
+    if (argc > 2 && !std::strcmp(argv[1], "run") && isPythonKernel(argv[2]))
+      return runPythonKernel(argc, argv);  // the Python package parses its own options
     return checkedStdout(run(argc, argv));
   } catch (const neuronsim::Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

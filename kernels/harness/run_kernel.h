@@ -79,7 +79,8 @@ HostTensors roundedTo(const HostTensors& tensors, isa::Dtype dtype);
 /// roundedTo without the copy.
 void roundInPlace(HostTensors& tensors, isa::Dtype dtype);
 
-/// max|out - ref| / max(1, max|ref|); infinity on a shape mismatch or a NaN in out.
+/// max|out - ref| / max(1, max|ref|) over the finite pairs; NaN and Inf must match the
+/// reference exactly (else infinity, as on a shape mismatch).
 double normalizedError(const HostTensor& out, const HostTensor& ref);
 /// The largest normalizedError over the reference's outputs (missing output: infinity).
 double maxNormalizedError(const HostTensors& outputs, const HostTensors& reference);
