@@ -22,7 +22,11 @@ ShapeMap inferMatmul(const ShapeMap& inputs, const ParamValues&) {
 }
 
 void buildMatmulSpec(KernelBuilder& builder, const KernelArgs& args) {
-  buildMatmul(builder, args.in("lhsT"), args.in("rhs"), args.out("out"), args.dtype);
+  const HbmView& lhsT = args.in("lhsT");
+  const HbmView& rhs = args.in("rhs");
+  const MatmulSchedule schedule = resolveMatmulSchedule(
+      args.params, lhsT.size(0), lhsT.size(1), rhs.size(1), args.dtype, builder.geometry());
+  buildMatmul(builder, lhsT, rhs, args.out("out"), args.dtype, schedule);
 }
 
 HostTensors referenceMatmul(const HostTensors& inputs, const ParamValues&) {
@@ -49,6 +53,7 @@ KernelSpec matmulSpec() {
   spec.inputs = {{"lhsT", "left operand, transposed: [K, M]", false},
                  {"rhs", "right operand: [K, N]", false}};
   spec.outputs = {{"out", "product [M, N], fp32", false}};
+  spec.params = matmulScheduleParams();
   spec.defaultShapes = {{"lhsT", {512, 256}}, {"rhs", {512, 1024}}};
   spec.inferShapes = inferMatmul;
   spec.build = buildMatmulSpec;
