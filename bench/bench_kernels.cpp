@@ -1,6 +1,7 @@
 // Kernel suite: every library kernel on representative shapes, timing-only, one table of
 // simulated time, roofline %, MFU/MBU, the busiest engine, host time and peak RSS.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,11 +102,11 @@ kernels::Shape parseShape(const std::string& text) {
 }
 
 std::string caseShapes(const BenchCase& c) {
-  std::string text;
-  for (const auto& [name, shape] : c.shapes) text += (text.empty() ? "" : " ") + name + "=" + shape;
+  std::vector<std::string> parts;
+  for (const auto& [name, shape] : c.shapes) parts.push_back(fmt::format("{}={}", name, shape));
   for (const auto& [name, value] : c.params)
-    text += (text.empty() ? "" : " ") + kernels::flagName(name) + "=" + value;
-  return text.empty() ? "default" : text;
+    parts.push_back(fmt::format("--{} {}", kernels::flagName(name), value));
+  return parts.empty() ? "default" : fmt::format("{}", fmt::join(parts, " "));
 }
 
 /// Runs one case timing-only and returns its summary (or {"error": ...}).
@@ -203,7 +204,7 @@ std::vector<std::string> cells(const Row& r) {
   v.push_back(fmt::format("{:.1f}", s["mfu_percent"].get<double>()));
   v.push_back(fmt::format("{:.1f}", s["mbu_percent"].get<double>()));
   v.push_back(busiest(s));
-  v.push_back(fmt::format("{:,}", s["instructions"].get<int64_t>()));
+  v.push_back(fmt::format("{}", s["instructions"].get<int64_t>()));
   v.push_back(fmt::format("{:.2f}", r.hostSeconds));
   v.push_back(fmt::format("{:.0f}", r.peakRssMb));
   return v;
@@ -215,17 +216,12 @@ const std::vector<std::string> kHeader = {
 
 void printTable(const std::vector<std::vector<std::string>>& rows, bool markdown) {
   if (markdown) {
-    std::string line = "|", rule = "|";
-    for (const std::string& h : kHeader) {
-      line += " " + h + " |";
-      rule += "---|";
-    }
-    std::printf("%s\n%s\n", line.c_str(), rule.c_str());
-    for (const auto& row : rows) {
-      line = "|";
-      for (const std::string& cell : row) line += " " + cell + " |";
-      std::printf("%s\n", line.c_str());
-    }
+    std::printf("| %s |\n", fmt::format("{}", fmt::join(kHeader, " | ")).c_str());
+    std::string rule = "|";
+    for (size_t i = 0; i < kHeader.size(); ++i) rule += "---|";
+    std::printf("%s\n", rule.c_str());
+    for (const auto& row : rows)
+      std::printf("| %s |\n", fmt::format("{}", fmt::join(row, " | ")).c_str());
     return;
   }
   std::vector<size_t> width(kHeader.size(), 0);

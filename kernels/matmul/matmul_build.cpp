@@ -190,9 +190,9 @@ void loadColumnTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int6
 void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs,
                        ResultWriter& write, isa::Dtype dtype, const MatmulSchedule& s) {
   const int64_t K = lhsT.size(0), M = lhsT.size(1), N = rhs.size(1);
-  const int64_t kt = ceilDiv(K, kPart), mTiles = ceilDiv(M, kPart), nTiles = ceilDiv(N, kFree);
+  const int64_t kt = ceilDiv(K, kPart), mTiles = ceilDiv(M, kPart), nTiles = ceilDiv(N, s.nTile);
   const Tile lhsBuf = b.sbuf({kPart, mTiles, kt, kPart}, dtype, "lhsT");
-  const Tile rhsBuf = b.sbuf({kPart, nTiles, kt, kFree}, dtype, "rhs");
+  const Tile rhsBuf = b.sbuf({kPart, nTiles, kt, s.nTile}, dtype, "rhs");
   const std::vector<Tile> psums =
       ring(b, s.psumBuffers, {kPart, kFree}, isa::Dtype::Fp32, "acc", true);
   LoadQueues queues(s.loadQueues, s.scalarRhs);
@@ -200,7 +200,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   const auto rhsQueue = [&] { return queues.rhs(); };
   const auto sideQueue = [&] { return queues.side(); };
   const auto rhsCols = [&](int64_t nj) {
-    return std::pair{nj * kFree, std::min(N, (nj + 1) * kFree)};
+    return std::pair{nj * s.nTile, std::min(N, (nj + 1) * s.nTile)};
   };
   const int64_t ms0 = std::min(M, kPart);
   const auto [n0First, n1First] = rhsCols(0);
@@ -208,7 +208,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   for (const KPiece& piece : kPieces(K, s.loadChunks)) {
     if (piece.tail) {
       loadColumnTiles(b, lhsT, lhsBuf, kPart, 0, mTiles, KRows::Tail, sideQueue, sideQueue);
-      loadColumnTiles(b, rhs, rhsBuf, kFree, 0, nTiles, KRows::Tail, sideQueue, sideQueue);
+      loadColumnTiles(b, rhs, rhsBuf, s.nTile, 0, nTiles, KRows::Tail, sideQueue, sideQueue);
       continue;
     }
     loadKPiece(b, lhsT.slice(1, 0, ms0), lhsBuf.select(0, 0).slice(1, 0, ms0), piece, queues.lhs());
@@ -220,7 +220,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   for (const auto& [t0, t1] : doublingRanges(mTiles))
     loadColumnTiles(b, lhsT, lhsBuf, kPart, t0, t1, KRows::Body, lhsQueue, lhsQueue);
   for (const auto& [t0, t1] : doublingRanges(nTiles))
-    loadColumnTiles(b, rhs, rhsBuf, kFree, t0, t1, KRows::Body, rhsQueue, rhsQueue);
+    loadColumnTiles(b, rhs, rhsBuf, s.nTile, t0, t1, KRows::Body, rhsQueue, rhsQueue);
   int64_t tileIndex = 0;
   for (int64_t nj = 0; nj < nTiles; ++nj) {
     const auto [n0, n1] = rhsCols(nj);

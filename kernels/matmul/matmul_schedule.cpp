@@ -91,6 +91,10 @@ std::vector<ParamSpec> matmulScheduleParams() {
                "kblocked: 128-row M tiles per PSUM block (unset: the block moving the fewest "
                "HBM bytes)"),
       knobSpec("block_n", "kblocked: 512-column N tiles per PSUM block (unset: as block_m)"),
+      knobSpec("n_tile",
+               "mode both: rhs columns per PSUM tile, 64..512 (unset: 384 when N > 512 is not a "
+               "multiple "
+               "of 512, else 512)"),
       knobSpec("k_chunk",
                "kblocked: 128-row K tiles per operand load (unset: 8, fewer when SBUF is short)"),
       knobSpec("load_buffers",
@@ -169,6 +173,10 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
                       "but SBUF has {}",
                       bothBytes, capacity));
     s.loadChunks = knob(params, "load_chunks", 1, 64, 1);
+    // A ragged N ends in a narrow column pass; 384-column passes (measured on the test shapes)
+    // trade a little per-matmul overhead for less data before the first matmul.
+    s.nTile = knob(params, "n_tile", 64, kMatmulFree,
+                   n > kMatmulFree && n % kMatmulFree != 0 ? 384 : kMatmulFree);
     s.psumBuffers = knob(params, "psum_buffers", 1, banks, std::min<int64_t>(4, banks));
     if (!params.has("out_buffers") && bothDeeper) s.outBuffers = 8;
     return s;
