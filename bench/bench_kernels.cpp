@@ -46,6 +46,9 @@ std::vector<BenchCase> fullSuite() {
       {"matmul", "bf16", {{"lhsT", "16384x512"}, {"rhs", "16384x1024"}}, {}},
       {"matmul", "bf16", {{"lhsT", "2048x1024"}, {"rhs", "2048x2048"}}, {}},
       {"matmul", "fp32", {{"lhsT", "1030x520"}, {"rhs", "1030x700"}}, {}},
+      {"matmul", "bf16", {{"lhsT", "1030x520"}, {"rhs", "1030x700"}}, {}},
+      {"matmul", "bf16", {{"lhsT", "777x1300"}, {"rhs", "777x513"}}, {}},
+      {"matmul", "fp32", {{"lhsT", "8192x2048"}, {"rhs", "8192x1536"}}, {}},
       {"avg_pooling_3d", "fp32", poolIn, pool},
       {"max_pooling_3d", "fp32", poolIn, pool},
       {"avg_pooling_3d_backward", "fp32", poolIn, pool},
@@ -68,6 +71,7 @@ std::vector<BenchCase> fullSuite() {
        {{"dy", "1x32x16x64x64"}, {"x_in", "1x32x16x64x64"}, {"filters", "3x3x3x32x32"}},
        {{"padding", "1"}}},
       {"matmul_tutorial", "bf16", {}, {{"variant", "t1_optimized"}}},
+      {"matmul_tutorial", "bf16", {}, {{"variant", "t2_hoisted"}}},
   };
 }
 

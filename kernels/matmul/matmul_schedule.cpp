@@ -97,11 +97,13 @@ std::vector<ParamSpec> matmulScheduleParams() {
                "of 512, else 512)"),
       knobSpec("k_chunk",
                "kblocked: 128-row K tiles per operand load (unset: 8, fewer when SBUF is short)"),
-      knobSpec("load_buffers",
-               "kblocked: operand chunk buffers (unset: 3); resident: lhsT buffers (unset: 2)"),
+      knobSpec(
+          "load_buffers",
+          "kblocked: operand chunk buffers (unset: 3); resident: lhsT buffers (unset: 4 when they "
+          "fit, else 2)"),
       knobSpec("load_chunks",
                "DMAs per multi-K-tile load (mode both: of the first tiles) (unset: resident 4, "
-               "both 1)"),
+               "both 1 for bf16, 2 for fp32)"),
       knobSpec("psum_buffers",
                "PSUM banks the accumulators rotate through (unset: resident 4, kblocked all)"),
       knobSpec("out_buffers",
@@ -147,9 +149,14 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
   s.rampChunks = knob(params, "ramp_chunks", 0, 1, 1) == 1;
 
   // Resident: out ring + lhsT buffers + two rhs group buffers of at least one 512-column tile.
-  const int64_t lhsBuffers = knob(params, "load_buffers", 1, 8, 2);
-  const int64_t residentFixed = outBytes(s) + lhsBuffers * kt * kMatmulPart * bytes;
+  // Four lhsT buffers (three loads ahead) when they fit beside the rhs group, else two.
   const int64_t rhsTileBytes = kt * std::min(n, kMatmulFree) * bytes;
+  const auto residentBytes = [&](int64_t lhsBuffers) {
+    return outBytes(s) + lhsBuffers * kt * kMatmulPart * bytes + 2 * rhsTileBytes;
+  };
+  const int64_t lhsBuffers =
+      knob(params, "load_buffers", 1, 8, residentBytes(4) <= capacity ? 4 : 2);
+  const int64_t residentFixed = outBytes(s) + lhsBuffers * kt * kMatmulPart * bytes;
   const bool residentFits = capacity - residentFixed >= 2 * rhsTileBytes;
   const int64_t bothBytes = outBytes(s) + align64(kt * mTiles * kMatmulPart * bytes) +
                             align64(kt * nTiles * kMatmulFree * bytes);
@@ -172,7 +179,8 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
           fmt::format("matmul: mode both needs {} bytes per partition for lhsT and rhs "
                       "but SBUF has {}",
                       bothBytes, capacity));
-    s.loadChunks = knob(params, "load_chunks", 1, 64, 1);
+    // fp32 tiles are twice the bytes: two pieces let the first matmuls start on half of them.
+    s.loadChunks = knob(params, "load_chunks", 1, 64, dtype == isa::Dtype::Fp32 ? 2 : 1);
     // A ragged N ends in a narrow column pass; 384-column passes (measured on the test shapes)
     // trade a little per-matmul overhead for less data before the first matmul.
     s.nTile = knob(params, "n_tile", 64, kMatmulFree,
