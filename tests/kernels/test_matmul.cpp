@@ -86,11 +86,9 @@ TEST_CASE("matmul bf16: K=1 M=130 N=2") {
   checkKernelCase(matmulCase(1, 130, 2, Dtype::Bf16, 8));
 }
 
-TEST_CASE("matmul: a table of odd shapes in fp32 and bf16") {
-  const Shape3 shapes[] = {{2, 1, 1},   {1, 1, 511},     {127, 128, 129}, {128, 1, 512},
-                           {129, 2, 3}, {255, 17, 33},   {64, 130, 200},  {384, 96, 768},
-                           {5, 250, 9}, {200, 128, 1025}};
-  uint64_t seed = 100;
+/// checkKernelCase on every shape in both dtypes, seeds from `seed` on.
+template <size_t Count>
+void checkShapeTable(const Shape3 (&shapes)[Count], uint64_t seed) {
   for (const Shape3& s : shapes)
     for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
       CAPTURE(s.k);
@@ -100,19 +98,21 @@ TEST_CASE("matmul: a table of odd shapes in fp32 and bf16") {
     }
 }
 
-TEST_CASE("matmul: shapes larger than 512 in every dim, fp32 and bf16") {
-  uint64_t seed = 200;
-  for (const Shape3& s : kLargeShapes)
-    for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
-      CAPTURE(s.k);
-      CAPTURE(s.m);
-      CAPTURE(s.n);
-      checkKernelCase(matmulCase(s.k, s.m, s.n, dtype, seed++));
-    }
+TEST_CASE("matmul: a table of odd shapes in fp32 and bf16") {
+  const Shape3 shapes[] = {{2, 1, 1},   {1, 1, 511},     {127, 128, 129}, {128, 1, 512},
+                           {129, 2, 3}, {255, 17, 33},   {64, 130, 200},  {384, 96, 768},
+                           {5, 250, 9}, {200, 128, 1025}};
+  checkShapeTable(shapes, 100);
 }
 
-TEST_CASE("matmul: kblocked schedules on odd shapes (blocks, chunks, buffers, engines)") {
+TEST_CASE("matmul: shapes larger than 512 in every dim, fp32 and bf16") {
+  checkShapeTable(kLargeShapes, 200);
+}
+
+TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
   const std::vector<std::pair<std::string, std::string>> schedules[] = {
+      {{"mode", "resident"}},
+      {{"mode", "both"}, {"n_tile", "128"}, {"load_chunks", "3"}, {"store_engines", "gpsimd"}},
       {{"mode", "kblocked"}},
       {{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "1"}, {"k_chunk", "3"}},
       {{"mode", "kblocked"},
@@ -187,19 +187,22 @@ TEST_CASE("matmul: kblocked mode when rhs groups do not fit SBUF (fp32 and bf16)
 TEST_CASE("matmul: several rhs groups on a small SBUF") {
   auto machine = neuronsim::sim::loadMachine("trn2");
   machine.geometry.sbufPartitionBytes = 48 * 1024;  // room for one 512-column group per buffer
-  checkKernelCase(matmulCase(256, 200, 1700, Dtype::Fp32, 11), machine);
+  checkKernelCase(matmulCase(1024, 200, 1700, Dtype::Fp32, 11, {{"mode", "resident"}}), machine);
 }
 
 TEST_CASE("matmul: the program orders every conflicting access pair") {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul");
-  const ParamValues params = parseParams(spec, {});
-  const KernelShapes shapes =
-      checkShapes(spec, {{"lhsT", {130, 129}}, {"rhs", {130, 700}}}, params);
-  neuronsim::isa::Geometry g;
-  g.sbufPartitionBytes = 24 * 1024;
-  const auto program = buildKernel(spec, params, shapes, Dtype::Bf16, g);
-  CHECK(testing::unorderedConflicts(program).empty());
+  for (const char* mode : {"both", "resident", "kblocked"}) {
+    CAPTURE(mode);
+    const ParamValues params = parseParams(spec, {{"mode", mode}});
+    const KernelShapes shapes =
+        checkShapes(spec, {{"lhsT", {130, 129}}, {"rhs", {130, 700}}}, params);
+    neuronsim::isa::Geometry g;
+    g.sbufPartitionBytes = 24 * 1024;
+    const auto program = buildKernel(spec, params, shapes, Dtype::Bf16, g);
+    CHECK(testing::unorderedConflicts(program).empty());
+  }
 }
 
 TEST_CASE("matmul: shape errors name the tensors") {
