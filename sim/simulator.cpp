@@ -51,12 +51,30 @@ std::string semaphoreName(const isa::Program& program, int32_t sem) {
   return concat("#", std::to_string(sem));
 }
 
+/// Asks the cache for the semaphore vectors of instruction `object` and for the arrays they
+/// point to of instruction `arrays` (whose vectors must be cached by then), when in range.
+void prefetchSemaphores(const isa::Program& program, size_t object, size_t arrays) {
+  const size_t size = program.instructions.size();
+  if (object < size) {
+    __builtin_prefetch(&program.instructions[object]);
+    __builtin_prefetch(&program.instructions[object].waits);
+  }
+  if (arrays < size) {
+    __builtin_prefetch(program.instructions[arrays].waits.data());
+    __builtin_prefetch(program.instructions[arrays].signals.data());
+  }
+}
+
 /// One pass over the program: checks what the timed model relies on, splits the
 /// instructions into the engines' streams and notes who signals each semaphore.
 std::vector<std::vector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage) {
   const int64_t n = static_cast<int64_t>(program.semaphores.size());
   std::vector<std::vector<int64_t>> streams(isa::kNumEngines);
-  for (size_t i = 0; i < program.instructions.size(); ++i) {
+  // Room for the whole program in each: only the pages a stream fills become resident.
+  for (std::vector<int64_t>& stream : streams) stream.reserve(program.instructions.size());
+  const size_t size = program.instructions.size();
+  for (size_t i = 0; i < size; ++i) {
+    prefetchSemaphores(program, i + 32, i + 16);
     const isa::Instruction& inst = program.instructions[i];
     for (const isa::SemWait& w : inst.waits)
       if (w.sem < 0 || w.sem >= n)

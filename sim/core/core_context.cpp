@@ -15,9 +15,9 @@ CoreContext::CoreContext(const isa::Program& program, const MachineConfig& machi
       arbiter_(machine.accessConflicts),
       recorder_(machine, sink) {}
 
-void CoreContext::signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at,
+void CoreContext::signal(std::span<const isa::SemSignal> signals, int64_t index, isa::SignalAt at,
                          Tick visible, const VectorClock* vc) {
-  for (const isa::SemSignal& s : inst.signals) {
+  for (const isa::SemSignal& s : signals) {
     if (s.at != at) continue;
     uint32_t woken = semaphores_.add(s.sem, visible, s.delta, index);
     if (races_ && vc) races_->release(s.sem, visible, s.delta, *vc);

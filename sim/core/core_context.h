@@ -6,6 +6,7 @@
 #include <array>
 #include <exception>
 #include <memory>
+#include <span>
 #include <systemc>
 
 #include "isa/memory_state.h"
@@ -41,11 +42,11 @@ class CoreContext {
   /// Notified when a value `agent` waits for may have been reached.
   sc_core::sc_event& wakeEvent(int agent) { return wake_[static_cast<size_t>(agent)]; }
 
-  /// Registers the signals of instruction `index` that fire `at`, visible to waiters at
+  /// Registers `signals` of instruction `index` that fire `at`, visible to waiters at
   /// `visible` (a compute engine's signals land a SemaphoreBank::handoff() before); `vc` is
   /// the clock they release (ignored without race detection).
-  void signal(const isa::Instruction& inst, int64_t index, isa::SignalAt at, Tick visible,
-              const VectorClock* vc);
+  void signal(std::span<const isa::SemSignal> signals, int64_t index, isa::SignalAt at,
+              Tick visible, const VectorClock* vc);
   /// Records the first failure and stops the simulation.
   void fail(std::exception_ptr e);
   std::exception_ptr error() const { return error_; }

@@ -6,25 +6,23 @@ namespace neuronsim::sim {
 RunRecorder::RunRecorder(const MachineConfig& machine, traces::EventSink* sink)
     : machine_(machine), sink_(sink) {}
 
-void RunRecorder::instruction(const isa::Instruction& inst, int64_t index,
-                              const OperandList& operands, const Issue& issue,
-                              const ComputeCost& cost) {
-  const bool dma = isa::isDma(inst.opcode);
+void RunRecorder::instruction(const DecodedInstruction& inst, const Issue& issue) {
+  const ComputeCost& cost = inst.cost;
   traces::EngineTotals& engine = totals_.engines[static_cast<size_t>(inst.engine)];
   engine.busy += issue.end - issue.start;
   ++engine.instructions;
   ++totals_.instructions;
   totals_.flops += cost.flops;
   totals_.transposeFlops += cost.transposeFlops;
-  if (!dma) {
-    totals_.sbufReadBytes += operands.sbufBytesRead();
-    totals_.sbufWriteBytes += operands.sbufBytesWritten();
+  if (!inst.dma) {
+    totals_.sbufReadBytes += inst.sbufBytesRead;
+    totals_.sbufWriteBytes += inst.sbufBytesWritten;
   }
   noteEnd(issue.complete);
   if (!sink_) return;
 
   traces::InstructionEvent e;
-  e.index = index;
+  e.index = inst.index;
   e.engine = inst.engine;
   e.opcode = inst.opcode;
   e.ready = issue.ready;
@@ -36,8 +34,8 @@ void RunRecorder::instruction(const isa::Instruction& inst, int64_t index,
   e.waitedOnInstruction = issue.stall.by;
   e.cycles = issue.cycles.value;
   e.flops = cost.flops;
-  e.bytesRead = operands.bytesRead();
-  e.bytesWritten = operands.bytesWritten();
+  e.bytesRead = inst.bytesRead;
+  e.bytesWritten = inst.bytesWritten;
   sink_->instruction(e);
   if (inst.engine != isa::Engine::Tensor || issue.end <= issue.start) return;
   if (peStarted_ && issue.start > lastPeEnd_)

@@ -6,9 +6,8 @@
 #include <cstdint>
 
 #include "isa/instruction.h"
-#include "sim/core/operand_list.h"
-#include "sim/cost/compute_cost.h"
 #include "sim/engines/issue.h"
+#include "sim/engines/stream_decoder.h"
 #include "sim/machine_config.h"
 #include "traces/event.h"
 #include "traces/summary.h"
@@ -23,8 +22,7 @@ class RunRecorder {
   traces::RunTotals& totals() { return totals_; }
   /// Counts one issued instruction (compute or DMA trigger) and, when tracing, emits it
   /// with the TensorE utilization and throttle counters.
-  void instruction(const isa::Instruction& inst, int64_t index, const OperandList& operands,
-                   const Issue& issue, const ComputeCost& cost);
+  void instruction(const DecodedInstruction& inst, const Issue& issue);
   /// Something of the run lasts until `t`.
   void noteEnd(Tick t) { end_ = std::max(end_, t); }
   /// Closes the counters and returns the totals (total = the last time noted).

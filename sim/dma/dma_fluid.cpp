@@ -17,6 +17,7 @@ DmaFluid::DmaFluid(const MachineConfig& machine)
       latencyPs_(std::llround(machine.dmaLatencyNs * 1000.0)),
       hbmBytesPerNs_(machine.hbmGBps),
       fifos_(static_cast<size_t>(machine.dmaEngines) * machine.dmaQueues),
+      busy_((fifos_.size() + 63) / 64, 0),
       waiting_(static_cast<size_t>(machine.dmaQueues)),
       admitted_(static_cast<size_t>(machine.dmaQueues), 0) {}
 
@@ -43,10 +44,12 @@ void DmaFluid::admit(int32_t slot, Picos at) {
   Transfer& t = transfers_[slot];
   t.readyPs = at + latencyPs_;
   ++admitted_[t.queue];
-  for (const DmaPart& part : t.plan.parts)
-    fifos_[static_cast<size_t>(part.engine) * queues_ + t.queue].push_back(
-        Flow{slot, part.dataFs + part.overheadFs, part.overheadFs, part.bytes, part.hbmBytes,
-             part.dataFs});
+  for (const DmaPart& part : t.plan.parts) {
+    const size_t fifo = static_cast<size_t>(part.engine) * queues_ + t.queue;
+    fifos_[fifo].push_back(Flow{slot, part.dataFs + part.overheadFs, part.overheadFs, part.bytes,
+                                part.hbmBytes, part.dataFs});
+    markBusy(fifo, true);
+  }
   t.plan = DmaPlan{};
 }
 
@@ -63,11 +66,24 @@ Picos DmaFluid::psFor(const Flow& flow, EngineFs work) const {
   return static_cast<Picos>((scaled + flow.speed - 1) / flow.speed);
 }
 
+int32_t DmaFluid::nextBusy(int32_t from) const {
+  for (auto word = static_cast<size_t>(from) / 64; word < busy_.size(); ++word) {
+    uint64_t bits = busy_[word];
+    if (word == static_cast<size_t>(from) / 64) bits &= ~uint64_t{0} << (from % 64);
+    if (bits != 0) return static_cast<int32_t>(word * 64 + __builtin_ctzll(bits));
+  }
+  return -1;
+}
+
+void DmaFluid::markBusy(size_t fifo, bool busy) {
+  const uint64_t bit = uint64_t{1} << (fifo % 64);
+  busy_[fifo / 64] = busy ? busy_[fifo / 64] | bit : busy_[fifo / 64] & ~bit;
+}
+
 Picos DmaFluid::nextEventPs() const {
   Picos next = kNever;
-  for (const std::deque<Flow>& fifo : fifos_) {
-    if (fifo.empty()) continue;
-    const Flow& head = fifo.front();
+  for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+    const Flow& head = fifos_[static_cast<size_t>(f)].front();
     if (!ready(head)) {
       next = std::min(next, transfers_[head.transfer].readyPs);
     } else if (head.speed > 0) {
@@ -98,9 +114,9 @@ void DmaFluid::step(Picos ps, DmaListener& listener) {
   if (ps > now_) {
     const Wide dt = ps - now_;
     bool moving = false;
-    for (std::deque<Flow>& fifo : fifos_) {
-      if (fifo.empty() || fifo.front().speed == 0) continue;
-      Flow& head = fifo.front();
+    for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+      Flow& head = fifos_[static_cast<size_t>(f)].front();
+      if (head.speed == 0) continue;
       const EngineFs done = static_cast<EngineFs>((dt * head.speed) >> kShareBits);
       head.remaining -= std::min(done, head.remaining);
       moving = moving || !head.landed;
@@ -108,7 +124,8 @@ void DmaFluid::step(Picos ps, DmaListener& listener) {
     if (moving) activePs_ += ps - now_;
     now_ = ps;
   }
-  for (std::deque<Flow>& fifo : fifos_) {
+  for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+    std::deque<Flow>& fifo = fifos_[static_cast<size_t>(f)];
     while (!fifo.empty() && ready(fifo.front())) {
       Flow& head = fifo.front();
       if (!head.landed && head.remaining <= head.overhead) land(head, listener);
@@ -117,6 +134,7 @@ void DmaFluid::step(Picos ps, DmaListener& listener) {
       fifo.pop_front();
       if (--transfers_[slot].flowsLeft == 0) freeSlots_.push_back(slot);
     }
+    if (fifo.empty()) markBusy(static_cast<size_t>(f), false);
   }
   recomputeSpeeds(listener);
 }
@@ -125,15 +143,12 @@ void DmaFluid::recomputeSpeeds(DmaListener& listener) {
   constexpr int64_t kFullSpeed = kFsPerPs << kShareBits;
   double hbmDemand = 0;
   for (int32_t e = 0; e < engines_; ++e) {
+    const int32_t first = e * queues_, end = first + queues_;
     int64_t readyHeads = 0;
-    for (int32_t q = 0; q < queues_; ++q) {
-      const std::deque<Flow>& fifo = fifos_[static_cast<size_t>(e) * queues_ + q];
-      if (!fifo.empty() && ready(fifo.front())) ++readyHeads;
-    }
-    for (int32_t q = 0; q < queues_; ++q) {
-      std::deque<Flow>& fifo = fifos_[static_cast<size_t>(e) * queues_ + q];
-      if (fifo.empty()) continue;
-      Flow& head = fifo.front();
+    for (int32_t f = nextBusy(first); f >= 0 && f < end; f = nextBusy(f + 1))
+      if (ready(fifos_[static_cast<size_t>(f)].front())) ++readyHeads;
+    for (int32_t f = nextBusy(first); f >= 0 && f < end; f = nextBusy(f + 1)) {
+      Flow& head = fifos_[static_cast<size_t>(f)].front();
       head.speed = ready(head) ? kFullSpeed / readyHeads : 0;
       if (head.speed == 0) continue;
       if (!head.landed && head.dataFs > 0)
@@ -148,10 +163,9 @@ void DmaFluid::recomputeSpeeds(DmaListener& listener) {
   }
   if (hbmDemand <= hbmBytesPerNs_) return;
   const double scale = hbmBytesPerNs_ / hbmDemand;
-  for (std::deque<Flow>& fifo : fifos_) {
-    if (fifo.empty() || fifo.front().speed == 0) continue;
-    Flow& head = fifo.front();
-    if (head.landed || head.hbmBytes == 0) continue;
+  for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+    Flow& head = fifos_[static_cast<size_t>(f)].front();
+    if (head.speed == 0 || head.landed || head.hbmBytes == 0) continue;
     head.speed =
         std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(head.speed) * scale));
   }
@@ -159,10 +173,9 @@ void DmaFluid::recomputeSpeeds(DmaListener& listener) {
 
 double DmaFluid::bytesPerNs() const {
   double total = 0;
-  for (const std::deque<Flow>& fifo : fifos_) {
-    if (fifo.empty() || fifo.front().speed == 0 || fifo.front().landed) continue;
-    const Flow& head = fifo.front();
-    if (head.dataFs == 0) continue;
+  for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+    const Flow& head = fifos_[static_cast<size_t>(f)].front();
+    if (head.speed == 0 || head.landed || head.dataFs == 0) continue;
     const double fsPerPs = static_cast<double>(head.speed) / static_cast<double>(1LL << kShareBits);
     total += static_cast<double>(head.bytes) / static_cast<double>(head.dataFs) * fsPerPs * 1000.0;
   }

@@ -87,11 +87,16 @@ class DmaFluid {
   void recomputeSpeeds(DmaListener& listener);
   /// Wall ps for `flow` to do `work` fs at its current speed (rounded up).
   Picos psFor(const Flow& flow, EngineFs work) const;
+  /// The first non-empty FIFO at index `from` or later, or -1. Loops built on it visit the
+  /// FIFOs in index order, including one that fills ahead of the loop while it runs.
+  int32_t nextBusy(int32_t from) const;
+  void markBusy(size_t fifo, bool busy);
 
   int32_t engines_, queues_, queueInflight_;
   Picos latencyPs_;
   double hbmBytesPerNs_;
   std::vector<std::deque<Flow>> fifos_;  ///< index engine * queues + queue
+  std::vector<uint64_t> busy_;           ///< bit per FIFO: not empty
   std::vector<Transfer> transfers_;
   std::vector<int32_t> freeSlots_;
   std::vector<std::deque<int32_t>> waiting_;  ///< per queue: posted, not admitted (FIFO)

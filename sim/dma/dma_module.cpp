@@ -94,7 +94,7 @@ void DmaModule::transferStarted(int64_t tag, Picos ps) {
   // @read releases the clock from before this transfer: none of it has landed yet.
   VectorClock before = t.clock;
   --before[static_cast<size_t>(queueAgent(t.queue))];
-  ctx_.signal(ctx_.program().instructions[static_cast<size_t>(t.index)], t.index,
+  ctx_.signal(ctx_.program().instructions[static_cast<size_t>(t.index)].signals, t.index,
               isa::SignalAt::Read, t.start, ctx_.races() ? &before : nullptr);
 }
 
@@ -108,7 +108,7 @@ void DmaModule::signalLandedInOrder(int32_t queue, Tick at) {
   while (!pending.empty() && transfers_[static_cast<size_t>(pending.front())].landed) {
     const Transfer& t = transfers_[static_cast<size_t>(pending.front())];
     pending.pop_front();
-    ctx_.signal(ctx_.program().instructions[static_cast<size_t>(t.index)], t.index,
+    ctx_.signal(ctx_.program().instructions[static_cast<size_t>(t.index)].signals, t.index,
                 isa::SignalAt::Complete, at, ctx_.races() ? &t.clock : nullptr);
     ctx_.recorder().totals().dmaActive = Tick::fromPs(fluid_.activePs());
     ctx_.recorder().noteEnd(at);

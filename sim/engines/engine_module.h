@@ -11,6 +11,7 @@
 
 #include "sim/core/core_context.h"
 #include "sim/engines/engine_timing.h"
+#include "sim/engines/stream_decoder.h"
 
 namespace neuronsim::sim {
 
@@ -23,29 +24,28 @@ class EngineModule : public sc_core::sc_module {
                std::vector<int64_t> stream);
 
   isa::Engine engine() const { return engine_; }
-  bool finished() const { return next_ >= stream_.size(); }
+  bool finished() const { return stream_.finished(); }
   /// The wait the engine is blocked on (null when not blocked on a semaphore).
   const isa::SemWait* blockedOn() const { return blockedOn_; }
   /// Index of the instruction at the head of the stream (-1 when finished).
-  int64_t headInstruction() const { return finished() ? -1 : stream_[next_]; }
+  int64_t headInstruction() const { return stream_.headIndex(); }
 
  private:
   void run();
-  void step(int64_t index);
+  void step(const DecodedInstruction& inst);
   /// The earliest time from `t` on at which `wait` holds; records a Semaphore stall when
   /// it binds.
   Tick awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall);
-  /// The earliest time from `t` on at which the NC-v2 ports the operands use are free
-  /// (lockstep with SystemC time).
-  Tick awaitPorts(const OperandList& operands, Tick t, Stall& stall);
+  /// The earliest time from `t` on at which the NC-v2 ports `inst` uses are free (lockstep
+  /// with SystemC time).
+  Tick awaitPorts(const DecodedInstruction& inst, Tick t, Stall& stall);
 
   CoreContext& ctx_;
   isa::Engine engine_;
   int agent_;
   bool lockstep_;  ///< synchronize before every instruction (NC-v2 port arbitration)
   std::unique_ptr<EngineTiming> timing_;
-  std::vector<int64_t> stream_;
-  size_t next_ = 0;
+  StreamDecoder stream_;
   const isa::SemWait* blockedOn_ = nullptr;
 };
 

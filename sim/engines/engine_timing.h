@@ -7,12 +7,12 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <span>
 
 #include "isa/instruction.h"
-#include "sim/core/operand_list.h"
 #include "sim/cost/clock.h"
-#include "sim/cost/compute_cost.h"
 #include "sim/engines/issue.h"
+#include "sim/engines/stream_decoder.h"
 #include "sim/machine_config.h"
 
 namespace neuronsim::sim {
@@ -28,14 +28,13 @@ class EngineTiming {
   /// When the next instruction reaches the head of the stream (the previous one issued).
   Tick head() const { return head_; }
   const EngineClock& clock() const { return clock_; }
-  /// The earliest start of an instruction whose waits hold from `t`: no earlier than results
-  /// of this engine it reads land (read-after-write interlock). Records an EngineBusy stall
-  /// when the interlock binds.
-  virtual Tick afterInterlock(const OperandList& operands, Tick t, Stall& stall) const;
-  /// Issues a compute instruction that may start at `start` (>= head()); `stall` holds what
-  /// delayed it so far. Moves head() to the end of its issue.
-  virtual Issue issue(const isa::Instruction& inst, int64_t index, const OperandList& operands,
-                      const ComputeCost& cost, Tick start, const Stall& stall);
+  /// The earliest start of an instruction whose waits hold from `t` and that reads `reads`:
+  /// no earlier than results of this engine it reads land (read-after-write interlock).
+  /// Records an EngineBusy stall when the interlock binds.
+  Tick afterInterlock(std::span<const Footprint> reads, Tick t, Stall& stall) const;
+  /// Issues compute instruction `inst` that may start at `start` (>= head()); `stall` holds
+  /// what delayed it so far. Moves head() to the end of its issue.
+  virtual Issue issue(const DecodedInstruction& inst, Tick start, const Stall& stall);
   /// Issues a DMA trigger at `start` that holds the engine for `duration` (DmaModule's).
   Issue trigger(Tick start, Tick duration, const Stall& stall);
 

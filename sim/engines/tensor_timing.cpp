@@ -10,21 +10,18 @@ using traces::StallCause;
 TensorTiming::TensorTiming(const MachineConfig& machine)
     : EngineTiming(isa::Engine::Tensor, machine), throttle_(machine) {}
 
-Issue TensorTiming::issue(const isa::Instruction& inst, int64_t /*index*/,
-                          const OperandList& /*operands*/, const ComputeCost& cost, Tick start,
-                          const Stall& stall) {
+Issue TensorTiming::issue(const DecodedInstruction& inst, Tick start, const Stall& stall) {
+  const ComputeCost& cost = inst.cost;
   Issue issue = begin(start, stall);
   // 1. LoadStationary when the stationary changes: in the background of the previous matmul
   //    when this instruction was already waiting at the head of the stream, else exposed
   //    inside this instruction's span (P1).
-  const isa::AccessPattern& stationary = inst.srcs.at(0);
   Tick multiply = start;
-  if (!lastStationary_ || !(*lastStationary_ == stationary)) {
+  if (inst.newStationary) {
     const bool waited = stall.cause != StallCause::None;
     const Tick loadFrom = !waited && lastMultiply_ >= Tick() ? lastMultiply_ : start;
     multiply = std::max(start, loadFrom + clock_.toTicks(cost.loadStationary));
   }
-  lastStationary_ = &stationary;
   lastMultiply_ = multiply;
   // 2. The throttle: at the ramp's rate the work ends at `end`; the PE runs it at full rate,
   //    held back for the difference (a Throttle stall unless it waited for something else).

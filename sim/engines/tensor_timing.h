@@ -13,12 +13,10 @@ class TensorTiming : public EngineTiming {
  public:
   explicit TensorTiming(const MachineConfig& machine);
 
-  Issue issue(const isa::Instruction& inst, int64_t index, const OperandList& operands,
-              const ComputeCost& cost, Tick start, const Stall& stall) override;
+  Issue issue(const DecodedInstruction& inst, Tick start, const Stall& stall) override;
 
  private:
   PeThrottle throttle_;
-  const isa::AccessPattern* lastStationary_ = nullptr;
   Tick lastMultiply_ = Tick::fromPs(-1);  ///< when the previous PE instruction began multiplying
 };
 
