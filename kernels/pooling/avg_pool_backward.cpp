@@ -96,7 +96,8 @@ class AxisSpread {
 }  // namespace
 
 void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
-                            const HbmView& gradOutput, const HbmView& gradInput) {
+                            const HbmView& gradOutput, const HbmView& gradInput,
+                            const PoolSchedule& schedule) {
   const isa::Dtype dtype = gradOutput.dtype();
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
   const int32_t partitions =
@@ -107,12 +108,13 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     return bufferBytes(o[0] * o[1] * o[2], dtypeBytes) + bufferBytes(o[0] * o[1] * i[2], 4) +
            bufferBytes(o[0] * i[1] * i[2], 4) + bufferBytes(i[0] * i[1] * i[2], 4);
   };
-  const int64_t budget = builder.sbufBytesFree() / 2;
+  const int64_t budget = builder.sbufBytesFree() / schedule.buffers;
   const std::string& name = builder.kernelName();
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
   const std::vector<PoolChunk> chunks =
       planChunks(name, config, ChunkBy::Input, bytes, budget,
-                 pipelineChunks(static_cast<int64_t>(rows.size())));
+                 schedule.chunksPerTile > 0 ? schedule.chunksPerTile
+                                            : pipelineChunks(static_cast<int64_t>(rows.size())));
 
   Spatial maxOut{}, maxIn{};
   for (const PoolChunk& c : chunks) {
@@ -124,8 +126,8 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   struct Buffers {
     Tile go, g1, g2, g3;
   };
-  std::array<Buffers, 2> sets;
-  for (int s = 0; s < 2; ++s) {
+  std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
+  for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = std::to_string(s);
     sets[s].go = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxOut[2])},
                               dtype, "go" + tag);
@@ -139,8 +141,8 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
 
   const PlaneTensor source(gradOutput, config.outputFormat, config.channels);
   const PlaneTensor target(gradInput, config.dataFormat, config.channels);
-  QueueCycle loadQueues({0, 1, 2, 3, 4, 5});
-  QueueCycle storeQueues({8, 9, 10, 11});
+  QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
+  QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const float scale =
       1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);
@@ -148,7 +150,7 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
 
   runPipelined(
-      static_cast<int64_t>(rows.size()) * numChunks,
+      static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),
       [&](int64_t item, int set) {
         const PoolChunk& chunk = chunks[item % numChunks];
         if (boxEmpty(chunk.outputs)) return;

@@ -210,14 +210,4 @@ Tile compactView(Tile view) {
   return view;
 }
 
-void runPipelined(int64_t count, const std::function<void(int64_t item, int set)>& load,
-                  const std::function<void(int64_t item, int set)>& computeAndStore) {
-  if (count == 0) return;
-  load(0, 0);
-  for (int64_t item = 0; item < count; ++item) {
-    if (item + 1 < count) load(item + 1, static_cast<int>((item + 1) % 2));
-    computeAndStore(item, static_cast<int>(item % 2));
-  }
-}
-
 }  // namespace neuronsim::kernels

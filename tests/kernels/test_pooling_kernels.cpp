@@ -154,3 +154,77 @@ TEST_CASE("max pooling kernels: NaN and Inf inputs follow PyTorch") {
                 {"chunked k3 s1 p1", {1, 2, 10, 14, 9}, window("3", "1", "1")}, Dtype::Fp32,
                 machine, 50, 6);
 }
+
+TEST_CASE("pooling backward: NaN and Inf in grad_output reach only the chosen inputs") {
+  // Max backward copies a window's gradient under a predicate (never multiplies a mask by it),
+  // so an Inf gradient leaves the window's other inputs at 0, not NaN.
+  auto machine = neuronsim::sim::loadMachine("trn2");
+  const std::vector<PoolCase> cases = {
+      {"k2 s2", {2, 5, 6, 6, 6}, window("2", "", "0")},
+      {"k3 s1 p1", {1, 3, 6, 5, 7}, window("3", "1", "1")},
+      {"k2 s3 p1 NDHWC", {1, 5, 7, 8, 6}, window("2", "3", "1", "NDHWC")},
+  };
+  uint64_t seed = 60;
+  for (const std::string kernel : {"max_pooling_3d_backward", "avg_pooling_3d_backward"}) {
+    for (const PoolCase& c : cases) {
+      for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
+        checkPoolCase(kernel, c, dtype, machine, ++seed, kernel[0] == 'm' ? 10 : 0, 5);
+    }
+  }
+}
+
+TEST_CASE("max_pooling_3d_backward: schedule parameters change the program, not the result") {
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  const PoolCase base{"k2 s2 B*C=3", {1, 3, 8, 6, 10}, window("2", "", "0")};
+  const std::vector<Params> schedules = {
+      {{"gpsimd_share", "0"}}, {{"gpsimd_share", "100"}}, {{"gpsimd_share", "37"}},
+      {{"key_ring", "1"}},     {{"key_ring", "16"}},      {{"buffers", "1"}},
+      {{"buffers", "4"}},      {{"chunks", "3"}},         {{"load_queues", "1"}},
+      {{"store_queues", "8"}},
+  };
+  uint64_t seed = 70;
+  for (const Params& extra : schedules) {
+    for (const PoolCase& c :
+         {base, PoolCase{"k3 s1 p1 B*C=130", {2, 65, 5, 4, 6}, window("3", "1", "1")}}) {
+      PoolCase withSchedule = c;
+      for (const auto& p : extra) withSchedule.params.push_back(p);
+      withSchedule.label += " " + extra[0].first + "=" + extra[0].second;
+      checkPoolCase("max_pooling_3d_backward", withSchedule, Dtype::Fp32, machine, ++seed, 9);
+    }
+  }
+}
+
+TEST_CASE("max_pooling_3d_backward: planner paths") {
+  using neuronsim::isa::Space;
+  using neuronsim::kernels::pooling_testing::hasAllocation;
+  using neuronsim::kernels::pooling_testing::poolAllocations;
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  // Disjoint windows on stride-aligned chunks: grad_input reuses the input buffer.
+  const PoolCase disjoint{"k2 s2", {1, 4, 8, 8, 8}, window("2", "", "0")};
+  auto records = poolAllocations("max_pooling_3d_backward", disjoint, Dtype::Fp32, machine);
+  CHECK_FALSE(hasAllocation(records, "gin0", Space::Sbuf));
+  CHECK(hasAllocation(records, "pick0_0", Space::Psum));
+  checkPoolCase("max_pooling_3d_backward", disjoint, Dtype::Fp32, machine, 80, 7, 9);
+  // Inputs past the last window (odd extents) are still loaded by their chunk: reused too.
+  const PoolCase tail{"k2 s2 odd", {1, 3, 7, 5, 9}, window("2", "", "0")};
+  records = poolAllocations("max_pooling_3d_backward", tail, Dtype::Fp32, machine);
+  CHECK_FALSE(hasAllocation(records, "gin0", Space::Sbuf));
+  checkPoolCase("max_pooling_3d_backward", tail, Dtype::Bf16, machine, 81, 7, 9);
+  // Padding shifts windows off the stride-aligned cuts: a chunk then loads inputs it does not
+  // own, so grad_input gets its own buffer.
+  PoolCase padded{"k2 s2 p1 odd, 3 chunks", {1, 3, 15, 16, 17}, window("2", "", "1")};
+  padded.params.push_back({"chunks", "3"});
+  records = poolAllocations("max_pooling_3d_backward", padded, Dtype::Fp32, machine);
+  CHECK(hasAllocation(records, "gin0", Space::Sbuf));
+  checkPoolCase("max_pooling_3d_backward", padded, Dtype::Bf16, machine, 83, 7, 9);
+  // Overlapping windows accumulate: a sum buffer per pick.
+  const PoolCase overlapping{"k3 s2", {1, 3, 9, 7, 5}, window("3", "2", "0")};
+  records = poolAllocations("max_pooling_3d_backward", overlapping, Dtype::Fp32, machine);
+  CHECK(hasAllocation(records, "gin0", Space::Sbuf));
+  CHECK(hasAllocation(records, "sum0_0", Space::Sbuf));
+  // Output boxes too large for PSUM keep their picks in SBUF (k1: as many outputs as inputs).
+  const PoolCase large{"k1 large plane", {1, 2, 4, 64, 64}, window("1", "", "0")};
+  records = poolAllocations("max_pooling_3d_backward", large, Dtype::Fp32, machine);
+  CHECK(hasAllocation(records, "pick0_0", Space::Sbuf));
+  checkPoolCase("max_pooling_3d_backward", large, Dtype::Fp32, machine, 82, 7, 9);
+}
