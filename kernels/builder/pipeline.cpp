@@ -1,4 +1,4 @@
-// Buffer-set rotation and DMA queue round robins.
+// Buffer rings and sets, DMA queue round robins and engine alternation.
 
 #include "kernels/builder/pipeline.h"
 
@@ -10,6 +10,36 @@ QueueCycle QueueCycle::span(int32_t first, int32_t count) {
   std::vector<int32_t> queues;
   for (int32_t q = 0; q < std::max(1, count); ++q) queues.push_back(first + q);
   return QueueCycle(std::move(queues));
+}
+
+void copyOn(KernelBuilder& builder, const Tile& dst, const Tile& src, isa::Engine engine) {
+  if (engine == isa::Engine::Scalar) {
+    builder.activation(dst, src, isa::ActFn::Copy);
+  } else {
+    builder.tensorCopy(dst, src, engine);
+  }
+}
+
+isa::Engine PsumEvictor::operator()(const Tile& dst, const Tile& src) {
+  const isa::Engine engine = engines_.next();
+  copyOn(builder_, dst, src, engine);
+  return engine;
+}
+
+BufferRing BufferRing::sbuf(KernelBuilder& builder, int count, const std::vector<int64_t>& shape,
+                            isa::Dtype dtype, const std::string& name) {
+  BufferRing ring;
+  for (int i = 0; i < std::max(1, count); ++i)
+    ring.tiles_.push_back(builder.sbuf(shape, dtype, name + "_" + std::to_string(i)));
+  return ring;
+}
+
+BufferRing BufferRing::psum(KernelBuilder& builder, int count, const std::vector<int64_t>& shape,
+                            isa::Dtype dtype, const std::string& name) {
+  BufferRing ring;
+  for (int i = 0; i < std::max(1, count); ++i)
+    ring.tiles_.push_back(builder.psum(shape, dtype, name + "_" + std::to_string(i)));
+  return ring;
 }
 
 void runPipelined(int64_t count, int sets, const std::function<void(int64_t item, int set)>& load,

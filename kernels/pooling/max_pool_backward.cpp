@@ -177,7 +177,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
       schedule.buffers * static_cast<int64_t>(pickRing) * bufferBytes(maxOut, keyBytes) <= psumFree;
   struct Buffers {
     Tile in, nan, ot, go, gin, best, bestNan, flags;
-    std::vector<Tile> eq, pred, sum;
+    BufferRing keys, picks, sums;
   };
   std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
   for (size_t s = 0; s < sets.size(); ++s) {
@@ -190,17 +190,13 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     b.best = builder.sbuf({partitions, maxOut}, keyType, "best" + tag);
     b.bestNan = builder.sbuf({partitions, maxOut}, keyType, "best_nan" + tag);
     b.flags = builder.sbuf({partitions, maxOut}, keyType, "nan_out" + tag);
-    for (size_t r = 0; r < ring; ++r) {
-      b.eq.push_back(
-          builder.sbuf({partitions, maxOut}, keyType, "key" + tag + "_" + std::to_string(r)));
-    }
-    for (size_t r = 0; r < pickRing; ++r) {
-      const std::string id = tag + "_" + std::to_string(r);
-      b.pred.push_back(picksInPsum ? builder.psum({partitions, maxOut}, keyType, "pick" + id)
-                                   : builder.sbuf({partitions, maxOut}, keyType, "pick" + id));
-      if (!disjoint)
-        b.sum.push_back(builder.sbuf({partitions, maxOut}, isa::Dtype::Fp32, "sum" + id));
-    }
+    const std::vector<int64_t> outShape{partitions, maxOut};
+    const int rings = static_cast<int>(ring), picks = static_cast<int>(pickRing);
+    b.keys = BufferRing::sbuf(builder, rings, outShape, keyType, "key" + tag);
+    b.picks = picksInPsum ? BufferRing::psum(builder, picks, outShape, keyType, "pick" + tag)
+                          : BufferRing::sbuf(builder, picks, outShape, keyType, "pick" + tag);
+    if (!disjoint)
+      b.sums = BufferRing::sbuf(builder, picks, outShape, isa::Dtype::Fp32, "sum" + tag);
     if (needGin) b.gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, "gin" + tag);
   }
 
@@ -279,8 +275,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
               for (const auto& [lane, engine] : lanes) {
                 const Box r = intersect(taps[j].reach, lane);
                 if (boxEmpty(r)) continue;
-                const Tile key =
-                    outputView(boxTile(buf.eq[units.size() % ring], tile.count, out), out, r);
+                const Tile key = outputView(
+                    boxTile(buf.keys[static_cast<int64_t>(units.size())], tile.count, out), out, r);
                 units.push_back({j, isNan, r, engine, key});
               }
             }
@@ -334,9 +330,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
           for (size_t j = 0; j < taps.size(); ++j) {
             if (!boxEmpty(taps[j].owned)) owners.push_back(j);
           }
-          const size_t pickRing = buf.pred.size();
           auto pickOf = [&](size_t n) {
-            return outputView(boxTile(buf.pred[n % pickRing], tile.count, out), out,
+            return outputView(boxTile(buf.picks[static_cast<int64_t>(n)], tile.count, out), out,
                               taps[owners[n]].owned);
           };
           const size_t ahead = pickRing > 1 ? 1 : 0;
@@ -353,8 +348,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
             if (disjoint) {
               builder.copyPredicated(to, pickOf(n), grad);
             } else {
-              const Tile sum =
-                  outputView(boxTile(buf.sum[n % pickRing], tile.count, out), out, tb.owned);
+              const Tile sum = outputView(
+                  boxTile(buf.sums[static_cast<int64_t>(n)], tile.count, out), out, tb.owned);
               builder.tensorTensor(sum, to, grad, AluOp::Add, Engine::GpSimd);
               builder.copyPredicated(to, pickOf(n), sum);
             }

@@ -99,6 +99,14 @@ inline std::vector<AllocationRecord> poolAllocations(const std::string& kernel, 
   return records;
 }
 
+/// Partitions the allocation named `name` spans (0 when there is none).
+inline int32_t allocationPartitions(const std::vector<AllocationRecord>& records,
+                                    const std::string& name) {
+  for (const AllocationRecord& r : records)
+    if (r.name == name) return r.partitions;
+  return 0;
+}
+
 /// True when an allocation named `name` lives in `space`.
 inline bool hasAllocation(const std::vector<AllocationRecord>& records, const std::string& name,
                           isa::Space space) {
@@ -125,7 +133,7 @@ inline void checkPoolCase(const std::string& kernel, const PoolCase& c, isa::Dty
   // The roofline counts only bytes the kernel must move, so no run may beat it.
   const double rooflineNs =
       static_cast<double>(minimumHbmBytes(spec, both.timed.shapes, dtype)) / machine.hbmGBps;
-  CHECK(both.timed.sim.totals.totalNs >= rooflineNs);
+  CHECK(both.timed.sim.totals.total.ns() >= rooflineNs);
 }
 
 }  // namespace neuronsim::kernels::pooling_testing

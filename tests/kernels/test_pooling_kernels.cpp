@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/error.h"
 #include "test_pooling_check.h"
 
 using neuronsim::isa::Dtype;
@@ -227,4 +228,72 @@ TEST_CASE("max_pooling_3d_backward: planner paths") {
   records = poolAllocations("max_pooling_3d_backward", large, Dtype::Fp32, machine);
   CHECK(hasAllocation(records, "pick0_0", Space::Sbuf));
   checkPoolCase("max_pooling_3d_backward", large, Dtype::Fp32, machine, 82, 7, 9);
+}
+
+TEST_CASE("avg_pooling_3d_backward: spatial layout puts D slabs on partitions") {
+  using neuronsim::kernels::pooling_testing::allocationPartitions;
+  using neuronsim::kernels::pooling_testing::poolAllocations;
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  struct SpatialCase {
+    PoolCase c;
+    int32_t planes;   ///< B*C: the rows of the channels layout
+    int32_t minRows;  ///< rows the slab layout must fill at least
+  };
+  const std::vector<SpatialCase> cases = {
+      {{"B*C=1 k2", {1, 1, 16, 6, 5}, window("2", "", "0")}, 1, 8},
+      {{"B*C=3 k2 s3 p(0,1,0)", {1, 3, 18, 5, 7}, window("2", "3", "0,1,0")}, 3, 18},
+      {{"NDHWC C=3 k2", {1, 12, 5, 6, 3}, window("2", "", "0", "NDHWC")}, 3, 18},
+      {{"B*C=2 k(2,3,3) s(2,1,2) p(0,1,1)", {2, 1, 10, 7, 9}, window("2,3,3", "2,1,2", "0,1,1")},
+       2,
+       10},
+      {{"B*C=70 D=8", {1, 70, 8, 3, 3}, window("2", "", "0")}, 70, 128},
+  };
+  uint64_t seed = 90;
+  for (const SpatialCase& sc : cases) {
+    for (const std::string layout : {"auto", "spatial", "channels"}) {
+      PoolCase c = sc.c;
+      c.params.push_back({"layout", layout});
+      c.label += " layout=" + layout;
+      INFO(c.label);
+      const auto records = poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine);
+      // Auto picks slabs only when B*C fills under half the partitions.
+      const bool slabs = layout == "spatial" || (layout == "auto" && 2 * sc.planes <= 128);
+      if (slabs) {
+        CHECK(allocationPartitions(records, "go0") >= sc.minRows);
+      } else {
+        CHECK(allocationPartitions(records, "go0") == sc.planes);
+      }
+      for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
+        checkPoolCase("avg_pooling_3d_backward", c, dtype, machine, ++seed, 0,
+                      dtype == Dtype::Fp32 ? 11 : 0);
+    }
+  }
+}
+
+TEST_CASE("avg_pooling_3d_backward: layout spatial refuses overlapping windows along D") {
+  using neuronsim::kernels::pooling_testing::poolAllocations;
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  PoolCase c{"k3 s1 p1", {1, 1, 8, 8, 8}, window("3", "1", "1")};
+  c.params.push_back({"layout", "spatial"});
+  CHECK_THROWS_WITH_AS(poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine),
+                       doctest::Contains("layout spatial needs windows that do not overlap"),
+                       neuronsim::Error);
+  c.params.back().second = "auto";
+  CHECK_NOTHROW(poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine));
+}
+
+TEST_CASE("pooling kernels on a 64-partition machine") {
+  const auto machine = neuronsim::sim::loadMachine("trn2", {"partitions=64"});
+  const std::vector<PoolCase> cases = {
+      {"channels 130", {1, 130, 4, 4, 4}, window("2", "", "0")},
+      {"B*C=150, k3 s2 p1", {3, 50, 5, 6, 7}, window("3", "2", "1")},
+      {"NDHWC C=130", {1, 3, 4, 5, 130}, window("2", "", "0", "NDHWC")},
+      {"NDHWC B*C=150 -> NCDHW", {3, 4, 4, 4, 50}, window("2", "1", "1", "NDHWC", "NCDHW")},
+      {"B*C=1 D slabs", {1, 1, 16, 5, 7}, window("2", "", "0")},
+  };
+  uint64_t seed = 120;
+  for (const std::string kernel :
+       {"avg_pooling_3d_backward", "max_pooling_3d_backward", "avg_pooling_3d", "max_pooling_3d"}) {
+    for (const PoolCase& c : cases) checkPoolCase(kernel, c, Dtype::Fp32, machine, ++seed);
+  }
 }
