@@ -102,10 +102,17 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
     if (by == ChunkBy::Input && good < full[a] && good >= s) good -= good % s;
     len[a] = good;
   };
-  for (int a = 0; a < 3 && !ok(len); ++a) {
-    len[a] = 1;
-    if (ok(len)) grow(a);
-  }
+  // Cut D, then H, then W down to `floor` elements until a chunk fits. Backward kernels first
+  // keep whole strides (a chunk then shares no output with its neighbours), then go to 1.
+  auto cutDown = [&](bool wholeStrides) {
+    len = full;
+    for (int a = 0; a < 3 && !ok(len); ++a) {
+      len[a] = wholeStrides ? std::min(full[a], config.stride[a]) : 1;
+      if (ok(len)) grow(a);
+    }
+  };
+  cutDown(by == ChunkBy::Input);
+  if (!ok(len)) cutDown(false);
   if (!ok(len)) {
     throw Error(std::string(kernel) + ": a single pooling window needs " +
                 std::to_string(bytes(extentsFor(axes, by, len))) + " bytes per partition (or " +
