@@ -37,7 +37,8 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
       {"load_queues",
        ParamType::Int,
        "",
-       "schedule: DMA queues loads spread over, 1-8 (auto 6)",
+       "schedule: DMA queues loads spread over, 1-8 (auto 1: one queue completes in order, so the "
+       "first item's data arrive first)",
        {}},
       {"store_queues",
        ParamType::Int,
@@ -74,8 +75,9 @@ PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params) {
   PoolSchedule s;
   s.buffers = static_cast<int>(intParam(kernel, params, "buffers", s.buffers, 1, 4));
   s.chunksPerTile = intParam(kernel, params, "chunks", s.chunksPerTile, 1, 64);
-  s.loadQueues = static_cast<int32_t>(intParam(kernel, params, "load_queues", 6, 1, 8));
-  s.storeQueues = static_cast<int32_t>(intParam(kernel, params, "store_queues", 4, 1, 8));
+  s.loadQueues = static_cast<int32_t>(intParam(kernel, params, "load_queues", s.loadQueues, 1, 8));
+  s.storeQueues =
+      static_cast<int32_t>(intParam(kernel, params, "store_queues", s.storeQueues, 1, 8));
   s.gpsimdPercent = intParam(kernel, params, "gpsimd_share", -1, 0, 100);
   s.keyRing = static_cast<int>(intParam(kernel, params, "key_ring", s.keyRing, 1, 16));
   if (params.has("layout")) {

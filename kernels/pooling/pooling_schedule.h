@@ -17,7 +17,7 @@ enum class PoolPartitioning : uint8_t { Auto, Channels, Spatial };
 struct PoolSchedule {
   int buffers = 2;             ///< buffer sets rotated over the work items (1-4)
   int64_t chunksPerTile = 0;   ///< work items per row tile when a plane fits (0: automatic)
-  int32_t loadQueues = 6;      ///< DMA queues the loads spread over (0..n-1)
+  int32_t loadQueues = 1;      ///< DMA queues the loads spread over (0..n-1)
   int32_t storeQueues = 4;     ///< DMA queues the stores spread over (8..8+n-1)
   int64_t gpsimdPercent = -1;  ///< max backward: share of the output box on GpSimd (-1: auto)
   int keyRing = 0;             ///< max backward: key buffers per set, 1-16 (0: automatic)
