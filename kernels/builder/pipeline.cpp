@@ -26,20 +26,22 @@ isa::Engine PsumEvictor::operator()(const Tile& dst, const Tile& src) {
   return engine;
 }
 
-BufferRing BufferRing::sbuf(KernelBuilder& builder, int count, const std::vector<int64_t>& shape,
-                            isa::Dtype dtype, const std::string& name) {
+BufferRing BufferRing::fill(int count, const std::string& name,
+                            const std::function<Tile(const std::string&)>& allocate) {
   BufferRing ring;
   for (int i = 0; i < std::max(1, count); ++i)
-    ring.tiles_.push_back(builder.sbuf(shape, dtype, name + "_" + std::to_string(i)));
+    ring.tiles_.push_back(allocate(name + "_" + std::to_string(i)));
   return ring;
+}
+
+BufferRing BufferRing::sbuf(KernelBuilder& builder, int count, const std::vector<int64_t>& shape,
+                            isa::Dtype dtype, const std::string& name) {
+  return fill(count, name, [&](const std::string& n) { return builder.sbuf(shape, dtype, n); });
 }
 
 BufferRing BufferRing::psum(KernelBuilder& builder, int count, const std::vector<int64_t>& shape,
                             isa::Dtype dtype, const std::string& name) {
-  BufferRing ring;
-  for (int i = 0; i < std::max(1, count); ++i)
-    ring.tiles_.push_back(builder.psum(shape, dtype, name + "_" + std::to_string(i)));
-  return ring;
+  return fill(count, name, [&](const std::string& n) { return builder.psum(shape, dtype, n); });
 }
 
 void runPipelined(int64_t count, int sets, const std::function<void(int64_t item, int set)>& load,

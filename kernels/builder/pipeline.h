@@ -78,6 +78,9 @@ class BufferRing {
   int size() const { return static_cast<int>(tiles_.size()); }
 
  private:
+  /// `count` tiles made by `allocate(NAME_i)`.
+  static BufferRing fill(int count, const std::string& name,
+                         const std::function<Tile(const std::string&)>& allocate);
   std::vector<Tile> tiles_;
 };
 

@@ -189,11 +189,14 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   }
   const bool needGin = !std::all_of(chunks.begin(), chunks.end(), reusesInput);
   // Picks in PSUM halve the predicated copies' cost (copy_predicated with an operand
-  // outside SBUF streams at N, not 2N: I2), when they fit beside the NDHWC store banks.
-  const int64_t psumFree =
-      builder.geometry().psumPartitionBytes - 2 * builder.geometry().psumBankBytes();
-  const bool picksInPsum =
-      schedule.buffers * static_cast<int64_t>(pickRing) * bufferBytes(maxOut, keyBytes) <= psumFree;
+  // outside SBUF streams at N, not 2N: I2), when they fit beside the two NDHWC store banks.
+  // Counted in whole banks: a tile larger than a bank starts at a bank boundary.
+  const int64_t bank = builder.geometry().psumBankBytes();
+  const int64_t banksPerPick = (bufferBytes(maxOut, keyBytes) + bank - 1) / bank;
+  const int64_t picksPerBank = banksPerPick == 1 ? bank / bufferBytes(maxOut, keyBytes) : 1;
+  const int64_t pickTiles = schedule.buffers * static_cast<int64_t>(pickRing);
+  const int64_t pickBanks = banksPerPick * ((pickTiles + picksPerBank - 1) / picksPerBank);
+  const bool picksInPsum = pickBanks <= builder.geometry().psumPartitionBytes / bank - 2;
   struct Buffers {
     Tile in, nan, ot, go, gin, best, bestNan, flags;
     BufferRing keys, picks, sums;
