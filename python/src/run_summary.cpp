@@ -19,7 +19,6 @@ int64_t minimumHbmBytes(const isa::Program& program) {
 nlohmann::json runSummary(const kernels::KernelSpec& spec, const sim::MachineConfig& machine,
                           isa::Dtype dtype, const kernels::KernelRun& run) {
   traces::RunInfo info = kernels::kernelRunInfo(spec, run.shapes, dtype, machine);
-  // A kernel that names its must-move bytes (KernelSpec::rooflineBytes) keeps them, as the CLI.
   if (!spec.rooflineBytes) info.minHbmBytes = minimumHbmBytes(run.program);
   nlohmann::json summary = kernels::runSummary(info, run.sim, run.runSeconds);
   summary["build_seconds"] = run.buildSeconds;
