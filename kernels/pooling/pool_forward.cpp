@@ -22,7 +22,7 @@ constexpr std::array<Engine, 3> kAccEngines{Engine::Vector, Engine::Vector, Engi
 /// Shared body: acc = init; acc[tap outputs] = acc op input[tap inputs] for every tap;
 /// average then scales into the output tile.
 void buildForward(KernelBuilder& builder, const PoolingConfig& config, const HbmView& input,
-                  const HbmView& out, bool isMax) {
+                  const HbmView& out, bool isMax, const PoolSchedule& schedule) {
   const isa::Dtype dtype = input.dtype();
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
   const isa::Dtype accType = isMax ? dtype : isa::Dtype::Fp32;
@@ -36,11 +36,12 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
            static_cast<int64_t>(kAccEngines.size()) * bufferBytes(o, accBytes) +
            (isMax ? 0 : bufferBytes(o, dtypeBytes));
   };
-  const int64_t budget = builder.sbufBytesFree() / 2;
+  const int64_t budget = builder.sbufBytesFree() / schedule.buffers;
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
   const std::vector<PoolChunk> chunks =
       planChunks(builder.kernelName(), config, ChunkBy::Output, bytes, budget,
-                 pipelineChunks(static_cast<int64_t>(rows.size())));
+                 schedule.chunksPerTile > 0 ? schedule.chunksPerTile
+                                            : pipelineChunks(static_cast<int64_t>(rows.size())));
 
   int64_t maxOut = 1, maxIn = 1;
   for (const PoolChunk& c : chunks) {
@@ -51,8 +52,8 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
     Tile in, res;
     std::array<Tile, kAccEngines.size()> acc;
   };
-  std::array<Buffers, 2> sets;
-  for (int s = 0; s < 2; ++s) {
+  std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
+  for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = std::to_string(s);
     sets[s].in = builder.sbuf({partitions, maxIn}, dtype, "in" + tag);
     for (size_t a = 0; a < kAccEngines.size(); ++a) {
@@ -64,8 +65,8 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
 
   const PlaneTensor source(input, config.dataFormat, config.channels);
   const PlaneTensor target(out, config.outputFormat, config.channels);
-  QueueCycle loadQueues({0, 1, 2, 3, 4, 5});
-  QueueCycle storeQueues({8, 9, 10, 11});
+  QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
+  QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const float scale =
       1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);
@@ -73,7 +74,7 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   const float init = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
 
   runPipelined(
-      static_cast<int64_t>(rows.size()) * numChunks,
+      static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),
       [&](int64_t item, int set) {
         const PoolChunk& chunk = chunks[item % numChunks];
         const RowTile tile = rows[item / numChunks];
@@ -138,13 +139,13 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
 }  // namespace
 
 void buildAvgPool3d(KernelBuilder& builder, const PoolingConfig& config, const HbmView& input,
-                    const HbmView& out) {
-  buildForward(builder, config, input, out, false);
+                    const HbmView& out, const PoolSchedule& schedule) {
+  buildForward(builder, config, input, out, false, schedule);
 }
 
 void buildMaxPool3d(KernelBuilder& builder, const PoolingConfig& config, const HbmView& input,
-                    const HbmView& out) {
-  buildForward(builder, config, input, out, true);
+                    const HbmView& out, const PoolSchedule& schedule) {
+  buildForward(builder, config, input, out, true, schedule);
 }
 
 }  // namespace neuronsim::kernels

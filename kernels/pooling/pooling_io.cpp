@@ -1,4 +1,4 @@
-// HBM <-> SBUF transfers of plane boxes for both layouts, and the double-buffered work loop.
+// HBM <-> SBUF transfers of plane boxes for both layouts.
 
 #include "kernels/pooling/pooling_io.h"
 
@@ -135,11 +135,12 @@ HbmView PlaneTensor::runView(const HbmView& segment, const Box& box, const Run& 
 
 void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Box& box,
                                   const Tile& tile, const std::function<int32_t()>& queues) const {
-  constexpr int64_t kBlock = 128;
+  // Each transpose moves up to one partition's worth of positions onto the partitions.
+  const int64_t block = builder.geometry().partitions;
   const int64_t bankElements = builder.geometry().psumBankBytes() / 4;
   if (psum_.empty()) {
     for (int i = 0; i < 2; ++i)
-      psum_.push_back(builder.psum({kBlock, bankElements}, isa::Dtype::Fp32, "ndhwc_out"));
+      psum_.push_back(builder.psum({block, bankElements}, isa::Dtype::Fp32, "ndhwc_out"));
   }
   const Tile flat = tile.reshape({boxElements(box)});
   const int64_t width = rows.count;
@@ -156,30 +157,30 @@ void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Bo
     row += c1 - c0;
   }
   for (const Run& run : runs(box)) {
-    for (int64_t q = 0; q < run.length; q += kBlock * groups) {
+    for (int64_t q = 0; q < run.length; q += block * groups) {
       const Tile bank = psum_[nextBank_++ % psum_.size()];
-      const int64_t span = std::min(kBlock * groups, run.length - q);
-      for (int64_t g = 0; g * kBlock < span; ++g) {
-        const int64_t first = q + g * kBlock, count = std::min(kBlock, span - g * kBlock);
+      const int64_t span = std::min(block * groups, run.length - q);
+      for (int64_t g = 0; g * block < span; ++g) {
+        const int64_t first = q + g * block, count = std::min(block, span - g * block);
         builder.transpose(bank.partitionSlice(0, static_cast<int32_t>(count))
                               .slice(0, g * width, (g + 1) * width),
                           flat.slice(0, run.flat + first, run.flat + first + count),
                           isa::Engine::Tensor);
       }
-      const int64_t full = span / kBlock, rest = span % kBlock;
+      const int64_t full = span / block, rest = span % block;
       for (const Segment& seg : segments) {
         const HbmView hbm = runView(seg.view, box, run);
         const DmaOptions options{queues(), kStoreIssuer};
         if (full > 0) {
           const HbmView to =
-              hbm.slice(0, q, q + full * kBlock).split(0, {full, kBlock}).permute({1, 0, 2});
+              hbm.slice(0, q, q + full * block).split(0, {full, block}).permute({1, 0, 2});
           const Tile from = bank.slice(0, 0, full * width)
                                 .reshape({full, width})
                                 .slice(1, seg.start, seg.start + seg.count);
           builder.dmaCopy(to, from, options);
         }
         if (rest > 0) {
-          const HbmView to = hbm.slice(0, q + full * kBlock, q + span);
+          const HbmView to = hbm.slice(0, q + full * block, q + span);
           const Tile from =
               bank.partitionSlice(0, static_cast<int32_t>(rest))
                   .slice(0, full * width + seg.start, full * width + seg.start + seg.count);
@@ -208,16 +209,6 @@ Tile compactView(Tile view) {
     }
   }
   return view;
-}
-
-void runPipelined(int64_t count, const std::function<void(int64_t item, int set)>& load,
-                  const std::function<void(int64_t item, int set)>& computeAndStore) {
-  if (count == 0) return;
-  load(0, 0);
-  for (int64_t item = 0; item < count; ++item) {
-    if (item + 1 < count) load(item + 1, static_cast<int>((item + 1) % 2));
-    computeAndStore(item, static_cast<int>(item % 2));
-  }
 }
 
 }  // namespace neuronsim::kernels

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/builder/kernel_builder.h"
+#include "kernels/builder/pipeline.h"
 #include "kernels/pooling/pooling_axis.h"
 #include "kernels/pooling/pooling_config.h"
 
@@ -81,24 +82,5 @@ Tile boxTile(const Tile& flat, int32_t rows, const Box& box);
 /// The same elements in the same walk order with size-1 axes dropped and contiguous
 /// neighbours merged (while counts fit an access pattern), so steps stay small.
 Tile compactView(Tile view);
-
-/// Round-robin over a fixed list of DMA queues.
-class QueueCycle {
- public:
-  explicit QueueCycle(std::vector<int32_t> queues) : queues_(std::move(queues)) {}
-  int32_t next() { return queues_[next_++ % queues_.size()]; }
-  std::function<int32_t()> taker() {
-    return [this] { return next(); };
-  }
-
- private:
-  std::vector<int32_t> queues_;
-  size_t next_ = 0;
-};
-
-/// Runs `count` work items double-buffered: load(i + 1, set) is emitted before
-/// compute(i, set), so item i+1's loads overlap item i's compute. set alternates 0, 1.
-void runPipelined(int64_t count, const std::function<void(int64_t item, int set)>& load,
-                  const std::function<void(int64_t item, int set)>& computeAndStore);
 
 }  // namespace neuronsim::kernels

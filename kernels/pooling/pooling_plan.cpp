@@ -10,18 +10,25 @@ namespace neuronsim::kernels {
 
 namespace {
 
-/// Worst-case buffer extents of a chunk whose owned box is `len` along each axis.
+/// Largest buffer extents over the chunks that cut every axis into pieces of `len` (the
+/// last piece shorter).
 ChunkExtents extentsFor(const std::array<PoolAxis, 3>& axes, ChunkBy by, const Spatial& len) {
   ChunkExtents ext;
   for (int a = 0; a < 3; ++a) {
     const PoolAxis& ax = axes[a];
     ext.owned[a] = len[a];
-    if (by == ChunkBy::Input) {
-      ext.outputs[a] = std::min(ax.outputs(), (len[a] + ax.k - 2) / ax.s + 1);
-      ext.inputs[a] = std::min(ax.n, len[a] + 2 * (ax.k - 1));
-    } else {
+    if (by == ChunkBy::Output) {
       ext.outputs[a] = len[a];
       ext.inputs[a] = std::min(ax.n, (len[a] - 1) * ax.s + ax.k);
+      continue;
+    }
+    for (int64_t lo = 0; lo < ax.n; lo += len[a]) {
+      const Range owned{lo, std::min(ax.n, lo + len[a])};
+      const Range outs = ax.outputsTouching(owned);
+      const Range read = outs.empty() ? owned : ax.inputsOf(outs);
+      ext.outputs[a] = std::max(ext.outputs[a], outs.size());
+      ext.inputs[a] =
+          std::max(ext.inputs[a], std::max(read.hi, owned.hi) - std::min(read.lo, owned.lo));
     }
   }
   return ext;
@@ -90,12 +97,22 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
       trial[a] = mid;
       (ok(trial) ? good : bad) = mid;
     }
+    // Cuts on window boundaries (multiples of the stride) load no window twice.
+    const int64_t s = config.stride[a];
+    if (by == ChunkBy::Input && good < full[a] && good >= s) good -= good % s;
     len[a] = good;
   };
-  for (int a = 0; a < 3 && !ok(len); ++a) {
-    len[a] = 1;
-    if (ok(len)) grow(a);
-  }
+  // Cut D, then H, then W down to `floor` elements until a chunk fits. Backward kernels first
+  // keep whole strides (a chunk then shares no output with its neighbours), then go to 1.
+  auto cutDown = [&](bool wholeStrides) {
+    len = full;
+    for (int a = 0; a < 3 && !ok(len); ++a) {
+      len[a] = wholeStrides ? std::min(full[a], config.stride[a]) : 1;
+      if (ok(len)) grow(a);
+    }
+  };
+  cutDown(by == ChunkBy::Input);
+  if (!ok(len)) cutDown(false);
   if (!ok(len)) {
     throw Error(std::string(kernel) + ": a single pooling window needs " +
                 std::to_string(bytes(extentsFor(axes, by, len))) + " bytes per partition (or " +
@@ -111,6 +128,8 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
     };
     Spatial cut = len;
     cut[0] = ceilDiv(full[0], wantChunks);
+    if (by == ChunkBy::Input)
+      cut[0] = std::min(full[0], ceilDiv(cut[0], config.stride[0]) * config.stride[0]);
     while (cut[0] < full[0] && largestBox(cut) < kMinChunkElements) ++cut[0];
     len = cut;
   }

@@ -4,6 +4,8 @@
 #include "kernels/pooling/pooling_build.h"
 #include "kernels/pooling/pooling_kernels.h"
 #include "kernels/pooling/pooling_params.h"
+#include "kernels/pooling/pooling_schedule.h"
+#include "kernels/pooling/pooling_slabs.h"
 #include "kernels/reference/pooling_ref.h"
 
 namespace neuronsim::kernels {
@@ -44,6 +46,13 @@ std::function<int64_t(const ShapeMap&, const ShapeMap&, isa::Dtype)> rooflineOf(
   };
 }
 
+/// The API parameters followed by the schedule parameters `knobs` names.
+std::vector<ParamSpec> withSchedule(ScheduleKnobs knobs) {
+  std::vector<ParamSpec> specs = poolingParamSpecs();
+  for (ParamSpec& p : poolScheduleParamSpecs(knobs)) specs.push_back(std::move(p));
+  return specs;
+}
+
 const TensorSpec kInputTensor{"input_tensor", "forward input, data_format layout", false};
 
 KernelSpec forwardSpec(const std::string& name, const std::string& description, bool isMax) {
@@ -52,7 +61,7 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   spec.description = description;
   spec.inputs = {kInputTensor};
   spec.outputs = {{"out", "pooled output, output_format layout", false}};
-  spec.params = poolingParamSpecs();
+  spec.params = withSchedule(ScheduleKnobs::Common);
   spec.defaultShapes = {{"input_tensor", kDefaultInput}};
   spec.rooflineBytes = rooflineOf({"input_tensor"});
   spec.inferShapes = [name](const ShapeMap& shapes, const ParamValues& params) {
@@ -61,9 +70,11 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   spec.build = [name, isMax](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
     if (isMax) {
-      buildMaxPool3d(builder, config, args.in("input_tensor"), args.out("out"));
+      buildMaxPool3d(builder, config, args.in("input_tensor"), args.out("out"),
+                     poolSchedule(name, args.params));
     } else {
-      buildAvgPool3d(builder, config, args.in("input_tensor"), args.out("out"));
+      buildAvgPool3d(builder, config, args.in("input_tensor"), args.out("out"),
+                     poolSchedule(name, args.params));
     }
   };
   spec.reference = [name, isMax](const HostTensors& inputs, const ParamValues& params) {
@@ -123,7 +134,7 @@ KernelSpec avgPooling3dBackwardSpec() {
   spec.inputs = {{"grad_output", "gradient of the forward output, output_format layout", false},
                  {"input_tensor", "forward input (only its shape is read), data_format", false}};
   spec.outputs = {{"grad_input", "gradient of the forward input, data_format layout", false}};
-  spec.params = poolingParamSpecs();
+  spec.params = withSchedule(ScheduleKnobs::AvgBackward);
   spec.defaultShapes = {{"grad_output", kDefaultOutput}, {"input_tensor", kDefaultInput}};
   spec.rooflineBytes = rooflineOf({"grad_output"});  // input_tensor: only its shape is read
   spec.deriveShapes = [name](const ShapeMap& given, const ParamValues& params) {
@@ -134,7 +145,17 @@ KernelSpec avgPooling3dBackwardSpec() {
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    buildAvgPool3dBackward(builder, config, args.in("grad_output"), args.out("grad_input"));
+    const PoolSchedule schedule = poolSchedule(name, args.params);
+    const std::optional<SlabSplit> slabs =
+        chooseSlabs(name, config, schedule, builder.geometry().partitions);
+    if (!slabs) {
+      buildAvgPool3dBackward(builder, config, args.in("grad_output"), args.out("grad_input"),
+                             schedule);
+      return;
+    }
+    buildAvgPool3dBackward(builder, slabConfig(config, *slabs),
+                           slabView(args.in("grad_output"), config.outputFormat, *slabs),
+                           slabView(args.out("grad_input"), config.dataFormat, *slabs), schedule);
   };
   spec.reference = [name](const HostTensors& inputs, const ParamValues& params) {
     const PoolingConfig config = configOf(name, inputs, params);
@@ -149,12 +170,13 @@ KernelSpec maxPooling3dBackwardSpec() {
   const std::string name = "max_pooling_3d_backward";
   KernelSpec spec;
   spec.name = name;
-  spec.description = "backward of 3D max pooling, by masks: first maximal element per window";
+  spec.description =
+      "backward of 3D max pooling: first maximal element per window (last NaN in NaN windows)";
   spec.inputs = {{"grad_output", "gradient of the forward output, output_format layout", false},
                  {"input_tensor", "forward input, data_format layout", false},
                  {"output_tensor", "forward output (window maxima), output_format layout", false}};
   spec.outputs = {{"grad_input", "gradient of the forward input, data_format layout", false}};
-  spec.params = poolingParamSpecs();
+  spec.params = withSchedule(ScheduleKnobs::MaxBackward);
   spec.defaultShapes = {{"grad_output", kDefaultOutput},
                         {"input_tensor", kDefaultInput},
                         {"output_tensor", kDefaultOutput}};
@@ -176,7 +198,8 @@ KernelSpec maxPooling3dBackwardSpec() {
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
     buildMaxPool3dBackward(builder, config, args.in("grad_output"), args.in("input_tensor"),
-                           args.in("output_tensor"), args.out("grad_input"));
+                           args.in("output_tensor"), args.out("grad_input"),
+                           poolSchedule(name, args.params));
   };
   spec.reference = [name](const HostTensors& inputs, const ParamValues& params) {
     const PoolingConfig config = configOf(name, inputs, params);

@@ -70,17 +70,64 @@ inline void addNonFinite(const KernelSpec& spec, const PoolingConfig& config, Ho
     inputs["output_tensor"].values = maxPool3dRef(config, x);
 }
 
+/// Puts NaN, +Inf and -Inf into grad_output at seeded positions (about one element in
+/// `every`): a window's gradient, whatever it is, reaches only its chosen input(s).
+inline void addNonFiniteGrad(HostTensors& inputs, uint64_t every, uint64_t seed) {
+  std::vector<float>& g = inputs["grad_output"].values;
+  uint64_t state = seed * 0xC2B2AE3D27D4EB4Full + 3;
+  for (float& v : g) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t pick = (state >> 33) % (every * 3);
+    if (pick == 0) v = std::nanf("");
+    if (pick == 1) v = std::numeric_limits<float>::infinity();
+    if (pick == 2) v = -std::numeric_limits<float>::infinity();
+  }
+}
+
+/// The SBUF/PSUM allocations `kernel` makes for `c` (which buffers the planner chose).
+inline std::vector<AllocationRecord> poolAllocations(const std::string& kernel, const PoolCase& c,
+                                                     isa::Dtype dtype,
+                                                     const sim::MachineConfig& machine) {
+  const KernelSpec& spec = findKernel(kernel);
+  const ParamValues params = parseParams(spec, c.params);
+  const PoolingConfig config = poolingConfig(kernel, c.input, params);
+  ShapeMap inputs{{"input_tensor", config.inputShape()}};
+  if (isBackward(kernel)) inputs["grad_output"] = config.outputShape();
+  if (kernel == "max_pooling_3d_backward") inputs["output_tensor"] = config.outputShape();
+  std::vector<AllocationRecord> records;
+  buildKernel(spec, params, checkShapes(spec, inputs, params), dtype, machine.geometry, &records);
+  return records;
+}
+
+/// Partitions the allocation named `name` spans (0 when there is none).
+inline int32_t allocationPartitions(const std::vector<AllocationRecord>& records,
+                                    const std::string& name) {
+  for (const AllocationRecord& r : records)
+    if (r.name == name) return r.partitions;
+  return 0;
+}
+
+/// True when an allocation named `name` lives in `space`.
+inline bool hasAllocation(const std::vector<AllocationRecord>& records, const std::string& name,
+                          isa::Space space) {
+  for (const AllocationRecord& r : records)
+    if (r.name == name && r.space == space) return true;
+  return false;
+}
+
 /// Runs `kernel` on `c` (interpreter and timed model) and checks the reference error, reads
 /// of unwritten memory, bit equality of the two runs and the race detector. `nonFiniteEvery`
-/// > 0 puts NaN and Inf into the input (addNonFinite).
+/// > 0 puts NaN and Inf into the input (addNonFinite), `nonFiniteGradEvery` > 0 into
+/// grad_output (addNonFiniteGrad).
 inline void checkPoolCase(const std::string& kernel, const PoolCase& c, isa::Dtype dtype,
                           const sim::MachineConfig& machine, uint64_t seed = 1,
-                          uint64_t nonFiniteEvery = 0) {
+                          uint64_t nonFiniteEvery = 0, uint64_t nonFiniteGradEvery = 0) {
   const KernelSpec& spec = findKernel(kernel);
   const ParamValues params = parseParams(spec, c.params);
   const PoolingConfig config = poolingConfig(kernel, c.input, params);
   HostTensors inputs = poolInputs(spec, config, dtype, seed);
   if (nonFiniteEvery > 0) addNonFinite(spec, config, inputs, nonFiniteEvery, seed);
+  if (nonFiniteGradEvery > 0) addNonFiniteGrad(inputs, nonFiniteGradEvery, seed);
   INFO(kernel << " " << isa::dtypeName(dtype) << " " << c.label << " input " << shapeText(c.input));
   const ConsistencyResult both = testing::checkConsistent(spec, params, inputs, machine, dtype);
   // The roofline counts only bytes the kernel must move, so no run may beat it.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/error.h"
 #include "test_pooling_check.h"
 
 using neuronsim::isa::Dtype;
@@ -153,4 +154,146 @@ TEST_CASE("max pooling kernels: NaN and Inf inputs follow PyTorch") {
   checkPoolCase("max_pooling_3d_backward",
                 {"chunked k3 s1 p1", {1, 2, 10, 14, 9}, window("3", "1", "1")}, Dtype::Fp32,
                 machine, 50, 6);
+}
+
+TEST_CASE("pooling backward: NaN and Inf in grad_output reach only the chosen inputs") {
+  // Max backward copies a window's gradient under a predicate (never multiplies a mask by it),
+  // so an Inf gradient leaves the window's other inputs at 0, not NaN.
+  auto machine = neuronsim::sim::loadMachine("trn2");
+  const std::vector<PoolCase> cases = {
+      {"k2 s2", {2, 5, 6, 6, 6}, window("2", "", "0")},
+      {"k3 s1 p1", {1, 3, 6, 5, 7}, window("3", "1", "1")},
+      {"k2 s3 p1 NDHWC", {1, 5, 7, 8, 6}, window("2", "3", "1", "NDHWC")},
+  };
+  uint64_t seed = 60;
+  for (const std::string kernel : {"max_pooling_3d_backward", "avg_pooling_3d_backward"}) {
+    for (const PoolCase& c : cases) {
+      for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
+        checkPoolCase(kernel, c, dtype, machine, ++seed, kernel[0] == 'm' ? 10 : 0, 5);
+    }
+  }
+}
+
+TEST_CASE("max_pooling_3d_backward: schedule parameters change the program, not the result") {
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  const PoolCase base{"k2 s2 B*C=3", {1, 3, 8, 6, 10}, window("2", "", "0")};
+  const std::vector<Params> schedules = {
+      {{"gpsimd_share", "0"}}, {{"gpsimd_share", "100"}}, {{"gpsimd_share", "37"}},
+      {{"key_ring", "1"}},     {{"key_ring", "16"}},      {{"buffers", "1"}},
+      {{"buffers", "4"}},      {{"chunks", "3"}},         {{"load_queues", "1"}},
+      {{"store_queues", "8"}},
+  };
+  uint64_t seed = 70;
+  for (const Params& extra : schedules) {
+    for (const PoolCase& c :
+         {base, PoolCase{"k3 s1 p1 B*C=130", {2, 65, 5, 4, 6}, window("3", "1", "1")}}) {
+      PoolCase withSchedule = c;
+      for (const auto& p : extra) withSchedule.params.push_back(p);
+      withSchedule.label += " " + extra[0].first + "=" + extra[0].second;
+      checkPoolCase("max_pooling_3d_backward", withSchedule, Dtype::Fp32, machine, ++seed, 9);
+    }
+  }
+}
+
+TEST_CASE("max_pooling_3d_backward: planner paths") {
+  using neuronsim::isa::Space;
+  using neuronsim::kernels::pooling_testing::hasAllocation;
+  using neuronsim::kernels::pooling_testing::poolAllocations;
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  // Disjoint windows on stride-aligned chunks: grad_input reuses the input buffer.
+  const PoolCase disjoint{"k2 s2", {1, 4, 8, 8, 8}, window("2", "", "0")};
+  auto records = poolAllocations("max_pooling_3d_backward", disjoint, Dtype::Fp32, machine);
+  CHECK_FALSE(hasAllocation(records, "gin0", Space::Sbuf));
+  CHECK(hasAllocation(records, "pick0_0", Space::Psum));
+  checkPoolCase("max_pooling_3d_backward", disjoint, Dtype::Fp32, machine, 80, 7, 9);
+  // Inputs past the last window (odd extents) are still loaded by their chunk: reused too.
+  const PoolCase tail{"k2 s2 odd", {1, 3, 7, 5, 9}, window("2", "", "0")};
+  records = poolAllocations("max_pooling_3d_backward", tail, Dtype::Fp32, machine);
+  CHECK_FALSE(hasAllocation(records, "gin0", Space::Sbuf));
+  checkPoolCase("max_pooling_3d_backward", tail, Dtype::Bf16, machine, 81, 7, 9);
+  // Padding shifts windows off the stride-aligned cuts: a chunk then loads inputs it does not
+  // own, so grad_input gets its own buffer.
+  PoolCase padded{"k2 s2 p1 odd, 3 chunks", {1, 3, 15, 16, 17}, window("2", "", "1")};
+  padded.params.push_back({"chunks", "3"});
+  records = poolAllocations("max_pooling_3d_backward", padded, Dtype::Fp32, machine);
+  CHECK(hasAllocation(records, "gin0", Space::Sbuf));
+  checkPoolCase("max_pooling_3d_backward", padded, Dtype::Bf16, machine, 83, 7, 9);
+  // Overlapping windows accumulate: a sum buffer per pick.
+  const PoolCase overlapping{"k3 s2", {1, 3, 9, 7, 5}, window("3", "2", "0")};
+  records = poolAllocations("max_pooling_3d_backward", overlapping, Dtype::Fp32, machine);
+  CHECK(hasAllocation(records, "gin0", Space::Sbuf));
+  CHECK(hasAllocation(records, "sum0_0", Space::Sbuf));
+  // Output boxes too large for PSUM keep their picks in SBUF (k1: as many outputs as inputs).
+  const PoolCase large{"k1 large plane", {1, 2, 4, 64, 64}, window("1", "", "0")};
+  records = poolAllocations("max_pooling_3d_backward", large, Dtype::Fp32, machine);
+  CHECK(hasAllocation(records, "pick0_0", Space::Sbuf));
+  checkPoolCase("max_pooling_3d_backward", large, Dtype::Fp32, machine, 82, 7, 9);
+}
+
+TEST_CASE("avg_pooling_3d_backward: spatial layout puts D slabs on partitions") {
+  using neuronsim::kernels::pooling_testing::allocationPartitions;
+  using neuronsim::kernels::pooling_testing::poolAllocations;
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  struct SpatialCase {
+    PoolCase c;
+    int32_t planes;   ///< B*C: the rows of the channels layout
+    int32_t minRows;  ///< rows the slab layout must fill at least
+  };
+  const std::vector<SpatialCase> cases = {
+      {{"B*C=1 k2", {1, 1, 16, 6, 5}, window("2", "", "0")}, 1, 8},
+      {{"B*C=3 k2 s3 p(0,1,0)", {1, 3, 18, 5, 7}, window("2", "3", "0,1,0")}, 3, 18},
+      {{"NDHWC C=3 k2", {1, 12, 5, 6, 3}, window("2", "", "0", "NDHWC")}, 3, 18},
+      {{"B*C=2 k(2,3,3) s(2,1,2) p(0,1,1)", {2, 1, 10, 7, 9}, window("2,3,3", "2,1,2", "0,1,1")},
+       2,
+       10},
+      {{"B*C=70 D=8", {1, 70, 8, 3, 3}, window("2", "", "0")}, 70, 128},
+  };
+  uint64_t seed = 90;
+  for (const SpatialCase& sc : cases) {
+    for (const std::string layout : {"auto", "spatial", "channels"}) {
+      PoolCase c = sc.c;
+      c.params.push_back({"layout", layout});
+      c.label += " layout=" + layout;
+      INFO(c.label);
+      const auto records = poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine);
+      // Auto picks slabs only when B*C fills under half the partitions.
+      const bool slabs = layout == "spatial" || (layout == "auto" && 2 * sc.planes <= 128);
+      if (slabs) {
+        CHECK(allocationPartitions(records, "go0") >= sc.minRows);
+      } else {
+        CHECK(allocationPartitions(records, "go0") == sc.planes);
+      }
+      for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
+        checkPoolCase("avg_pooling_3d_backward", c, dtype, machine, ++seed, 0,
+                      dtype == Dtype::Fp32 ? 11 : 0);
+    }
+  }
+}
+
+TEST_CASE("avg_pooling_3d_backward: layout spatial refuses overlapping windows along D") {
+  using neuronsim::kernels::pooling_testing::poolAllocations;
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  PoolCase c{"k3 s1 p1", {1, 1, 8, 8, 8}, window("3", "1", "1")};
+  c.params.push_back({"layout", "spatial"});
+  CHECK_THROWS_WITH_AS(poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine),
+                       doctest::Contains("layout spatial needs windows that do not overlap"),
+                       neuronsim::Error);
+  c.params.back().second = "auto";
+  CHECK_NOTHROW(poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine));
+}
+
+TEST_CASE("pooling kernels on a 64-partition machine") {
+  const auto machine = neuronsim::sim::loadMachine("trn2", {"partitions=64"});
+  const std::vector<PoolCase> cases = {
+      {"channels 130", {1, 130, 4, 4, 4}, window("2", "", "0")},
+      {"B*C=150, k3 s2 p1", {3, 50, 5, 6, 7}, window("3", "2", "1")},
+      {"NDHWC C=130", {1, 3, 4, 5, 130}, window("2", "", "0", "NDHWC")},
+      {"NDHWC B*C=150 -> NCDHW", {3, 4, 4, 4, 50}, window("2", "1", "1", "NDHWC", "NCDHW")},
+      {"B*C=1 D slabs", {1, 1, 16, 5, 7}, window("2", "", "0")},
+  };
+  uint64_t seed = 120;
+  for (const std::string kernel :
+       {"avg_pooling_3d_backward", "max_pooling_3d_backward", "avg_pooling_3d", "max_pooling_3d"}) {
+    for (const PoolCase& c : cases) checkPoolCase(kernel, c, Dtype::Fp32, machine, ++seed);
+  }
 }

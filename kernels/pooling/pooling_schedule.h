@@ -1,0 +1,37 @@
+#pragma once
+// Schedule choices of the pooling kernels (kernel parameters with automatic defaults).
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "kernels/registry.h"
+
+namespace neuronsim::kernels {
+
+/// Where avg_pooling_3d_backward puts its work: one (batch, channel) plane per partition, or
+/// slabs of D of each plane on partitions (for few planes).
+enum class PoolPartitioning : uint8_t { Auto, Channels, Spatial };
+
+/// How a pooling kernel is scheduled; the kernels fill what is left automatic.
+struct PoolSchedule {
+  int buffers = 2;             ///< buffer sets rotated over the work items (1-4)
+  int64_t chunksPerTile = 0;   ///< work items per row tile when a plane fits (0: automatic)
+  int32_t loadQueues = 1;      ///< DMA queues the loads spread over (0..n-1)
+  int32_t storeQueues = 4;     ///< DMA queues the stores spread over (8..8+n-1)
+  int64_t gpsimdPercent = -1;  ///< max backward: share of the output box on GpSimd (-1: auto)
+  int keyRing = 0;             ///< max backward: key buffers per set, 1-16 (0: automatic)
+  PoolPartitioning partitioning = PoolPartitioning::Auto;  ///< avg backward only
+};
+
+/// Which schedule parameters a kernel takes.
+enum class ScheduleKnobs : uint8_t { Common, MaxBackward, AvgBackward };
+
+/// The schedule parameters (empty default: automatic) for a kernel with `knobs`.
+std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs);
+
+/// Reads the schedule parameters present in `params`; throws neuronsim::Error naming
+/// `kernel`, the parameter and its range.
+PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params);
+
+}  // namespace neuronsim::kernels
