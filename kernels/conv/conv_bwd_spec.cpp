@@ -46,6 +46,13 @@ ShapeMap deriveBwd(const ShapeMap& given, const ParamValues& params) {
 
 }  // namespace
 
+ConvBwdOptions bwdOptions(const ParamValues& params) {
+  ConvBwdOptions options;
+  options.dwMethod = params.getString("dw_method");
+  options.dwAccBanks = params.getInt("dw_acc_banks");
+  return options;
+}
+
 KernelSpec conv3dBwdSpec() {
   KernelSpec spec;
   spec.name = "conv3d_bwd";
@@ -69,6 +76,18 @@ KernelSpec conv3dBwdSpec() {
       {"compute_dx", ParamType::Bool, "true", "produce dx", {}},
       {"compute_dw", ParamType::Bool, "true", "produce dw", {}},
       {"compute_db", ParamType::Bool, "true", "produce db", {}},
+      {"dw_method",
+       ParamType::Enum,
+       "auto",
+       "schedule: how dw puts positions on partitions (rows: one x transpose per (kh, kw) "
+       "shift and depth; boxes: per tap and 128-position box; auto: rows when it fits)",
+       {"auto", "rows", "boxes"}},
+      {"dw_acc_banks",
+       ParamType::Int,
+       "0",
+       "schedule: PSUM banks for dw accumulators with dw_method rows (0: auto, all but the 2 "
+       "transpose banks)",
+       {}},
   };
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
@@ -80,8 +99,16 @@ KernelSpec conv3dBwdSpec() {
     const ConvCore core = conv3dBwdCore(shapes, args.params);
     if (args.hasOutput("dx"))
       buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
-    if (args.hasOutput("dw"))
-      buildConvDw(builder, core, args.dtype, args.in("dy"), args.in("x_in"), args.out("dw"));
+    if (args.hasOutput("dw")) {
+      const ConvBwdPlan plan =
+          planConvBwd(core, args.dtype, builder.geometry(), bwdOptions(args.params));
+      if (plan.dwMethod == DwMethod::Rows) {
+        buildConvDwRows(builder, core, plan.rows, args.dtype, args.in("dy"), args.in("x_in"),
+                        args.out("dw"));
+      } else {
+        buildConvDw(builder, core, args.dtype, args.in("dy"), args.in("x_in"), args.out("dw"));
+      }
+    }
     if (args.hasOutput("db")) buildConvDb(builder, args.in("dy"), args.out("db"));
   };
   spec.reference = [](const HostTensors& inputs, const ParamValues& params) {
@@ -95,10 +122,7 @@ KernelSpec conv3dBwdSpec() {
     return out;
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
-    const ConvCore core = conv3dBwdCore(inputs, params);
-    const double one = 2.0 *
-                       static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
-                       static_cast<double>(core.out[0] * core.out[1] * core.out[2]);
+    const double one = 2.0 * usefulMacs(conv3dBwdCore(inputs, params));
     return one * (static_cast<double>(params.getBool("compute_dx")) +
                   static_cast<double>(params.getBool("compute_dw")));
   };

@@ -82,9 +82,7 @@ KernelSpec conv3dSpec() {
                                          refParams(params, false))}};
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
-    const ConvCore core = conv3dCore(inputs, params);
-    return 2.0 * static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
-           static_cast<double>(core.out[0] * core.out[1] * core.out[2]);
+    return 2.0 * usefulMacs(conv3dCore(inputs, params));
   };
   return spec;
 }
@@ -133,9 +131,7 @@ KernelSpec conv3dTransposeSpec() {
         {"out", conv3dTransposeRef(inputs.at("x_in"), w, biasOf(inputs), refParams(params, true))}};
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
-    const ConvCore core = conv3dTransposeCore(inputs, params);
-    return 2.0 * static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
-           static_cast<double>(core.in[0] * core.in[1] * core.in[2]);
+    return 2.0 * usefulMacs(conv3dTransposeCore(inputs, params));
   };
   return spec;
 }

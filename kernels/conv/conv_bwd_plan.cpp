@@ -1,0 +1,130 @@
+// conv3d_bwd planning: which dw method, and for the Rows method its chunk, partition box, PSUM
+// banking and passes, within the SBUF and PSUM budgets.
+#include "kernels/conv/conv_bwd_plan.h"
+
+#include <algorithm>
+
+#include "isa/error.h"
+#include "kernels/conv/conv_plan.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+constexpr int64_t kPart = 128;
+constexpr int64_t kMaxCo = 512;              // moving free size of one matmul
+constexpr int64_t kReserveBytes = 1024;      // per partition, for rounding
+constexpr int64_t kWindowCap = 64 * 1024;    // preferred window bytes per partition
+constexpr int64_t kMinDescriptorBytes = 64;  // x rows shorter than one DMA descriptor are staged
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+int64_t product(const Int3& v) {
+  return v[0] * v[1] * v[2];
+}
+
+/// Units grouped by (kh, kw) shift, then C_in tile, then kd; cut into passes of `perPass`
+/// accumulators, a shift's units kept together when they fit one pass.
+std::vector<std::vector<DwUnit>> dwPasses(const ConvCore& core, int64_t ciTiles, int64_t perPass) {
+  const Int3& k = core.taps;
+  std::vector<std::vector<DwUnit>> passes(1);
+  const int64_t perShift = ciTiles * k[0];
+  for (int64_t kh = 0; kh < k[1]; ++kh)
+    for (int64_t kw = 0; kw < k[2]; ++kw) {
+      const int64_t used = static_cast<int64_t>(passes.back().size());
+      if (used > 0 && perShift <= perPass && used + perShift > perPass) passes.emplace_back();
+      for (int64_t t = 0; t < ciTiles; ++t)
+        for (int64_t kd = 0; kd < k[0]; ++kd) {
+          if (static_cast<int64_t>(passes.back().size()) == perPass) passes.emplace_back();
+          passes.back().push_back({(kd * k[1] + kh) * k[2] + kw, t});
+        }
+    }
+  return passes;
+}
+
+/// Distinct (kh, kw, C_in tile) sets a pass transposes.
+int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t ciTiles) {
+  std::vector<int64_t> keys;
+  const int64_t hw = core.taps[1] * core.taps[2];
+  for (const DwUnit& u : pass) keys.push_back((u.tap % hw) * ciTiles + u.ciTile);
+  std::sort(keys.begin(), keys.end());
+  return std::unique(keys.begin(), keys.end()) - keys.begin();
+}
+
+}  // namespace
+
+std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
+                                     const isa::Geometry& geometry, int64_t accBanks) {
+  DwRowsPlan p;
+  const int64_t e = isa::dtypeBytes(dtype);
+  p.ciTiles = ceilDiv(core.cin, kPart);
+  p.ciParts = std::min(core.cin, kPart);
+  p.coWidth = std::min(core.cout, kMaxCo);
+  p.coSub = ceilDiv(p.coWidth, kPart);
+  p.stageX = core.in[2] * e < kMinDescriptorBytes;
+  const int64_t bankBytes = geometry.psumBankBytes();
+  p.transposeBanks = 2;
+  p.accBanks = accBanks > 0 ? accBanks : geometry.psumBanks - p.transposeBanks;
+  if (p.accBanks + p.transposeBanks > geometry.psumBanks) return std::nullopt;
+  p.accsPerBank = std::max<int64_t>(1, bankBytes / (p.coWidth * 4));
+  p.passes = dwPasses(core, p.ciTiles, p.accBanks * p.accsPerBank);
+  for (const auto& pass : p.passes) p.xtSets = std::max(p.xtSets, xtSetsOf(core, pass, p.ciTiles));
+
+  const int64_t available = geometry.sbufPartitionBytes - kReserveBytes -
+                            2 * p.accBanks * p.accsPerBank * p.coWidth * e;  // dw out tiles
+  auto windowOf = [&](const Int3& c) {
+    return Int3{windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]),
+                windowExtent(core, 2, c[2])};
+  };
+  auto fits = [&](const Int3& c, bool preferred) {
+    const Int3 w = windowOf(c);
+    if (!stepsFit(w) || !stepsFit(c)) return false;
+    const int64_t windowBytes = p.ciTiles * product(w) * e;
+    const int64_t dyBytes = p.coSub * product(c) * e;
+    const int64_t transposed = (p.xtSets * w[0] * p.ciParts + c[0] * p.coWidth) * e;
+    const int64_t bytes = 2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + transposed);
+    return bytes <= available && (!preferred || windowBytes <= kWindowCap);
+  };
+  // Shrink H first, then W, then D: the x transposes repeat per input depth of a chunk, so
+  // chunks keep their depth.
+  auto search = [&](bool preferred) -> std::optional<Int3> {
+    const std::optional<Int3> c =
+        largestChunk({core.out[1], core.out[2], core.out[0]}, [&](const Int3& hwd) {
+          return fits({hwd[2], hwd[0], hwd[1]}, preferred);
+        });
+    if (!c) return std::nullopt;
+    return Int3{(*c)[2], (*c)[0], (*c)[1]};
+  };
+  std::optional<Int3> chunk = search(true);
+  if (!chunk) chunk = search(false);
+  if (!chunk) return std::nullopt;
+  p.chunk = *chunk;
+  p.window = windowOf(p.chunk);
+  p.boxW = std::min(p.chunk[2], kPart);
+  p.boxH = std::min(p.chunk[1], kPart / p.boxW);
+  return p;
+}
+
+ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                        const ConvBwdOptions& options) {
+  ConvBwdPlan plan;
+  const std::string& method = options.dwMethod;
+  if (method != "auto" && method != "boxes" && method != "rows")
+    throw Error(core.kernel + ": dw_method '" + method + "' is not auto, boxes or rows");
+  if (options.dwAccBanks < 0 || options.dwAccBanks > geometry.psumBanks - 2)
+    throw Error(core.kernel + ": dw_acc_banks " + std::to_string(options.dwAccBanks) +
+                " is outside 0.." + std::to_string(geometry.psumBanks - 2) +
+                " (2 PSUM banks hold transposes)");
+  if (method == "boxes") return plan;
+  std::optional<DwRowsPlan> rows = planDwRows(core, dtype, geometry, options.dwAccBanks);
+  if (!rows && method == "rows")
+    throw Error(core.kernel + ": dw_method rows does not fit SBUF for this shape (use auto)");
+  if (rows) {
+    plan.dwMethod = DwMethod::Rows;
+    plan.rows = std::move(*rows);
+  }
+  return plan;
+}
+
+}  // namespace neuronsim::kernels
