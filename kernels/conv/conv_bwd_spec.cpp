@@ -23,6 +23,9 @@ std::vector<std::string> requested(const ParamValues& params) {
 
 ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
   const ConvCore core = conv3dBwdCore(inputs, params);
+  if (params.getInt("dw_acc_banks") < 0)
+    throw Error("conv3d_bwd: dw_acc_banks " + std::to_string(params.getInt("dw_acc_banks")) +
+                " is negative (0: auto)");
   ShapeMap out;
   for (const std::string& name : requested(params)) {
     if (name == "dx") out["dx"] = inputs.at("x_in");
