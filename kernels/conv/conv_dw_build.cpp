@@ -185,17 +185,7 @@ class DwEmitter {
       loadWindow(b_, fwd_, x_, chunk, pass.ci0, windows_[slot].partitionSlice(0, cs),
                  stages_[slot].partitionSlice(0, cs));
     }
-    const Int3 zero{0, 0, 0}, one{1, 1, 1};
-    for (int64_t u = 0; u * kPart < pass.cw; ++u) {
-      const int64_t c0 = pass.co0 + u * kPart, cu = std::min(kPart, pass.cw - u * kPart);
-      const Tile dst = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u),
-                           zero, chunk.extent, one);
-      b_.dmaCopy(dst, dy_.select(0, chunk.batch)
-                          .slice(0, c0, c0 + cu)
-                          .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
-                          .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
-                          .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]));
-    }
+    loadChannelChunk(b_, dy_, chunk, pass.co0, pass.cw, dyTiles_[slot]);
   }
 
   /// The transposed operands of one box: dy^T [positions, co] and x^T [positions, ci] per tap.

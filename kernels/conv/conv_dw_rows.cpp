@@ -127,17 +127,7 @@ class DwRowsEmitter {
       loadWindow(b_, fwd_, x_, chunk, t * kPart, windows_[slot].partitionSlice(0, cs).select(0, t),
                  stage);
     }
-    const Int3 zero{0, 0, 0}, one{1, 1, 1};
-    for (int64_t u = 0; u * kPart < s.cw; ++u) {
-      const int64_t c0 = s.co0 + u * kPart, cu = std::min(kPart, s.cw - u * kPart);
-      const Tile dst = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u),
-                           zero, chunk.extent, one);
-      b_.dmaCopy(dst, dy_.select(0, chunk.batch)
-                          .slice(0, c0, c0 + cu)
-                          .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
-                          .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
-                          .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]));
-    }
+    loadChannelChunk(b_, dy_, chunk, s.co0, s.cw, dyTiles_[slot]);
   }
 
   /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw).

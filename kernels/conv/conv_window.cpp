@@ -113,6 +113,21 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
                isa::Engine::GpSimd);
 }
 
+void loadChannelChunk(KernelBuilder& b, const HbmView& t, const Chunk& chunk, int64_t c0,
+                      int64_t count, const Tile& tile) {
+  constexpr int64_t kPart = 128;
+  for (int64_t u = 0; u * kPart < count; ++u) {
+    const int64_t first = c0 + u * kPart, cu = std::min(kPart, count - u * kPart);
+    const Tile dst = box(tile.partitionSlice(0, static_cast<int32_t>(cu)).select(0, u), {0, 0, 0},
+                         chunk.extent, {1, 1, 1});
+    b.dmaCopy(dst, t.select(0, chunk.batch)
+                       .slice(0, first, first + cu)
+                       .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
+                       .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
+                       .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]));
+  }
+}
+
 void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
                    int64_t ci0, const Int3& tap, const Tile& column) {
   const Int3 zero{0, 0, 0}, one{1, 1, 1};

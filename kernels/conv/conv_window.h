@@ -33,6 +33,11 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step);
 void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
                 int64_t ci0, const Tile& window, const std::optional<Tile>& stage);
 
+/// Loads channels [c0, c0 + count) of `t` ([B, C, D, H, W]) over `chunk` into `tile`
+/// ([min(count, 128) partitions; count / 128 pieces, d, h, w]): one DMA per 128 channels.
+void loadChannelChunk(KernelBuilder& b, const HbmView& t, const Chunk& chunk, int64_t c0,
+                      int64_t count, const Tile& tile);
+
 /// Fills `column` ([cs partitions; d, h, w] = chunk.extent) with the x elements tap `tap` (d, h, w
 /// indices) reads for every output of `chunk`, zeros where they fall into the padding (no input
 /// dilation): a per-tap im2col by strided DMA. A tap that meets no x element anywhere in the chunk
