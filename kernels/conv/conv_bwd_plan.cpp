@@ -11,7 +11,6 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kPart = 128;
 constexpr int64_t kMaxCo = 512;              // moving free size of one matmul
 constexpr int64_t kReserveBytes = 1024;      // per partition, for rounding
 constexpr int64_t kWindowCap = 64 * 1024;    // preferred window bytes per partition
@@ -43,6 +42,16 @@ std::vector<std::vector<DwUnit>> dwPasses(const ConvCore& core, int64_t ciTiles,
   return passes;
 }
 
+/// A DMA transpose of a dy box moves at least this many bytes: below it the DMA triggers cost
+/// more than the PE transposes they replace.
+constexpr int64_t kMinDyDmaBytes = 64 * 1024;
+
+/// dy boxes come transposed straight from HBM when one box-depth DMA is large enough.
+bool dyDmaPays(const ConvCore& core, int64_t coWidth, int64_t elemBytes, int64_t parts) {
+  const int64_t positions = std::min(parts, core.out[1] * core.out[2]);
+  return positions * coWidth * elemBytes >= kMinDyDmaBytes;
+}
+
 /// Distinct (kh, kw, C_in tile) sets a pass transposes.
 int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t ciTiles) {
   std::vector<int64_t> keys;
@@ -55,14 +64,18 @@ int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t 
 }  // namespace
 
 std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
-                                     const isa::Geometry& geometry, int64_t accBanks) {
+                                     const isa::Geometry& geometry, const ConvBwdOptions& options) {
+  const int64_t accBanks = options.dwAccBanks;
   DwRowsPlan p;
   const int64_t e = isa::dtypeBytes(dtype);
-  p.ciTiles = ceilDiv(core.cin, kPart);
-  p.ciParts = std::min(core.cin, kPart);
+  p.parts = geometry.partitions;
+  p.ciTiles = ceilDiv(core.cin, p.parts);
+  p.ciParts = std::min(core.cin, p.parts);
   p.coWidth = std::min(core.cout, kMaxCo);
-  p.coSub = ceilDiv(p.coWidth, kPart);
+  p.coSub = ceilDiv(p.coWidth, p.parts);
   p.stageX = core.in[2] * e < kMinDescriptorBytes;
+  p.dyByDma = options.dyTranspose == "dma" ||
+              (options.dyTranspose == "auto" && dyDmaPays(core, p.coWidth, e, p.parts));
   const int64_t bankBytes = geometry.psumBankBytes();
   p.transposeBanks = 2;
   p.accBanks = accBanks > 0 ? accBanks : geometry.psumBanks - p.transposeBanks;
@@ -81,7 +94,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     const Int3 w = windowOf(c);
     if (!stepsFit(w) || !stepsFit(c)) return false;
     const int64_t windowBytes = p.ciTiles * product(w) * e;
-    const int64_t dyBytes = p.coSub * product(c) * e;
+    const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(c) * e;
     const int64_t transposed = (p.xtSets * w[0] * p.ciParts + c[0] * p.coWidth) * e;
     const int64_t bytes = 2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + transposed);
     return bytes <= available && (!preferred || windowBytes <= kWindowCap);
@@ -101,8 +114,8 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   if (!chunk) return std::nullopt;
   p.chunk = *chunk;
   p.window = windowOf(p.chunk);
-  p.boxW = std::min(p.chunk[2], kPart);
-  p.boxH = std::min(p.chunk[1], kPart / p.boxW);
+  p.boxW = std::min(p.chunk[2], p.parts);
+  p.boxH = std::min(p.chunk[1], p.parts / p.boxW);
   return p;
 }
 
@@ -117,7 +130,10 @@ ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geome
                 " is outside 0.." + std::to_string(geometry.psumBanks - 2) +
                 " (2 PSUM banks hold transposes)");
   if (method == "boxes") return plan;
-  std::optional<DwRowsPlan> rows = planDwRows(core, dtype, geometry, options.dwAccBanks);
+  if (options.dyTranspose != "auto" && options.dyTranspose != "pe" && options.dyTranspose != "dma")
+    throw Error(core.kernel + ": dy_transpose '" + options.dyTranspose +
+                "' is not auto, pe or dma");
+  std::optional<DwRowsPlan> rows = planDwRows(core, dtype, geometry, options);
   if (!rows && method == "rows")
     throw Error(core.kernel + ": dw_method rows does not fit SBUF for this shape (use auto)");
   if (rows) {

@@ -15,7 +15,8 @@ namespace neuronsim::kernels {
 
 /// How dw puts positions onto partitions.
 enum class DwMethod {
-  /// Boxes of <= 128 dy positions; dy and every tap's strided x view are PE-transposed per box.
+  /// Boxes of <= partitions dy positions; dy and every tap's strided x view are PE-transposed per
+  /// box.
   Boxes,
   /// Partitions = an (h, w) box of dy positions, D on the free axis: x is transposed once per
   /// (kh, kw) shift and input depth, so the kd taps reuse it (kd is a free-axis offset).
@@ -30,21 +31,26 @@ struct DwUnit {
 
 /// The schedule choices a user may force (`auto` / 0: the planner decides).
 struct ConvBwdOptions {
-  std::string dwMethod = "auto";  ///< auto | boxes | rows
-  int64_t dwAccBanks = 0;         ///< PSUM banks for dw accumulators (Rows), 0: auto
+  std::string dwMethod = "auto";     ///< auto | boxes | rows
+  int64_t dwAccBanks = 0;            ///< PSUM banks for dw accumulators (Rows), 0: auto
+  std::string dyTranspose = "auto";  ///< Rows: auto | pe | dma (how dy reaches [positions, co])
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
 struct DwRowsPlan {
+  int64_t parts = 0;  ///< partitions of a full tile (the machine's partitions)
   int64_t ciTiles = 1;
-  int64_t ciParts = 1;         ///< min(C_in, 128)
-  int64_t coWidth = 1;         ///< C_out columns per pass (<= 512, one PSUM bank of fp32)
-  int64_t coSub = 1;           ///< 128-channel pieces of coWidth
-  Int3 chunk{1, 1, 1};         ///< dy extent per load
-  Int3 window{1, 1, 1};        ///< x window extent of a full chunk
-  int64_t boxH = 1;            ///< dy rows per partition box
-  int64_t boxW = 1;            ///< dy columns per partition box (boxH * boxW <= 128)
-  bool stageX = false;         ///< x rows are under one DMA descriptor: staged then copied
+  int64_t ciParts = 1;   ///< min(C_in, parts)
+  int64_t coWidth = 1;   ///< C_out columns per pass (<= 512, one PSUM bank of fp32)
+  int64_t coSub = 1;     ///< `parts`-channel pieces of coWidth
+  Int3 chunk{1, 1, 1};   ///< dy extent per load
+  Int3 window{1, 1, 1};  ///< x window extent of a full chunk
+  int64_t boxH = 1;      ///< dy rows per partition box
+  int64_t boxW = 1;      ///< dy columns per partition box (boxH * boxW <= parts)
+  bool stageX = false;   ///< x rows are under one DMA descriptor: staged then copied
+  /// dy boxes arrive transposed by one DMA transpose from HBM each (no dy chunk, no PE
+  /// transposes of dy); otherwise dy chunks are loaded and PE-transposed per box
+  bool dyByDma = false;
   int64_t accBanks = 6;        ///< PSUM banks holding accumulators
   int64_t accsPerBank = 1;     ///< accumulators [ci, coWidth] fp32 per bank
   int64_t transposeBanks = 2;  ///< PSUM banks ringing the transpose outputs
@@ -70,6 +76,6 @@ ConvBwdOptions bwdOptions(const ParamValues& params);
 
 /// The Rows plan, or nothing when its tiles do not fit SBUF / PSUM.
 std::optional<DwRowsPlan> planDwRows(const ConvCore& forward, isa::Dtype dtype,
-                                     const isa::Geometry& geometry, int64_t accBanks);
+                                     const isa::Geometry& geometry, const ConvBwdOptions& options);
 
 }  // namespace neuronsim::kernels

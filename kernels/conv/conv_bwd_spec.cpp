@@ -53,6 +53,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   ConvBwdOptions options;
   options.dwMethod = params.getString("dw_method");
   options.dwAccBanks = params.getInt("dw_acc_banks");
+  options.dyTranspose = params.getString("dy_transpose");
   return options;
 }
 
@@ -83,7 +84,7 @@ KernelSpec conv3dBwdSpec() {
        ParamType::Enum,
        "auto",
        "schedule: how dw puts positions on partitions (rows: one x transpose per (kh, kw) "
-       "shift and depth; boxes: per tap and 128-position box; auto: rows when it fits)",
+       "shift and depth; boxes: per tap and partition-sized box; auto: rows when it fits)",
        {"auto", "rows", "boxes"}},
       {"dw_acc_banks",
        ParamType::Int,
@@ -91,6 +92,13 @@ KernelSpec conv3dBwdSpec() {
        "schedule: PSUM banks for dw accumulators with dw_method rows (0: auto, all but the 2 "
        "transpose banks)",
        {}},
+      {"dy_transpose",
+       ParamType::Enum,
+       "auto",
+       "schedule: how dw with dw_method rows gets dy as [positions, C_out] (pe: load chunks and "
+       "PE-transpose per box; dma: one DMA transpose from HBM per box and depth; auto: dma when "
+       "one such DMA moves >= 64 KiB)",
+       {"auto", "pe", "dma"}},
   };
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};

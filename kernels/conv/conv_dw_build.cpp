@@ -1,6 +1,7 @@
 // dw of conv3d: per C_in tile, C_out slab (<= 512) and group of taps, every dy chunk and its x
-// window are loaded once; per box of <= 128 dy positions, dy and each tap's strided x view are
-// transposed on TensorE (positions onto partitions) and multiplied into the tap's PSUM bank.
+// window are loaded once; per box of <= P (partitions) dy positions, dy and each tap's strided x
+// view are transposed on TensorE (positions onto partitions) and multiplied into the tap's PSUM
+// bank.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -16,7 +17,6 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kPart = 128;
 constexpr int64_t kMaxCo = 512;   // moving free size of one matmul
 constexpr int64_t kTapGroup = 6;  // taps accumulating at once (one PSUM bank each)
 constexpr int kBuffers = 2;
@@ -35,20 +35,23 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 
 /// The dw tiling: C_out slab, dy chunk with its x window, and the transposed box.
 struct DwPlan {
+  int64_t parts = 0;    // partitions of a full tile (the machine's)
   int64_t coWidth = 1;  // C_out columns per pass
-  int64_t coSub = 1;    // 128-channel pieces of coWidth
+  int64_t coSub = 1;    // `parts`-channel pieces of coWidth
   Int3 chunk{1, 1, 1};  // dy extent per load
   Int3 window{1, 1, 1};
-  Int3 box{1, 1, 1};    // dy positions per transpose (<= 128)
+  Int3 box{1, 1, 1};    // dy positions per transpose (<= parts)
   bool perTap = false;  // no x window fits: per-tap im2col columns of the chunk (window = chunk)
 };
 
 DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geometry) {
   DwPlan plan;
   const int64_t e = isa::dtypeBytes(dtype);
+  plan.parts = geometry.partitions;
+  const int64_t parts = plan.parts;
   plan.coWidth = std::min(fwd.cout, kMaxCo);
-  plan.coSub = ceilDiv(plan.coWidth, kPart);
-  const int64_t fixed = (kXtRing * kPart + 2 * kMaxCo + 2 * kTapGroup * kMaxCo) * e + kReserveBytes;
+  plan.coSub = ceilDiv(plan.coWidth, parts);
+  const int64_t fixed = (kXtRing * parts + 2 * kMaxCo + 2 * kTapGroup * kMaxCo) * e + kReserveBytes;
   const int64_t available = geometry.sbufPartitionBytes - fixed;
   auto windowOf = [&](const Int3& c) {
     return Int3{windowExtent(fwd, 0, c[0]), windowExtent(fwd, 1, c[1]), windowExtent(fwd, 2, c[2])};
@@ -66,7 +69,7 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
   if (chunk) {
     plan.chunk = *chunk;
     plan.window = windowOf(plan.chunk);
-    plan.box = blockFor(fwd, plan.chunk, plan.window, kPart);
+    plan.box = blockFor(fwd, plan.chunk, plan.window, parts);
     return plan;
   }
   auto columnsFit = [&](const Int3& c) {
@@ -79,7 +82,7 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
   plan.window = *chunk;
   ConvCore unit = fwd;
   unit.stride = {1, 1, 1};
-  plan.box = blockFor(unit, plan.chunk, plan.window, kPart);
+  plan.box = blockFor(unit, plan.chunk, plan.window, parts);
   return plan;
 }
 
@@ -100,10 +103,10 @@ class DwEmitter {
     allocate();
     const std::vector<Chunk> chunks = chunkList(fwd_, plan_.chunk);
     std::vector<Pass> passes;
-    for (int64_t ci0 = 0; ci0 < fwd_.cin; ci0 += kPart)
+    for (int64_t ci0 = 0; ci0 < fwd_.cin; ci0 += plan_.parts)
       for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
         for (int64_t g0 = 0; g0 < fwd_.tapCount(); g0 += kTapGroup)
-          passes.push_back({ci0, std::min(kPart, fwd_.cin - ci0), co0,
+          passes.push_back({ci0, std::min(plan_.parts, fwd_.cin - ci0), co0,
                             std::min(plan_.coWidth, fwd_.cout - co0), g0,
                             std::min(kTapGroup, fwd_.tapCount() - g0)});
     const size_t steps = passes.size() * chunks.size();
@@ -131,7 +134,8 @@ class DwEmitter {
   void allocate() {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;
-    const int64_t ciParts = std::min(fwd_.cin, kPart), coParts = std::min(fwd_.cout, kPart);
+    const int64_t ciParts = std::min(fwd_.cin, plan_.parts),
+                  coParts = std::min(fwd_.cout, plan_.parts);
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
       if (plan_.perTap) {
@@ -142,14 +146,14 @@ class DwEmitter {
         stages_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
       }
       dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
-      dyT_.push_back(b_.sbuf({kPart, plan_.coWidth}, dtype_, "dyT_" + n));
+      dyT_.push_back(b_.sbuf({plan_.parts, plan_.coWidth}, dtype_, "dyT_" + n));
       outs_.push_back(b_.sbuf({ciParts, kTapGroup, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
     }
     for (int64_t i = 0; i < kXtRing; ++i)
-      xT_.push_back(b_.sbuf({kPart, ciParts}, dtype_, "xT_" + std::to_string(i)));
+      xT_.push_back(b_.sbuf({plan_.parts, ciParts}, dtype_, "xT_" + std::to_string(i)));
     for (int i = 0; i < kTransposeRing; ++i)
       transposed_.push_back(
-          b_.psum({kPart, kPart}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
+          b_.psum({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
     for (int64_t i = 0; i < kTapGroup; ++i)
       acc_.push_back(
           b_.psum({ciParts, plan_.coWidth}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
@@ -222,11 +226,11 @@ class DwEmitter {
     const Int3 one{1, 1, 1};
     const int32_t npos = static_cast<int32_t>(product(count));
     Prepared p{dyT_[dyTCount_++ % kBuffers].partitionSlice(0, npos).slice(0, 0, pass.cw), {}};
-    for (int64_t u = 0; u * kPart < pass.cw; ++u) {
-      const int64_t cu = std::min(kPart, pass.cw - u * kPart);
+    for (int64_t u = 0; u * plan_.parts < pass.cw; ++u) {
+      const int64_t cu = std::min(plan_.parts, pass.cw - u * plan_.parts);
       const Tile src = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u),
                            origin, count, one);
-      copy(p.dyT.slice(0, u * kPart, u * kPart + cu), transpose(src, npos, cu));
+      copy(p.dyT.slice(0, u * plan_.parts, u * plan_.parts + cu), transpose(src, npos, cu));
     }
     const Int3& k = fwd_.taps;
     const Tile window = windows_[slot].partitionSlice(0, static_cast<int32_t>(pass.cs));

@@ -3,6 +3,7 @@
 // Transposes fill PSUM banks and each bank is evicted by one copy (Vector and Scalar in turn).
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/conv/conv_bwd_build.h"
@@ -13,7 +14,6 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kPart = 128;
 constexpr int kBuffers = 2;
 
 /// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.
@@ -61,7 +61,7 @@ class DwRowsEmitter {
   };
 
   const std::vector<DwUnit>& units(const Step& s) const { return plan_.passes[s.pass]; }
-  int64_t ciCount(int64_t t) const { return std::min(kPart, fwd_.cin - t * kPart); }
+  int64_t ciCount(int64_t t) const { return std::min(plan_.parts, fwd_.cin - t * plan_.parts); }
   Int3 tapOf(int64_t tap) const {
     const Int3& k = fwd_.taps;
     return {tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]};
@@ -85,7 +85,7 @@ class DwRowsEmitter {
   void allocate() {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;
-    const int64_t coParts = std::min(plan_.coWidth, kPart);
+    const int64_t coParts = std::min(plan_.coWidth, plan_.parts);
     const int64_t units = plan_.accBanks * plan_.accsPerBank;
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
@@ -94,9 +94,10 @@ class DwRowsEmitter {
       if (plan_.stageX)
         stages_.push_back(
             b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
-      dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
-      dyT_.push_back(b_.sbuf({kPart, c[0], plan_.coWidth}, dtype_, "dyT_" + n));
-      xT_.push_back(b_.sbuf({kPart, plan_.xtSets, w[0], plan_.ciParts}, dtype_, "xT_" + n));
+      if (!plan_.dyByDma)
+        dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
+      dyT_.push_back(b_.sbuf({plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT_" + n));
+      xT_.push_back(b_.sbuf({plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_, "xT_" + n));
       outs_.push_back(b_.sbuf({plan_.ciParts, units, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
     }
     const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
@@ -105,7 +106,7 @@ class DwRowsEmitter {
           b_.psum({plan_.ciParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
     for (int64_t i = 0; i < plan_.transposeBanks; ++i)
       banks_.push_back(
-          b_.psum({kPart, bankColumns}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
+          b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
   }
 
   /// Accumulator of unit `i` of a pass: [cs, cw] inside its bank.
@@ -124,10 +125,10 @@ class DwRowsEmitter {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       std::optional<Tile> stage;
       if (plan_.stageX) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
-      loadWindow(b_, fwd_, x_, chunk, t * kPart, windows_[slot].partitionSlice(0, cs).select(0, t),
-                 stage);
+      loadWindow(b_, fwd_, x_, chunk, t * plan_.parts,
+                 windows_[slot].partitionSlice(0, cs).select(0, t), stage);
     }
-    loadChannelChunk(b_, dy_, chunk, s.co0, s.cw, dyTiles_[slot]);
+    if (!plan_.dyByDma) loadChannelChunk(b_, dy_, chunk, s.co0, s.cw, dyTiles_[slot]);
   }
 
   /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw).
@@ -161,17 +162,28 @@ class DwRowsEmitter {
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
     const Int3 one{1, 1, 1};
-    for (int64_t u = 0; u * kPart < s.cw; ++u) {
-      const int64_t cu = std::min(kPart, s.cw - u * kPart);
+    if (plan_.dyByDma) {
+      const Chunk& c = *s.chunk;
+      const HbmView dy = dy_.select(0, c.batch)
+                             .slice(0, s.co0, s.co0 + s.cw)
+                             .slice(2, c.origin[1] + bx.h0, c.origin[1] + bx.h0 + bx.bh)
+                             .slice(3, c.origin[2] + bx.w0, c.origin[2] + bx.w0 + bx.bw);
+      for (int64_t d = 0; d < e[0]; ++d)
+        b_.dmaTranspose(dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw),
+                        dy.select(1, c.origin[0] + d));
+    }
+    for (int64_t u = 0; u * plan_.parts < s.cw && !plan_.dyByDma; ++u) {
+      const int64_t cu = std::min(plan_.parts, s.cw - u * plan_.parts);
       const Tile dy = dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u);
       std::vector<Tile> srcs;
       for (int64_t d = 0; d < e[0]; ++d)
         srcs.push_back(box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, one));
-      transposeRun(
-          srcs,
-          dyT_[ring].partitionSlice(0, np).slice(0, 0, e[0]).slice(1, u * kPart, u * kPart + cu));
+      transposeRun(srcs, dyT_[ring]
+                             .partitionSlice(0, np)
+                             .slice(0, 0, e[0])
+                             .slice(1, u * plan_.parts, u * plan_.parts + cu));
     }
-    const int64_t depth = windowExtent(fwd_, 0, e[0]);
+    const auto [lo, hi] = xDepths(*s.chunk);
     const Int3& st = fwd_.stride;
     const Int3& dil = fwd_.dilation;
     for (size_t i = 0; i < sets.size(); ++i) {
@@ -180,17 +192,26 @@ class DwRowsEmitter {
       const Tile window =
           windows_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, set.ciTile);
       std::vector<Tile> srcs;
-      for (int64_t dd = 0; dd < depth; ++dd)
+      for (int64_t dd = lo; dd < hi; ++dd)
         srcs.push_back(box(window,
                            {dd, bx.h0 * st[1] + set.kh * dil[1], bx.w0 * st[2] + set.kw * dil[2]},
                            {1, bx.bh, bx.bw}, {1, st[1], st[2]}));
       transposeRun(srcs, xT_[ring]
                              .partitionSlice(0, np)
                              .select(0, static_cast<int64_t>(i))
-                             .slice(0, 0, depth)
+                             .slice(0, lo, hi)
                              .slice(1, 0, cs));
     }
     return ring;
+  }
+
+  /// The window depth rows [lo, hi) of `chunk` that hold x (the others are padding zeros: their
+  /// transposes and the matmuls reading them are skipped).
+  std::pair<int64_t, int64_t> xDepths(const Chunk& chunk) const {
+    const int64_t z0 = chunk.origin[0] * fwd_.stride[0] - fwd_.padLo[0];
+    const int64_t depth = windowExtent(fwd_, 0, chunk.extent[0]);
+    const int64_t lo = std::clamp<int64_t>(-z0, 0, depth);
+    return {lo, std::clamp<int64_t>(fwd_.in[0] - z0, lo, depth)};
   }
 
   /// Queues the transposes of srcs[j] ([cols partitions, positions]) into row j of dst
@@ -228,6 +249,7 @@ class DwRowsEmitter {
     const std::vector<DwUnit>& us = units(s);
     const int64_t sd = fwd_.stride[0], dild = fwd_.dilation[0];
     const int64_t depth = s.chunk->extent[0];
+    const auto [lo, hi] = xDepths(*s.chunk);
     const size_t perDepth =
         (jobs_.size() + static_cast<size_t>(depth) - 1) / static_cast<size_t>(depth);
     for (int64_t d = 0; d < depth; ++d) {
@@ -236,6 +258,7 @@ class DwRowsEmitter {
       for (size_t i = 0; i < us.size(); ++i) {
         const int64_t cs = ciCount(us[i].ciTile);
         const int64_t dd = d * sd + tapOf(us[i].tap)[0] * dild;
+        if (dd < lo || dd >= hi) continue;
         const Tile stationary =
             xT_[ring].partitionSlice(0, np).select(0, setOfUnit[i]).select(0, dd).slice(0, 0, cs);
         b_.matmul(acc(i, cs, s.cw), stationary, moving, started_[i]);
@@ -251,10 +274,14 @@ class DwRowsEmitter {
     const Tile out = outs_[outCount_++ % kBuffers];
     for (size_t i = 0; i < us.size(); ++i) {
       const int64_t cs = ciCount(us[i].ciTile);
-      copy(out.partitionSlice(0, static_cast<int32_t>(cs))
-               .select(0, static_cast<int64_t>(i))
-               .slice(0, 0, s.cw),
-           acc(i, cs, s.cw));
+      const Tile dst = out.partitionSlice(0, static_cast<int32_t>(cs))
+                           .select(0, static_cast<int64_t>(i))
+                           .slice(0, 0, s.cw);
+      if (started_[i]) {
+        copy(dst, acc(i, cs, s.cw));
+      } else {
+        b_.memset(dst, 0.0f, isa::Engine::Vector);  // the tap meets only padding depth
+      }
     }
     const Int3& k = fwd_.taps;
     const HbmView all = dw_.reshape({k[0], k[1] * k[2], fwd_.cin, fwd_.cout});
@@ -263,7 +290,7 @@ class DwRowsEmitter {
       while (j < us.size() && us[j].ciTile == us[i].ciTile &&
              us[j].tap == us[j - 1].tap + k[1] * k[2])
         ++j;
-      const int64_t ci0 = us[i].ciTile * kPart, cs = ciCount(us[i].ciTile);
+      const int64_t ci0 = us[i].ciTile * plan_.parts, cs = ciCount(us[i].ciTile);
       const int64_t kd0 = tapOf(us[i].tap)[0];
       const HbmView dst = all.slice(0, kd0, kd0 + static_cast<int64_t>(j - i))
                               .select(1, us[i].tap % (k[1] * k[2]))

@@ -14,7 +14,6 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kPart = 128;
 constexpr int64_t kMaxStep = 32767;      // int16 free-axis steps (A1)
 constexpr int64_t kMaxNum = 65535;       // uint16 free-axis sizes (A1)
 constexpr double kWeightShare = 0.4;     // of SBUF for resident filters
@@ -163,26 +162,28 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   ConvPlan plan;
   const int64_t elemBytes = isa::dtypeBytes(dtype);
   const int64_t capacity = geometry.sbufPartitionBytes;
-  plan.ciTiles = ceilDiv(core.cin, kPart);
-  plan.ciParts = std::min(core.cin, kPart);
+  plan.parts = geometry.partitions;
+  const int64_t parts = plan.parts;
+  plan.ciTiles = ceilDiv(core.cin, parts);
+  plan.ciParts = std::min(core.cin, parts);
   plan.dilated =
       core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
   plan.staged = plan.dilated || core.in[2] * elemBytes < kShortRowBytes;
 
-  if (allowPack && plan.ciTiles == 1 && !plan.dilated && core.cin <= kPart / 2)
-    plan.pack = std::min<int64_t>(core.cin <= kPart / 4 ? 4 : 2,
+  if (allowPack && plan.ciTiles == 1 && !plan.dilated && core.cin <= parts / 2)
+    plan.pack = std::min<int64_t>(core.cin <= parts / 4 ? 4 : 2,
                                   std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
   if (plan.pack < 2) plan.pack = 1;
   plan.tapColumns = core.tapCount();
   if (plan.pack > 1) {
-    plan.slotParts = kPart / plan.pack;
-    plan.ciParts = kPart;
+    plan.slotParts = parts / plan.pack;
+    plan.ciParts = parts;
     plan.tapColumns = core.taps[0] * core.taps[1] * ceilDiv(core.taps[2], plan.pack);
   }
   const int64_t perColumn = plan.ciTiles * plan.tapColumns * elemBytes;
   const int64_t weightBudget = static_cast<int64_t>(kWeightShare * static_cast<double>(capacity));
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);
-  if (plan.coGroup >= kPart) plan.coGroup -= plan.coGroup % kPart;
+  if (plan.coGroup >= parts) plan.coGroup -= plan.coGroup % parts;
   if (plan.coGroup < 1)
     throw Error(core.kernel + ": filters need " + std::to_string(perColumn) +
                 " bytes per partition for one output channel (C_in tiles x taps), more than the " +

@@ -13,8 +13,9 @@ namespace neuronsim::kernels {
 
 /// The tiling of one ConvCore. Extents are (D, H, W).
 struct ConvPlan {
-  int64_t ciTiles = 1;   ///< C_in tiles of up to 128 partitions (the contraction)
-  int64_t ciParts = 1;   ///< partitions of the first C_in tile: min(C_in, 128)
+  int64_t parts = 0;     ///< partitions of a full channel tile (the machine's partitions)
+  int64_t ciTiles = 1;   ///< C_in tiles of `parts` partitions (the contraction)
+  int64_t ciParts = 1;   ///< partitions of the first C_in tile: min(C_in, parts)
   int64_t coGroup = 1;   ///< output channels whose filters are resident together
   Int3 chunk{1, 1, 1};   ///< output extent computed from one input window
   Int3 window{1, 1, 1};  ///< virtual-input extent of a full chunk's window
@@ -26,11 +27,11 @@ struct ConvPlan {
   /// no dense window fits: one compact [chunk] column per tap (im2col by DMA); `window` then
   /// equals `chunk`
   bool perTap = false;
-  int64_t pack = 1;  ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)
-  int64_t slotParts = 128;  ///< partitions per slot when pack > 1 (128 / pack)
-  int64_t tapColumns = 1;   ///< filter columns per C_in tile: taps, or tap groups when packed
-  Int3 phase{1, 1, 1};      ///< output period whose positions share the taps that meet x elements
-  Int3 block{1, 1, 1};      ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
+  int64_t pack = 1;        ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)
+  int64_t slotParts = 0;   ///< partitions per slot when pack > 1 (parts / pack)
+  int64_t tapColumns = 1;  ///< filter columns per C_in tile: taps, or tap groups when packed
+  Int3 phase{1, 1, 1};     ///< output period whose positions share the taps that meet x elements
+  Int3 block{1, 1, 1};     ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
 };
 
 /// The output period per axis after which the taps meeting x elements repeat:

@@ -46,6 +46,20 @@ TEST_CASE("conv3d_bwd plan: C 256 3x3x3 takes Rows, two (kh, kw) shifts per pass
   CHECK(units == 27 * 2);
 }
 
+TEST_CASE("conv3d_bwd plan: dy arrives by DMA transpose when a box DMA moves >= 64 KiB") {
+  const Shape f{3, 3, 3, 256, 256};
+  CHECK(planOf({1, 256, 8, 32, 32}, f, {{"padding", "1"}}).rows.dyByDma);  // 128 x 256 x 2 B
+  CHECK_FALSE(planOf({1, 32, 8, 32, 32}, {3, 3, 3, 32, 32}, {{"padding", "1"}}).rows.dyByDma);
+  CHECK_FALSE(planOf({1, 256, 8, 32, 32}, f, {{"dy_transpose", "pe"}}).rows.dyByDma);
+  CHECK(planOf({1, 4, 2, 3, 3}, {1, 1, 1, 4, 4}, {{"dy_transpose", "dma"}}).rows.dyByDma);
+  const ConvCore core = conv3dBwdCore({{"x_in", {1, 4, 2, 3, 3}}, {"filters", {1, 1, 1, 4, 4}}},
+                                      parseParams(conv3dBwdSpec(), {}), false);
+  ConvBwdOptions bad;
+  bad.dyTranspose = "tensor";
+  CHECK_THROWS_WITH_AS(planConvBwd(core, Dtype::Bf16, testing::trn2().geometry, bad),
+                       "conv3d_bwd: dy_transpose 'tensor' is not auto, pe or dma", Error);
+}
+
 TEST_CASE("conv3d_bwd plan: forced choices") {
   const Shape x{1, 8, 4, 6, 6}, f{3, 3, 3, 8, 600};
   CHECK(planOf(x, f, {{"dw_method", "boxes"}}).dwMethod == DwMethod::Boxes);
@@ -104,15 +118,49 @@ TEST_CASE("conv3d_bwd rows: C_in 130, C_out 130, dilation and asymmetric padding
 }
 
 TEST_CASE("conv3d_bwd rows: one accumulator bank, C_out 520 (two slabs), shifts split") {
-  check({{1, 4, 3, 4, 4},
-         {2, 2, 2, 4, 520},
-         0,
-         {{"padding", "1"}, {"dw_acc_banks", "1"}, {"compute_dx", "false"}}},
-        "rows");
+  const ConvCase c{{1, 4, 3, 4, 4},
+                   {2, 2, 2, 4, 520},
+                   0,
+                   {{"padding", "1"}, {"dw_acc_banks", "1"}, {"compute_dx", "false"}}};
+  const ConvBwdPlan p = planOf(c.x, c.filters, c.params, Dtype::Fp32);
+  REQUIRE(p.dwMethod == DwMethod::Rows);
+  CHECK(p.rows.accBanks == 1);
+  CHECK(p.rows.coWidth == 512);
+  CHECK(p.rows.passes.size() == 8);  // 8 taps x 1 C_in tile, one 512-column accumulator a pass
+  check(c, "rows");
 }
 
 TEST_CASE("conv3d_bwd rows: W above 128 (boxes of one row), chunked plane") {
-  check({{1, 2, 2, 3, 150}, {1, 3, 3, 2, 4}, 0, {{"padding", "0,0,1,1,1,1"}}}, "rows");
+  const ConvCase c{{1, 2, 2, 3, 150}, {1, 3, 3, 2, 4}, 0, {{"padding", "0,0,1,1,1,1"}}};
+  const ConvBwdPlan p = planOf(c.x, c.filters, c.params, Dtype::Fp32);
+  REQUIRE(p.dwMethod == DwMethod::Rows);
+  CHECK(p.rows.boxH == 1);
+  CHECK(p.rows.boxW == 128);
+  check(c, "rows");
+}
+
+TEST_CASE("conv3d_bwd rows: dy by DMA transpose on odd shapes, C_out 520 in two slabs") {
+  for (const char* dtype : {"fp32", "bf16"}) {
+    CAPTURE(dtype);
+    const Dtype dt = std::string(dtype) == "fp32" ? Dtype::Fp32 : Dtype::Bf16;
+    ConvCase c{{2, 5, 5, 7, 9},
+               {3, 2, 3, 5, 520},
+               0,
+               {{"padding", "1,2,0,1,1,1"}, {"stride", "2,1,2"}, {"dy_transpose", "dma"}},
+               dt};
+    const ConvBwdPlan p = planOf(c.x, c.filters, c.params, dt);
+    REQUIRE(p.dwMethod == DwMethod::Rows);
+    CHECK(p.rows.dyByDma);
+    CHECK(p.rows.coWidth == 512);
+    check(c, "rows");
+  }
+}
+
+TEST_CASE("conv3d_bwd rows: kd taps that meet only depth padding (skipped matmuls, zero dw)") {
+  // D 1 with Kd 3 and depth padding 1: kd 0 and 2 read only padding; dw there is exactly 0.
+  for (const char* dy : {"pe", "dma"})
+    check({{1, 3, 1, 4, 5}, {3, 2, 2, 3, 6}, 0, {{"padding", "1,1,0,1,1,0"}, {"dy_transpose", dy}}},
+          "rows");
 }
 
 TEST_CASE("conv3d_bwd boxes: C_in 3, stride 2, dilation, B 2, bf16") {

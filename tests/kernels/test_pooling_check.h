@@ -86,7 +86,7 @@ inline void checkPoolCase(const std::string& kernel, const PoolCase& c, isa::Dty
   // The roofline counts only bytes the kernel must move, so no run may beat it.
   const double rooflineNs =
       static_cast<double>(minimumHbmBytes(spec, both.timed.shapes, dtype)) / machine.hbmGBps;
-  CHECK(both.timed.sim.totals.totalNs >= rooflineNs);
+  CHECK(both.timed.sim.totals.total.ns() >= rooflineNs);
 }
 
 }  // namespace neuronsim::kernels::pooling_testing
