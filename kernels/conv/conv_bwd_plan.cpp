@@ -68,7 +68,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   const int64_t accBanks = options.dwAccBanks;
   DwRowsPlan p;
   const int64_t e = isa::dtypeBytes(dtype);
-  p.parts = geometry.partitions;
+  p.parts = tileParts(geometry);
   p.ciTiles = ceilDiv(core.cin, p.parts);
   p.ciParts = std::min(core.cin, p.parts);
   p.coWidth = std::min(core.cout, kMaxCo);

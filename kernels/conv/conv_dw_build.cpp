@@ -47,7 +47,7 @@ struct DwPlan {
 DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geometry) {
   DwPlan plan;
   const int64_t e = isa::dtypeBytes(dtype);
-  plan.parts = geometry.partitions;
+  plan.parts = tileParts(geometry);
   const int64_t parts = plan.parts;
   plan.coWidth = std::min(fwd.cout, kMaxCo);
   plan.coSub = ceilDiv(plan.coWidth, parts);

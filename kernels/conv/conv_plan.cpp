@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "isa/error.h"
+#include "isa/validation.h"
 
 namespace neuronsim::kernels {
 
@@ -21,6 +22,7 @@ constexpr int64_t kReserveBytes = 1024;  // per partition, for bias and rounding
 constexpr int64_t kWindowCap =
     48 * 1024;  // preferred window bytes per partition (keeps chunks pipelined)
 constexpr int64_t kChunkCap = 1024;
+constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
 constexpr int64_t kShortRowBytes =
     512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per
           // row       // preferred output positions per chunk
@@ -144,6 +146,11 @@ Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64
   return b;
 }
 
+int64_t tileParts(const isa::Geometry& geometry) {
+  return std::min(
+      {static_cast<int64_t>(geometry.partitions), isa::kMaxContraction, isa::kMaxStationaryFree});
+}
+
 Int3 outputPhase(const ConvCore& core) {
   Int3 p;
   for (int a = 0; a < 3; ++a)
@@ -162,7 +169,7 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   ConvPlan plan;
   const int64_t elemBytes = isa::dtypeBytes(dtype);
   const int64_t capacity = geometry.sbufPartitionBytes;
-  plan.parts = geometry.partitions;
+  plan.parts = tileParts(geometry);
   const int64_t parts = plan.parts;
   plan.ciTiles = ceilDiv(core.cin, parts);
   plan.ciParts = std::min(core.cin, parts);
@@ -170,10 +177,11 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
       core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
   plan.staged = plan.dilated || core.in[2] * elemBytes < kShortRowBytes;
 
-  if (allowPack && plan.ciTiles == 1 && !plan.dilated && core.cin <= parts / 2)
-    plan.pack = std::min<int64_t>(core.cin <= parts / 4 ? 4 : 2,
-                                  std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
-  if (plan.pack < 2) plan.pack = 1;
+  // Slots of kSlotAlign partitions or more start where the ISA lets a partition range start.
+  const int64_t maxPack =
+      std::min<int64_t>(parts / kSlotAlign, std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
+  if (allowPack && plan.ciTiles == 1 && !plan.dilated)
+    while (plan.pack * 2 <= maxPack && core.cin <= parts / (plan.pack * 2)) plan.pack *= 2;
   plan.tapColumns = core.tapCount();
   if (plan.pack > 1) {
     plan.slotParts = parts / plan.pack;

@@ -34,6 +34,10 @@ struct ConvPlan {
   Int3 block{1, 1, 1};     ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
 };
 
+/// Partitions of a full channel tile on `geometry`: its partitions, at most what one matmul
+/// contracts over and holds stationary.
+int64_t tileParts(const isa::Geometry& geometry);
+
 /// The output period per axis after which the taps meeting x elements repeat:
 /// inputDilation / gcd(stride, inputDilation) (1 without input dilation).
 Int3 outputPhase(const ConvCore& core);

@@ -115,7 +115,7 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
 
 void loadChannelChunk(KernelBuilder& b, const HbmView& t, const Chunk& chunk, int64_t c0,
                       int64_t count, const Tile& tile) {
-  const int64_t parts = b.geometry().partitions;
+  const int64_t parts = tileParts(b.geometry());
   for (int64_t u = 0; u * parts < count; ++u) {
     const int64_t first = c0 + u * parts, cu = std::min(parts, count - u * parts);
     const Tile dst = box(tile.partitionSlice(0, static_cast<int32_t>(cu)).select(0, u), {0, 0, 0},

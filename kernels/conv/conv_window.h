@@ -34,7 +34,7 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
                 int64_t ci0, const Tile& window, const std::optional<Tile>& stage);
 
 /// Loads channels [c0, c0 + count) of `t` ([B, C, D, H, W]) over `chunk` into `tile`
-/// ([min(count, P) partitions; count / P pieces, d, h, w], P the machine's partitions): one DMA
+/// ([min(count, P) partitions; count / P pieces, d, h, w], P = tileParts): one DMA
 /// per P channels.
 void loadChannelChunk(KernelBuilder& b, const HbmView& t, const Chunk& chunk, int64_t c0,
                       int64_t count, const Tile& tile);
