@@ -14,7 +14,6 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int kPsumBuffers = 4;
 constexpr int kBuffers = 2;
 constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
 
@@ -25,11 +24,12 @@ int64_t product(const Int3& v) {
 /// Emits one ConvCore: filters, chunk windows, per-block matmuls, evictions and stores.
 class ConvEmitter {
  public:
-  ConvEmitter(KernelBuilder& b, const ConvCore& core, isa::Dtype dtype, const HbmView& x,
-              const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out)
+  ConvEmitter(KernelBuilder& b, const ConvCore& core, const ConvOptions& options, isa::Dtype dtype,
+              const HbmView& x, const HbmView& filters, const std::optional<HbmView>& bias,
+              const HbmView& out)
       : b_(b),
         core_(core),
-        plan_(planConv(core, dtype, b.geometry())),
+        plan_(planConv(core, dtype, b.geometry(), options)),
         dtype_(dtype),
         x_(x),
         filters_(filters),
@@ -90,7 +90,7 @@ class ConvEmitter {
       }
       outs_.push_back(b_.sbuf({coParts, c[0], c[1], c[2]}, out_.dtype(), "out_" + n));
     }
-    for (int i = 0; i < kPsumBuffers; ++i)
+    for (int64_t i = 0; i < plan_.psumBuffers; ++i)
       psums_.push_back(b_.psum(
           {std::min(core_.cout, plan_.parts), plan_.block[0] * plan_.block[1] * plan_.block[2]},
           isa::Dtype::Fp32, "acc_" + std::to_string(i)));
@@ -299,7 +299,7 @@ class ConvEmitter {
       const Tile outTile =
           outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(cw));
       forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
-        const Tile ps = psums_[psumCount_++ % kPsumBuffers]
+        const Tile ps = psums_[psumCount_++ % psums_.size()]
                             .partitionSlice(0, static_cast<int32_t>(cw))
                             .slice(0, 0, product(count));
         accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
@@ -337,7 +337,8 @@ class ConvEmitter {
   }
 
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
-    const bool vector = evictCount_++ % 2 == 0;
+    const std::vector<isa::Engine>& engines = plan_.evictEngines;
+    const bool vector = engines[evictCount_++ % engines.size()] == isa::Engine::Vector;
     std::optional<Tile> bias;
     if (bias_)
       bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
@@ -369,8 +370,9 @@ class ConvEmitter {
 }  // namespace
 
 void buildConv(KernelBuilder& builder, const ConvCore& core, isa::Dtype dtype, const HbmView& x,
-               const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out) {
-  ConvEmitter(builder, core, dtype, x, filters, bias, out).run();
+               const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out,
+               const ConvOptions& options) {
+  ConvEmitter(builder, core, options, dtype, x, filters, bias, out).run();
 }
 
 }  // namespace neuronsim::kernels

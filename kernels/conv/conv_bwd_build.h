@@ -13,9 +13,9 @@ void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dty
 
 /// dw [Kd, Kh, Kw, C_in, C_out][t, ci, co] = sum over batch and dy positions o of
 /// x_virtual[ci, o*stride + t*dilation] * dy[co, o]. x and dy tiles are transposed on TensorE to
-/// put positions on partitions; each tap accumulates in its own PSUM bank.
-void buildConvDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
-                 const HbmView& dy, const HbmView& x, const HbmView& dw);
+/// put positions on partitions; each tap accumulates in its own PSUM bank (DwMethod::Boxes).
+void buildConvDw(KernelBuilder& builder, const ConvCore& forward, const DwBoxesPlan& plan,
+                 isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw);
 
 /// dw by the Rows method of `plan` (see DwMethod::Rows).
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,

@@ -11,10 +11,13 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kMaxCo = 512;              // moving free size of one matmul
-constexpr int64_t kReserveBytes = 1024;      // per partition, for rounding
-constexpr int64_t kWindowCap = 64 * 1024;    // preferred window bytes per partition
-constexpr int64_t kMinDescriptorBytes = 64;  // x rows shorter than one DMA descriptor are staged
+constexpr int64_t kMaxCo = 512;            // moving free size of one matmul
+constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
+constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
+constexpr int64_t kMinDescriptorBytes = 64;
+constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
+constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
+                                          // shorter than one DMA descriptor are staged
 
 int64_t ceilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -119,6 +122,49 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   return p;
 }
 
+DwBoxesPlan planDwBoxes(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geometry) {
+  DwBoxesPlan plan;
+  const int64_t e = isa::dtypeBytes(dtype);
+  plan.parts = tileParts(geometry);
+  const int64_t parts = plan.parts;
+  plan.coWidth = std::min(fwd.cout, kMaxCo);
+  plan.coSub = ceilDiv(plan.coWidth, parts);
+  const int64_t fixed =
+      (plan.xtRing * parts + 2 * kMaxCo + 2 * plan.tapGroup * kMaxCo) * e + kReserveBytes;
+  const int64_t available = geometry.sbufPartitionBytes - fixed;
+  auto windowOf = [&](const Int3& c) {
+    return Int3{windowExtent(fwd, 0, c[0]), windowExtent(fwd, 1, c[1]), windowExtent(fwd, 2, c[2])};
+  };
+  auto fits = [&](const Int3& c, bool preferred) {
+    const Int3 w = windowOf(c);
+    if (!stepsFit(w) || !stepsFit(c)) return false;
+    const int64_t windowBytes = product(w) * e;
+    if (2 * (2 * windowBytes + plan.coSub * product(c) * e) > available)
+      return false;  // window + staging
+    return !preferred || (windowBytes <= kBoxesWindowCap && product(c) <= kBoxesChunkCap);
+  };
+  std::optional<Int3> chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, true); });
+  if (!chunk) chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, false); });
+  if (chunk) {
+    plan.chunk = *chunk;
+    plan.window = windowOf(plan.chunk);
+    plan.box = blockFor(fwd, plan.chunk, plan.window, parts);
+    return plan;
+  }
+  auto columnsFit = [&](const Int3& c) {
+    return stepsFit(c) && 2 * (plan.tapGroup + plan.coSub) * product(c) * e <= available;
+  };
+  chunk = largestChunk(fwd.out, columnsFit);
+  if (!chunk) throw Error(fwd.kernel + ": the x columns of one dy position do not fit SBUF");
+  plan.perTap = true;
+  plan.chunk = *chunk;
+  plan.window = *chunk;
+  ConvCore unit = fwd;
+  unit.stride = {1, 1, 1};
+  plan.box = blockFor(unit, plan.chunk, plan.window, parts);
+  return plan;
+}
+
 ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                         const ConvBwdOptions& options) {
   ConvBwdPlan plan;
@@ -129,16 +175,18 @@ ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geome
     throw Error(core.kernel + ": dw_acc_banks " + std::to_string(options.dwAccBanks) +
                 " is outside 0.." + std::to_string(geometry.psumBanks - 2) +
                 " (2 PSUM banks hold transposes)");
-  if (method == "boxes") return plan;
   if (options.dyTranspose != "auto" && options.dyTranspose != "pe" && options.dyTranspose != "dma")
     throw Error(core.kernel + ": dy_transpose '" + options.dyTranspose +
                 "' is not auto, pe or dma");
-  std::optional<DwRowsPlan> rows = planDwRows(core, dtype, geometry, options);
+  std::optional<DwRowsPlan> rows;
+  if (method != "boxes") rows = planDwRows(core, dtype, geometry, options);
   if (!rows && method == "rows")
     throw Error(core.kernel + ": dw_method rows does not fit SBUF for this shape (use auto)");
   if (rows) {
     plan.dwMethod = DwMethod::Rows;
     plan.rows = std::move(*rows);
+  } else {
+    plan.boxes = planDwBoxes(core, dtype, geometry);
   }
   return plan;
 }

@@ -60,10 +60,24 @@ struct DwRowsPlan {
   int64_t xtSets = 1;  ///< largest number of (kh, kw, C_in tile) transposed x sets in a pass
 };
 
+/// The dw plan of the Boxes method: per C_in tile, C_out slab and tap group, every dy chunk.
+struct DwBoxesPlan {
+  int64_t parts = 0;     ///< partitions of a full tile
+  int64_t coWidth = 1;   ///< C_out columns per pass (<= 512)
+  int64_t coSub = 1;     ///< `parts`-channel pieces of coWidth
+  int64_t tapGroup = 6;  ///< taps accumulating at once (one PSUM bank each)
+  int64_t xtRing = 12;   ///< transposed x tiles: the box being multiplied and the next
+  Int3 chunk{1, 1, 1};   ///< dy extent per load
+  Int3 window{1, 1, 1};  ///< x window extent of a full chunk
+  Int3 box{1, 1, 1};     ///< dy positions per transpose (<= parts)
+  bool perTap = false;   ///< no x window fits: per-tap im2col columns (window = chunk)
+};
+
 /// Every decision of one conv3d_bwd run.
 struct ConvBwdPlan {
   DwMethod dwMethod = DwMethod::Boxes;
-  DwRowsPlan rows;  ///< valid when dwMethod == Rows
+  DwRowsPlan rows;    ///< valid when dwMethod == Rows
+  DwBoxesPlan boxes;  ///< valid when dwMethod == Boxes
 };
 
 /// Plans conv3d_bwd for the forward problem `forward`. Throws neuronsim::Error naming the kernel
@@ -77,5 +91,9 @@ ConvBwdOptions bwdOptions(const ParamValues& params);
 /// The Rows plan, or nothing when its tiles do not fit SBUF / PSUM.
 std::optional<DwRowsPlan> planDwRows(const ConvCore& forward, isa::Dtype dtype,
                                      const isa::Geometry& geometry, const ConvBwdOptions& options);
+
+/// The Boxes plan. Throws neuronsim::Error naming the kernel when not even one dy position's x
+/// columns fit SBUF.
+DwBoxesPlan planDwBoxes(const ConvCore& forward, isa::Dtype dtype, const isa::Geometry& geometry);
 
 }  // namespace neuronsim::kernels

@@ -117,7 +117,8 @@ KernelSpec conv3dBwdSpec() {
         buildConvDwRows(builder, core, plan.rows, args.dtype, args.in("dy"), args.in("x_in"),
                         args.out("dw"));
       } else {
-        buildConvDw(builder, core, args.dtype, args.in("dy"), args.in("x_in"), args.out("dw"));
+        buildConvDw(builder, core, plan.boxes, args.dtype, args.in("dy"), args.in("x_in"),
+                    args.out("dw"));
       }
     }
     if (args.hasOutput("db")) buildConvDb(builder, args.in("dy"), args.out("db"));

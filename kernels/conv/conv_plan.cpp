@@ -40,7 +40,8 @@ struct Budget {
   const ConvPlan& plan;
   Int3 phase;
   int64_t elemBytes;
-  int64_t available;  // bytes per partition for the double-buffered chunk tiles
+  int64_t available;        // bytes per partition for the double-buffered chunk tiles
+  int64_t forcedPositions;  // chunk_positions (0: the caps below)
 
   Int3 windowOf(const Int3& c) const {
     return {windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]), windowExtent(core, 2, c[2])};
@@ -66,7 +67,9 @@ struct Budget {
     const int64_t stageBytes = plan.staged ? plan.ciTiles * product(s) * elemBytes : 0;
     const int64_t outBytes = product(c) * elemBytes;
     if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
-    return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap * chunkScale());
+    if (!preferred) return true;
+    if (forcedPositions > 0) return product(c) <= forcedPositions;
+    return windowBytes <= kWindowCap && product(c) <= kChunkCap * chunkScale();
   }
   std::optional<Int3> search(bool preferred) const {
     return largestChunk(core.out, [&](const Int3& c) { return fits(c, preferred); });
@@ -165,7 +168,7 @@ int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
 namespace {
 
 ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
-                  bool allowPack) {
+                  const ConvOptions& options, bool allowPack) {
   ConvPlan plan;
   const int64_t elemBytes = isa::dtypeBytes(dtype);
   const int64_t capacity = geometry.sbufPartitionBytes;
@@ -198,11 +201,15 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
                 std::to_string(weightBudget) + "-byte SBUF share for filters");
 
   plan.phase = outputPhase(core);
-  Budget budget{core, plan, plan.phase, elemBytes,
-                capacity - plan.coGroup * perColumn - kReserveBytes};
+  Budget budget{core,
+                plan,
+                plan.phase,
+                elemBytes,
+                capacity - plan.coGroup * perColumn - kReserveBytes,
+                options.chunkPositions};
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
-  if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, false);
+  if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, options, false);
   if (!chunk && !plan.dilated) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
@@ -222,8 +229,56 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
 
 }  // namespace
 
-ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry) {
-  return planWith(core, dtype, geometry, true);
+ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                  const ConvOptions& options) {
+  if (options.chunkPositions < 0)
+    throw Error(core.kernel + ": chunk_positions " + std::to_string(options.chunkPositions) +
+                " is negative (0: auto)");
+  if (options.psumBuffers < 0 || options.psumBuffers > geometry.psumBanks)
+    throw Error(core.kernel + ": psum_buffers " + std::to_string(options.psumBuffers) +
+                " is outside 0.." + std::to_string(geometry.psumBanks) + " (0: auto)");
+  ConvPlan plan = planWith(core, dtype, geometry, options, options.tapPack != "off");
+  if (options.psumBuffers > 0) plan.psumBuffers = options.psumBuffers;
+  if (options.evict == "vector") plan.evictEngines = {isa::Engine::Vector};
+  if (options.evict == "scalar") plan.evictEngines = {isa::Engine::Scalar};
+  return plan;
+}
+
+ConvOptions convOptions(const ParamValues& params) {
+  ConvOptions options;
+  options.chunkPositions = params.getInt("chunk_positions");
+  options.psumBuffers = params.getInt("psum_buffers");
+  options.tapPack = params.getString("tap_pack");
+  options.evict = params.getString("evict_engine");
+  return options;
+}
+
+std::vector<ParamSpec> convScheduleParams() {
+  return {
+      {"chunk_positions",
+       ParamType::Int,
+       "0",
+       "schedule: output positions per input window (0: auto, 1024 times the output phases, "
+       "windows up to 48 KiB per partition)",
+       {}},
+      {"psum_buffers",
+       ParamType::Int,
+       "0",
+       "schedule: PSUM accumulation blocks in flight (0: auto = 4)",
+       {}},
+      {"tap_pack",
+       ParamType::Enum,
+       "auto",
+       "schedule: kw taps sharing one matmul on partition slots when C_in is small (auto: when "
+       "C_in fits half the partitions; off: one tap per matmul)",
+       {"auto", "off"}},
+      {"evict_engine",
+       ParamType::Enum,
+       "auto",
+       "schedule: engine evicting PSUM (auto: Vector and Scalar in turn; vector: Vector where the "
+       "activation allows, else Scalar)",
+       {"auto", "vector", "scalar"}},
+  };
 }
 
 }  // namespace neuronsim::kernels

@@ -4,12 +4,22 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "isa/dtype.h"
 #include "isa/geometry.h"
 #include "kernels/conv/conv_core.h"
 
 namespace neuronsim::kernels {
+
+/// The schedule choices of the conv core a user may force (0 / auto: the planner decides).
+struct ConvOptions {
+  int64_t chunkPositions = 0;    ///< preferred output positions per chunk (0: 1024 x phases)
+  int64_t psumBuffers = 0;       ///< PSUM accumulation blocks in flight (0: 4)
+  std::string tapPack = "auto";  ///< auto | off: kw taps sharing a matmul on partition slots
+  std::string evict = "auto";    ///< auto (Vector and Scalar in turn) | vector | scalar
+};
 
 /// The tiling of one ConvCore. Extents are (D, H, W).
 struct ConvPlan {
@@ -32,6 +42,9 @@ struct ConvPlan {
   int64_t tapColumns = 1;  ///< filter columns per C_in tile: taps, or tap groups when packed
   Int3 phase{1, 1, 1};     ///< output period whose positions share the taps that meet x elements
   Int3 block{1, 1, 1};     ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
+  int64_t psumBuffers = 4;  ///< PSUM accumulation blocks in flight
+  /// engines evicting PSUM blocks in turn (Scalar where Vector cannot apply the activation)
+  std::vector<isa::Engine> evictEngines{isa::Engine::Vector, isa::Engine::Scalar};
 };
 
 /// Partitions of a full channel tile on `geometry`: its partitions, at most what one matmul
@@ -56,7 +69,15 @@ Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64
               const Int3& phase = {1, 1, 1});
 
 /// Chooses the tiling for `dtype` within `geometry`'s SBUF. Throws neuronsim::Error naming the
-/// kernel and the culprit when even the smallest tiling does not fit.
-ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry);
+/// kernel and the culprit when even the smallest tiling does not fit, or a forced option is
+/// out of range.
+ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                  const ConvOptions& options = {});
+
+/// The conv core schedule options of parameters chunk_positions, psum_buffers, tap_pack and
+/// evict_engine.
+ConvOptions convOptions(const ParamValues& params);
+/// Those parameters, for the registry entries of the kernels built on the conv core.
+std::vector<ParamSpec> convScheduleParams();
 
 }  // namespace neuronsim::kernels

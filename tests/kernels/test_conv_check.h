@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "kernel_check.h"
+#include "kernels/conv/conv_core.h"
+#include "kernels/conv/conv_plan.h"
 #include "kernels/harness/consistency.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/registry.h"
@@ -28,6 +30,16 @@ struct ConvCase {
 inline const sim::MachineConfig& trn2() {
   static const sim::MachineConfig machine = sim::loadMachine("trn2");
   return machine;
+}
+
+/// The conv core plan of a conv3d or conv3d_transpose case on `machine` (what the kernel builds).
+inline ConvPlan corePlanOf(const KernelSpec& spec, const ConvCase& c,
+                           const sim::MachineConfig& machine = trn2()) {
+  const ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
+  const ParamValues params = parseParams(spec, c.params);
+  const ConvCore core = spec.name == "conv3d_transpose" ? conv3dTransposeCore(shapes, params)
+                                                        : conv3dCore(shapes, params);
+  return planConv(core, c.dtype, machine.geometry, convOptions(params));
 }
 
 /// Trn2 with 64 partitions (`--set partitions=64`): kernels must take tile sizes from the machine.
