@@ -21,7 +21,8 @@ constexpr double kWeightShare = 0.4;     // of SBUF for resident filters
 constexpr int64_t kReserveBytes = 1024;  // per partition, for bias and rounding
 constexpr int64_t kWindowCap =
     48 * 1024;  // preferred window bytes per partition (keeps chunks pipelined)
-constexpr int64_t kChunkCap = 1024;
+constexpr int64_t kChunkWork = 27 * 512;  // PE columns of matmul work per chunk
+constexpr int64_t kMinChunk = 256;
 constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
 constexpr int64_t kShortRowBytes =
     512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per
@@ -51,10 +52,13 @@ struct Budget {
     for (int a = 0; a < 3; ++a) s[a] = std::min(core.in[a], ceilDiv(w[a], core.inputDilation[a]));
     return s;
   }
-  /// Phases divide the matmul work per output (only one tap in `phase` meets x), so chunks grow
-  /// with them; fp32 matmuls cost 4x, so fp32 chunks grow 4x less.
-  int64_t chunkScale() const {
-    return std::max<int64_t>(1, product(phase) / (elemBytes == 4 ? 4 : 1));
+  /// Preferred positions per chunk: about kChunkWork PE columns of matmul work (enough to hide
+  /// a chunk's fixed DMA costs, small enough that the first load and the last store stay short).
+  /// Per output: the filter columns meeting x (one phase's share), C_in and C_out tiles, x4 fp32.
+  int64_t chunkPositions() const {
+    const int64_t work = plan.tapColumns * plan.ciTiles * ceilDiv(plan.coGroup, plan.parts) *
+                         (elemBytes == 4 ? 4 : 1);
+    return std::max(kMinChunk, kChunkWork * product(phase) / std::max<int64_t>(1, work));
   }
 
   bool fits(const Int3& c, bool preferred) const {
@@ -69,7 +73,7 @@ struct Budget {
     if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
     if (!preferred) return true;
     if (forcedPositions > 0) return product(c) <= forcedPositions;
-    return windowBytes <= kWindowCap && product(c) <= kChunkCap * chunkScale();
+    return windowBytes <= kWindowCap && product(c) <= chunkPositions();
   }
   std::optional<Int3> search(bool preferred) const {
     return largestChunk(core.out, [&](const Int3& c) { return fits(c, preferred); });
