@@ -164,7 +164,8 @@ class ConvEmitter {
       std::optional<Tile> stage;
       if (plan_.staged) stage = stages_[slot].partitionSlice(first, cs).select(0, 0);
       kernels::loadWindow(b_, shifted, x_, chunk, 0,
-                          windows_[slot].partitionSlice(first, cs).select(0, 0), stage);
+                          windows_[slot].partitionSlice(first, cs).select(0, 0), stage,
+                          placeEngine());
     }
     for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
@@ -172,13 +173,20 @@ class ConvEmitter {
       if (plan_.staged) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
       if (!plan_.perTap) {
         kernels::loadWindow(b_, core_, x_, chunk, t * plan_.parts,
-                            windows_[slot].partitionSlice(0, cs).select(0, t), stage);
+                            windows_[slot].partitionSlice(0, cs).select(0, t), stage,
+                            placeEngine());
         continue;
       }
       for (int64_t tap = 0; tap < core_.tapCount(); ++tap)
         loadTapColumn(b_, core_, x_, chunk, t * plan_.parts, tapIndices(tap),
                       windows_[slot].partitionSlice(0, cs).select(0, t * core_.tapCount() + tap));
     }
+  }
+
+  /// The engine filling the next window piece (zeros and staged copy), in turn.
+  isa::Engine placeEngine() {
+    const std::vector<isa::Engine>& engines = plan_.placeEngines;
+    return engines[placeCount_++ % engines.size()];
   }
 
   /// True when some of `count` virtual coordinates from `z`, `step` apart, holds an x element.
@@ -365,6 +373,7 @@ class ConvEmitter {
   int64_t outCount_ = 0;
   int64_t psumCount_ = 0;
   int64_t evictCount_ = 0;
+  int64_t placeCount_ = 0;
 };
 
 }  // namespace

@@ -45,6 +45,9 @@ struct ConvPlan {
   int64_t psumBuffers = 4;  ///< PSUM accumulation blocks in flight
   /// engines evicting PSUM blocks in turn (Scalar where Vector cannot apply the activation)
   std::vector<isa::Engine> evictEngines{isa::Engine::Vector, isa::Engine::Scalar};
+  /// engines filling window pieces (border zeros, staged copies) in turn
+  std::vector<isa::Engine> placeEngines{isa::Engine::Vector, isa::Engine::Scalar,
+                                        isa::Engine::Vector, isa::Engine::GpSimd};
 };
 
 /// Partitions of a full channel tile on `geometry`: its partitions, at most what one matmul
