@@ -306,13 +306,7 @@ class DwRowsEmitter {
     }
   }
 
-  void copy(const Tile& dst, const Tile& src) {
-    if (copyCount_++ % 2 == 0) {
-      b_.tensorCopy(dst, src, isa::Engine::Vector);
-    } else {
-      b_.activation(dst, src, isa::ActFn::Copy);
-    }
-  }
+  void copy(const Tile& dst, const Tile& src) { alternatingCopy(b_, dst, src, copyCount_); }
 
   KernelBuilder& b_;
   const ConvCore& fwd_;
