@@ -93,10 +93,6 @@ constexpr StartRule kStartRules[] = {
     {.maxCount = 64, .alignment = 64, .allowed = "0 or 64"},
 };
 
-/// nc_matmul operand limits (reference 2.1): stationary [K<=128, M<=128]; N from the geometry.
-constexpr int64_t kMaxContraction = 128;
-constexpr int64_t kMaxStationaryFree = 128;
-
 /// nc_transpose block limits per engine (reference 2.1).
 struct TransposeLimit {
   Engine engine;

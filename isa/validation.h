@@ -1,10 +1,16 @@
 #pragma once
 // Hardware rules a program must keep (reference sections 1.3 and 2.1).
 
+#include <cstdint>
+
 #include "isa/geometry.h"
 #include "isa/program.h"
 
 namespace neuronsim::isa {
+
+/// nc_matmul operand limits (reference 2.1): stationary [K <= 128, M <= 128]; N from the geometry.
+inline constexpr int64_t kMaxContraction = 128;
+inline constexpr int64_t kMaxStationaryFree = 128;
 
 /// Throws neuronsim::Error naming the instruction (index and opcode), the operand and the
 /// broken rule, for the first violation found.

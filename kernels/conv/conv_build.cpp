@@ -14,8 +14,6 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kPart = 128;
-constexpr int kPsumBuffers = 4;
 constexpr int kBuffers = 2;
 constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
 
@@ -26,11 +24,12 @@ int64_t product(const Int3& v) {
 /// Emits one ConvCore: filters, chunk windows, per-block matmuls, evictions and stores.
 class ConvEmitter {
  public:
-  ConvEmitter(KernelBuilder& b, const ConvCore& core, isa::Dtype dtype, const HbmView& x,
-              const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out)
+  ConvEmitter(KernelBuilder& b, const ConvCore& core, const ConvOptions& options, isa::Dtype dtype,
+              const HbmView& x, const HbmView& filters, const std::optional<HbmView>& bias,
+              const HbmView& out)
       : b_(b),
         core_(core),
-        plan_(planConv(core, dtype, b.geometry())),
+        plan_(planConv(core, dtype, b.geometry(), options)),
         dtype_(dtype),
         x_(x),
         filters_(filters),
@@ -71,12 +70,13 @@ class ConvEmitter {
   void allocate() {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;
-    const int64_t coParts = std::min(plan_.coGroup, kPart);
+    const int64_t coParts = std::min(plan_.coGroup, plan_.parts);
     weights_ =
         b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, plan_.coGroup}, dtype_, "filters");
     if (plan_.pack > 1) b_.memset(weights_, 0.0f, isa::Engine::Vector);
     if (bias_)
-      biasTile_ = b_.sbuf({coParts, (plan_.coGroup + kPart - 1) / kPart}, isa::Dtype::Fp32, "bias");
+      biasTile_ = b_.sbuf({coParts, (plan_.coGroup + plan_.parts - 1) / plan_.parts},
+                          isa::Dtype::Fp32, "bias");
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
       const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
@@ -90,13 +90,13 @@ class ConvEmitter {
       }
       outs_.push_back(b_.sbuf({coParts, c[0], c[1], c[2]}, out_.dtype(), "out_" + n));
     }
-    for (int i = 0; i < kPsumBuffers; ++i)
-      psums_.push_back(
-          b_.psum({std::min(core_.cout, kPart), plan_.block[0] * plan_.block[1] * plan_.block[2]},
-                  isa::Dtype::Fp32, "acc_" + std::to_string(i)));
+    for (int64_t i = 0; i < plan_.psumBuffers; ++i)
+      psums_.push_back(b_.psum(
+          {std::min(core_.cout, plan_.parts), plan_.block[0] * plan_.block[1] * plan_.block[2]},
+          isa::Dtype::Fp32, "acc_" + std::to_string(i)));
   }
 
-  int64_t ciCount(int64_t t) const { return std::min(kPart, core_.cin - t * kPart); }
+  int64_t ciCount(int64_t t) const { return std::min(plan_.parts, core_.cin - t * plan_.parts); }
 
   /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (kd, kh, kw / pack).
   void loadPackedFilters(int64_t g0, int64_t group) {
@@ -128,7 +128,7 @@ class ConvEmitter {
     const int64_t taps = core_.tapCount();
     if (plan_.pack > 1) loadPackedFilters(g0, group);
     for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
-      const int64_t ci0 = t * kPart, cs = ciCount(t);
+      const int64_t ci0 = t * plan_.parts, cs = ciCount(t);
       const Tile dst = weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
       if (!core_.filtersCoCi) {
         const HbmView src = filters_.reshape({taps, core_.cin, core_.cout})
@@ -148,8 +148,8 @@ class ConvEmitter {
                         all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs));
     }
     if (!bias_) return;
-    for (int64_t j = 0; j * kPart < group; ++j) {
-      const int64_t co0 = g0 + j * kPart, cw = std::min(kPart, g0 + group - co0);
+    for (int64_t j = 0; j * plan_.parts < group; ++j) {
+      const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
       b_.dmaCopy(biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, j, j + 1),
                  bias_->slice(0, co0, co0 + cw).reshape({cw, 1}));
     }
@@ -164,21 +164,29 @@ class ConvEmitter {
       std::optional<Tile> stage;
       if (plan_.staged) stage = stages_[slot].partitionSlice(first, cs).select(0, 0);
       kernels::loadWindow(b_, shifted, x_, chunk, 0,
-                          windows_[slot].partitionSlice(first, cs).select(0, 0), stage);
+                          windows_[slot].partitionSlice(first, cs).select(0, 0), stage,
+                          placeEngine());
     }
     for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       std::optional<Tile> stage;
       if (plan_.staged) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
       if (!plan_.perTap) {
-        kernels::loadWindow(b_, core_, x_, chunk, t * kPart,
-                            windows_[slot].partitionSlice(0, cs).select(0, t), stage);
+        kernels::loadWindow(b_, core_, x_, chunk, t * plan_.parts,
+                            windows_[slot].partitionSlice(0, cs).select(0, t), stage,
+                            placeEngine());
         continue;
       }
       for (int64_t tap = 0; tap < core_.tapCount(); ++tap)
-        loadTapColumn(b_, core_, x_, chunk, t * kPart, tapIndices(tap),
+        loadTapColumn(b_, core_, x_, chunk, t * plan_.parts, tapIndices(tap),
                       windows_[slot].partitionSlice(0, cs).select(0, t * core_.tapCount() + tap));
     }
+  }
+
+  /// The engine filling the next window piece (zeros and staged copy), in turn.
+  isa::Engine placeEngine() {
+    const std::vector<isa::Engine>& engines = plan_.placeEngines;
+    return engines[placeCount_++ % engines.size()];
   }
 
   /// True when some of `count` virtual coordinates from `z`, `step` apart, holds an x element.
@@ -294,12 +302,12 @@ class ConvEmitter {
 
   void computeChunk(const Chunk& chunk, int64_t slot, int64_t g0, int64_t group) {
     const Int3 one{1, 1, 1};
-    for (int64_t j = 0; j * kPart < group; ++j) {
-      const int64_t co0 = g0 + j * kPart, cw = std::min(kPart, g0 + group - co0);
+    for (int64_t j = 0; j * plan_.parts < group; ++j) {
+      const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
       const Tile outTile =
           outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(cw));
       forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
-        const Tile ps = psums_[psumCount_++ % kPsumBuffers]
+        const Tile ps = psums_[psumCount_++ % psums_.size()]
                             .partitionSlice(0, static_cast<int32_t>(cw))
                             .slice(0, 0, product(count));
         accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
@@ -322,7 +330,7 @@ class ConvEmitter {
     if (uses.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
     bool first = true;
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
-      const int32_t cs = static_cast<int32_t>(plan_.pack > 1 ? kPart : ciCount(t));
+      const int32_t cs = static_cast<int32_t>(plan_.pack > 1 ? plan_.parts : ciCount(t));
       const Tile windows = windows_[slot].partitionSlice(0, cs);
       const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
       for (const TapUse& use : uses) {
@@ -337,7 +345,8 @@ class ConvEmitter {
   }
 
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
-    const bool vector = evictCount_++ % 2 == 0;
+    const std::vector<isa::Engine>& engines = plan_.evictEngines;
+    const bool vector = engines[evictCount_++ % engines.size()] == isa::Engine::Vector;
     std::optional<Tile> bias;
     if (bias_)
       bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
@@ -364,13 +373,15 @@ class ConvEmitter {
   int64_t outCount_ = 0;
   int64_t psumCount_ = 0;
   int64_t evictCount_ = 0;
+  int64_t placeCount_ = 0;
 };
 
 }  // namespace
 
 void buildConv(KernelBuilder& builder, const ConvCore& core, isa::Dtype dtype, const HbmView& x,
-               const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out) {
-  ConvEmitter(builder, core, dtype, x, filters, bias, out).run();
+               const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out,
+               const ConvOptions& options) {
+  ConvEmitter(builder, core, options, dtype, x, filters, bias, out).run();
 }
 
 }  // namespace neuronsim::kernels

@@ -10,7 +10,6 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kPart = 128;
 constexpr int64_t kDbChunk = 8192;  // dy elements per partition per load
 
 }  // namespace
@@ -24,8 +23,9 @@ void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
   const int64_t batch = dy.size(0), channels = dy.size(1);
   const int64_t positions = dy.size(2) * dy.size(3) * dy.size(4);
   const int64_t chunk = std::min(positions, kDbChunk);
-  const int64_t tiles = (channels + kPart - 1) / kPart;
-  const int64_t parts = std::min(channels, kPart);
+  const int64_t partitions = b.geometry().partitions;
+  const int64_t tiles = (channels + partitions - 1) / partitions;
+  const int64_t parts = std::min(channels, partitions);
   std::vector<Tile> ring;
   for (int i = 0; i < 2; ++i)
     ring.push_back(b.sbuf({parts, chunk}, dy.dtype(), "db_in_" + std::to_string(i)));
@@ -33,7 +33,7 @@ void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
   const Tile part = b.sbuf({parts, 1}, isa::Dtype::Fp32, "db_part");
   int64_t loads = 0;
   for (int64_t j = 0; j < tiles; ++j) {
-    const int64_t c0 = j * kPart, cw = std::min(kPart, channels - c0);
+    const int64_t c0 = j * partitions, cw = std::min(partitions, channels - c0);
     const int32_t p = static_cast<int32_t>(cw);
     const Tile sum = acc.partitionSlice(0, p).slice(0, j, j + 1);
     bool first = true;

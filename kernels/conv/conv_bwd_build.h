@@ -2,6 +2,7 @@
 // Emits the conv3d backward programs: dx (the conv core on dy), dw (position-major GEMMs), db.
 
 #include "kernels/builder/kernel_builder.h"
+#include "kernels/conv/conv_bwd_plan.h"
 #include "kernels/conv/conv_core.h"
 
 namespace neuronsim::kernels {
@@ -12,9 +13,13 @@ void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dty
 
 /// dw [Kd, Kh, Kw, C_in, C_out][t, ci, co] = sum over batch and dy positions o of
 /// x_virtual[ci, o*stride + t*dilation] * dy[co, o]. x and dy tiles are transposed on TensorE to
-/// put positions on partitions; each tap accumulates in its own PSUM bank.
-void buildConvDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
-                 const HbmView& dy, const HbmView& x, const HbmView& dw);
+/// put positions on partitions; each tap accumulates in its own PSUM bank (DwMethod::Boxes).
+void buildConvDw(KernelBuilder& builder, const ConvCore& forward, const DwBoxesPlan& plan,
+                 isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw);
+
+/// dw by the Rows method of `plan` (see DwMethod::Rows).
+void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
+                     isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw);
 
 /// db [C_out] = sum of dy over batch and positions (Vector reductions, fp32 accumulation).
 void buildConvDb(KernelBuilder& builder, const HbmView& dy, const HbmView& db);

@@ -23,6 +23,9 @@ std::vector<std::string> requested(const ParamValues& params) {
 
 ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
   const ConvCore core = conv3dBwdCore(inputs, params);
+  if (params.getInt("dw_acc_banks") < 0)
+    throw Error("conv3d_bwd: dw_acc_banks " + std::to_string(params.getInt("dw_acc_banks")) +
+                " is negative (0: auto)");
   ShapeMap out;
   for (const std::string& name : requested(params)) {
     if (name == "dx") out["dx"] = inputs.at("x_in");
@@ -45,6 +48,14 @@ ShapeMap deriveBwd(const ShapeMap& given, const ParamValues& params) {
 }
 
 }  // namespace
+
+ConvBwdOptions bwdOptions(const ParamValues& params) {
+  ConvBwdOptions options;
+  options.dwMethod = params.getString("dw_method");
+  options.dwAccBanks = params.getInt("dw_acc_banks");
+  options.dyTranspose = params.getString("dy_transpose");
+  return options;
+}
 
 KernelSpec conv3dBwdSpec() {
   KernelSpec spec;
@@ -69,6 +80,25 @@ KernelSpec conv3dBwdSpec() {
       {"compute_dx", ParamType::Bool, "true", "produce dx", {}},
       {"compute_dw", ParamType::Bool, "true", "produce dw", {}},
       {"compute_db", ParamType::Bool, "true", "produce db", {}},
+      {"dw_method",
+       ParamType::Enum,
+       "auto",
+       "schedule: how dw puts positions on partitions (rows: one x transpose per (kh, kw) "
+       "shift and depth; boxes: per tap and partition-sized box; auto: rows when it fits)",
+       {"auto", "rows", "boxes"}},
+      {"dw_acc_banks",
+       ParamType::Int,
+       "0",
+       "schedule: PSUM banks for dw accumulators with dw_method rows (0: auto, all but the 2 "
+       "transpose banks)",
+       {}},
+      {"dy_transpose",
+       ParamType::Enum,
+       "auto",
+       "schedule: how dw with dw_method rows gets dy as [positions, C_out] (pe: load chunks and "
+       "PE-transpose per box; dma: one DMA transpose from HBM per box and depth; auto: dma when "
+       "one such DMA moves >= 64 KiB)",
+       {"auto", "pe", "dma"}},
   };
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
@@ -80,8 +110,17 @@ KernelSpec conv3dBwdSpec() {
     const ConvCore core = conv3dBwdCore(shapes, args.params);
     if (args.hasOutput("dx"))
       buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
-    if (args.hasOutput("dw"))
-      buildConvDw(builder, core, args.dtype, args.in("dy"), args.in("x_in"), args.out("dw"));
+    if (args.hasOutput("dw")) {
+      const ConvBwdPlan plan =
+          planConvBwd(core, args.dtype, builder.geometry(), bwdOptions(args.params));
+      if (plan.dwMethod == DwMethod::Rows) {
+        buildConvDwRows(builder, core, plan.rows, args.dtype, args.in("dy"), args.in("x_in"),
+                        args.out("dw"));
+      } else {
+        buildConvDw(builder, core, plan.boxes, args.dtype, args.in("dy"), args.in("x_in"),
+                    args.out("dw"));
+      }
+    }
     if (args.hasOutput("db")) buildConvDb(builder, args.in("dy"), args.out("db"));
   };
   spec.reference = [](const HostTensors& inputs, const ParamValues& params) {
@@ -95,10 +134,7 @@ KernelSpec conv3dBwdSpec() {
     return out;
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
-    const ConvCore core = conv3dBwdCore(inputs, params);
-    const double one = 2.0 *
-                       static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
-                       static_cast<double>(core.out[0] * core.out[1] * core.out[2]);
+    const double one = 2.0 * usefulMacs(conv3dBwdCore(inputs, params));
     return one * (static_cast<double>(params.getBool("compute_dx")) +
                   static_cast<double>(params.getBool("compute_dw")));
   };

@@ -141,6 +141,21 @@ ConvCore conv3dBwdCore(const ShapeMap& inputs, const ParamValues& params, bool c
   return core;
 }
 
+double usefulMacs(const ConvCore& core) {
+  double macs = static_cast<double>(core.batch * core.cin * core.cout);
+  for (int a = 0; a < 3; ++a) {
+    int64_t pairs = 0;
+    for (int64_t o = 0; o < core.out[a]; ++o)
+      for (int64_t k = 0; k < core.taps[a]; ++k) {
+        const int64_t v = o * core.stride[a] + k * core.dilation[a] - core.padLo[a];
+        const int64_t idl = core.inputDilation[a];
+        pairs += v >= 0 && v % idl == 0 && v / idl < core.in[a] ? 1 : 0;
+      }
+    macs *= static_cast<double>(pairs);
+  }
+  return macs;
+}
+
 ConvCore dxCore(const ConvCore& forward) {
   ConvCore core = forward;
   core.cin = forward.cout;

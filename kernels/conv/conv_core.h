@@ -52,6 +52,12 @@ ConvCore conv3dBwdCore(const ShapeMap& inputs, const ParamValues& params, bool c
 /// [K, out, in] with flipped taps.
 ConvCore dxCore(const ConvCore& forward);
 
+/// The multiply-accumulates a kernel must execute for `core`: batch * C_in * C_out times, per
+/// axis, the (output, tap) pairs whose virtual input coordinate holds an x element (taps over
+/// padding, cropped outputs and inserted zeros excluded). The conv kernels' roofline flops are
+/// twice this (conv3d_bwd: per gradient of dx and dw).
+double usefulMacs(const ConvCore& core);
+
 /// The ActFn of an activation_fn parameter value (none -> Copy).
 isa::ActFn convActivation(const std::string& kernel, const std::string& name);
 /// The activation_fn parameter choices.

@@ -9,19 +9,21 @@
 #include <optional>
 
 #include "isa/error.h"
+#include "isa/validation.h"
 
 namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kPart = 128;
 constexpr int64_t kMaxStep = 32767;      // int16 free-axis steps (A1)
 constexpr int64_t kMaxNum = 65535;       // uint16 free-axis sizes (A1)
 constexpr double kWeightShare = 0.4;     // of SBUF for resident filters
 constexpr int64_t kReserveBytes = 1024;  // per partition, for bias and rounding
 constexpr int64_t kWindowCap =
     48 * 1024;  // preferred window bytes per partition (keeps chunks pipelined)
-constexpr int64_t kChunkCap = 1024;
+constexpr int64_t kChunkWork = 27 * 512;  // PE columns of matmul work per chunk
+constexpr int64_t kMinChunk = 256;
+constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
 constexpr int64_t kShortRowBytes =
     512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per
           // row       // preferred output positions per chunk
@@ -39,7 +41,8 @@ struct Budget {
   const ConvPlan& plan;
   Int3 phase;
   int64_t elemBytes;
-  int64_t available;  // bytes per partition for the double-buffered chunk tiles
+  int64_t available;        // bytes per partition for the double-buffered chunk tiles
+  int64_t forcedPositions;  // chunk_positions (0: the caps below)
 
   Int3 windowOf(const Int3& c) const {
     return {windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]), windowExtent(core, 2, c[2])};
@@ -49,10 +52,13 @@ struct Budget {
     for (int a = 0; a < 3; ++a) s[a] = std::min(core.in[a], ceilDiv(w[a], core.inputDilation[a]));
     return s;
   }
-  /// Phases divide the matmul work per output (only one tap in `phase` meets x), so chunks grow
-  /// with them; fp32 matmuls cost 4x, so fp32 chunks grow 4x less.
-  int64_t chunkScale() const {
-    return std::max<int64_t>(1, product(phase) / (elemBytes == 4 ? 4 : 1));
+  /// Preferred positions per chunk: about kChunkWork PE columns of matmul work (enough to hide
+  /// a chunk's fixed DMA costs, small enough that the first load and the last store stay short).
+  /// Per output: the filter columns meeting x (one phase's share), C_in and C_out tiles, x4 fp32.
+  int64_t chunkPositions() const {
+    const int64_t work = plan.tapColumns * plan.ciTiles * ceilDiv(plan.coGroup, plan.parts) *
+                         (elemBytes == 4 ? 4 : 1);
+    return std::max(kMinChunk, kChunkWork * product(phase) / std::max<int64_t>(1, work));
   }
 
   bool fits(const Int3& c, bool preferred) const {
@@ -65,7 +71,9 @@ struct Budget {
     const int64_t stageBytes = plan.staged ? plan.ciTiles * product(s) * elemBytes : 0;
     const int64_t outBytes = product(c) * elemBytes;
     if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
-    return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap * chunkScale());
+    if (!preferred) return true;
+    if (forcedPositions > 0) return product(c) <= forcedPositions;
+    return windowBytes <= kWindowCap && product(c) <= chunkPositions();
   }
   std::optional<Int3> search(bool preferred) const {
     return largestChunk(core.out, [&](const Int3& c) { return fits(c, preferred); });
@@ -145,6 +153,11 @@ Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64
   return b;
 }
 
+int64_t tileParts(const isa::Geometry& geometry) {
+  return std::min(
+      {static_cast<int64_t>(geometry.partitions), isa::kMaxContraction, isa::kMaxStationaryFree});
+}
+
 Int3 outputPhase(const ConvCore& core) {
   Int3 p;
   for (int a = 0; a < 3; ++a)
@@ -159,41 +172,48 @@ int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
 namespace {
 
 ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
-                  bool allowPack) {
+                  const ConvOptions& options, bool allowPack) {
   ConvPlan plan;
   const int64_t elemBytes = isa::dtypeBytes(dtype);
   const int64_t capacity = geometry.sbufPartitionBytes;
-  plan.ciTiles = ceilDiv(core.cin, kPart);
-  plan.ciParts = std::min(core.cin, kPart);
+  plan.parts = tileParts(geometry);
+  const int64_t parts = plan.parts;
+  plan.ciTiles = ceilDiv(core.cin, parts);
+  plan.ciParts = std::min(core.cin, parts);
   plan.dilated =
       core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
   plan.staged = plan.dilated || core.in[2] * elemBytes < kShortRowBytes;
 
-  if (allowPack && plan.ciTiles == 1 && !plan.dilated && core.cin <= kPart / 2)
-    plan.pack = std::min<int64_t>(core.cin <= kPart / 4 ? 4 : 2,
-                                  std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
-  if (plan.pack < 2) plan.pack = 1;
+  // Slots of kSlotAlign partitions or more start where the ISA lets a partition range start.
+  const int64_t maxPack =
+      std::min<int64_t>(parts / kSlotAlign, std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
+  if (allowPack && plan.ciTiles == 1 && !plan.dilated)
+    while (plan.pack * 2 <= maxPack && core.cin <= parts / (plan.pack * 2)) plan.pack *= 2;
   plan.tapColumns = core.tapCount();
   if (plan.pack > 1) {
-    plan.slotParts = kPart / plan.pack;
-    plan.ciParts = kPart;
+    plan.slotParts = parts / plan.pack;
+    plan.ciParts = parts;
     plan.tapColumns = core.taps[0] * core.taps[1] * ceilDiv(core.taps[2], plan.pack);
   }
   const int64_t perColumn = plan.ciTiles * plan.tapColumns * elemBytes;
   const int64_t weightBudget = static_cast<int64_t>(kWeightShare * static_cast<double>(capacity));
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);
-  if (plan.coGroup >= kPart) plan.coGroup -= plan.coGroup % kPart;
+  if (plan.coGroup >= parts) plan.coGroup -= plan.coGroup % parts;
   if (plan.coGroup < 1)
     throw Error(core.kernel + ": filters need " + std::to_string(perColumn) +
                 " bytes per partition for one output channel (C_in tiles x taps), more than the " +
                 std::to_string(weightBudget) + "-byte SBUF share for filters");
 
   plan.phase = outputPhase(core);
-  Budget budget{core, plan, plan.phase, elemBytes,
-                capacity - plan.coGroup * perColumn - kReserveBytes};
+  Budget budget{core,
+                plan,
+                plan.phase,
+                elemBytes,
+                capacity - plan.coGroup * perColumn - kReserveBytes,
+                options.chunkPositions};
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
-  if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, false);
+  if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, options, false);
   if (!chunk && !plan.dilated) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
@@ -213,8 +233,56 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
 
 }  // namespace
 
-ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry) {
-  return planWith(core, dtype, geometry, true);
+ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                  const ConvOptions& options) {
+  if (options.chunkPositions < 0)
+    throw Error(core.kernel + ": chunk_positions " + std::to_string(options.chunkPositions) +
+                " is negative (0: auto)");
+  if (options.psumBuffers < 0 || options.psumBuffers > geometry.psumBanks)
+    throw Error(core.kernel + ": psum_buffers " + std::to_string(options.psumBuffers) +
+                " is outside 0.." + std::to_string(geometry.psumBanks) + " (0: auto)");
+  ConvPlan plan = planWith(core, dtype, geometry, options, options.tapPack != "off");
+  if (options.psumBuffers > 0) plan.psumBuffers = options.psumBuffers;
+  if (options.evict == "vector") plan.evictEngines = {isa::Engine::Vector};
+  if (options.evict == "scalar") plan.evictEngines = {isa::Engine::Scalar};
+  return plan;
+}
+
+ConvOptions convOptions(const ParamValues& params) {
+  ConvOptions options;
+  options.chunkPositions = params.getInt("chunk_positions");
+  options.psumBuffers = params.getInt("psum_buffers");
+  options.tapPack = params.getString("tap_pack");
+  options.evict = params.getString("evict_engine");
+  return options;
+}
+
+std::vector<ParamSpec> convScheduleParams() {
+  return {
+      {"chunk_positions",
+       ParamType::Int,
+       "0",
+       "schedule: output positions per input window (0: auto, 1024 times the output phases, "
+       "windows up to 48 KiB per partition)",
+       {}},
+      {"psum_buffers",
+       ParamType::Int,
+       "0",
+       "schedule: PSUM accumulation blocks in flight (0: auto = 4)",
+       {}},
+      {"tap_pack",
+       ParamType::Enum,
+       "auto",
+       "schedule: kw taps sharing one matmul on partition slots when C_in is small (auto: when "
+       "C_in fits half the partitions; off: one tap per matmul)",
+       {"auto", "off"}},
+      {"evict_engine",
+       ParamType::Enum,
+       "auto",
+       "schedule: engine evicting PSUM (auto: Vector and Scalar in turn; vector: Vector where the "
+       "activation allows, else Scalar)",
+       {"auto", "vector", "scalar"}},
+  };
 }
 
 }  // namespace neuronsim::kernels

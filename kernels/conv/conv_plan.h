@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "isa/dtype.h"
 #include "isa/geometry.h"
@@ -11,10 +13,19 @@
 
 namespace neuronsim::kernels {
 
+/// The schedule choices of the conv core a user may force (0 / auto: the planner decides).
+struct ConvOptions {
+  int64_t chunkPositions = 0;    ///< preferred output positions per chunk (0: 1024 x phases)
+  int64_t psumBuffers = 0;       ///< PSUM accumulation blocks in flight (0: 4)
+  std::string tapPack = "auto";  ///< auto | off: kw taps sharing a matmul on partition slots
+  std::string evict = "auto";    ///< auto (Vector and Scalar in turn) | vector | scalar
+};
+
 /// The tiling of one ConvCore. Extents are (D, H, W).
 struct ConvPlan {
-  int64_t ciTiles = 1;   ///< C_in tiles of up to 128 partitions (the contraction)
-  int64_t ciParts = 1;   ///< partitions of the first C_in tile: min(C_in, 128)
+  int64_t parts = 0;     ///< partitions of a full channel tile (the machine's partitions)
+  int64_t ciTiles = 1;   ///< C_in tiles of `parts` partitions (the contraction)
+  int64_t ciParts = 1;   ///< partitions of the first C_in tile: min(C_in, parts)
   int64_t coGroup = 1;   ///< output channels whose filters are resident together
   Int3 chunk{1, 1, 1};   ///< output extent computed from one input window
   Int3 window{1, 1, 1};  ///< virtual-input extent of a full chunk's window
@@ -26,12 +37,22 @@ struct ConvPlan {
   /// no dense window fits: one compact [chunk] column per tap (im2col by DMA); `window` then
   /// equals `chunk`
   bool perTap = false;
-  int64_t pack = 1;  ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)
-  int64_t slotParts = 128;  ///< partitions per slot when pack > 1 (128 / pack)
-  int64_t tapColumns = 1;   ///< filter columns per C_in tile: taps, or tap groups when packed
-  Int3 phase{1, 1, 1};      ///< output period whose positions share the taps that meet x elements
-  Int3 block{1, 1, 1};      ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
+  int64_t pack = 1;        ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)
+  int64_t slotParts = 0;   ///< partitions per slot when pack > 1 (parts / pack)
+  int64_t tapColumns = 1;  ///< filter columns per C_in tile: taps, or tap groups when packed
+  Int3 phase{1, 1, 1};     ///< output period whose positions share the taps that meet x elements
+  Int3 block{1, 1, 1};     ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
+  int64_t psumBuffers = 4;  ///< PSUM accumulation blocks in flight
+  /// engines evicting PSUM blocks in turn (Scalar where Vector cannot apply the activation)
+  std::vector<isa::Engine> evictEngines{isa::Engine::Vector, isa::Engine::Scalar};
+  /// engines filling window pieces (border zeros, staged copies) in turn
+  std::vector<isa::Engine> placeEngines{isa::Engine::Vector, isa::Engine::Scalar,
+                                        isa::Engine::Vector, isa::Engine::GpSimd};
 };
+
+/// Partitions of a full channel tile on `geometry`: its partitions, at most what one matmul
+/// contracts over and holds stationary.
+int64_t tileParts(const isa::Geometry& geometry);
 
 /// The output period per axis after which the taps meeting x elements repeat:
 /// inputDilation / gcd(stride, inputDilation) (1 without input dilation).
@@ -51,7 +72,15 @@ Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64
               const Int3& phase = {1, 1, 1});
 
 /// Chooses the tiling for `dtype` within `geometry`'s SBUF. Throws neuronsim::Error naming the
-/// kernel and the culprit when even the smallest tiling does not fit.
-ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry);
+/// kernel and the culprit when even the smallest tiling does not fit, or a forced option is
+/// out of range.
+ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                  const ConvOptions& options = {});
+
+/// The conv core schedule options of parameters chunk_positions, psum_buffers, tap_pack and
+/// evict_engine.
+ConvOptions convOptions(const ParamValues& params);
+/// Those parameters, for the registry entries of the kernels built on the conv core.
+std::vector<ParamSpec> convScheduleParams();
 
 }  // namespace neuronsim::kernels

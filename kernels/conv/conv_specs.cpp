@@ -1,9 +1,11 @@
 // conv3d and conv3d_transpose registry entries: tensors, parameters, shapes, program, reference.
 #include <optional>
+#include <utility>
 
 #include "kernels/conv/conv_build.h"
 #include "kernels/conv/conv_core.h"
 #include "kernels/conv/conv_kernels.h"
+#include "kernels/conv/conv_plan.h"
 #include "kernels/reference/conv_ref.h"
 
 namespace neuronsim::kernels {
@@ -48,7 +50,8 @@ std::vector<float> biasOf(const HostTensors& inputs) {
 void buildSpec(KernelBuilder& builder, const KernelArgs& args, const ConvCore& core) {
   std::optional<HbmView> bias;
   if (args.hasInput("bias")) bias = args.in("bias");
-  buildConv(builder, core, args.dtype, args.in("x_in"), args.in("filters"), bias, args.out("out"));
+  buildConv(builder, core, args.dtype, args.in("x_in"), args.in("filters"), bias, args.out("out"),
+            convOptions(args.params));
 }
 
 ShapeMap shapesOf(const HostTensors& inputs) {
@@ -67,6 +70,7 @@ KernelSpec conv3dSpec() {
   spec.inputs = convInputs("filters [Kd, Kh, Kw, C_in, C_out]");
   spec.outputs = {{"out", "output [B, C_out, D_out, H_out, W_out]", false}};
   spec.params = commonParams("output step (D, H, W)");
+  for (ParamSpec& p : convScheduleParams()) spec.params.push_back(std::move(p));
   spec.defaultShapes = {{"x_in", {1, 128, 8, 32, 32}}, {"filters", {3, 3, 3, 128, 128}}};
   spec.inferShapes = [](const ShapeMap& inputs, const ParamValues& params) {
     return ShapeMap{{"out", conv3dCore(inputs, params).outputShape()}};
@@ -82,9 +86,7 @@ KernelSpec conv3dSpec() {
                                          refParams(params, false))}};
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
-    const ConvCore core = conv3dCore(inputs, params);
-    return 2.0 * static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
-           static_cast<double>(core.out[0] * core.out[1] * core.out[2]);
+    return 2.0 * usefulMacs(conv3dCore(inputs, params));
   };
   return spec;
 }
@@ -115,6 +117,7 @@ KernelSpec conv3dTransposeSpec() {
        "true: filters in forward orientation (the kernel flips taps); false: pre-flipped",
        {}});
   spec.params.push_back({"lnc_shard", ParamType::Bool, "false", "accepted and ignored", {}});
+  for (ParamSpec& p : convScheduleParams()) spec.params.push_back(std::move(p));
   spec.defaultShapes = {{"x_in", {1, 128, 8, 16, 16}}, {"filters", {2, 2, 2, 128, 64}}};
   spec.inferShapes = [](const ShapeMap& inputs, const ParamValues& params) {
     return ShapeMap{{"out", conv3dTransposeCore(inputs, params).outputShape()}};
@@ -133,9 +136,7 @@ KernelSpec conv3dTransposeSpec() {
         {"out", conv3dTransposeRef(inputs.at("x_in"), w, biasOf(inputs), refParams(params, true))}};
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
-    const ConvCore core = conv3dTransposeCore(inputs, params);
-    return 2.0 * static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
-           static_cast<double>(core.in[0] * core.in[1] * core.in[2]);
+    return 2.0 * usefulMacs(conv3dTransposeCore(inputs, params));
   };
   return spec;
 }

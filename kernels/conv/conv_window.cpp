@@ -77,23 +77,25 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step) {
 }
 
 void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
-                int64_t ci0, const Tile& window, const std::optional<Tile>& stage) {
+                int64_t ci0, const Tile& window, const std::optional<Tile>& stage,
+                isa::Engine engine) {
+  const isa::Engine zeroEngine = engine == isa::Engine::Scalar ? isa::Engine::GpSimd : engine;
   const WindowFill fill = fillOf(core, chunk);
   const Int3 zero{0, 0, 0}, one{1, 1, 1};
   if (fill.empty) {
-    b.memset(box(window, zero, fill.extent, one), 0.0f, isa::Engine::GpSimd);
+    b.memset(box(window, zero, fill.extent, one), 0.0f, zeroEngine);
     return;
   }
   for (int a = 0; a < 3 && !fill.complete; ++a) {
     Int3 start = zero, count = fill.extent;
     if (fill.lowEnd[a] > 0) {
       count[a] = fill.lowEnd[a];
-      b.memset(box(window, start, count, one), 0.0f, isa::Engine::GpSimd);
+      b.memset(box(window, start, count, one), 0.0f, zeroEngine);
     }
     if (fill.highStart[a] < fill.extent[a]) {
       start[a] = fill.highStart[a];
       count[a] = fill.extent[a] - fill.highStart[a];
-      b.memset(box(window, start, count, one), 0.0f, isa::Engine::GpSimd);
+      b.memset(box(window, start, count, one), 0.0f, zeroEngine);
     }
   }
   const HbmView src = x.select(0, chunk.batch)
@@ -109,8 +111,22 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
   }
   const Tile staged = box(*stage, zero, fill.count, one);
   b.dmaCopy(staged, src);
-  b.tensorCopy(box(window, fill.position, fill.count, core.inputDilation), staged,
-               isa::Engine::GpSimd);
+  b.tensorCopy(box(window, fill.position, fill.count, core.inputDilation), staged, engine);
+}
+
+void loadChannelChunk(KernelBuilder& b, const HbmView& t, const Chunk& chunk, int64_t c0,
+                      int64_t count, const Tile& tile) {
+  const int64_t parts = tileParts(b.geometry());
+  for (int64_t u = 0; u * parts < count; ++u) {
+    const int64_t first = c0 + u * parts, cu = std::min(parts, count - u * parts);
+    const Tile dst = box(tile.partitionSlice(0, static_cast<int32_t>(cu)).select(0, u), {0, 0, 0},
+                         chunk.extent, {1, 1, 1});
+    b.dmaCopy(dst, t.select(0, chunk.batch)
+                       .slice(0, first, first + cu)
+                       .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
+                       .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
+                       .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]));
+  }
 }
 
 void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
@@ -146,6 +162,14 @@ void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, con
     src = src.slice(a + 1, xFirst[a], xFirst[a] + (count[a] - 1) * core.stride[a] + 1,
                     core.stride[a]);
   b.dmaCopy(box(column, first, count, one), src);
+}
+
+void alternatingCopy(KernelBuilder& b, const Tile& dst, const Tile& src, int64_t& turn) {
+  if (turn++ % 2 == 0) {
+    b.tensorCopy(dst, src, isa::Engine::Vector);
+  } else {
+    b.activation(dst, src, isa::ActFn::Copy);
+  }
 }
 
 }  // namespace neuronsim::kernels

@@ -28,10 +28,17 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step);
 /// outside x's range. Inserted zeros between x elements are not written (readers with input
 /// dilation must step over them).
 /// `stage` (same partitions; d, h, w), when given, receives the x elements first in one contiguous
-/// DMA when the window has inserted zeros or a border; a GpSimd copy places them. It is required
-/// with input dilation.
+/// DMA when the window has inserted zeros or a border; a copy on `engine` places them. It is
+/// required with input dilation. Border zeros are memset on `engine` (GpSimd when it is Scalar).
 void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
-                int64_t ci0, const Tile& window, const std::optional<Tile>& stage);
+                int64_t ci0, const Tile& window, const std::optional<Tile>& stage,
+                isa::Engine engine = isa::Engine::GpSimd);
+
+/// Loads channels [c0, c0 + count) of `t` ([B, C, D, H, W]) over `chunk` into `tile`
+/// ([min(count, P) partitions; count / P pieces, d, h, w], P = tileParts): one DMA
+/// per P channels.
+void loadChannelChunk(KernelBuilder& b, const HbmView& t, const Chunk& chunk, int64_t c0,
+                      int64_t count, const Tile& tile);
 
 /// Fills `column` ([cs partitions; d, h, w] = chunk.extent) with the x elements tap `tap` (d, h, w
 /// indices) reads for every output of `chunk`, zeros where they fall into the padding (no input
@@ -39,5 +46,9 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
 /// writes nothing (no block reads it).
 void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
                    int64_t ci0, const Int3& tap, const Tile& column);
+
+/// dst = src (a PSUM eviction or SBUF copy) on Vector for even `turn`, Scalar for odd; advances
+/// `turn`, so successive copies alternate engines.
+void alternatingCopy(KernelBuilder& b, const Tile& dst, const Tile& src, int64_t& turn);
 
 }  // namespace neuronsim::kernels

@@ -15,6 +15,10 @@ void check(const ConvCase& c) {
   testing::checkConvCase(conv3dSpec(), c);
 }
 
+ConvPlan planOf(const ConvCase& c) {
+  return testing::corePlanOf(conv3dSpec(), c);
+}
+
 TEST_CASE("conv3d: plain 3x3x3, no padding") {
   check({{1, 4, 6, 6, 6}, {3, 3, 3, 4, 8}, 0, {}});
 }
@@ -67,11 +71,20 @@ TEST_CASE("conv3d: 1x1x1 filter with stride 2") {
 }
 
 TEST_CASE("conv3d: output rows wider than one PSUM bank") {
-  check({{1, 3, 1, 2, 600}, {1, 1, 3, 3, 4}, 4, {}});
+  const ConvCase c{{1, 3, 1, 2, 600}, {1, 1, 3, 3, 4}, 4, {}};
+  const ConvPlan p = planOf(c);
+  CHECK(p.chunk[2] == 598);
+  CHECK(p.block[2] == 512);  // a row takes two blocks
+  check(c);
 }
 
 TEST_CASE("conv3d: plane chunked over H with a partial chunk") {
-  check({{1, 4, 2, 100, 100}, {2, 3, 3, 4, 4}, 0, {{"padding", "0,0,0,1,1,0"}}});
+  const ConvCase c{{1, 4, 2, 100, 100}, {2, 3, 3, 4, 4}, 0, {{"padding", "0,0,0,1,1,0"}}};
+  const ConvPlan p = planOf(c);
+  CHECK(p.chunk[0] == 1);
+  CHECK(p.chunk[1] < 99);
+  CHECK(99 % p.chunk[1] != 0);  // the last chunk is partial
+  check(c);
 }
 
 TEST_CASE("conv3d: mixed stride, padding, dilation, gelu_tanh") {
@@ -93,7 +106,9 @@ TEST_CASE("conv3d: single output position") {
 }
 
 TEST_CASE("conv3d: filters too large for SBUF at once (C_out groups)") {
-  check({{1, 256, 5, 5, 5}, {5, 5, 5, 256, 200}, 200, {}});
+  const ConvCase c{{1, 256, 5, 5, 5}, {5, 5, 5, 256, 200}, 200, {}};
+  CHECK(planOf(c).coGroup < 200);
+  check(c);
 }
 
 TEST_CASE("conv3d: bf16 relu on a wide plane") {
@@ -105,13 +120,21 @@ TEST_CASE("conv3d: bf16 relu on a wide plane") {
 }
 
 TEST_CASE("conv3d: dilation too wide for a dense window (per-tap columns), C_in 130, bias") {
-  check({{1, 130, 1, 130, 130},
-         {1, 3, 3, 130, 4},
-         4,
-         {{"dilation", "1,60,60"}, {"padding", "0,0,1,2,3,0"}}});
+  const ConvCase c{{1, 130, 1, 130, 130},
+                   {1, 3, 3, 130, 4},
+                   4,
+                   {{"dilation", "1,60,60"}, {"padding", "0,0,1,2,3,0"}}};
+  CHECK(planOf(c).perTap);
+  check(c);
 }
 
 TEST_CASE("conv3d: per-tap columns with stride, bf16, B 2") {
+  CHECK(planOf({{2, 3, 3, 181, 400},
+                {2, 2, 3, 3, 5},
+                0,
+                {{"dilation", "1,150,190"}, {"stride", "1,7,5"}, {"padding", "1"}},
+                Dtype::Bf16})
+            .perTap);
   check({{2, 3, 3, 181, 400},
          {2, 2, 3, 3, 5},
          0,
@@ -123,11 +146,36 @@ TEST_CASE("conv3d: per-tap columns with stride, bf16, B 2") {
 }
 
 TEST_CASE("conv3d: C_in 64, 1x1x2 filter, bf16 (two taps per matmul)") {
-  check({{1, 64, 3, 5, 9},
-         {1, 1, 2, 64, 20},
-         20,
-         {{"stride", "1,1,2"}, {"dilation", "1,1,3"}, {"padding", "0,0,0,0,2,1"}},
-         Dtype::Bf16});
+  ConvCase c{{1, 64, 3, 5, 9},
+             {1, 1, 2, 64, 20},
+             20,
+             {{"stride", "1,1,2"}, {"dilation", "1,1,3"}, {"padding", "0,0,0,0,2,1"}},
+             Dtype::Bf16};
+  const ConvPlan p = planOf(c);
+  CHECK(p.pack == 2);
+  CHECK(p.tapColumns == 1);
+  check(c);
+}
+
+TEST_CASE("conv3d: schedule options are taken (plan) and keep the result bit-exact") {
+  ConvCase c{
+      {1, 8, 3, 20, 30}, {3, 3, 3, 8, 16}, 16, {{"padding", "1"}, {"activation_fn", "relu"}}};
+  CHECK(planOf(c).pack == 4);
+  CHECK(planOf(c).psumBuffers == 4);
+  c.params.insert(c.params.end(), {{"tap_pack", "off"},
+                                   {"chunk_positions", "100"},
+                                   {"psum_buffers", "2"},
+                                   {"evict_engine", "scalar"}});
+  const ConvPlan p = planOf(c);
+  CHECK(p.pack == 1);
+  CHECK(p.chunk[0] * p.chunk[1] * p.chunk[2] <= 100);
+  CHECK(p.psumBuffers == 2);
+  CHECK(p.evictEngines == std::vector<isa::Engine>{isa::Engine::Scalar});
+  check(c);
+  c.params.back().second = "vector";
+  check(c);
+  c.params = {{"psum_buffers", "9"}};
+  CHECK_THROWS_WITH_AS(planOf(c), "conv3d: psum_buffers 9 is outside 0..8 (0: auto)", Error);
 }
 
 TEST_CASE("conv3d: errors name the kernel and the culprit") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "isa/error.h"
+#include "kernels/conv/conv_bwd_plan.h"
 #include "kernels/conv/conv_kernels.h"
 #include "test_conv_check.h"
 
@@ -77,10 +78,21 @@ TEST_CASE("conv3d_bwd: bf16, C_in 130, stride 2 with dilation and asymmetric pad
 }
 
 TEST_CASE("conv3d_bwd: dw and db with a dilation too wide for an x window (per-tap columns)") {
-  check({{1, 2, 1, 130, 130},
-         {1, 3, 3, 2, 3},
-         0,
-         {{"dilation", "1,60,60"}, {"padding", "0,0,1,2,3,0"}, {"compute_dx", "false"}}});
+  const ConvCase c{{1, 2, 1, 130, 130},
+                   {1, 3, 3, 2, 3},
+                   0,
+                   {{"dilation", "1,60,60"},
+                    {"padding", "0,0,1,2,3,0"},
+                    {"compute_dx", "false"},
+                    {"dw_method", "boxes"}}};
+  const KernelSpec spec = conv3dBwdSpec();
+  const ParamValues params = parseParams(spec, c.params);
+  const ConvBwdPlan p =
+      planConvBwd(conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false),
+                  Dtype::Fp32, testing::trn2().geometry, bwdOptions(params));
+  REQUIRE(p.dwMethod == DwMethod::Boxes);
+  CHECK(p.boxes.perTap);
+  check(c);
 }
 
 TEST_CASE("conv3d_bwd: errors name the kernel and the culprit") {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "kernel_check.h"
+#include "kernels/conv/conv_core.h"
+#include "kernels/conv/conv_plan.h"
 #include "kernels/harness/consistency.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/registry.h"
@@ -30,9 +32,27 @@ inline const sim::MachineConfig& trn2() {
   return machine;
 }
 
-/// Runs `c` and checks it against the reference (DESIGN.md tolerances), interpreter == timed
-/// bit for bit, no race, no read of uninitialized memory. Returns the timed run's total ns.
-inline double checkConvCase(const KernelSpec& spec, const ConvCase& c) {
+/// The conv core plan of a conv3d or conv3d_transpose case on `machine` (what the kernel builds).
+inline ConvPlan corePlanOf(const KernelSpec& spec, const ConvCase& c,
+                           const sim::MachineConfig& machine = trn2()) {
+  const ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
+  const ParamValues params = parseParams(spec, c.params);
+  const ConvCore core = spec.name == "conv3d_transpose" ? conv3dTransposeCore(shapes, params)
+                                                        : conv3dCore(shapes, params);
+  return planConv(core, c.dtype, machine.geometry, convOptions(params));
+}
+
+/// Trn2 with 64 partitions (`--set partitions=64`): kernels must take tile sizes from the machine.
+inline const sim::MachineConfig& trn2Half() {
+  static const sim::MachineConfig machine = sim::loadMachine("trn2", {"partitions=64"});
+  return machine;
+}
+
+/// Runs `c` on `machine` and checks it against the reference (DESIGN.md tolerances),
+/// interpreter == timed bit for bit, no race, no read of uninitialized memory. Returns the timed
+/// run's total ns.
+inline double checkConvCase(const KernelSpec& spec, const ConvCase& c,
+                            const sim::MachineConfig& machine = trn2()) {
   ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
   if (c.bias > 0) shapes["bias"] = {c.bias};
   const ParamValues params = parseParams(spec, c.params);
@@ -41,7 +61,7 @@ inline double checkConvCase(const KernelSpec& spec, const ConvCase& c) {
   const HostTensors inputs = generateInputs(spec, shapes, 7);
   INFO("shape x_in " << shapeText(c.x) << " filters " << shapeText(c.filters) << " dtype "
                      << isa::dtypeName(c.dtype));
-  const ConsistencyResult result = checkConsistent(spec, params, inputs, trn2(), c.dtype);
+  const ConsistencyResult result = checkConsistent(spec, params, inputs, machine, c.dtype);
   return result.timed.sim.totals.total.ns();
 }
 

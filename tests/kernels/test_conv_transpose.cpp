@@ -17,7 +17,13 @@ void check(const ConvCase& c) {
 }
 
 TEST_CASE("conv3d_transpose: stride 2, pre-flipped taps") {
-  check({{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2"}}});
+  const ConvCase c{{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2"}}};
+  const ConvPlan p = testing::corePlanOf(conv3dTransposeSpec(), c);
+  CHECK(p.dilated);
+  CHECK(p.staged);
+  CHECK(p.pack == 1);  // no packing with input dilation
+  CHECK(p.phase == Int3{2, 2, 2});
+  check(c);
 }
 
 TEST_CASE("conv3d_transpose: stride 2, taps flipped in the kernel") {
@@ -107,13 +113,15 @@ TEST_CASE("conv3d_transpose: plane chunked over H, C_in 130 and lnc_shard") {
 
 TEST_CASE(
     "conv3d_transpose: stride 1 with dilation, flip, KDHW_CO_CI, C_in 40 (two taps per matmul)") {
-  check({{1, 40, 3, 4, 5},
-         {2, 3, 3, 6, 40},
-         6,
-         {{"dilation", "1,2,2"},
-          {"padding", "1,0,2,1,0,1"},
-          {"filter_shape", "KDHW_CO_CI"},
-          {"flip_filter_taps_in_kernel", "true"}}});
+  const ConvCase c{{1, 40, 3, 4, 5},
+                   {2, 3, 3, 6, 40},
+                   6,
+                   {{"dilation", "1,2,2"},
+                    {"padding", "1,0,2,1,0,1"},
+                    {"filter_shape", "KDHW_CO_CI"},
+                    {"flip_filter_taps_in_kernel", "true"}}};
+  CHECK(testing::corePlanOf(conv3dTransposeSpec(), c).pack == 2);
+  check(c);
 }
 
 TEST_CASE("conv3d_transpose: C_in 130 and C_out 130, stride 2, B 2, bias") {

@@ -1,0 +1,194 @@
+// conv3d_bwd planning: which dw method, and for the Rows method its chunk, partition box, PSUM
+// banking and passes, within the SBUF and PSUM budgets.
+#include "kernels/conv/conv_bwd_plan.h"
+
+#include <algorithm>
+
+#include "isa/error.h"
+#include "kernels/conv/conv_plan.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+constexpr int64_t kMaxCo = 512;            // moving free size of one matmul
+constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
+constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
+constexpr int64_t kMinDescriptorBytes = 64;
+constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
+constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
+                                          // shorter than one DMA descriptor are staged
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+int64_t product(const Int3& v) {
+  return v[0] * v[1] * v[2];
+}
+
+/// Units grouped by (kh, kw) shift, then C_in tile, then kd; cut into passes of `perPass`
+/// accumulators, a shift's units kept together when they fit one pass.
+std::vector<std::vector<DwUnit>> dwPasses(const ConvCore& core, int64_t ciTiles, int64_t perPass) {
+  const Int3& k = core.taps;
+  std::vector<std::vector<DwUnit>> passes(1);
+  const int64_t perShift = ciTiles * k[0];
+  for (int64_t kh = 0; kh < k[1]; ++kh)
+    for (int64_t kw = 0; kw < k[2]; ++kw) {
+      const int64_t used = static_cast<int64_t>(passes.back().size());
+      if (used > 0 && perShift <= perPass && used + perShift > perPass) passes.emplace_back();
+      for (int64_t t = 0; t < ciTiles; ++t)
+        for (int64_t kd = 0; kd < k[0]; ++kd) {
+          if (static_cast<int64_t>(passes.back().size()) == perPass) passes.emplace_back();
+          passes.back().push_back({(kd * k[1] + kh) * k[2] + kw, t});
+        }
+    }
+  return passes;
+}
+
+/// A DMA transpose of a dy box moves at least this many bytes: below it the DMA triggers cost
+/// more than the PE transposes they replace.
+constexpr int64_t kMinDyDmaBytes = 64 * 1024;
+
+/// dy boxes come transposed straight from HBM when one box-depth DMA is large enough.
+bool dyDmaPays(const ConvCore& core, int64_t coWidth, int64_t elemBytes, int64_t parts) {
+  const int64_t positions = std::min(parts, core.out[1] * core.out[2]);
+  return positions * coWidth * elemBytes >= kMinDyDmaBytes;
+}
+
+/// Distinct (kh, kw, C_in tile) sets a pass transposes.
+int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t ciTiles) {
+  std::vector<int64_t> keys;
+  const int64_t hw = core.taps[1] * core.taps[2];
+  for (const DwUnit& u : pass) keys.push_back((u.tap % hw) * ciTiles + u.ciTile);
+  std::sort(keys.begin(), keys.end());
+  return std::unique(keys.begin(), keys.end()) - keys.begin();
+}
+
+}  // namespace
+
+std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
+                                     const isa::Geometry& geometry, const ConvBwdOptions& options) {
+  const int64_t accBanks = options.dwAccBanks;
+  DwRowsPlan p;
+  const int64_t e = isa::dtypeBytes(dtype);
+  p.parts = tileParts(geometry);
+  p.ciTiles = ceilDiv(core.cin, p.parts);
+  p.ciParts = std::min(core.cin, p.parts);
+  p.coWidth = std::min(core.cout, kMaxCo);
+  p.coSub = ceilDiv(p.coWidth, p.parts);
+  p.stageX = core.in[2] * e < kMinDescriptorBytes;
+  p.dyByDma = options.dyTranspose == "dma" ||
+              (options.dyTranspose == "auto" && dyDmaPays(core, p.coWidth, e, p.parts));
+  const int64_t bankBytes = geometry.psumBankBytes();
+  p.transposeBanks = 2;
+  p.accBanks = accBanks > 0 ? accBanks : geometry.psumBanks - p.transposeBanks;
+  if (p.accBanks + p.transposeBanks > geometry.psumBanks) return std::nullopt;
+  p.accsPerBank = std::max<int64_t>(1, bankBytes / (p.coWidth * 4));
+  p.passes = dwPasses(core, p.ciTiles, p.accBanks * p.accsPerBank);
+  for (const auto& pass : p.passes) p.xtSets = std::max(p.xtSets, xtSetsOf(core, pass, p.ciTiles));
+
+  const int64_t available = geometry.sbufPartitionBytes - kReserveBytes -
+                            2 * p.accBanks * p.accsPerBank * p.coWidth * e;  // dw out tiles
+  auto windowOf = [&](const Int3& c) {
+    return Int3{windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]),
+                windowExtent(core, 2, c[2])};
+  };
+  auto fits = [&](const Int3& c, bool preferred) {
+    const Int3 w = windowOf(c);
+    if (!stepsFit(w) || !stepsFit(c)) return false;
+    const int64_t windowBytes = p.ciTiles * product(w) * e;
+    const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(c) * e;
+    const int64_t transposed = (p.xtSets * w[0] * p.ciParts + c[0] * p.coWidth) * e;
+    const int64_t bytes = 2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + transposed);
+    return bytes <= available && (!preferred || windowBytes <= kWindowCap);
+  };
+  // Shrink H first, then W, then D: the x transposes repeat per input depth of a chunk, so
+  // chunks keep their depth.
+  auto search = [&](bool preferred) -> std::optional<Int3> {
+    const std::optional<Int3> c =
+        largestChunk({core.out[1], core.out[2], core.out[0]}, [&](const Int3& hwd) {
+          return fits({hwd[2], hwd[0], hwd[1]}, preferred);
+        });
+    if (!c) return std::nullopt;
+    return Int3{(*c)[2], (*c)[0], (*c)[1]};
+  };
+  std::optional<Int3> chunk = search(true);
+  if (!chunk) chunk = search(false);
+  if (!chunk) return std::nullopt;
+  p.chunk = *chunk;
+  p.window = windowOf(p.chunk);
+  p.boxW = std::min(p.chunk[2], p.parts);
+  p.boxH = std::min(p.chunk[1], p.parts / p.boxW);
+  return p;
+}
+
+DwBoxesPlan planDwBoxes(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geometry) {
+  DwBoxesPlan plan;
+  const int64_t e = isa::dtypeBytes(dtype);
+  plan.parts = tileParts(geometry);
+  const int64_t parts = plan.parts;
+  plan.coWidth = std::min(fwd.cout, kMaxCo);
+  plan.coSub = ceilDiv(plan.coWidth, parts);
+  const int64_t fixed =
+      (plan.xtRing * parts + 2 * kMaxCo + 2 * plan.tapGroup * kMaxCo) * e + kReserveBytes;
+  const int64_t available = geometry.sbufPartitionBytes - fixed;
+  auto windowOf = [&](const Int3& c) {
+    return Int3{windowExtent(fwd, 0, c[0]), windowExtent(fwd, 1, c[1]), windowExtent(fwd, 2, c[2])};
+  };
+  auto fits = [&](const Int3& c, bool preferred) {
+    const Int3 w = windowOf(c);
+    if (!stepsFit(w) || !stepsFit(c)) return false;
+    const int64_t windowBytes = product(w) * e;
+    if (2 * (2 * windowBytes + plan.coSub * product(c) * e) > available)
+      return false;  // window + staging
+    return !preferred || (windowBytes <= kBoxesWindowCap && product(c) <= kBoxesChunkCap);
+  };
+  std::optional<Int3> chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, true); });
+  if (!chunk) chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, false); });
+  if (chunk) {
+    plan.chunk = *chunk;
+    plan.window = windowOf(plan.chunk);
+    plan.box = blockFor(fwd, plan.chunk, plan.window, parts);
+    return plan;
+  }
+  auto columnsFit = [&](const Int3& c) {
+    return stepsFit(c) && 2 * (plan.tapGroup + plan.coSub) * product(c) * e <= available;
+  };
+  chunk = largestChunk(fwd.out, columnsFit);
+  if (!chunk) throw Error(fwd.kernel + ": the x columns of one dy position do not fit SBUF");
+  plan.perTap = true;
+  plan.chunk = *chunk;
+  plan.window = *chunk;
+  ConvCore unit = fwd;
+  unit.stride = {1, 1, 1};
+  plan.box = blockFor(unit, plan.chunk, plan.window, parts);
+  return plan;
+}
+
+ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                        const ConvBwdOptions& options) {
+  ConvBwdPlan plan;
+  const std::string& method = options.dwMethod;
+  if (method != "auto" && method != "boxes" && method != "rows")
+    throw Error(core.kernel + ": dw_method '" + method + "' is not auto, boxes or rows");
+  if (options.dwAccBanks < 0 || options.dwAccBanks > geometry.psumBanks - 2)
+    throw Error(core.kernel + ": dw_acc_banks " + std::to_string(options.dwAccBanks) +
+                " is outside 0.." + std::to_string(geometry.psumBanks - 2) +
+                " (2 PSUM banks hold transposes)");
+  if (options.dyTranspose != "auto" && options.dyTranspose != "pe" && options.dyTranspose != "dma")
+    throw Error(core.kernel + ": dy_transpose '" + options.dyTranspose +
+                "' is not auto, pe or dma");
+  std::optional<DwRowsPlan> rows;
+  if (method != "boxes") rows = planDwRows(core, dtype, geometry, options);
+  if (!rows && method == "rows")
+    throw Error(core.kernel + ": dw_method rows does not fit SBUF for this shape (use auto)");
+  if (rows) {
+    plan.dwMethod = DwMethod::Rows;
+    plan.rows = std::move(*rows);
+  } else {
+    plan.boxes = planDwBoxes(core, dtype, geometry);
+  }
+  return plan;
+}
+
+}  // namespace neuronsim::kernels

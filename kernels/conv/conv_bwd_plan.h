@@ -1,0 +1,99 @@
+#pragma once
+// The conv3d_bwd planner: every schedule decision of dw as a plain struct, computed from the
+// shape, the machine geometry and the schedule parameters; the emitters only read it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isa/dtype.h"
+#include "isa/geometry.h"
+#include "kernels/conv/conv_core.h"
+
+namespace neuronsim::kernels {
+
+/// How dw puts positions onto partitions.
+enum class DwMethod {
+  /// Boxes of <= partitions dy positions; dy and every tap's strided x view are PE-transposed per
+  /// box.
+  Boxes,
+  /// Partitions = an (h, w) box of dy positions, D on the free axis: x is transposed once per
+  /// (kh, kw) shift and input depth, so the kd taps reuse it (kd is a free-axis offset).
+  Rows,
+};
+
+/// One dw accumulator: a filter tap and a C_in tile, in its pass's PSUM.
+struct DwUnit {
+  int64_t tap = 0;  ///< row-major (kd, kh, kw) tap index
+  int64_t ciTile = 0;
+};
+
+/// The schedule choices a user may force (`auto` / 0: the planner decides).
+struct ConvBwdOptions {
+  std::string dwMethod = "auto";     ///< auto | boxes | rows
+  int64_t dwAccBanks = 0;            ///< PSUM banks for dw accumulators (Rows), 0: auto
+  std::string dyTranspose = "auto";  ///< Rows: auto | pe | dma (how dy reaches [positions, co])
+};
+
+/// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
+struct DwRowsPlan {
+  int64_t parts = 0;  ///< partitions of a full tile (the machine's partitions)
+  int64_t ciTiles = 1;
+  int64_t ciParts = 1;   ///< min(C_in, parts)
+  int64_t coWidth = 1;   ///< C_out columns per pass (<= 512, one PSUM bank of fp32)
+  int64_t coSub = 1;     ///< `parts`-channel pieces of coWidth
+  Int3 chunk{1, 1, 1};   ///< dy extent per load
+  Int3 window{1, 1, 1};  ///< x window extent of a full chunk
+  int64_t boxH = 1;      ///< dy rows per partition box
+  int64_t boxW = 1;      ///< dy columns per partition box (boxH * boxW <= parts)
+  bool stageX = false;   ///< x rows are under one DMA descriptor: staged then copied
+  /// dy boxes arrive transposed by one DMA transpose from HBM each (no dy chunk, no PE
+  /// transposes of dy); otherwise dy chunks are loaded and PE-transposed per box
+  bool dyByDma = false;
+  int64_t accBanks = 6;        ///< PSUM banks holding accumulators
+  int64_t accsPerBank = 1;     ///< accumulators [ci, coWidth] fp32 per bank
+  int64_t transposeBanks = 2;  ///< PSUM banks ringing the transpose outputs
+  /// Passes over every dy chunk: each accumulates these units (grouped by (kh, kw) so the x
+  /// transposes of a shift serve all its kd taps).
+  std::vector<std::vector<DwUnit>> passes;
+  int64_t xtSets = 1;  ///< largest number of (kh, kw, C_in tile) transposed x sets in a pass
+};
+
+/// The dw plan of the Boxes method: per C_in tile, C_out slab and tap group, every dy chunk.
+struct DwBoxesPlan {
+  int64_t parts = 0;     ///< partitions of a full tile
+  int64_t coWidth = 1;   ///< C_out columns per pass (<= 512)
+  int64_t coSub = 1;     ///< `parts`-channel pieces of coWidth
+  int64_t tapGroup = 6;  ///< taps accumulating at once (one PSUM bank each)
+  int64_t xtRing = 12;   ///< transposed x tiles: the box being multiplied and the next
+  Int3 chunk{1, 1, 1};   ///< dy extent per load
+  Int3 window{1, 1, 1};  ///< x window extent of a full chunk
+  Int3 box{1, 1, 1};     ///< dy positions per transpose (<= parts)
+  bool perTap = false;   ///< no x window fits: per-tap im2col columns (window = chunk)
+};
+
+/// Every decision of one conv3d_bwd run.
+struct ConvBwdPlan {
+  DwMethod dwMethod = DwMethod::Boxes;
+  DwRowsPlan rows;    ///< valid when dwMethod == Rows
+  DwBoxesPlan boxes;  ///< valid when dwMethod == Boxes
+};
+
+/// Plans conv3d_bwd for the forward problem `forward`. Throws neuronsim::Error naming the kernel
+/// when a forced choice does not fit.
+ConvBwdPlan planConvBwd(const ConvCore& forward, isa::Dtype dtype, const isa::Geometry& geometry,
+                        const ConvBwdOptions& options = {});
+
+/// The schedule options of conv3d_bwd's parameters dw_method and dw_acc_banks.
+ConvBwdOptions bwdOptions(const ParamValues& params);
+
+/// The Rows plan, or nothing when its tiles do not fit SBUF / PSUM.
+std::optional<DwRowsPlan> planDwRows(const ConvCore& forward, isa::Dtype dtype,
+                                     const isa::Geometry& geometry, const ConvBwdOptions& options);
+
+/// The Boxes plan. Throws neuronsim::Error naming the kernel when not even one dy position's x
+/// columns fit SBUF.
+DwBoxesPlan planDwBoxes(const ConvCore& forward, isa::Dtype dtype, const isa::Geometry& geometry);
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,329 @@
+// dw by the Rows method: partitions hold an (h, w) box of dy positions and depth runs along the
+// free axis, so one PE transpose of x per (kh, kw) shift and input depth serves every kd tap.
+// Transposes fill PSUM banks and each bank is evicted by one copy (Vector and Scalar in turn).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/conv/conv_bwd_build.h"
+#include "kernels/conv/conv_plan.h"
+#include "kernels/conv/conv_window.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+constexpr int kBuffers = 2;
+
+/// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.
+class DwRowsEmitter {
+ public:
+  DwRowsEmitter(KernelBuilder& b, const ConvCore& fwd, const DwRowsPlan& plan, isa::Dtype dtype,
+                const HbmView& dy, const HbmView& x, const HbmView& dw)
+      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw) {}
+
+  void run() {
+    allocate();
+    const std::vector<Chunk> chunks = chunkList(fwd_, plan_.chunk);
+    std::vector<Step> steps;
+    for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
+      for (size_t p = 0; p < plan_.passes.size(); ++p)
+        for (size_t c = 0; c < chunks.size(); ++c)
+          steps.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks[c], c == 0,
+                           c + 1 == chunks.size()});
+    load(steps[0], 0);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (i + 1 < steps.size()) load(steps[i + 1], static_cast<int>((i + 1) % kBuffers));
+      process(steps[i], static_cast<int>(i % kBuffers));
+      if (steps[i].lastChunk) store(steps[i]);
+    }
+    for (const std::vector<Tile>* tiles :
+         {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &accs_, &banks_})
+      for (const Tile& t : *tiles) b_.release(t);
+  }
+
+ private:
+  struct Step {
+    int64_t co0, cw;
+    size_t pass;
+    const Chunk* chunk;
+    bool firstChunk, lastChunk;
+  };
+  /// A transposed x set of a pass: shift (kh, kw) and C_in tile.
+  struct XSet {
+    int64_t kh, kw, ciTile;
+  };
+  /// Transposes filling one PSUM bank and the SBUF rows its copy lands in.
+  struct BankJob {
+    std::vector<Tile> srcs;
+    Tile dst;
+  };
+
+  const std::vector<DwUnit>& units(const Step& s) const { return plan_.passes[s.pass]; }
+  int64_t ciCount(int64_t t) const { return std::min(plan_.parts, fwd_.cin - t * plan_.parts); }
+  Int3 tapOf(int64_t tap) const {
+    const Int3& k = fwd_.taps;
+    return {tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]};
+  }
+
+  /// The pass's x sets in first-use order, and each unit's set index.
+  std::vector<XSet> setsOf(const std::vector<DwUnit>& pass, std::vector<int64_t>* setOfUnit) const {
+    std::vector<XSet> sets;
+    for (const DwUnit& u : pass) {
+      const Int3 k = tapOf(u.tap);
+      size_t i = 0;
+      while (i < sets.size() &&
+             (sets[i].kh != k[1] || sets[i].kw != k[2] || sets[i].ciTile != u.ciTile))
+        ++i;
+      if (i == sets.size()) sets.push_back({k[1], k[2], u.ciTile});
+      if (setOfUnit) setOfUnit->push_back(static_cast<int64_t>(i));
+    }
+    return sets;
+  }
+
+  void allocate() {
+    const Int3& w = plan_.window;
+    const Int3& c = plan_.chunk;
+    const int64_t coParts = std::min(plan_.coWidth, plan_.parts);
+    const int64_t units = plan_.accBanks * plan_.accsPerBank;
+    for (int i = 0; i < kBuffers; ++i) {
+      const std::string n = std::to_string(i);
+      windows_.push_back(
+          b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
+      if (plan_.stageX)
+        stages_.push_back(
+            b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
+      if (!plan_.dyByDma)
+        dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
+      dyT_.push_back(b_.sbuf({plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT_" + n));
+      xT_.push_back(b_.sbuf({plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_, "xT_" + n));
+      outs_.push_back(b_.sbuf({plan_.ciParts, units, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
+    }
+    const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
+    for (int64_t i = 0; i < plan_.accBanks; ++i)
+      accs_.push_back(
+          b_.psum({plan_.ciParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
+    for (int64_t i = 0; i < plan_.transposeBanks; ++i)
+      banks_.push_back(
+          b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
+  }
+
+  /// Accumulator of unit `i` of a pass: [cs, cw] inside its bank.
+  Tile acc(size_t i, int64_t cs, int64_t cw) const {
+    const int64_t bank = static_cast<int64_t>(i) / plan_.accsPerBank;
+    const int64_t first = static_cast<int64_t>(i) % plan_.accsPerBank * plan_.coWidth;
+    return accs_[bank].partitionSlice(0, static_cast<int32_t>(cs)).slice(0, first, first + cw);
+  }
+
+  void load(const Step& s, int slot) {
+    const Chunk& chunk = *s.chunk;
+    std::vector<bool> needed(static_cast<size_t>(plan_.ciTiles), false);
+    for (const DwUnit& u : units(s)) needed[static_cast<size_t>(u.ciTile)] = true;
+    for (int64_t t = 0; t < plan_.ciTiles; ++t) {
+      if (!needed[static_cast<size_t>(t)]) continue;
+      const int32_t cs = static_cast<int32_t>(ciCount(t));
+      std::optional<Tile> stage;
+      if (plan_.stageX) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
+      loadWindow(b_, fwd_, x_, chunk, t * plan_.parts,
+                 windows_[slot].partitionSlice(0, cs).select(0, t), stage);
+    }
+    if (!plan_.dyByDma) loadChannelChunk(b_, dy_, chunk, s.co0, s.cw, dyTiles_[slot]);
+  }
+
+  /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw).
+  struct Box {
+    int64_t h0, w0, bh, bw;
+    int32_t positions() const { return static_cast<int32_t>(bh * bw); }
+  };
+
+  void process(const Step& s, int slot) {
+    const Int3& e = s.chunk->extent;
+    std::vector<Box> boxes;
+    for (int64_t h = 0; h < e[1]; h += plan_.boxH)
+      for (int64_t w = 0; w < e[2]; w += plan_.boxW)
+        boxes.push_back({h, w, std::min(plan_.boxH, e[1] - h), std::min(plan_.boxW, e[2] - w)});
+    std::vector<int64_t> setOfUnit;
+    const std::vector<XSet> sets = setsOf(units(s), &setOfUnit);
+    if (s.firstChunk) started_.assign(units(s).size(), false);
+    int ring = prepare(s, slot, sets, boxes[0]);
+    emitJobs(jobs_.size());
+    for (size_t i = 0; i < boxes.size(); ++i) {
+      const int current = ring;
+      if (i + 1 < boxes.size()) ring = prepare(s, slot, sets, boxes[i + 1]);
+      multiply(s, setOfUnit, boxes[i], current);
+      emitJobs(jobs_.size());
+    }
+  }
+
+  /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
+  int prepare(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
+    const int ring = static_cast<int>(ringCount_++ % kBuffers);
+    const int32_t np = bx.positions();
+    const Int3& e = s.chunk->extent;
+    const Int3 one{1, 1, 1};
+    if (plan_.dyByDma) {
+      const Chunk& c = *s.chunk;
+      const HbmView dy = dy_.select(0, c.batch)
+                             .slice(0, s.co0, s.co0 + s.cw)
+                             .slice(2, c.origin[1] + bx.h0, c.origin[1] + bx.h0 + bx.bh)
+                             .slice(3, c.origin[2] + bx.w0, c.origin[2] + bx.w0 + bx.bw);
+      for (int64_t d = 0; d < e[0]; ++d)
+        b_.dmaTranspose(dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw),
+                        dy.select(1, c.origin[0] + d));
+    }
+    for (int64_t u = 0; u * plan_.parts < s.cw && !plan_.dyByDma; ++u) {
+      const int64_t cu = std::min(plan_.parts, s.cw - u * plan_.parts);
+      const Tile dy = dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u);
+      std::vector<Tile> srcs;
+      for (int64_t d = 0; d < e[0]; ++d)
+        srcs.push_back(box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, one));
+      transposeRun(srcs, dyT_[ring]
+                             .partitionSlice(0, np)
+                             .slice(0, 0, e[0])
+                             .slice(1, u * plan_.parts, u * plan_.parts + cu));
+    }
+    const auto [lo, hi] = xDepths(*s.chunk);
+    const Int3& st = fwd_.stride;
+    const Int3& dil = fwd_.dilation;
+    for (size_t i = 0; i < sets.size(); ++i) {
+      const XSet& set = sets[i];
+      const int64_t cs = ciCount(set.ciTile);
+      const Tile window =
+          windows_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, set.ciTile);
+      std::vector<Tile> srcs;
+      for (int64_t dd = lo; dd < hi; ++dd)
+        srcs.push_back(box(window,
+                           {dd, bx.h0 * st[1] + set.kh * dil[1], bx.w0 * st[2] + set.kw * dil[2]},
+                           {1, bx.bh, bx.bw}, {1, st[1], st[2]}));
+      transposeRun(srcs, xT_[ring]
+                             .partitionSlice(0, np)
+                             .select(0, static_cast<int64_t>(i))
+                             .slice(0, lo, hi)
+                             .slice(1, 0, cs));
+    }
+    return ring;
+  }
+
+  /// The window depth rows [lo, hi) of `chunk` that hold x (the others are padding zeros: their
+  /// transposes and the matmuls reading them are skipped).
+  std::pair<int64_t, int64_t> xDepths(const Chunk& chunk) const {
+    const int64_t z0 = chunk.origin[0] * fwd_.stride[0] - fwd_.padLo[0];
+    const int64_t depth = windowExtent(fwd_, 0, chunk.extent[0]);
+    const int64_t lo = std::clamp<int64_t>(-z0, 0, depth);
+    return {lo, std::clamp<int64_t>(fwd_.in[0] - z0, lo, depth)};
+  }
+
+  /// Queues the transposes of srcs[j] ([cols partitions, positions]) into row j of dst
+  /// ([positions; n, cols]) as jobs of one PSUM bank each.
+  void transposeRun(const std::vector<Tile>& srcs, const Tile& dst) {
+    const int64_t perBank = b_.geometry().psumBankBytes() / 4 / dst.size(1);
+    for (size_t j0 = 0; j0 < srcs.size(); j0 += static_cast<size_t>(perBank)) {
+      const size_t j1 = std::min(srcs.size(), j0 + static_cast<size_t>(perBank));
+      jobs_.push_back({std::vector<Tile>(srcs.begin() + static_cast<std::ptrdiff_t>(j0),
+                                         srcs.begin() + static_cast<std::ptrdiff_t>(j1)),
+                       dst.slice(0, static_cast<int64_t>(j0), static_cast<int64_t>(j1))});
+    }
+  }
+
+  /// Emits the first `count` queued jobs: transposes into the next PSUM bank, one copy out.
+  void emitJobs(size_t count) {
+    count = std::min(count, jobs_.size());
+    for (size_t i = 0; i < count; ++i) {
+      const BankJob& job = jobs_[i];
+      const int64_t cols = job.dst.size(1);
+      const Tile bank =
+          banks_[bankCount_++ % banks_.size()].partitionSlice(0, job.dst.partitions());
+      for (size_t j = 0; j < job.srcs.size(); ++j) {
+        const int64_t c0 = static_cast<int64_t>(j) * cols;
+        b_.transpose(bank.slice(0, c0, c0 + cols), job.srcs[j]);
+      }
+      const int64_t n = static_cast<int64_t>(job.srcs.size());
+      copy(job.dst, bank.slice(0, 0, n * cols).reshape({n, cols}));
+    }
+    jobs_.erase(jobs_.begin(), jobs_.begin() + static_cast<std::ptrdiff_t>(count));
+  }
+
+  void multiply(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx, int ring) {
+    const int32_t np = bx.positions();
+    const std::vector<DwUnit>& us = units(s);
+    const int64_t sd = fwd_.stride[0], dild = fwd_.dilation[0];
+    const int64_t depth = s.chunk->extent[0];
+    const auto [lo, hi] = xDepths(*s.chunk);
+    const size_t perDepth =
+        (jobs_.size() + static_cast<size_t>(depth) - 1) / static_cast<size_t>(depth);
+    for (int64_t d = 0; d < depth; ++d) {
+      emitJobs(perDepth);
+      const Tile moving = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
+      for (size_t i = 0; i < us.size(); ++i) {
+        const int64_t cs = ciCount(us[i].ciTile);
+        const int64_t dd = d * sd + tapOf(us[i].tap)[0] * dild;
+        if (dd < lo || dd >= hi) continue;
+        const Tile stationary =
+            xT_[ring].partitionSlice(0, np).select(0, setOfUnit[i]).select(0, dd).slice(0, 0, cs);
+        b_.matmul(acc(i, cs, s.cw), stationary, moving, started_[i]);
+        started_[i] = true;
+      }
+    }
+  }
+
+  /// Evicts the pass's accumulators and stores them: one DMA per run of units with the same
+  /// (kh, kw, C_in tile) and consecutive kd (triggered from Scalar).
+  void store(const Step& s) {
+    const std::vector<DwUnit>& us = units(s);
+    const Tile out = outs_[outCount_++ % kBuffers];
+    for (size_t i = 0; i < us.size(); ++i) {
+      const int64_t cs = ciCount(us[i].ciTile);
+      const Tile dst = out.partitionSlice(0, static_cast<int32_t>(cs))
+                           .select(0, static_cast<int64_t>(i))
+                           .slice(0, 0, s.cw);
+      if (started_[i]) {
+        copy(dst, acc(i, cs, s.cw));
+      } else {
+        b_.memset(dst, 0.0f, isa::Engine::Vector);  // the tap meets only padding depth
+      }
+    }
+    const Int3& k = fwd_.taps;
+    const HbmView all = dw_.reshape({k[0], k[1] * k[2], fwd_.cin, fwd_.cout});
+    for (size_t i = 0; i < us.size();) {
+      size_t j = i + 1;
+      while (j < us.size() && us[j].ciTile == us[i].ciTile &&
+             us[j].tap == us[j - 1].tap + k[1] * k[2])
+        ++j;
+      const int64_t ci0 = us[i].ciTile * plan_.parts, cs = ciCount(us[i].ciTile);
+      const int64_t kd0 = tapOf(us[i].tap)[0];
+      const HbmView dst = all.slice(0, kd0, kd0 + static_cast<int64_t>(j - i))
+                              .select(1, us[i].tap % (k[1] * k[2]))
+                              .slice(1, ci0, ci0 + cs)
+                              .slice(2, s.co0, s.co0 + s.cw)
+                              .permute({1, 0, 2});
+      b_.dmaCopy(dst,
+                 out.partitionSlice(0, static_cast<int32_t>(cs))
+                     .slice(0, static_cast<int64_t>(i), static_cast<int64_t>(j))
+                     .slice(1, 0, s.cw),
+                 DmaOptions{-1, isa::Engine::Scalar});
+      i = j;
+    }
+  }
+
+  void copy(const Tile& dst, const Tile& src) { alternatingCopy(b_, dst, src, copyCount_); }
+
+  KernelBuilder& b_;
+  const ConvCore& fwd_;
+  const DwRowsPlan& plan_;
+  isa::Dtype dtype_;
+  HbmView dy_, x_, dw_;
+  std::vector<Tile> windows_, stages_, dyTiles_, dyT_, xT_, outs_, accs_, banks_;
+  std::vector<bool> started_;
+  std::vector<BankJob> jobs_;
+  int64_t ringCount_ = 0, bankCount_ = 0, outCount_ = 0, copyCount_ = 0;
+};
+
+}  // namespace
+
+void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
+                     isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw) {
+  DwRowsEmitter(builder, forward, plan, dtype, dy, x, dw).run();
+}
+
+}  // namespace neuronsim::kernels

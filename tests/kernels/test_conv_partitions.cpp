@@ -1,0 +1,72 @@
+// Every conv kernel on a machine with 64 partitions (`--set partitions=64`): channel tiles, tap
+// packing slots and dw position boxes follow the machine, checked bit for bit against the
+// interpreter and against the reference on shapes that cross the 64-channel tile.
+#include <doctest/doctest.h>
+
+#include "kernels/conv/conv_bwd_plan.h"
+#include "kernels/conv/conv_core.h"
+#include "kernels/conv/conv_kernels.h"
+#include "kernels/conv/conv_plan.h"
+#include "test_conv_check.h"
+
+namespace neuronsim::kernels {
+namespace {
+
+using isa::Dtype;
+using testing::checkConvCase;
+using testing::trn2Half;
+
+TEST_CASE("conv kernels with 64 partitions: tiles of 64 channels") {
+  const KernelSpec fwd = conv3dSpec();
+  const ConvCore core = conv3dCore({{"x_in", {1, 100, 3, 4, 5}}, {"filters", {2, 2, 2, 100, 70}}},
+                                   parseParams(fwd, {}));
+  const ConvPlan plan = planConv(core, Dtype::Fp32, trn2Half().geometry);
+  CHECK(plan.parts == 64);
+  CHECK(plan.ciTiles == 2);
+  CHECK(plan.ciParts == 64);
+  CHECK(plan.coGroup == 64);  // whole 64-channel tiles
+  // C_in 12 packs 2 kw taps (slots of 32 partitions at 0 and 32), not 4 slots of 16.
+  const ConvCore small =
+      conv3dCore({{"x_in", {2, 12, 3, 5, 6}}, {"filters", {2, 2, 3, 12, 9}}}, parseParams(fwd, {}));
+  const ConvPlan packed = planConv(small, Dtype::Bf16, trn2Half().geometry);
+  CHECK(packed.pack == 2);
+  CHECK(packed.slotParts == 32);
+  CHECK(planConv(small, Dtype::Bf16, testing::trn2().geometry).pack == 4);
+}
+
+TEST_CASE("conv3d with 64 partitions: C_in 100, C_out 70, bias, padding; packed C_in 12") {
+  const KernelSpec spec = conv3dSpec();
+  checkConvCase(spec, {{1, 100, 3, 4, 5}, {2, 2, 2, 100, 70}, 70, {{"padding", "1,0,0,1,1,1"}}},
+                trn2Half());
+  checkConvCase(spec, {{2, 12, 3, 5, 6}, {2, 2, 3, 12, 9}, 0, {{"stride", "1,1,2"}}, Dtype::Bf16},
+                trn2Half());
+}
+
+TEST_CASE("conv3d_transpose with 64 partitions: stride 2, C_in 70, C_out 65") {
+  checkConvCase(conv3dTransposeSpec(),
+                {{1, 70, 2, 3, 4}, {3, 3, 3, 70, 65}, 65, {{"stride", "2"}, {"padding", "1"}}},
+                trn2Half());
+}
+
+TEST_CASE("conv3d_bwd with 64 partitions: rows (both dy paths) and boxes, C 70 -> 66") {
+  const Shape x{1, 70, 3, 5, 14}, f{3, 3, 2, 70, 66};
+  for (const char* method : {"rows", "boxes"})
+    for (const char* dy : {"pe", "dma"}) {
+      CAPTURE(method);
+      CAPTURE(dy);
+      checkConvCase(
+          conv3dBwdSpec(),
+          {x, f, 0, {{"padding", "1"}, {"dw_method", method}, {"dy_transpose", dy}}, Dtype::Bf16},
+          trn2Half());
+    }
+  const KernelSpec spec = conv3dBwdSpec();
+  const ParamValues params = parseParams(spec, {{"padding", "1"}});
+  const ConvBwdPlan p = planConvBwd(conv3dBwdCore({{"x_in", x}, {"filters", f}}, params, false),
+                                    Dtype::Bf16, trn2Half().geometry, bwdOptions(params));
+  REQUIRE(p.dwMethod == DwMethod::Rows);
+  CHECK(p.rows.ciTiles == 2);
+  CHECK(p.rows.boxH * p.rows.boxW <= 64);
+}
+
+}  // namespace
+}  // namespace neuronsim::kernels
