@@ -17,6 +17,7 @@
 #include "isa/npy.h"
 #include "isa/validation.h"
 #include "kernels/harness/run_files.h"
+#include "kernels/harness/trace_machine.h"
 #include "sim/machine_config.h"
 #include "sim/simulator.h"
 #include "tools/args.h"
@@ -225,7 +226,8 @@ int asmCommand(int argc, char** argv) {
   warnUninitialized(program, memory);
   if (auto path = args.get("summary-json"))
     kernels::writeFileAtomically(*path, summary.dump(2) + "\n");
-  if (auto path = args.get("trace")) traces::writeChromeTrace(*path, program, log, summary);
+  if (auto path = args.get("trace"))
+    traces::writeChromeTrace(*path, program, log, summary, kernels::traceMachine(machine));
   if (outputDir) writeOutputs(program, memory, *outputDir);
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "kernels/harness/progress.h"
 #include "kernels/harness/run_files.h"
 #include "kernels/harness/run_kernel.h"
+#include "kernels/harness/trace_machine.h"
 #include "kernels/registry.h"
 #include "sim/machine_config.h"
 #include "tools/args.h"
@@ -253,7 +254,7 @@ int runCommand(int argc, char** argv) {
   if (auto path = args.get("trace")) {
     progress.phase("writing " + *path);
     kernels::appendOccupancyCounters(log, run.allocations);
-    traces::writeChromeTrace(*path, run.program, log, summary);
+    traces::writeChromeTrace(*path, run.program, log, summary, kernels::traceMachine(machine));
     progress.done();
   }
   if (auto path = args.get("csv")) traces::writeInstructionCsv(*path, run.program, log);

@@ -5,8 +5,8 @@
 
 namespace neuronsim::traces {
 
-FlatValue& FlatEvent::slot(std::vector<std::string>& keys, std::vector<FlatValue>& values, size_t& used,
-                           std::string_view key) {
+FlatValue& FlatEvent::slot(std::vector<std::string>& keys, std::vector<FlatValue>& values,
+                           size_t& used, std::string_view key) {
   if (used == keys.size()) {
     keys.emplace_back();
     values.emplace_back();
@@ -17,8 +17,9 @@ FlatValue& FlatEvent::slot(std::vector<std::string>& keys, std::vector<FlatValue
   return v;
 }
 
-const FlatValue* FlatEvent::find(const std::vector<std::string>& keys, const std::vector<FlatValue>& values,
-                                 size_t used, std::string_view key) {
+const FlatValue* FlatEvent::find(const std::vector<std::string>& keys,
+                                 const std::vector<FlatValue>& values, size_t used,
+                                 std::string_view key) {
   for (size_t i = 0; i < used; ++i)
     if (keys[i] == key) return &values[i];
   return nullptr;
@@ -39,12 +40,23 @@ int64_t FlatEvent::argInteger(std::string_view key, int64_t fallback) const {
   const FlatValue* v = findArg(key);
   if (!v) return fallback;
   if (v->kind == FlatValue::Kind::Integer) return v->integer;
-  if (v->kind == FlatValue::Kind::Real && std::isfinite(v->real)) return static_cast<int64_t>(v->real);
+  if (v->kind == FlatValue::Kind::Real && std::isfinite(v->real))
+    return static_cast<int64_t>(v->real);
   return fallback;
 }
 
+const std::vector<double>* FlatEvent::argList(std::string_view key) const {
+  const FlatValue* v = findArg(key);
+  return v && v->kind == FlatValue::Kind::List ? &v->list : nullptr;
+}
+
 void setFlatValue(FlatValue& out, const nlohmann::json& value) {
-  if (value.is_number_integer()) {
+  if (value.is_array()) {
+    out.kind = FlatValue::Kind::List;
+    out.list.clear();
+    for (const auto& item : value)
+      if (item.is_number()) out.list.push_back(item.get<double>());
+  } else if (value.is_number_integer()) {
     out.kind = FlatValue::Kind::Integer;
     out.integer = value.get<int64_t>();
   } else if (value.is_number()) {

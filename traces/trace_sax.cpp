@@ -1,4 +1,5 @@
-// SAX handler over a Chrome trace: flat events for traceEvents, a small DOM for the neuronsim section.
+// SAX handler over a Chrome trace: flat events for traceEvents, a small DOM for the neuronsim
+// section.
 #include "traces/trace_sax.h"
 
 #include <vector>
@@ -23,9 +24,12 @@ class TraceSax {
   bool binary(Json::binary_t&) { return value(Json()); }
 
   bool key(Json::string_t& k) {
-    if (depth_ == 1) topKey_ = k;
-    else if (inDom()) domKey_ = k;
-    else key_ = k;
+    if (depth_ == 1)
+      topKey_ = k;
+    else if (inDom())
+      domKey_ = k;
+    else
+      key_ = k;
     return true;
   }
 
@@ -33,7 +37,9 @@ class TraceSax {
   bool start_array(std::size_t) { return open(false); }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    return false;
+  }
 
   StreamedTrace result;
 
@@ -47,6 +53,11 @@ class TraceSax {
     if (depth_ >= 1 && topKey_ == "neuronsim") domOpen(isObject ? Json::object() : Json::array());
     if (inEvents() && depth_ == 2 && isObject) event_.clear();
     if (inEvents() && depth_ == 3 && isObject && key_ == "args") inArgs_ = true;
+    if (inEvents() && depth_ == 4 && inArgs_ && !isObject) {
+      list_ = &event_.arg(key_);
+      list_->kind = FlatValue::Kind::List;
+      list_->list.clear();
+    }
     ++depth_;
     return true;
   }
@@ -55,6 +66,7 @@ class TraceSax {
     --depth_;
     if (depth_ >= 1 && topKey_ == "neuronsim") stack_.pop_back();
     if (inEvents() && depth_ == 3) inArgs_ = false;
+    if (inEvents() && depth_ == 4) list_ = nullptr;
     if (inEvents() && depth_ == 2) onEvent_(event_);
     return true;
   }
@@ -66,6 +78,8 @@ class TraceSax {
       setFlatValue(event_.field(key_), v);
     } else if (inEvents() && depth_ == 4 && inArgs_) {
       setFlatValue(event_.arg(key_), v);
+    } else if (inEvents() && depth_ == 5 && list_ && v.is_number()) {
+      list_->list.push_back(v.get<double>());
     }
     return true;
   }
@@ -88,12 +102,15 @@ class TraceSax {
 
   void domAdd(Json v) {
     Json* parent = stack_.back();
-    if (parent->is_object()) (*parent)[domKey_] = std::move(v);
-    else parent->push_back(std::move(v));
+    if (parent->is_object())
+      (*parent)[domKey_] = std::move(v);
+    else
+      parent->push_back(std::move(v));
   }
 
   const std::function<void(const FlatEvent&)>& onEvent_;
   FlatEvent event_;
+  FlatValue* list_ = nullptr;  ///< the array arg being read
   std::string topKey_, key_, domKey_;
   std::vector<Json*> stack_;
   int depth_ = 0;
@@ -102,7 +119,8 @@ class TraceSax {
 
 }  // namespace
 
-StreamedTrace streamTrace(const std::string& text, const std::function<void(const FlatEvent&)>& onEvent) {
+StreamedTrace streamTrace(const std::string& text,
+                          const std::function<void(const FlatEvent&)>& onEvent) {
   TraceSax sax(onEvent);
   const bool ok = Json::sax_parse(text, &sax);
   StreamedTrace result = std::move(sax.result);

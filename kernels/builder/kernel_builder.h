@@ -121,7 +121,9 @@ class KernelBuilder {
 
   /// Emits a fully formed instruction (its waits and signals are replaced by the builder's).
   void emit(isa::Instruction inst);
-  /// Text attached to the following instructions (printed as an assembly comment).
+  /// The kernel phase the following instructions belong to, until the next call ("" clears):
+  /// printed as an assembly comment and recorded in traces, where report and viewer group time by
+  /// it.
   void setNote(std::string note) { note_ = std::move(note); }
 
   int64_t instructionCount() const { return static_cast<int64_t>(program_.instructions.size()); }

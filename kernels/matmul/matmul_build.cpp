@@ -75,12 +75,17 @@ void buildStreaming(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, c
         const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k0));
         const Tile lt = lring[ring % kRing].partitionSlice(0, ks).slice(0, 0, ms);
         const Tile rt = rring[ring % kRing].partitionSlice(0, ks).slice(0, 0, ns);
+        b.setNote("load lhsT");
         b.dmaCopy(lt, lhsT.slice(0, k0, k0 + ks).slice(1, m0, m0 + ms));
+        b.setNote("load rhs");
         b.dmaCopy(rt, rhs.slice(0, k0, k0 + ks).slice(1, n0, n0 + ns));
+        b.setNote("matmul");
         b.matmul(ps, lt, rt, k0 > 0);
       }
       const Tile ot = outs[tileIndex % kOutBuffers].partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns);
+      b.setNote("evict psum");
       evict(ot, ps);
+      b.setNote("store out");
       b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot, kStore);
     }
   }
@@ -116,6 +121,7 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
     const int64_t gs = std::min(groupCols, N - g0);
     const Tile rb = rhsBuf[group % 2].slice(1, 0, gs);
     auto loadRhs = [&](int64_t n0) {
+      b.setNote("load rhs");
       const int64_t n1 = std::min(gs, n0 + kFree);
       loadKTiles(b, rhs.slice(1, g0 + n0, g0 + n1), rb.slice(1, n0, n1), K, kLoad);
     };
@@ -123,19 +129,23 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
     for (int64_t m0 = 0; m0 < M; m0 += kPart, ++mIndex) {
       const int64_t ms = std::min(kPart, M - m0);
       const Tile lb = lhsBuf[mIndex % 2].slice(1, 0, ms);
+      b.setNote("load lhsT");
       loadKTiles(b, lhsT.slice(1, m0, m0 + ms), lb, K, kLoad);
       if (m0 == 0)
         for (int64_t n0 = kFree; n0 < gs; n0 += kFree) loadRhs(n0);
       for (int64_t n0 = 0; n0 < gs; n0 += kFree, ++tileIndex) {
         const int64_t ns = std::min(kFree, gs - n0);
         const Tile ps = psums[tileIndex % kPsumBuffers].partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns);
+        b.setNote("matmul");
         for (int64_t k = 0; k < kt; ++k) {
           const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
           b.matmul(ps, lb.partitionSlice(0, ks).select(0, k), rb.partitionSlice(0, ks).select(0, k).slice(0, n0, n0 + ns),
                    k > 0);
         }
         const Tile ot = outs[tileIndex % kOutBuffers].partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns);
+        b.setNote("evict psum");
         evict(ot, ps);
+        b.setNote("store out");
         b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, g0 + n0, g0 + n0 + ns), ot, kStore);
       }
     }

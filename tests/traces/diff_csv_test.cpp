@@ -1,9 +1,9 @@
 // diff deltas and the CSV instruction table.
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
-
-#include <doctest/doctest.h>
 
 #include "fixture.h"
 #include "traces/chrome_trace.h"
@@ -60,7 +60,8 @@ TEST_CASE("diff compares totals, per-track and per-opcode time and count") {
 
   std::vector<std::string> order;
   for (const auto& r : diff.trackTime) order.push_back(r.name);
-  CHECK(order == std::vector<std::string>{"tensor", "vector", "scalar", "sync", "dma.q0", "dma.q1"});
+  CHECK(order ==
+        std::vector<std::string>{"tensor", "vector", "scalar", "sync", "dma.q0", "dma.q1"});
 
   const std::string text = traces::diffText(diff, "a.json", "b.json");
   CHECK(text.find("A = a.json") != std::string::npos);
@@ -78,11 +79,18 @@ TEST_CASE("csv has a header and one row per instruction and transfer in start or
   const auto rows = lines(text.str());
   REQUIRE(rows.size() == 7);
   CHECK(rows[0] == traces::kCsvHeader);
-  // starts: 0 (sync #0), 1400 (q0 #0), 2400 (vector #1), 3000 (tensor #2), 3500 (sync #3), 4900 (q1 #3)
+  // starts: 0 (sync #0), 1400 (q0 #0), 2400 (vector #1), 3000 (tensor #2), 3500 (sync #3), 4900 (q1
+  // #3)
   CHECK(rows[1].rfind("instruction,0,sync,dma_copy,0,0,100,100,0,none,,0,-1,", 0) == 0);
-  CHECK(rows[2].rfind("dma,0,dma.q0,dma_copy,100,1400,2400,1000,1300,dma_latency,,0,-1,0,65536,0,512,", 0) == 0);
-  CHECK(rows[3].rfind("instruction,1,vector,tensor_tensor,0,2400,3000,600,2400,semaphore,sem_q0,1,0,576,196608,0,0,", 0) == 0);
-  CHECK(rows[4].rfind("instruction,2,tensor,nc_matmul,0,3000,3500,500,3000,semaphore,sem_vector,1,1,1200,0,16777216,", 0) == 0);
+  CHECK(rows[2].rfind(
+            "dma,0,dma.q0,dma_copy,100,1400,2400,1000,1300,dma_latency,,0,-1,0,65536,0,512,", 0) ==
+        0);
+  CHECK(rows[3].rfind("instruction,1,vector,tensor_tensor,0,2400,3000,600,2400,semaphore,sem_q0,1,"
+                      "0,576,196608,0,0,",
+                      0) == 0);
+  CHECK(rows[4].rfind("instruction,2,tensor,nc_matmul,0,3000,3500,500,3000,semaphore,sem_vector,1,"
+                      "1,1200,0,16777216,",
+                      0) == 0);
   CHECK(rows[6].rfind("dma,3,dma.q1,", 0) == 0);
 }
 
@@ -90,7 +98,8 @@ TEST_CASE("csv from a saved trace matches the csv from the run") {
   fixture::TempFile trace("csv_trace.json");
   traces::writeChromeTrace(trace.str(), fixture::program(), fixture::log(), fixture::summary());
   const std::string fromTrace = traces::instructionCsv(traces::loadTraceModel(trace.str()));
-  const std::string fromRun = traces::instructionCsv(traces::traceModel(fixture::program(), fixture::log()));
+  const std::string fromRun =
+      traces::instructionCsv(traces::traceModel(fixture::program(), fixture::log()));
   CHECK(fromTrace == fromRun);
 }
 
@@ -105,4 +114,41 @@ TEST_CASE("csv quotes fields with commas and quotes") {
   const auto rows = lines(traces::instructionCsv(model));
   REQUIRE(rows.size() == 2);
   CHECK(rows[1].find(",\"tensor_copy dst=[1,2] \"\"x\"\"\"") != std::string::npos);
+}
+
+TEST_CASE("diff shows why a change helped: critical path, what-if and engine time deltas") {
+  // B: q0's load takes 500 ns instead of 1000; everything after it moves 500 ns earlier.
+  auto logB = fixture::log();
+  logB.dmas[0].endNs = 1900;
+  for (auto& e : logB.instructions)
+    if (e.index != 0) e.startNs -= 500, e.endNs -= 500;
+  logB.instructions[3].readyNs = 100;
+  logB.dmas[1].issueNs -= 500, logB.dmas[1].startNs -= 500, logB.dmas[1].endNs -= 500;
+  auto a = traces::traceModel(fixture::program(), fixture::log());
+  a.summary = fixture::summary(5000);
+  auto b = traces::traceModel(fixture::program(), logB);
+  b.summary = fixture::summary(4500);
+  const auto diff = traces::diffTraces(a, b);
+  const auto* dma = row(diff.criticalPath, "DMA");
+  REQUIRE(dma);
+  CHECK(dma->a == doctest::Approx(1100));
+  CHECK(dma->b == doctest::Approx(600));
+  const auto* latency = row(diff.criticalPath, "fixed latency");
+  REQUIRE(latency);
+  CHECK(latency->delta() == doctest::Approx(0));
+  // with DMA infinitely fast both runs take the same time: the change only sped up DMA
+  const auto* whatIf = row(diff.whatIf, "DMA");
+  REQUIRE(whatIf);
+  CHECK(whatIf->a == doctest::Approx(3900));
+  CHECK(whatIf->b == doctest::Approx(3900));
+  const auto* waiting = row(diff.engineTime, "vector dependency");
+  REQUIRE(waiting);
+  CHECK(waiting->delta() == doctest::Approx(-500));
+  CHECK(diff.verdictA.find("bound by fixed latency") == 0);
+  const std::string text = traces::diffText(diff, "a.json", "b.json");
+  for (const char* part :
+       {"verdict A: bound by", "critical path by resource", "what if", "engine time"}) {
+    CAPTURE(part);
+    CHECK(text.find(part) != std::string::npos);
+  }
 }

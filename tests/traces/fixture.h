@@ -5,18 +5,19 @@
 //                 q0    #0 load 65536 B over 128 partitions, issued 100, moves [1400,2400]
 //                 vector #1 tensor_tensor [2400,3000], semaphore stall from 0 (released by #0)
 //                 tensor #2 nc_matmul [3000,3500], semaphore stall from 0 (released by #1)
-//                 sync  #3 dma_copy trigger [3500,3600], ready 100, semaphore stall (released by #2)
-//                 q1    #3 store 524288 B over 128 partitions, issued 3600, moves [4900,5000]
+//                 sync  #3 dma_copy trigger [3500,3600], ready 100, semaphore stall (released by
+//                 #2) q1    #3 store 524288 B over 128 partitions, issued 3600, moves [4900,5000]
 // total 5000 ns.
 
-#include <filesystem>
-#include <string>
 #include <unistd.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "isa/program.h"
 #include "traces/event.h"
+#include "traces/machine_facts.h"
 
 namespace fixture {
 
@@ -75,8 +76,8 @@ inline isa::Program program() {
   return p;
 }
 
-inline traces::InstructionEvent inst(int64_t index, isa::Engine engine, isa::Opcode opcode, double ready,
-                                     double start, double end) {
+inline traces::InstructionEvent inst(int64_t index, isa::Engine engine, isa::Opcode opcode,
+                                     double ready, double start, double end) {
   traces::InstructionEvent e;
   e.index = index;
   e.engine = engine;
@@ -95,7 +96,8 @@ inline traces::InstructionEvent waiting(traces::InstructionEvent e, int32_t sem,
   return e;
 }
 
-inline traces::DmaEvent dma(int64_t index, int32_t queue, double issue, double start, double end, int64_t bytes) {
+inline traces::DmaEvent dma(int64_t index, int32_t queue, double issue, double start, double end,
+                            int64_t bytes) {
   traces::DmaEvent d;
   d.index = index;
   d.queue = queue;
@@ -130,6 +132,16 @@ inline traces::EventLog log() {
   l.counter({traces::Counter::PeUtilization, 3000, 1.0});
   l.counter({traces::Counter::PeUtilization, 3500, 0.0});
   return l;
+}
+
+/// A machine with (Trn2-like) or without (Trn1-like) the PE throttle; DMA at 23 B/ns per engine.
+inline traces::MachineFacts machine(bool throttle) {
+  traces::MachineFacts m;
+  m.name = throttle ? "trn2" : "trn1";
+  m.params = {
+      {"pe_throttle", throttle}, {"throttle_window_ns", 3000}, {"dma_engine_bytes_per_ns", 23.0},
+      {"dma_engines", 16},       {"hbm_gbps", 362.5},          {"dma_latency_ns", 1300}};
+  return m;
 }
 
 inline nlohmann::json summary(double totalNs = 5000) {

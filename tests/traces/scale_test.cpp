@@ -1,9 +1,10 @@
-// Larger synthetic runs: the trace, model and viewer stay consistent; writes the CLI fixture on request.
+// Larger synthetic runs: the trace, model and viewer stay consistent; writes the CLI fixture on
+// request.
+#include <doctest/doctest.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-
-#include <doctest/doctest.h>
 
 #include "fixture.h"
 #include "synthetic.h"
@@ -19,12 +20,13 @@ TEST_CASE("a synthetic pipeline of 2000 tiles round-trips through the trace file
   traces::writeChromeTrace(file.str(), run.program, run.log, run.summary);
   const auto model = traces::loadTraceModel(file.str());
   CHECK(model.spans.size() == 12000);
-  CHECK(model.maxEndNs - model.minStartNs == doctest::Approx(run.summary["total_ns"].get<double>()));
+  CHECK(model.maxEndNs - model.minStartNs ==
+        doctest::Approx(run.summary["total_ns"].get<double>()));
   // loads on 4 queues take 5.7 us each and arrive every 1.425 us on average: the loads bound it
   const auto path = traces::criticalPath(model);
-  CHECK(path.bound.rfind("dma.q", 0) == 0);
+  CHECK(path.bound == traces::Resource::Dma);
   double sum = 0;
-  for (const auto& [track, ns] : path.shareNs) sum += ns;
+  for (double ns : path.resourceNs) sum += ns;
   CHECK(sum == doctest::Approx(path.totalNs));
 }
 
@@ -33,7 +35,7 @@ TEST_CASE("write the CLI fixture trace when NEURONSIM_WRITE_FIXTURE names a path
   if (!out) return;
   const char* tiles = std::getenv("NEURONSIM_FIXTURE_TILES");
   const auto run = synthetic::makeRun(tiles ? std::atoi(tiles) : 40);
-  traces::writeChromeTrace(out, run.program, run.log, run.summary);
+  traces::writeChromeTrace(out, run.program, run.log, run.summary, fixture::machine(true));
 }
 
 TEST_CASE("viewer data embeds every track and escapes script-breaking text") {
@@ -53,15 +55,17 @@ TEST_CASE("viewer data embeds every track and escapes script-breaking text") {
   CHECK(data["title"] == "t</script>");
   std::vector<std::string> names;
   for (const auto& t : data["tracks"]) names.push_back(t["name"]);
-  const std::vector<std::string> expected{"critical path", "tensor", "vector", "scalar", "gpsimd", "sync",
-                                          "dma.q0", "dma.q1", "dma.q2", "dma.q4", "dma.q5"};
+  const std::vector<std::string> expected{"critical path", "tensor", "vector", "scalar",
+                                          "gpsimd",        "sync",   "dma.q0", "dma.q1",
+                                          "dma.q2",        "dma.q4", "dma.q5"};
   CHECK(names == expected);
   CHECK(data["tracks"][1]["s"].size() == 3);
   CHECK(data["tracks"][4]["s"].size() == 0);
   // the critical path row: segments that tile [0, end of the last event], bound by a load queue
   const auto& critical = data["tracks"][0];
   CHECK(critical["critical"] == true);
-  CHECK(critical["bound"].get<std::string>().rfind("dma.q", 0) == 0);
+  CHECK(critical["bound"] == "DMA");
+  CHECK(data["analysisText"].get<std::string>().find("verdict: bound by DMA") != std::string::npos);
   double cursor = 0;
   for (size_t k = 0; k < critical["s"].size(); ++k) {
     CHECK(critical["s"][k].get<double>() == doctest::Approx(cursor));

@@ -1,42 +1,4 @@
-// The viewer page: HTML, CSS and JS of a canvas timeline; the data is spliced in at the marker.
-#include "traces/viewer/viewer.h"
-
-namespace neuronsim::traces {
-
-const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>neuronsim trace</title>
-<style>
-  html, body { margin: 0; height: 100%; font: 12px/1.35 system-ui, sans-serif; color: #222; background: #fff; }
-  header { display: flex; gap: 16px; align-items: baseline; padding: 6px 10px; border-bottom: 1px solid #ddd; }
-  header b { font-size: 14px; }
-  #hint { color: #777; }
-  #status { margin-left: auto; color: #777; }
-  #main { display: flex; align-items: flex-start; }
-  #timeline { flex: 1; position: relative; min-width: 0; }
-  #c { display: block; width: 100%; cursor: grab; }
-  #c.dragging { cursor: grabbing; }
-  aside { width: 360px; flex: none; border-left: 1px solid #ddd; padding: 8px; box-sizing: border-box; }
-  aside pre { margin: 0 0 8px 0; font: 11px/1.35 ui-monospace, monospace; white-space: pre-wrap; }
-  #warnings { margin: 0 0 8px 0; padding-left: 16px; color: #8a4b00; }
-  #warnings:empty { display: none; }
-  #legend span { display: inline-block; margin: 0 8px 3px 0; white-space: nowrap; }
-  #legend i { display: inline-block; width: 8px; height: 8px; margin-right: 3px; vertical-align: middle; }
-  #tip { position: absolute; display: none; pointer-events: none; background: rgba(255,255,255,0.97);
-         border: 1px solid #999; padding: 6px 8px; max-width: 560px; box-shadow: 0 2px 6px rgba(0,0,0,0.2);
-         font: 11px/1.4 ui-monospace, monospace; white-space: pre-wrap; z-index: 2; }
-</style>
-</head>
-<body data-status="loading">
-<header><b id="title">neuronsim trace</b><span id="hint">wheel: zoom &middot; drag or shift+wheel: pan &middot; double-click: whole run</span><span id="status">loading</span></header>
-<div id="main">
-  <div id="timeline"><canvas id="c"></canvas><div id="tip"></div></div>
-  <aside><pre id="summary"></pre><ul id="warnings"></ul><div id="legend"></div></aside>
-</div>
-<script type="application/json" id="data">/*NEURONSIM_DATA*/</script>
-<script>
+// The viewer page's timeline; embedded into the page at build time (embed_viewer.cmake).
 'use strict';
 (function () {
   const statusEl = document.getElementById('status');
@@ -261,7 +223,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   function describe(r, k) {
     if (r.critical)
       return 'critical path (bound by ' + r.bound + '): ' + r.labels[r.o[k]] + ' owns ' + fmt(r.s[k]) + ' to ' +
-             fmt(r.s[k] + r.d[k]) + ' (' + fmt(r.d[k]) + ', ' + r.n[k] + ' events)';
+             fmt(r.s[k] + r.d[k]) + ' (' + fmt(r.d[k]) + ', ' + r.n[k] + ' pieces)';
     const lines = [
       D.opcodes[r.o[k]] + '  #' + r.i[k] + '  on ' + r.name,
       'start ' + fmt(r.s[k]) + '  end ' + fmt(r.s[k] + r.d[k]) + '  duration ' + fmt(r.d[k]),
@@ -273,6 +235,13 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       lines.push(why + ')');
     }
     lines.push('bytes ' + r.b[k] + (r.f[k] ? '  flops ' + r.f[k] : ''));
+    if (r.dma && r.d[k] > 0) {
+      const gbps = r.b[k] / r.d[k];
+      let rate = 'achieved ' + gbps.toFixed(1) + ' GB/s';
+      if (r.pk[k] > 0) rate += ' of ' + r.pk[k].toFixed(1) + ' GB/s peak (' + (100 * gbps / r.pk[k]).toFixed(1) + '%)';
+      lines.push(rate + ', ' + r.bp[k] + ' B per partition');
+    }
+    if (D.notes[r.nt[k]]) lines.push('phase: ' + D.notes[r.nt[k]]);
     lines.push(D.asm[r.a[k]]);
     return lines.join('\n');
   }
@@ -330,6 +299,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   document.getElementById('title').textContent = D.title;
   document.title = D.title + ' - neuronsim';
   document.getElementById('summary').textContent = D.summaryText;
+  document.getElementById('analysis').textContent = D.analysisText;
   const warnings = document.getElementById('warnings');
   for (const w of D.warnings) {
     const item = document.createElement('li');
@@ -393,9 +363,3 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   if (location.hash === '#selftest') text += ', ' + selfTest();
   setStatus(text, 'ok');
 })();
-</script>
-</body>
-</html>
-)NSVIEW";
-
-}  // namespace neuronsim::traces
