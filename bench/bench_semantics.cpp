@@ -24,7 +24,9 @@ double msPerRun(const Instruction& inst, MemoryState& memory, int runs) {
   execute(inst, 0, memory);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < runs; ++i) execute(inst, 0, memory);
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / runs;
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+             .count() /
+         runs;
 }
 
 }  // namespace
@@ -40,7 +42,8 @@ int main() {
     add.op0 = AluOp::Add;
     add.dst = sbuf(16384, 128, 512, dtype);
     add.srcs = {sbuf(0, 128, 512, dtype), sbuf(4096, 128, 512, dtype)};
-    std::printf("tensor_tensor 128x512 %s: %.3f ms\n", dtypeName(dtype).data(), msPerRun(add, memory, 50));
+    std::printf("tensor_tensor 128x512 %s: %.3f ms\n", dtypeName(dtype).data(),
+                msPerRun(add, memory, 50));
   }
   Instruction mm;
   mm.opcode = Opcode::NcMatmul;

@@ -22,7 +22,8 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 int main(int argc, char** argv) {
   using namespace neuronsim;
-  const std::string path = argc > 1 ? argv[1] : (std::filesystem::temp_directory_path() / "bench_trace.json").string();
+  const std::string path =
+      argc > 1 ? argv[1] : (std::filesystem::temp_directory_path() / "bench_trace.json").string();
   const kernels::KernelSpec& spec = kernels::findKernel("matmul");
   const kernels::ParamValues params = kernels::parseParams(spec, {});
   const sim::MachineConfig machine = sim::loadMachine("trn2");

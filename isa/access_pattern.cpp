@@ -21,6 +21,8 @@ int64_t AccessPattern::freeSize() const {
   return n;
 }
 
-int64_t AccessPattern::numElements() const { return static_cast<int64_t>(partitionCount) * freeSize(); }
+int64_t AccessPattern::numElements() const {
+  return static_cast<int64_t>(partitionCount) * freeSize();
+}
 
 }  // namespace neuronsim::isa

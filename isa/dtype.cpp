@@ -37,8 +37,12 @@ constexpr SmallFloat kFp16{5, 10, true};
 constexpr SmallFloat kE5m2{5, 2, true};
 constexpr SmallFloat kE4m3{4, 3, false};
 
-uint32_t floatBits(float v) { return std::bit_cast<uint32_t>(v); }
-float bitsFloat(uint32_t b) { return std::bit_cast<float>(b); }
+uint32_t floatBits(float v) {
+  return std::bit_cast<uint32_t>(v);
+}
+float bitsFloat(uint32_t b) {
+  return std::bit_cast<float>(b);
+}
 
 /// Shifts `value` right by `shift` bits (1..31) rounding to nearest, ties to even.
 uint32_t shiftRoundEven(uint32_t value, int shift) {
@@ -57,7 +61,8 @@ uint32_t encodeSmall(const SmallFloat& f, float v) {
   const uint32_t expMask = (1u << f.expBits) - 1u;
   const uint32_t manMask = (1u << f.manBits) - 1u;
   // Largest finite magnitude code, and what an overflow becomes.
-  const uint32_t maxFinite = f.hasInf ? ((expMask << f.manBits) - 1u) : ((expMask << f.manBits) | (manMask - 1u));
+  const uint32_t maxFinite =
+      f.hasInf ? ((expMask << f.manBits) - 1u) : ((expMask << f.manBits) | (manMask - 1u));
   const uint32_t overflow = f.hasInf ? (expMask << f.manBits) : maxFinite;
 
   if (absBits > 0x7F800000u) {  // NaN
@@ -135,7 +140,7 @@ int64_t roundSaturate(float v, int64_t lo, int64_t hi) {
 }
 
 constexpr std::array<std::string_view, kNumDtypes> kNames{"fp32",     "bf16",  "fp16", "fp8_e4m3",
-                                                         "fp8_e5m2", "int32", "uint8"};
+                                                          "fp8_e5m2", "int32", "uint8"};
 
 }  // namespace
 
@@ -155,7 +160,9 @@ int dtypeBytes(Dtype dtype) {
   return 4;
 }
 
-std::string_view dtypeName(Dtype dtype) { return kNames.at(static_cast<size_t>(dtype)); }
+std::string_view dtypeName(Dtype dtype) {
+  return kNames.at(static_cast<size_t>(dtype));
+}
 
 std::optional<Dtype> dtypeFromName(std::string_view name) {
   for (size_t i = 0; i < kNames.size(); ++i)
@@ -163,7 +170,9 @@ std::optional<Dtype> dtypeFromName(std::string_view name) {
   return std::nullopt;
 }
 
-bool isFloat(Dtype dtype) { return dtype != Dtype::Int32 && dtype != Dtype::Uint8; }
+bool isFloat(Dtype dtype) {
+  return dtype != Dtype::Int32 && dtype != Dtype::Uint8;
+}
 
 float loadElement(Dtype dtype, const std::byte* p) {
   switch (dtype) {

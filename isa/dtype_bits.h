@@ -7,7 +7,9 @@
 namespace neuronsim::isa::detail {
 
 /// bf16 bits -> fp32 (exact).
-inline float bf16ToFloat(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+inline float bf16ToFloat(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
 
 /// fp32 -> bf16 bits: round to nearest even, overflow to Inf, NaN kept (quiet bit set).
 inline uint16_t floatToBf16(float v) {

@@ -58,14 +58,36 @@ bool isDma(Opcode opcode);
 
 /// ALU operations; comparisons give 1.0 or 0.0.
 enum class AluOp : uint8_t {
-  Bypass, Add, Subtract, Multiply, Divide, Max, Min,
-  IsEqual, NotEqual, IsLt, IsLe, IsGt, IsGe,
+  Bypass,
+  Add,
+  Subtract,
+  Multiply,
+  Divide,
+  Max,
+  Min,
+  IsEqual,
+  NotEqual,
+  IsLt,
+  IsLe,
+  IsGt,
+  IsGe,
 };
 std::string_view aluOpName(AluOp op);  // bypass, add, subtract, multiply, divide, max, min, ...
 
 /// ScalarE activation functions. Gelu is the erf form; GeluTanh the tanh approximation.
 enum class ActFn : uint8_t {
-  Copy, Relu, Sigmoid, Tanh, Silu, Gelu, GeluTanh, Exp, Square, Sqrt, Rsqrt, Reciprocal,
+  Copy,
+  Relu,
+  Sigmoid,
+  Tanh,
+  Silu,
+  Gelu,
+  GeluTanh,
+  Exp,
+  Square,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
 };
 std::string_view actFnName(ActFn fn);  // copy, relu, sigmoid, tanh, silu, gelu, gelu_tanh, ...
 
@@ -125,7 +147,7 @@ struct Instruction {
   int32_t reduceAxes = 1;
   bool negate = false;
   bool accumulate = false;
-  float value = 0.0f;  ///< Memset value; AffineSelect fill
+  float value = 0.0f;       ///< Memset value; AffineSelect fill
   AluOp cmp = AluOp::IsGe;  ///< AffineSelect comparison against 0
   Affine affine;
 

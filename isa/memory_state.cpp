@@ -34,11 +34,13 @@ namespace {
 size_t flatIndex(const Geometry& g, Space space, int32_t partition, int64_t offset, int64_t bytes) {
   if (space == Space::Hbm) throw Error("memory: on-chip access to hbm");
   const int64_t partBytes = space == Space::Sbuf ? g.sbufPartitionBytes : g.psumPartitionBytes;
-  if (partition < 0 || partition >= g.partitions || offset < 0 || bytes < 0 || offset + bytes > partBytes)
+  if (partition < 0 || partition >= g.partitions || offset < 0 || bytes < 0 ||
+      offset + bytes > partBytes)
     throw Error("memory: " + rangeText(space, partition, offset, bytes) + " is outside the " +
                 std::to_string(g.partitions) + " x " + std::to_string(partBytes) + "-byte " +
                 std::string(spaceName(space)));
-  return static_cast<size_t>(partition) * static_cast<size_t>(partBytes) + static_cast<size_t>(offset);
+  return static_cast<size_t>(partition) * static_cast<size_t>(partBytes) +
+         static_cast<size_t>(offset);
 }
 
 }  // namespace
@@ -65,8 +67,9 @@ void MemoryState::setTensor(int32_t tensor, const std::vector<float>& values) {
   const Dtype dtype = hbmDtypes_.at(tensor);
   const auto bytes = static_cast<size_t>(dtypeBytes(dtype));
   if (values.size() * bytes != buf.size())
-    throw Error("memory: tensor " + std::to_string(tensor) + " holds " + std::to_string(buf.size() / bytes) +
-                " elements but " + std::to_string(values.size()) + " values were given");
+    throw Error("memory: tensor " + std::to_string(tensor) + " holds " +
+                std::to_string(buf.size() / bytes) + " elements but " +
+                std::to_string(values.size()) + " values were given");
   for (size_t i = 0; i < values.size(); ++i) storeElement(dtype, values[i], buf.data() + i * bytes);
 }
 

@@ -29,28 +29,32 @@ namespace detail {
 
 void requireCount(std::string_view what, int64_t actual, int64_t expected) {
   if (actual != expected)
-    throw Error(std::string(what) + " is " + std::to_string(actual) + " but must be " + std::to_string(expected));
+    throw Error(std::string(what) + " is " + std::to_string(actual) + " but must be " +
+                std::to_string(expected));
 }
 
 const AccessPattern& source(const Instruction& inst, size_t i) {
   if (inst.srcs.size() <= i)
-    throw Error("needs srcs[" + std::to_string(i) + "] but has " + std::to_string(inst.srcs.size()) + " sources");
+    throw Error("needs srcs[" + std::to_string(i) + "] but has " +
+                std::to_string(inst.srcs.size()) + " sources");
   return inst.srcs[i];
 }
 
-std::vector<float> readFloats(MemoryState& memory, const AccessPattern& ap, int64_t index, std::string_view name) {
+std::vector<float> readFloats(MemoryState& memory, const AccessPattern& ap, int64_t index,
+                              std::string_view name) {
   const OperandRef ref(memory, ap);
   ref.checkInitialized(index, name);
   return ref.loadFloats();
 }
 
-std::vector<float> perPartition(const ScalarOperand& s, int64_t partitions, MemoryState& memory, int64_t index,
-                                std::string_view name) {
+std::vector<float> perPartition(const ScalarOperand& s, int64_t partitions, MemoryState& memory,
+                                int64_t index, std::string_view name) {
   if (!s.vec) return std::vector<float>(static_cast<size_t>(partitions), s.imm);
   const OperandRef ref(memory, *s.vec);
   if (ref.partitions() != partitions || ref.freeSize() < 1)
-    throw Error(std::string(name) + ": per-partition operand has " + std::to_string(ref.partitions()) + "x" +
-                std::to_string(ref.freeSize()) + " elements but must be [" + std::to_string(partitions) + ",1]");
+    throw Error(std::string(name) + ": per-partition operand has " +
+                std::to_string(ref.partitions()) + "x" + std::to_string(ref.freeSize()) +
+                " elements but must be [" + std::to_string(partitions) + ",1]");
   ref.checkInitialized(index, name);
   const std::vector<float> all = ref.loadFloats();
   std::vector<float> out(static_cast<size_t>(partitions));
@@ -134,7 +138,8 @@ void execute(const Instruction& inst, int64_t index, MemoryState& memory) {
   try {
     dispatch(inst, index, memory);
   } catch (const Error& e) {
-    throw Error("instruction " + std::to_string(index) + " (" + std::string(opcodeName(inst.opcode)) + "): " + e.what());
+    throw Error("instruction " + std::to_string(index) + " (" +
+                std::string(opcodeName(inst.opcode)) + "): " + e.what());
   }
 }
 

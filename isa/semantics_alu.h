@@ -1,5 +1,6 @@
 #pragma once
-// Internal to the semantics: the fp32 ALU operations and activation functions, inlined for hot loops.
+// Internal to the semantics: the fp32 ALU operations and activation functions, inlined for hot
+// loops.
 
 #include <cmath>
 

@@ -69,8 +69,9 @@ void execIota(const Instruction& inst, int64_t, MemoryState& memory) {
     const int64_t free = dst.freeSize();
     for (int64_t p = 0; p < dst.partitions(); ++p)
       for (int64_t i = 0; i < free; ++i) {
-        const auto x = static_cast<int32_t>(std::clamp<int64_t>(v[p * free + i], std::numeric_limits<int32_t>::min(),
-                                                                 std::numeric_limits<int32_t>::max()));
+        const auto x = static_cast<int32_t>(
+            std::clamp<int64_t>(v[p * free + i], std::numeric_limits<int32_t>::min(),
+                                std::numeric_limits<int32_t>::max()));
         std::memcpy(dst.element(p, i), &x, 4);
       }
     dst.markAllWritten();

@@ -16,7 +16,8 @@ std::string describe(const AccessPattern& ap) {
   std::string s(spaceName(ap.space));
   if (ap.space == Space::Hbm) s += " tensor " + std::to_string(ap.tensor);
   s += " partitions [" + std::to_string(ap.partitionStart) + ", " +
-       std::to_string(ap.partitionStart + ap.partitionCount) + ") offset " + std::to_string(ap.offset);
+       std::to_string(ap.partitionStart + ap.partitionCount) + ") offset " +
+       std::to_string(ap.offset);
   return s;
 }
 
@@ -26,7 +27,8 @@ OperandRef::OperandRef(MemoryState& memory, const AccessPattern& ap)
     : memory_(memory), ap_(ap), bytes_(dtypeBytes(ap.dtype)), onChip_(ap.space != Space::Hbm) {
   // 1. Free-axis offsets in visiting order (row-major over dims), in bytes.
   const int64_t free = ap.freeSize();
-  if (free < 0 || ap.partitionCount < 0) throw Error("operand " + describe(ap) + ": negative element count");
+  if (free < 0 || ap.partitionCount < 0)
+    throw Error("operand " + describe(ap) + ": negative element count");
   freeOffsets_.resize(static_cast<size_t>(free));
   std::vector<int64_t> index(ap.dims.size(), 0);
   int64_t cur = 0;
@@ -53,13 +55,15 @@ OperandRef::OperandRef(MemoryState& memory, const AccessPattern& ap)
     const Geometry& g = memory.geometry();
     const int64_t partBytes = ap.space == Space::Sbuf ? g.sbufPartitionBytes : g.psumPartitionBytes;
     if (ap.partitionStart < 0 || ap.partitionStart + ap.partitionCount > g.partitions)
-      throw Error("operand " + describe(ap) + ": partitions outside [0, " + std::to_string(g.partitions) + ")");
+      throw Error("operand " + describe(ap) + ": partitions outside [0, " +
+                  std::to_string(g.partitions) + ")");
     if (free > 0 && (ap.offset + minOffset_ < 0 || ap.offset + maxOffset_ > partBytes))
-      throw Error("operand " + describe(ap) + ": bytes [" + std::to_string(ap.offset + minOffset_) + ", " +
-                  std::to_string(ap.offset + maxOffset_) + ") outside the " + std::to_string(partBytes) +
-                  "-byte partition");
+      throw Error("operand " + describe(ap) + ": bytes [" + std::to_string(ap.offset + minOffset_) +
+                  ", " + std::to_string(ap.offset + maxOffset_) + ") outside the " +
+                  std::to_string(partBytes) + "-byte partition");
     for (auto& off : freeOffsets_) off += ap.offset;
-    for (int32_t p = 0; p < ap.partitionCount; ++p) bases_[p] = memory.onChip(ap.space, ap.partitionStart + p, 0);
+    for (int32_t p = 0; p < ap.partitionCount; ++p)
+      bases_[p] = memory.onChip(ap.space, ap.partitionStart + p, 0);
   } else {
     if (ap.tensor < 0 || ap.tensor >= static_cast<int32_t>(memory.hbmTensorCount()))
       throw Error("operand " + describe(ap) + ": no such hbm tensor");
@@ -73,7 +77,8 @@ OperandRef::OperandRef(MemoryState& memory, const AccessPattern& ap)
                     ") outside the tensor's " + std::to_string(size) + " bytes");
     }
     for (auto& off : freeOffsets_) off += ap.offset * bytes_;
-    for (int32_t p = 0; p < ap.partitionCount; ++p) bases_[p] = buf.data() + p * ap.partitionStep * bytes_;
+    for (int32_t p = 0; p < ap.partitionCount; ++p)
+      bases_[p] = buf.data() + p * ap.partitionStep * bytes_;
   }
 
   // 3. Byte runs of consecutive elements (visiting order), for the on-chip shadow.
@@ -92,7 +97,8 @@ namespace {
 
 /// Gathers every element (visiting order) into `out`; the element width is a compile-time constant.
 template <int kBytes>
-void copyOut(const std::vector<std::byte*>& bases, const std::vector<int64_t>& offsets, std::byte* out) {
+void copyOut(const std::vector<std::byte*>& bases, const std::vector<int64_t>& offsets,
+             std::byte* out) {
   for (std::byte* base : bases)
     for (int64_t off : offsets) {
       std::memcpy(out, base + off, kBytes);
@@ -102,7 +108,8 @@ void copyOut(const std::vector<std::byte*>& bases, const std::vector<int64_t>& o
 
 /// Scatters `in` (visiting order) to every element.
 template <int kBytes>
-void copyIn(const std::vector<std::byte*>& bases, const std::vector<int64_t>& offsets, const std::byte* in) {
+void copyIn(const std::vector<std::byte*>& bases, const std::vector<int64_t>& offsets,
+            const std::byte* in) {
   for (std::byte* base : bases)
     for (int64_t off : offsets) {
       std::memcpy(base + off, in, kBytes);
@@ -136,9 +143,12 @@ std::vector<float> OperandRef::loadFloats() const {
 
 std::vector<std::byte> OperandRef::loadRaw() const {
   std::vector<std::byte> out(static_cast<size_t>(size() * bytes_));
-  if (bytes_ == 4) copyOut<4>(bases_, freeOffsets_, out.data());
-  else if (bytes_ == 2) copyOut<2>(bases_, freeOffsets_, out.data());
-  else copyOut<1>(bases_, freeOffsets_, out.data());
+  if (bytes_ == 4)
+    copyOut<4>(bases_, freeOffsets_, out.data());
+  else if (bytes_ == 2)
+    copyOut<2>(bases_, freeOffsets_, out.data());
+  else
+    copyOut<1>(bases_, freeOffsets_, out.data());
   return out;
 }
 
@@ -162,9 +172,12 @@ void OperandRef::storeFloats(const float* values) {
 }
 
 void OperandRef::storeRaw(const std::byte* raw) {
-  if (bytes_ == 4) copyIn<4>(bases_, freeOffsets_, raw);
-  else if (bytes_ == 2) copyIn<2>(bases_, freeOffsets_, raw);
-  else copyIn<1>(bases_, freeOffsets_, raw);
+  if (bytes_ == 4)
+    copyIn<4>(bases_, freeOffsets_, raw);
+  else if (bytes_ == 2)
+    copyIn<2>(bases_, freeOffsets_, raw);
+  else
+    copyIn<1>(bases_, freeOffsets_, raw);
   markAllWritten();
 }
 
@@ -199,7 +212,9 @@ void OperandRef::markAllWritten() const {
 }
 
 void OperandRef::markOne(int64_t p, int64_t i) const {
-  if (onChip_) memory_.markWritten(ap_.space, ap_.partitionStart + static_cast<int32_t>(p), freeOffsets_[i], bytes_);
+  if (onChip_)
+    memory_.markWritten(ap_.space, ap_.partitionStart + static_cast<int32_t>(p), freeOffsets_[i],
+                        bytes_);
 }
 
 }  // namespace neuronsim::isa::detail

@@ -31,10 +31,11 @@ void requireCount(std::string_view what, int64_t actual, int64_t expected);
 /// The source operand srcs[i], or an Error when the instruction has fewer sources.
 const AccessPattern& source(const Instruction& inst, size_t i);
 /// Reads an on-chip/HBM operand fully (checking initialization) into fp32 values.
-std::vector<float> readFloats(MemoryState& memory, const AccessPattern& ap, int64_t index, std::string_view name);
+std::vector<float> readFloats(MemoryState& memory, const AccessPattern& ap, int64_t index,
+                              std::string_view name);
 /// One fp32 value per partition: the immediate, or element 0 of each partition of `vec`.
-std::vector<float> perPartition(const ScalarOperand& s, int64_t partitions, MemoryState& memory, int64_t index,
-                                std::string_view name);
+std::vector<float> perPartition(const ScalarOperand& s, int64_t partitions, MemoryState& memory,
+                                int64_t index, std::string_view name);
 /// Copies src [A parts, B free] to dst [B parts, A free]; bit-exact when the dtypes match.
 void transposeInto(const OperandRef& src, OperandRef& dst);
 /// Copies src to dst in visiting order; bit-exact when the dtypes match, else converted.

@@ -109,7 +109,8 @@ void execScalarTensorTensor(const Instruction& inst, int64_t index, MemoryState&
   for (int64_t p = 0; p < parts; ++p)
     for (int64_t i = 0; i < free; ++i) {
       const int64_t k = p * free + i;
-      v[k] = applyScalarOp(inst.op1, applyScalarOp(inst.op0, v[k], s0[p], inst.reverse0), t[k], inst.reverse1);
+      v[k] = applyScalarOp(inst.op1, applyScalarOp(inst.op0, v[k], s0[p], inst.reverse0), t[k],
+                           inst.reverse1);
     }
   dst.storeFloats(v.data());
 }

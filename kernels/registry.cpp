@@ -5,6 +5,7 @@
 #include "kernels/conv/conv_kernels.h"
 #include "kernels/matmul/matmul_kernel.h"
 #include "kernels/pooling/pooling_kernels.h"
+#include "kernels/tutorials/tutorial_kernel.h"
 
 namespace neuronsim::kernels {
 
@@ -18,6 +19,7 @@ const std::vector<KernelSpec>& kernelRegistry() {
       conv3dSpec(),
       conv3dTransposeSpec(),
       conv3dBwdSpec(),
+      matmulTutorialSpec(),
   };
   return table;
 }

@@ -47,7 +47,8 @@ struct TensorSpec {
   bool optional = false;
 };
 
-using ParamValue = std::variant<int64_t, std::array<int64_t, 3>, std::array<int64_t, 6>, bool, std::string>;
+using ParamValue =
+    std::variant<int64_t, std::array<int64_t, 3>, std::array<int64_t, 6>, bool, std::string>;
 
 /// Parsed parameter values. Getters throw neuronsim::Error for an unset or mistyped name.
 class ParamValues {
@@ -98,7 +99,8 @@ struct KernelSpec {
   /// output_tensor is the forward maximum of input_tensor), so a run without files is
   /// meaningful. `generated` names the inputs not read from files; values are already in the
   /// kernel dtype.
-  std::function<void(HostTensors& inputs, const std::set<std::string>& generated, const ParamValues& params)>
+  std::function<void(HostTensors& inputs, const std::set<std::string>& generated,
+                     const ParamValues& params)>
       completeInputs;
   /// Checks parameters against the input shapes and returns the shape of every output the
   /// kernel produces. Throws neuronsim::Error "<kernel>: <culprit> <rule>".
@@ -121,7 +123,8 @@ const KernelSpec& findKernel(const std::string& name);
 /// Parses parameter texts (API names, snake_case) into typed values, filling defaults.
 /// An int3 accepts "2" (broadcast) or "2,2,3"; an int6 accepts 1, 3 (lo = hi per axis) or 6
 /// values. Throws neuronsim::Error naming the kernel, the parameter and the rule.
-ParamValues parseParams(const KernelSpec& spec, const std::vector<std::pair<std::string, std::string>>& given);
+ParamValues parseParams(const KernelSpec& spec,
+                        const std::vector<std::pair<std::string, std::string>>& given);
 /// `param_name` -> `--param-name`.
 std::string flagName(const std::string& paramName);
 

@@ -40,7 +40,8 @@ ParamValue parseValue(const KernelSpec& spec, const ParamSpec& param, const std:
     case ParamType::Int3: {
       const auto parts = splitCommas(text);
       if (parts.size() != 1 && parts.size() != 3)
-        throw Error(spec.name + ": parameter " + param.name + " takes 1 or 3 integers, not '" + text + "'");
+        throw Error(spec.name + ": parameter " + param.name + " takes 1 or 3 integers, not '" +
+                    text + "'");
       std::array<int64_t, 3> v{};
       for (int i = 0; i < 3; ++i) v[i] = parseInt(spec, param, parts[parts.size() == 1 ? 0 : i]);
       return v;
@@ -55,14 +56,16 @@ ParamValue parseValue(const KernelSpec& spec, const ParamSpec& param, const std:
       } else if (parts.size() == 6) {
         for (int i = 0; i < 6; ++i) v[i] = parseInt(spec, param, parts[i]);
       } else {
-        throw Error(spec.name + ": parameter " + param.name + " takes 1, 3 or 6 integers, not '" + text + "'");
+        throw Error(spec.name + ": parameter " + param.name + " takes 1, 3 or 6 integers, not '" +
+                    text + "'");
       }
       return v;
     }
     case ParamType::Bool:
       if (text == "true" || text == "1" || text == "yes" || text == "True") return true;
       if (text == "false" || text == "0" || text == "no" || text == "False") return false;
-      throw Error(spec.name + ": parameter " + param.name + " takes true or false, not '" + text + "'");
+      throw Error(spec.name + ": parameter " + param.name + " takes true or false, not '" + text +
+                  "'");
     case ParamType::String:
       return text;
     case ParamType::Enum: {
@@ -70,7 +73,8 @@ ParamValue parseValue(const KernelSpec& spec, const ParamSpec& param, const std:
         if (c == text) return text;
       std::string list;
       for (const std::string& c : param.choices) list += (list.empty() ? "" : ", ") + c;
-      throw Error(spec.name + ": parameter " + param.name + " takes one of " + list + ", not '" + text + "'");
+      throw Error(spec.name + ": parameter " + param.name + " takes one of " + list + ", not '" +
+                  text + "'");
     }
   }
   return text;
@@ -118,7 +122,8 @@ std::array<int64_t, 3> ParamValues::getInt3(const std::string& name) const {
 std::array<int64_t, 6> ParamValues::getInt6(const std::string& name) const {
   const ParamValue& v = at(name);
   if (const auto* p = std::get_if<std::array<int64_t, 6>>(&v)) return *p;
-  if (const auto* p = std::get_if<std::array<int64_t, 3>>(&v)) return {(*p)[0], (*p)[0], (*p)[1], (*p)[1], (*p)[2], (*p)[2]};
+  if (const auto* p = std::get_if<std::array<int64_t, 3>>(&v))
+    return {(*p)[0], (*p)[0], (*p)[1], (*p)[1], (*p)[2], (*p)[2]};
   if (const auto* p = std::get_if<int64_t>(&v)) return {*p, *p, *p, *p, *p, *p};
   throw Error("parameter " + name + " is not an int6");
 }
@@ -135,7 +140,8 @@ const std::string& ParamValues::getString(const std::string& name) const {
   throw Error("parameter " + name + " is not a string");
 }
 
-ParamValues parseParams(const KernelSpec& spec, const std::vector<std::pair<std::string, std::string>>& given) {
+ParamValues parseParams(const KernelSpec& spec,
+                        const std::vector<std::pair<std::string, std::string>>& given) {
   ParamValues values;
   for (const ParamSpec& p : spec.params)
     if (!p.defaultValue.empty()) values.set(p.name, parseValue(spec, p, p.defaultValue));

@@ -48,13 +48,17 @@ struct MachineConfig {
   bool accessConflicts =
       false;  ///< NC-v2: Vector/GpSimd on SBUF and Vector/Scalar on PSUM serialize
 
-  // DMA.
-  int32_t dmaEngines = 16;
-  int32_t dmaQueues = 16;
-  double dmaEngineBytesPerNs = 23;          ///< sustained bytes per ns per DMA engine
-  double dmaLatencyNs = 1300;               ///< trigger to first byte (semaphore-to-start)
-  double dmaDescriptorNs = 11;              ///< per descriptor (contiguous chunk), per engine
-  double dmaTriggerNs = 600;                ///< issuing engine busy time per DMA instruction
+  // DMA (sim/dma/; docs/timing-model.md section 3).
+  int32_t dmaEngines = 16;           ///< DMA engines per core; each serves partitions/engines rows
+  int32_t dmaQueues = 16;            ///< queues per engine
+  int32_t dmaQueueInflight = 2;      ///< transfers of one queue in flight (latency overlapped)
+  double dmaEngineBytesPerNs = 23;   ///< sustained bytes per ns per DMA engine
+  double dmaLatencyNs = 1300;        ///< admission to first byte (semaphore-to-start)
+  double dmaTransferOverheadNs = 0;  ///< engine busy time per transfer part, after its data
+  int64_t dmaMinDescriptorBytes = 64;  ///< a descriptor takes at least this many bytes' time
+  double dmaTriggerNs = 600;  ///< Sync/Scalar (and non-swdge) trigger time on the issuing engine
+  bool dmaSwdge = false;      ///< GpSimd-triggered DMAs generate descriptors in software
+  double dmaSwdgeDescriptorCycles = 0;      ///< GpSimd cycles per generated descriptor
   double dmaTransposeHbmEfficiency = 0.9;   ///< DMA transpose HBM->SBUF, fraction of copy rate
   double dmaTransposeSbufEfficiency = 0.5;  ///< DMA transpose SBUF->SBUF, fraction of copy rate
 };

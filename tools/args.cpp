@@ -6,7 +6,9 @@
 namespace neuronsim::tools {
 
 namespace {
-bool isBoolWord(const std::string& s) { return s == "true" || s == "false"; }
+bool isBoolWord(const std::string& s) {
+  return s == "true" || s == "false";
+}
 }  // namespace
 
 Args::Args(int argc, char** argv, int first, const std::set<std::string>& booleanFlags) {

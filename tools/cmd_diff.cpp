@@ -12,13 +12,14 @@ namespace neuronsim::tools {
 int diffCommand(int argc, char** argv) {
   Args args(argc, argv, 2, {"help"});
   if (args.flag("help")) {
-    std::printf("usage: neuronsim diff A.json B.json\n  compares two saved traces (B against A).\n");
+    std::printf(
+        "usage: neuronsim diff A.json B.json\n  compares two saved traces (B against A).\n");
     return 0;
   }
   args.allowOnly("diff", {"help"});
   if (args.positional().size() != 2)
-    throw Error("diff: expected two traces A.json B.json, got " + std::to_string(args.positional().size()) +
-                " arguments");
+    throw Error("diff: expected two traces A.json B.json, got " +
+                std::to_string(args.positional().size()) + " arguments");
   const auto& a = args.positional()[0];
   const auto& b = args.positional()[1];
   const auto diff = traces::diffTraces(traces::loadTraceModel(a), traces::loadTraceModel(b));

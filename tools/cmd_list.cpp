@@ -12,11 +12,13 @@ namespace neuronsim::tools {
 int listCommand(int argc, char** argv) {
   const Args args(argc, argv, 2, {"help"});
   if (args.flag("help")) {
-    std::printf("usage: neuronsim list\n\nPrints every kernel, its inputs, outputs and parameters.\n");
+    std::printf(
+        "usage: neuronsim list\n\nPrints every kernel, its inputs, outputs and parameters.\n");
     return 0;
   }
   args.allowOnly("list", {"help"});
-  if (!args.positional().empty()) throw Error("list: unexpected argument '" + args.positional()[0] + "'");
+  if (!args.positional().empty())
+    throw Error("list: unexpected argument '" + args.positional()[0] + "'");
   for (const kernels::KernelSpec& spec : kernels::kernelRegistry()) {
     std::printf("%s\n  %s\n", spec.name.c_str(), spec.description.c_str());
     std::string in, out;

@@ -21,8 +21,9 @@ int reportCommand(int argc, char** argv) {
     return 0;
   }
   args.allowOnly("report", {"csv", "top", "help"});
-  if (args.positional().size() != 1) throw Error("report: expected one TRACE.json, got " +
-                                                 std::to_string(args.positional().size()) + " arguments");
+  if (args.positional().size() != 1)
+    throw Error("report: expected one TRACE.json, got " + std::to_string(args.positional().size()) +
+                " arguments");
   int top = 5;
   if (auto t = args.get("top")) {
     try {

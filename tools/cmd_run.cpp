@@ -33,7 +33,8 @@ using kernels::KernelSpec;
 constexpr const char* kUsage =
     "usage: neuronsim run KERNEL [options] [kernel parameters]\n"
     "\n"
-    "Builds KERNEL's program (neuronsim list shows the kernels), simulates it and prints a summary.\n"
+    "Builds KERNEL's program (neuronsim list shows the kernels), simulates it and prints a "
+    "summary.\n"
     "Inputs not given are generated from a seeded normal distribution with their default shape.\n"
     "\n"
     "options:\n"
@@ -44,7 +45,8 @@ constexpr const char* kUsage =
     "  --output-dir DIR        write each output as DIR/NAME.npy (float32)\n"
     "  --trace FILE.json       Chrome/Perfetto trace with the summary embedded\n"
     "  --summary-json FILE     the summary as JSON\n"
-    "  --csv FILE              the instruction table (start, end, engine, opcode, stall, ...) as CSV\n"
+    "  --csv FILE              the instruction table (start, end, engine, opcode, stall, ...) as "
+    "CSV\n"
     "  --dump-asm FILE         the program as text assembly\n"
     "  --machine M             trn2 (default), trn1 or a machine FILE.json\n"
     "  --set KEY=VALUE         override one machine parameter (repeatable)\n"
@@ -54,9 +56,9 @@ constexpr const char* kUsage =
     "                          (normalized error 1e-4 fp32, 2e-2 bf16)\n"
     "  --help                  this text, or with KERNEL its tensors and parameters\n";
 
-const std::set<std::string> kCommonOptions = {"input",  "shape", "seed",    "dtype",       "output-dir",
-                                              "trace",  "csv", "summary-json", "dump-asm", "machine", "set",
-                                              "timing-only", "interpret", "check", "help"};
+const std::set<std::string> kCommonOptions = {
+    "input",    "shape",   "seed", "dtype",       "output-dir", "trace", "csv", "summary-json",
+    "dump-asm", "machine", "set",  "timing-only", "interpret",  "check", "help"};
 
 std::set<std::string> booleanFlags() {
   std::set<std::string> flags = {"timing-only", "interpret", "check", "help"};
@@ -70,8 +72,11 @@ void printKernelHelp(const KernelSpec& spec) {
   std::printf("neuronsim run %s: %s\n\ninputs:\n", spec.name.c_str(), spec.description.c_str());
   for (const auto& t : spec.inputs) {
     auto shape = spec.defaultShapes.find(t.name);
-    std::printf("  %-16s %s%s%s\n", t.name.c_str(), t.meaning.c_str(), t.optional ? " (optional)" : "",
-                shape == spec.defaultShapes.end() ? "" : (", default shape " + kernels::shapeText(shape->second)).c_str());
+    std::printf("  %-16s %s%s%s\n", t.name.c_str(), t.meaning.c_str(),
+                t.optional ? " (optional)" : "",
+                shape == spec.defaultShapes.end()
+                    ? ""
+                    : (", default shape " + kernels::shapeText(shape->second)).c_str());
   }
   std::printf("outputs:\n");
   for (const auto& t : spec.outputs) std::printf("  %-16s %s\n", t.name.c_str(), t.meaning.c_str());
@@ -83,7 +88,8 @@ void printKernelHelp(const KernelSpec& spec) {
       type.clear();
       for (const auto& c : p.choices) type += (type.empty() ? "" : "|") + c;
     }
-    std::printf("  --%-22s %s (%s, default %s)\n", kernels::flagName(p.name).c_str(), p.meaning.c_str(), type.c_str(),
+    std::printf("  --%-22s %s (%s, default %s)\n", kernels::flagName(p.name).c_str(),
+                p.meaning.c_str(), type.c_str(),
                 p.defaultValue.empty() ? "unset" : p.defaultValue.c_str());
   }
   std::printf("\n");
@@ -106,7 +112,8 @@ uint64_t parseSeed(const std::string& text) {
 void checkWritable(const std::string& option, const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty() && !fs::is_directory(parent))
-    throw Error("run: " + option + " " + path + ": directory '" + parent.string() + "' does not exist");
+    throw Error("run: " + option + " " + path + ": directory '" + parent.string() +
+                "' does not exist");
   if (fs::is_directory(path)) throw Error("run: " + option + " " + path + " is a directory");
 }
 
@@ -172,7 +179,8 @@ int runCommand(int argc, char** argv) {
     }
     throw Error("run: expected a KERNEL (neuronsim list shows them)");
   }
-  if (args.positional().size() > 1) throw Error("run: unexpected argument '" + args.positional()[1] + "'");
+  if (args.positional().size() > 1)
+    throw Error("run: unexpected argument '" + args.positional()[1] + "'");
   const KernelSpec& spec = kernels::findKernel(args.positional()[0]);
   if (args.flag("help")) {
     printKernelHelp(spec);
@@ -188,9 +196,11 @@ int runCommand(int argc, char** argv) {
   const bool interpretOnly = args.flag("interpret");
   const bool check = args.flag("check");
   const auto outputDir = args.get("output-dir");
-  if (timingOnly && interpretOnly) throw Error("run: --timing-only and --interpret exclude each other");
+  if (timingOnly && interpretOnly)
+    throw Error("run: --timing-only and --interpret exclude each other");
   if (timingOnly && check) throw Error("run: --timing-only computes no outputs to --check");
-  if (timingOnly && outputDir) throw Error("run: --timing-only computes no outputs; drop --output-dir");
+  if (timingOnly && outputDir)
+    throw Error("run: --timing-only computes no outputs; drop --output-dir");
   if (interpretOnly && (args.has("trace") || args.has("summary-json") || args.has("csv")))
     throw Error("run: --interpret measures no time; drop --trace, --csv and --summary-json");
   if (outputDir && fs::exists(*outputDir) && !fs::is_directory(*outputDir))
@@ -202,14 +212,16 @@ int runCommand(int argc, char** argv) {
   for (const auto& p : spec.params)
     if (auto value = args.get(kernels::flagName(p.name))) paramTexts.emplace_back(p.name, *value);
   const kernels::ParamValues params = kernels::parseParams(spec, paramTexts);
-  const sim::MachineConfig machine = sim::loadMachine(args.get("machine").value_or("trn2"), args.all("set"));
+  const sim::MachineConfig machine =
+      sim::loadMachine(args.get("machine").value_or("trn2"), args.all("set"));
   const HostTensors inputs = collectInputs(spec, args, seed, dtype, params);
 
   traces::EventLog log;
   kernels::RunOptions options;
   options.dtype = dtype;
-  options.mode = interpretOnly ? kernels::RunMode::Interpret
-                               : (timingOnly ? kernels::RunMode::TimingOnly : kernels::RunMode::Timed);
+  options.mode = interpretOnly
+                     ? kernels::RunMode::Interpret
+                     : (timingOnly ? kernels::RunMode::TimingOnly : kernels::RunMode::Timed);
   if (args.has("trace") || args.has("csv")) options.sink = &log;
   kernels::ProgressMonitor progress(stderr);
   options.phase = [&](const std::string& name) { progress.phase(name); };
@@ -218,7 +230,8 @@ int runCommand(int argc, char** argv) {
 
   double error = 0;
   if (check) {
-    if (spec.reference == nullptr) throw Error("run: " + spec.name + " has no reference to --check against");
+    if (spec.reference == nullptr)
+      throw Error("run: " + spec.name + " has no reference to --check against");
     error = kernels::maxNormalizedError(run.outputs, spec.reference(inputs, params));
   }
 
@@ -228,7 +241,8 @@ int runCommand(int argc, char** argv) {
     info.kernel = spec.name;
     info.machine = machine.name;
     info.dtype = std::string(isa::dtypeName(dtype));
-    info.peakFlopsPerNs = machine.peakBf16Flops() / 1e9 / (dtype == isa::Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0);
+    info.peakFlopsPerNs = machine.peakBf16Flops() / 1e9 /
+                          (dtype == isa::Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0);
     info.hbmBytesPerNs = machine.hbmGBps;
     info.minHbmBytes = kernels::minimumHbmBytes(spec, run.shapes, dtype);
     traces::RunTotals totals = run.sim.totals;
@@ -243,14 +257,19 @@ int runCommand(int argc, char** argv) {
                 run.program.instructions.size(), run.runSeconds, run.buildSeconds);
   }
   for (const std::string& race : run.sim.races) std::fprintf(stderr, "warning: %s\n", race.c_str());
-  for (const auto& read : run.uninitializedReads) log.uninitializedRead({read.instruction, read.operand});
+  for (const auto& read : run.uninitializedReads)
+    log.uninitializedRead({read.instruction, read.operand});
   if (!run.uninitializedReads.empty())
-    std::fprintf(stderr, "warning: %zu reads of never-written memory (first: instruction %lld %s)\n",
-                 run.uninitializedReads.size(), static_cast<long long>(run.uninitializedReads[0].instruction),
+    std::fprintf(stderr,
+                 "warning: %zu reads of never-written memory (first: instruction %lld %s)\n",
+                 run.uninitializedReads.size(),
+                 static_cast<long long>(run.uninitializedReads[0].instruction),
                  run.uninitializedReads[0].operand.c_str());
 
-  if (auto path = args.get("dump-asm")) kernels::writeFileAtomically(*path, isa::printProgram(run.program));
-  if (auto path = args.get("summary-json")) kernels::writeFileAtomically(*path, summary.dump(2) + "\n");
+  if (auto path = args.get("dump-asm"))
+    kernels::writeFileAtomically(*path, isa::printProgram(run.program));
+  if (auto path = args.get("summary-json"))
+    kernels::writeFileAtomically(*path, summary.dump(2) + "\n");
   if (auto path = args.get("trace")) {
     progress.phase("writing " + *path);
     kernels::appendOccupancyCounters(log, run.allocations);
@@ -263,7 +282,8 @@ int runCommand(int argc, char** argv) {
   if (check) {
     const double tol = kernels::tolerance(dtype);
     const bool ok = error <= tol;
-    std::printf("check: normalized error %.3g (tolerance %.0e): %s\n", error, tol, ok ? "ok" : "FAILED");
+    std::printf("check: normalized error %.3g (tolerance %.0e): %s\n", error, tol,
+                ok ? "ok" : "FAILED");
     if (!ok) return 1;
   }
   return 0;

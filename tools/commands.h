@@ -4,12 +4,12 @@
 namespace neuronsim::tools {
 
 /// argv[0] is the program, argv[1] the subcommand; options start at argv[2].
-int runCommand(int argc, char** argv);      // run KERNEL
-int listCommand(int argc, char** argv);     // list
-int asmCommand(int argc, char** argv);      // asm FILE
-int reportCommand(int argc, char** argv);   // report TRACE.json
-int viewCommand(int argc, char** argv);     // view TRACE.json
-int diffCommand(int argc, char** argv);     // diff A.json B.json
+int runCommand(int argc, char** argv);        // run KERNEL
+int listCommand(int argc, char** argv);       // list
+int asmCommand(int argc, char** argv);        // asm FILE
+int reportCommand(int argc, char** argv);     // report TRACE.json
+int viewCommand(int argc, char** argv);       // view TRACE.json
+int diffCommand(int argc, char** argv);       // diff A.json B.json
 int calibrateCommand(int argc, char** argv);  // calibrate
 
 }  // namespace neuronsim::tools

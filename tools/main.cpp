@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: no command given (try neuronsim --help)\n");
     return 2;
   }
-  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
     printHelp(stdout);
     return 0;
   }

@@ -85,7 +85,8 @@ void writeInstructionCsv(const std::string& path, const TraceModel& model) {
   if (!out.flush()) throw Error("cannot write csv '" + path + "': write failed");
 }
 
-void writeInstructionCsv(const std::string& path, const isa::Program& program, const EventLog& log) {
+void writeInstructionCsv(const std::string& path, const isa::Program& program,
+                         const EventLog& log) {
   writeInstructionCsv(path, traceModel(program, log));
 }
 

@@ -25,7 +25,8 @@ struct TraceDiff {
   std::vector<DiffRow> totals;        ///< total_ns, instructions, dma bytes, mfu_percent, ...
   std::vector<DiffRow> criticalPath;  ///< per resource: ns of the critical path
   std::vector<DiffRow> whatIf;        ///< per resource: kernel ns with it infinitely fast
-  std::vector<DiffRow> engineTime;    ///< per "engine part" (busy, dependency, starved, internal, done): ns
+  std::vector<DiffRow>
+      engineTime;  ///< per "engine part" (busy, dependency, starved, internal, done): ns
   std::vector<DiffRow> trackTime;   ///< per engine/queue: busy ns (sum of durations)
   std::vector<DiffRow> trackCount;  ///< per engine/queue: events
   std::vector<DiffRow> opcodeTime;  ///< per "track opcode": ns

@@ -10,42 +10,56 @@
 namespace neuronsim::traces {
 
 /// Why an instruction started later than the moment it reached the head of its stream.
-enum class StallCause : uint8_t { None, Semaphore, EngineBusy, DmaBandwidth, Throttle, AccessConflict };
+enum class StallCause : uint8_t {
+  None,
+  Semaphore,
+  EngineBusy,
+  DmaBandwidth,
+  Throttle,
+  AccessConflict
+};
 std::string_view stallCauseName(StallCause cause);  // none, semaphore, engine_busy, ...
 
 /// One executed instruction on a compute engine or sequencer. Times in ns of simulated time.
 struct InstructionEvent {
-  int64_t index = -1;           ///< position in Program::instructions
+  int64_t index = -1;  ///< position in Program::instructions
   isa::Engine engine = isa::Engine::Vector;
   isa::Opcode opcode = isa::Opcode::TensorCopy;
-  double readyNs = 0;           ///< reached the head of its stream (previous one issued)
+  double readyNs = 0;  ///< reached the head of its stream (previous one issued)
   double startNs = 0;
   double endNs = 0;
   StallCause stall = StallCause::None;
-  int32_t waitSemaphore = -1;   ///< when stall == Semaphore: the semaphore that held it
-  int64_t waitValue = 0;        ///< ... and the value it waited for
+  int32_t waitSemaphore = -1;        ///< when stall == Semaphore: the semaphore that held it
+  int64_t waitValue = 0;             ///< ... and the value it waited for
   int64_t waitedOnInstruction = -1;  ///< the instruction whose signal released it, or -1
-  int64_t cycles = 0;           ///< engine cycles charged
+  int64_t cycles = 0;                ///< engine cycles charged
   int64_t bytesRead = 0;
   int64_t bytesWritten = 0;
-  int64_t flops = 0;            ///< raw flops (2 per MAC)
+  int64_t flops = 0;  ///< raw flops (2 per MAC)
 };
 
 /// One DMA transfer (all its descriptors) on a queue.
 struct DmaEvent {
-  int64_t index = -1;           ///< the DMA instruction
+  int64_t index = -1;  ///< the DMA instruction
   int32_t queue = 0;
-  double issueNs = 0;           ///< triggered by its engine
-  double startNs = 0;           ///< first byte moves
-  double endNs = 0;             ///< last descriptor done and completion signalled
+  double issueNs = 0;  ///< triggered by its engine
+  double startNs = 0;  ///< first byte moves
+  double endNs = 0;    ///< last descriptor done and completion signalled
   int64_t bytes = 0;
   int32_t descriptors = 0;
-  int32_t dmaEngines = 0;       ///< how many of the 16 engines carried it
-  int64_t hbmBytes = 0;         ///< bytes read from or written to HBM
+  int32_t dmaEngines = 0;  ///< how many of the 16 engines carried it
+  int64_t hbmBytes = 0;    ///< bytes read from or written to HBM
 };
 
 /// A sampled counter (a step function: holds `value` from `ns` until the next sample).
-enum class Counter : uint8_t { PeUtilization, DmaGbps, SbufBytes, PsumBytes, PendingDmas, Throttle };
+enum class Counter : uint8_t {
+  PeUtilization,
+  DmaGbps,
+  SbufBytes,
+  PsumBytes,
+  PendingDmas,
+  Throttle
+};
 std::string_view counterName(Counter counter);
 struct CounterSample {
   Counter counter = Counter::PeUtilization;

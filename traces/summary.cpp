@@ -7,7 +7,9 @@ namespace neuronsim::traces {
 
 namespace {
 
-double ratio(double num, double den) { return den > 0 ? num / den : 0.0; }
+double ratio(double num, double den) {
+  return den > 0 ? num / den : 0.0;
+}
 
 /// How many bf16 flops one raw flop of `dtype` counts as (neuron-profile's adjusted flops).
 double bf16Factor(const std::string& dtype) {
@@ -65,7 +67,8 @@ nlohmann::json summaryJson(const RunInfo& info, const RunTotals& totals) {
   s["hbm_bytes"] = totals.hbmBytes;
   s["hbm_bytes_per_ns"] = info.hbmBytesPerNs;
   s["min_hbm_bytes"] = info.minHbmBytes;
-  s["mbu_percent"] = 100.0 * ratio(static_cast<double>(totals.hbmBytes), info.hbmBytesPerNs * total);
+  s["mbu_percent"] =
+      100.0 * ratio(static_cast<double>(totals.hbmBytes), info.hbmBytesPerNs * total);
   const double computeNs = ratio(flops, info.peakFlopsPerNs);
   const double memoryNs = ratio(static_cast<double>(info.minHbmBytes), info.hbmBytesPerNs);
   const double roofline = computeNs > memoryNs ? computeNs : memoryNs;
@@ -75,7 +78,8 @@ nlohmann::json summaryJson(const RunInfo& info, const RunTotals& totals) {
   s["sbuf_read_bytes"] = totals.sbufReadBytes;
   s["sbuf_write_bytes"] = totals.sbufWriteBytes;
   s["host_seconds"] = totals.hostSeconds;
-  s["sim_instructions_per_second"] = ratio(static_cast<double>(totals.instructions), totals.hostSeconds);
+  s["sim_instructions_per_second"] =
+      ratio(static_cast<double>(totals.instructions), totals.hostSeconds);
   return s;
 }
 
@@ -83,38 +87,47 @@ std::string summaryText(const nlohmann::json& summary) {
   std::string out;
   char line[256];
   auto add = [&](int n) {
-    if (n > 0) out.append(line, static_cast<size_t>(n) < sizeof line ? static_cast<size_t>(n) : sizeof line - 1);
+    if (n > 0)
+      out.append(line,
+                 static_cast<size_t>(n) < sizeof line ? static_cast<size_t>(n) : sizeof line - 1);
   };
   const double total = number(summary, "total_ns");
   add(std::snprintf(line, sizeof line, "%s on %s (%s): %.3f us, %.0f instructions\n",
                     text(summary, "kernel").c_str(), text(summary, "machine").c_str(),
-                    text(summary, "dtype").c_str(), total / 1000.0, number(summary, "instructions")));
+                    text(summary, "dtype").c_str(), total / 1000.0,
+                    number(summary, "instructions")));
   if (auto engines = summary.find("engines"); engines != summary.end() && engines->is_object()) {
-    add(std::snprintf(line, sizeof line, "  %-8s %12s %8s %12s\n", "engine", "busy us", "active", "instructions"));
+    add(std::snprintf(line, sizeof line, "  %-8s %12s %8s %12s\n", "engine", "busy us", "active",
+                      "instructions"));
     for (int i = 0; i < isa::kNumEngines; ++i) {
       const std::string name(isa::engineName(static_cast<isa::Engine>(i)));
       auto e = engines->find(name);
       if (e == engines->end()) continue;
       add(std::snprintf(line, sizeof line, "  %-8s %12.3f %7.1f%% %12.0f\n", name.c_str(),
-                        number(*e, "busy_ns") / 1000.0, number(*e, "active_percent"), number(*e, "instructions")));
+                        number(*e, "busy_ns") / 1000.0, number(*e, "active_percent"),
+                        number(*e, "instructions")));
     }
   }
   if (auto dma = summary.find("dma"); dma != summary.end() && dma->is_object()) {
-    add(std::snprintf(line, sizeof line,
-                      "  dma: %.0f bytes in %.0f transfers (avg %.0f B), active %.1f%%, %.2f GB/s\n",
-                      number(*dma, "bytes"), number(*dma, "transfers"), number(*dma, "average_bytes"),
-                      number(*dma, "active_percent"), number(*dma, "achieved_gbps")));
+    add(std::snprintf(
+        line, sizeof line,
+        "  dma: %.0f bytes in %.0f transfers (avg %.0f B), active %.1f%%, %.2f GB/s\n",
+        number(*dma, "bytes"), number(*dma, "transfers"), number(*dma, "average_bytes"),
+        number(*dma, "active_percent"), number(*dma, "achieved_gbps")));
   }
-  add(std::snprintf(line, sizeof line, "  flops %.4g (transpose %.4g), MFU %.2f%%, HBM %.0f bytes, MBU %.2f%%\n",
-                    number(summary, "flops"), number(summary, "transpose_flops"), number(summary, "mfu_percent"),
-                    number(summary, "hbm_bytes"), number(summary, "mbu_percent")));
-  add(std::snprintf(line, sizeof line, "  roofline %.3f us (%s bound), achieved %.1f%% of roofline\n",
-                    number(summary, "roofline_ns") / 1000.0, text(summary, "roofline_bound").c_str(),
-                    number(summary, "roofline_percent")));
-  add(std::snprintf(line, sizeof line, "  sbuf read %.0f B, write %.0f B\n", number(summary, "sbuf_read_bytes"),
-                    number(summary, "sbuf_write_bytes")));
+  add(std::snprintf(
+      line, sizeof line, "  flops %.4g (transpose %.4g), MFU %.2f%%, HBM %.0f bytes, MBU %.2f%%\n",
+      number(summary, "flops"), number(summary, "transpose_flops"), number(summary, "mfu_percent"),
+      number(summary, "hbm_bytes"), number(summary, "mbu_percent")));
+  add(std::snprintf(line, sizeof line,
+                    "  roofline %.3f us (%s bound), achieved %.1f%% of roofline\n",
+                    number(summary, "roofline_ns") / 1000.0,
+                    text(summary, "roofline_bound").c_str(), number(summary, "roofline_percent")));
+  add(std::snprintf(line, sizeof line, "  sbuf read %.0f B, write %.0f B\n",
+                    number(summary, "sbuf_read_bytes"), number(summary, "sbuf_write_bytes")));
   add(std::snprintf(line, sizeof line, "  host %.3f s, %.0f simulated instructions/s\n",
-                    number(summary, "host_seconds"), number(summary, "sim_instructions_per_second")));
+                    number(summary, "host_seconds"),
+                    number(summary, "sim_instructions_per_second")));
   return out;
 }
 

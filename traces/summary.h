@@ -3,9 +3,8 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "isa/instruction.h"
 
@@ -34,12 +33,12 @@ struct RunTotals {
 
 /// What the caller knows about the run (filled by the CLI from the kernel and machine).
 struct RunInfo {
-  std::string kernel;            ///< kernel name, or the asm file
-  std::string machine;           ///< trn2, trn1, ...
-  std::string dtype;             ///< fp32, bf16
-  double peakFlopsPerNs = 0;     ///< PE peak at this dtype (flop/ns)
-  double hbmBytesPerNs = 0;      ///< this core's HBM bandwidth (B/ns)
-  int64_t minHbmBytes = 0;       ///< bytes the kernel must move at minimum (inputs + outputs)
+  std::string kernel;         ///< kernel name, or the asm file
+  std::string machine;        ///< trn2, trn1, ...
+  std::string dtype;          ///< fp32, bf16
+  double peakFlopsPerNs = 0;  ///< PE peak at this dtype (flop/ns)
+  double hbmBytesPerNs = 0;   ///< this core's HBM bandwidth (B/ns)
+  int64_t minHbmBytes = 0;    ///< bytes the kernel must move at minimum (inputs + outputs)
 };
 
 /// Summary JSON with at least the DESIGN.md keys: kernel, machine, dtype, total_ns,

@@ -20,7 +20,9 @@ namespace neuronsim::traces {
 
 namespace {
 
-std::string baseTrack(int tid) { return trackName(tid % kLaneTidStride); }
+std::string baseTrack(int tid) {
+  return trackName(tid % kLaneTidStride);
+}
 
 Span spanFromEvent(const FlatEvent& event, bool isDma) {
   Span s;
@@ -76,12 +78,14 @@ std::string semaphoreLabel(const isa::Program& program, int32_t sem) {
 int64_t dmaPartitionCount(const isa::Program& program, int64_t index) {
   if (index < 0 || static_cast<size_t>(index) >= program.instructions.size()) return 1;
   const auto& inst = program.instructions[static_cast<size_t>(index)];
-  if (inst.dst.space != isa::Space::Hbm || inst.srcs.empty()) return std::max<int64_t>(1, inst.dst.partitionCount);
+  if (inst.dst.space != isa::Space::Hbm || inst.srcs.empty())
+    return std::max<int64_t>(1, inst.dst.partitionCount);
   return std::max<int64_t>(1, inst.srcs[0].partitionCount);
 }
 
 std::string assemblyText(const isa::Program& program, int64_t index, isa::Opcode opcode) {
-  if (index < 0 || static_cast<size_t>(index) >= program.instructions.size()) return std::string(isa::opcodeName(opcode));
+  if (index < 0 || static_cast<size_t>(index) >= program.instructions.size())
+    return std::string(isa::opcodeName(opcode));
   try {
     return isa::printInstruction(program, program.instructions[static_cast<size_t>(index)]);
   } catch (const std::exception&) {
@@ -109,7 +113,8 @@ class ModelBuilder {
       const std::string name = event.text("name", "");
       auto [it, added] = counterIndex_.emplace(name, model_.counters.size());
       if (added) model_.counters.push_back({name, {}});
-      model_.counters[it->second].points.emplace_back(event.number("ts", 0) * 1000.0, event.argNumber("value", 0));
+      model_.counters[it->second].points.emplace_back(event.number("ts", 0) * 1000.0,
+                                                      event.argNumber("value", 0));
     }
   }
 
@@ -125,7 +130,8 @@ class ModelBuilder {
       }
     for (Span& d : dmas_)
       if (d.assembly.empty()) d.assembly = d.opcode;
-    model_.spans.insert(model_.spans.end(), std::make_move_iterator(dmas_.begin()), std::make_move_iterator(dmas_.end()));
+    model_.spans.insert(model_.spans.end(), std::make_move_iterator(dmas_.begin()),
+                        std::make_move_iterator(dmas_.end()));
     if (minStart_ <= maxEnd_) {
       model_.minStartNs = minStart_;
       model_.maxEndNs = maxEnd_;
@@ -135,7 +141,8 @@ class ModelBuilder {
       if (tid != kKernelTid) model_.tracks.emplace_back(tid, t.value("name", trackName(tid)));
     }
     for (const auto& r : extras.value("uninitialized_reads", nlohmann::json::array()))
-      model_.uninitializedReads.emplace_back(r.value("index", int64_t{-1}), r.value("what", std::string()));
+      model_.uninitializedReads.emplace_back(r.value("index", int64_t{-1}),
+                                             r.value("what", std::string()));
     model_.machine = machineFactsFrom(extras.value("machine", nlohmann::json()));
     return std::move(model_);
   }
@@ -168,7 +175,8 @@ TraceModel loadTraceModel(const std::string& path) {
   if (!in) throw Error("cannot read trace '" + path + "': " + std::strerror(errno));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ModelBuilder builder("trace '" + path + "'");
-  const StreamedTrace trace = streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });
+  const StreamedTrace trace =
+      streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });
   if (!trace.valid) throw Error("trace '" + path + "' is not valid JSON");
   if (!trace.isObject || !trace.hasEvents)
     throw Error("trace '" + path + "' has no traceEvents array (not a Chrome trace)");
@@ -214,7 +222,8 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log,
   }
   std::vector<std::string> printed(program.instructions.size());
   for (const Span& s : model.spans)
-    if (s.index >= 0 && static_cast<size_t>(s.index) < printed.size()) printed[static_cast<size_t>(s.index)] = s.assembly;
+    if (s.index >= 0 && static_cast<size_t>(s.index) < printed.size())
+      printed[static_cast<size_t>(s.index)] = s.assembly;
   for (size_t i = 0; i < log.dmas.size(); ++i) {
     const DmaEvent& d = log.dmas[i];
     isa::Opcode opcode = isa::Opcode::DmaCopy;
@@ -237,7 +246,8 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log,
     s.dmaEngines = d.dmaEngines;
     if (d.index >= 0 && static_cast<size_t>(d.index) < program.instructions.size())
       s.note = program.instructions[static_cast<size_t>(d.index)].note;
-    s.assembly = d.index >= 0 && static_cast<size_t>(d.index) < printed.size() && !printed[static_cast<size_t>(d.index)].empty()
+    s.assembly = d.index >= 0 && static_cast<size_t>(d.index) < printed.size() &&
+                         !printed[static_cast<size_t>(d.index)].empty()
                      ? printed[static_cast<size_t>(d.index)]
                      : assemblyText(program, d.index, opcode);
     minStart = std::min(minStart, s.startNs);
@@ -245,7 +255,8 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log,
     model.spans.push_back(std::move(s));
   }
   for (int tid : layout.usedTids) model.tracks.emplace_back(tid, trackName(tid));
-  for (const auto& r : log.uninitializedReads) model.uninitializedReads.emplace_back(r.index, r.what);
+  for (const auto& r : log.uninitializedReads)
+    model.uninitializedReads.emplace_back(r.index, r.what);
   if (minStart <= maxEnd) {
     model.minStartNs = minStart;
     model.maxEndNs = maxEnd;

@@ -2,9 +2,8 @@
 // Streaming read of a Chrome trace: each event of traceEvents handed over flat, never kept as JSON.
 
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "traces/flat_event.h"
 
@@ -20,6 +19,7 @@ struct StreamedTrace {
 
 /// Parses `text`, calling `onEvent` for every object in the top-level traceEvents array (its
 /// scalar fields and scalar args; the reference is only valid during the call).
-StreamedTrace streamTrace(const std::string& text, const std::function<void(const FlatEvent&)>& onEvent);
+StreamedTrace streamTrace(const std::string& text,
+                          const std::function<void(const FlatEvent&)>& onEvent);
 
 }  // namespace neuronsim::traces

@@ -12,7 +12,8 @@ namespace neuronsim::traces {
 namespace {
 
 /// Assigns each event (start, end) on base track `tids[i]` the first lane free at its start.
-void assignLanes(std::vector<int>& tids, const std::vector<double>& starts, const std::vector<double>& ends) {
+void assignLanes(std::vector<int>& tids, const std::vector<double>& starts,
+                 const std::vector<double>& ends) {
   std::vector<size_t> order(tids.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -31,9 +32,13 @@ void assignLanes(std::vector<int>& tids, const std::vector<double>& starts, cons
 
 }  // namespace
 
-int engineTid(isa::Engine engine) { return 1 + static_cast<int>(engine); }
+int engineTid(isa::Engine engine) {
+  return 1 + static_cast<int>(engine);
+}
 
-int queueTid(int32_t queue) { return kDmaTidBase + queue; }
+int queueTid(int32_t queue) {
+  return kDmaTidBase + queue;
+}
 
 std::string trackName(int tid) {
   if (tid == kKernelTid) return "kernel";

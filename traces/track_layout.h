@@ -9,9 +9,10 @@
 
 namespace neuronsim::traces {
 
-/// Thread ids: 99 the kernel span (not 0, which Perfetto reserves for the idle thread), 1..5 the engines (isa::Engine + 1), 100+q DMA queue q.
-/// Events that overlap an earlier one on the same track go to an extra lane,
-/// tid + 1000 * lane, named "<track> #<lane+1>" (Chrome and Perfetto need nested slices).
+/// Thread ids: 99 the kernel span (not 0, which Perfetto reserves for the idle thread), 1..5 the
+/// engines (isa::Engine + 1), 100+q DMA queue q. Events that overlap an earlier one on the same
+/// track go to an extra lane, tid + 1000 * lane, named "<track> #<lane+1>" (Chrome and Perfetto
+/// need nested slices).
 inline constexpr int kKernelTid = 99;
 inline constexpr int kDmaTidBase = 100;
 inline constexpr int kLaneTidStride = 1000;

@@ -1,5 +1,6 @@
 #pragma once
-// What the builder remembers about each SBUF/PSUM allocation: space, size and the instructions touching it.
+// What the builder remembers about each SBUF/PSUM allocation: space, size and the instructions
+// touching it.
 
 #include <cstdint>
 #include <string>
@@ -12,11 +13,12 @@ namespace neuronsim::kernels {
 /// One SBUF or PSUM allocation of a built kernel, in allocation order.
 struct AllocationRecord {
   isa::Space space = isa::Space::Sbuf;
-  std::string name;                    ///< the tile's name
-  int64_t offset = 0;                  ///< first byte in every partition
-  int64_t bytes = 0;                   ///< bytes per partition reserved (rounded up to the alignment)
-  int32_t partitions = 0;              ///< partitions [0, partitions) the tile spans
-  std::vector<int64_t> instructions;   ///< indices of the instructions reading or writing it, ascending, unique
+  std::string name;        ///< the tile's name
+  int64_t offset = 0;      ///< first byte in every partition
+  int64_t bytes = 0;       ///< bytes per partition reserved (rounded up to the alignment)
+  int32_t partitions = 0;  ///< partitions [0, partitions) the tile spans
+  std::vector<int64_t>
+      instructions;  ///< indices of the instructions reading or writing it, ascending, unique
   int64_t firstInstruction() const { return instructions.empty() ? -1 : instructions.front(); }
   int64_t lastInstruction() const { return instructions.empty() ? -1 : instructions.back(); }
 };

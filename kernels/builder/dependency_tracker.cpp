@@ -16,13 +16,16 @@ void maxInto(DependencyTracker::Knowledge& into, const DependencyTracker::Knowle
   for (int i = 0; i < kNumStreams; ++i) into[i] = std::max(into[i], from[i]);
 }
 
-bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 < b1 && b0 < a1; }
+bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
+  return a0 < b1 && b0 < a1;
+}
 
 }  // namespace
 
 std::vector<std::string> streamSemaphoreNames() {
   std::vector<std::string> names;
-  for (int e = 0; e < isa::kNumEngines; ++e) names.emplace_back(isa::engineName(static_cast<isa::Engine>(e)));
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    names.emplace_back(isa::engineName(static_cast<isa::Engine>(e)));
   for (int q = 0; q < kNumQueues; ++q) {
     std::string name = "q";
     name += std::to_string(q);
@@ -31,14 +34,19 @@ std::vector<std::string> streamSemaphoreNames() {
   return names;
 }
 
-int streamOfEngine(isa::Engine engine) { return static_cast<int>(engine); }
-int streamOfQueue(int32_t queue) { return isa::kNumEngines + queue; }
+int streamOfEngine(isa::Engine engine) {
+  return static_cast<int>(engine);
+}
+int streamOfQueue(int32_t queue) {
+  return isa::kNumEngines + queue;
+}
 
 namespace {
 
 /// Cuts element runs [lo, hi) into rows of `rowLength` and merges vertically adjacent
 /// rectangles with equal columns.
-std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& runs, int64_t rowLength) {
+std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& runs,
+                             int64_t rowLength) {
   std::vector<Box> boxes;
   auto push = [&](int64_t r0, int64_t r1, int64_t lo, int64_t hi) {
     if (!boxes.empty()) {
@@ -85,8 +93,8 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
       lo += std::min<int64_t>(0, span);
       hi += std::max<int64_t>(0, span);
     }
-    region.boxes.push_back(
-        Box{ap.partitionStart, ap.partitionStart + ap.partitionCount, ap.offset + lo * bytes, ap.offset + (hi + 1) * bytes});
+    region.boxes.push_back(Box{ap.partitionStart, ap.partitionStart + ap.partitionCount,
+                               ap.offset + lo * bytes, ap.offset + (hi + 1) * bytes});
     return region;
   }
   region.tensor = ap.tensor;
@@ -149,7 +157,8 @@ DependencyTracker::SegmentMap& DependencyTracker::mapFor(const Region& region) {
   return hbm_[region.tensor];
 }
 
-void DependencyTracker::gather(const Region& region, bool write, std::array<int64_t, kNumStreams>& need) {
+void DependencyTracker::gather(const Region& region, bool write,
+                               std::array<int64_t, kNumStreams>& need) {
   SegmentMap& map = mapFor(region);
   for (const Box& box : region.boxes) {
     auto it = map.upper_bound(box.lo);
@@ -157,7 +166,8 @@ void DependencyTracker::gather(const Region& region, bool write, std::array<int6
     for (; it != map.end() && it->first < box.hi; ++it) {
       for (const Layer& layer : it->second.layers) {
         if (!overlaps(layer.p0, layer.p1, box.r0, box.r1)) continue;
-        if (layer.writer.stream >= 0) need[layer.writer.stream] = std::max(need[layer.writer.stream], layer.writer.count);
+        if (layer.writer.stream >= 0)
+          need[layer.writer.stream] = std::max(need[layer.writer.stream], layer.writer.count);
         if (!write) continue;
         for (const Access& r : layer.readers) need[r.stream] = std::max(need[r.stream], r.count);
       }
@@ -231,8 +241,9 @@ void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self
     }
     const auto& a = it->second.layers;
     const auto& b = next->second.layers;
-    if (a.size() == 1 && b.size() == 1 && a[0].readers.empty() && b[0].readers.empty() && a[0].p0 == b[0].p0 &&
-        a[0].p1 == b[0].p1 && a[0].writer.stream == b[0].writer.stream && a[0].writer.count == b[0].writer.count) {
+    if (a.size() == 1 && b.size() == 1 && a[0].readers.empty() && b[0].readers.empty() &&
+        a[0].p0 == b[0].p0 && a[0].p1 == b[0].p1 && a[0].writer.stream == b[0].writer.stream &&
+        a[0].writer.count == b[0].writer.count) {
       it->second.hi = next->second.hi;
       map.erase(next);
     } else {
@@ -241,7 +252,8 @@ void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self
   }
 }
 
-void DependencyTracker::add(isa::Instruction& inst, const std::vector<Region>& reads, const std::vector<Region>& writes) {
+void DependencyTracker::add(isa::Instruction& inst, const std::vector<Region>& reads,
+                            const std::vector<Region>& writes) {
   const bool dma = isa::isDma(inst.opcode);
   const int own = dma ? streamOfQueue(inst.dmaQueue) : streamOfEngine(inst.engine);
   const int issuer = streamOfEngine(inst.engine);
@@ -259,7 +271,8 @@ void DependencyTracker::add(isa::Instruction& inst, const std::vector<Region>& r
   for (size_t i = 0; i < candidates.size(); ++i) {
     Knowledge others = known;
     for (size_t j = 0; j < candidates.size(); ++j)
-      if (j != i && !dropped[j]) maxInto(others, completed_[candidates[j]][need[candidates[j]] - 1]);
+      if (j != i && !dropped[j])
+        maxInto(others, completed_[candidates[j]][need[candidates[j]] - 1]);
     if (others[candidates[i]] >= need[candidates[i]]) dropped[i] = true;
   }
   inst.waits.clear();

@@ -53,7 +53,8 @@ class DependencyTracker {
   DependencyTracker();
   /// Computes the waits for `inst` from `reads` and `writes`, records the accesses and sets
   /// `inst.waits` and `inst.signals` (its own stream's semaphore at completion).
-  void add(isa::Instruction& inst, const std::vector<Region>& reads, const std::vector<Region>& writes);
+  void add(isa::Instruction& inst, const std::vector<Region>& reads,
+           const std::vector<Region>& writes);
   /// Instructions that signalled `stream` so far.
   int64_t count(int stream) const { return count_[stream]; }
 

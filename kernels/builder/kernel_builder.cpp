@@ -1,7 +1,6 @@
 // KernelBuilder: declarations, allocation, instruction construction and automatic semaphores.
 #include "kernels/builder/kernel_builder.h"
 
-
 #include "isa/dtype.h"
 #include "isa/error.h"
 #include "isa/validation.h"
@@ -35,7 +34,6 @@ void applyScalar(const ScalarArg& arg, isa::ScalarOperand& into) {
   if (arg.vec) into.vec = arg.vec->ap();
 }
 
-
 /// An instruction's opcode, engine and operands; the caller sets the rest.
 isa::Instruction makeInstruction(isa::Opcode opcode, isa::Engine engine, isa::AccessPattern dst,
                                  std::vector<isa::AccessPattern> srcs) {
@@ -54,7 +52,8 @@ KernelBuilder::KernelBuilder(std::string kernel, const isa::Geometry& geometry)
       geometry_(geometry),
       tracker_(std::make_unique<DependencyTracker>()),
       sbufAlloc_(std::make_unique<TileAllocator>(geometry.sbufPartitionBytes, 0, kSbufAlignment)),
-      psumAlloc_(std::make_unique<TileAllocator>(geometry.psumPartitionBytes, geometry.psumBankBytes(), kPsumAlignment)) {
+      psumAlloc_(std::make_unique<TileAllocator>(geometry.psumPartitionBytes,
+                                                 geometry.psumBankBytes(), kPsumAlignment)) {
   program_.semaphores = streamSemaphoreNames();
   dmaQueues_.resize(isa::kNumEngines);
   nextQueue_.assign(isa::kNumEngines, 0);
@@ -66,56 +65,71 @@ KernelBuilder::KernelBuilder(std::string kernel, const isa::Geometry& geometry)
 
 KernelBuilder::~KernelBuilder() = default;
 
-HbmView KernelBuilder::declare(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype,
-                               isa::TensorKind kind) {
-  if (program_.tensorIndex(name) >= 0) throw Error(kernel_ + ": HBM tensor '" + name + "' declared twice");
+HbmView KernelBuilder::declare(const std::string& name, const std::vector<int64_t>& shape,
+                               isa::Dtype dtype, isa::TensorKind kind) {
+  if (program_.tensorIndex(name) >= 0)
+    throw Error(kernel_ + ": HBM tensor '" + name + "' declared twice");
   for (int64_t d : shape)
-    if (d < 1) throw Error(kernel_ + ": HBM tensor '" + name + "' has shape " + shapeString(shape) + " with an empty axis");
+    if (d < 1)
+      throw Error(kernel_ + ": HBM tensor '" + name + "' has shape " + shapeString(shape) +
+                  " with an empty axis");
   program_.tensors.push_back(isa::TensorDecl{name, shape, dtype, kind});
-  return HbmView(static_cast<int32_t>(program_.tensors.size() - 1), dtype, StridedLayout::contiguous(shape), name);
+  return HbmView(static_cast<int32_t>(program_.tensors.size() - 1), dtype,
+                 StridedLayout::contiguous(shape), name);
 }
 
-HbmView KernelBuilder::input(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype) {
+HbmView KernelBuilder::input(const std::string& name, const std::vector<int64_t>& shape,
+                             isa::Dtype dtype) {
   return declare(name, shape, dtype, isa::TensorKind::Input);
 }
-HbmView KernelBuilder::output(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype) {
+HbmView KernelBuilder::output(const std::string& name, const std::vector<int64_t>& shape,
+                              isa::Dtype dtype) {
   return declare(name, shape, dtype, isa::TensorKind::Output);
 }
-HbmView KernelBuilder::internal(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype) {
+HbmView KernelBuilder::internal(const std::string& name, const std::vector<int64_t>& shape,
+                                isa::Dtype dtype) {
   return declare(name, shape, dtype, isa::TensorKind::Internal);
 }
 
 Tile KernelBuilder::allocate(isa::Space space, const std::vector<int64_t>& shape, isa::Dtype dtype,
                              const std::string& name) {
   const char* spaceText = space == isa::Space::Psum ? "PSUM" : "SBUF";
-  const std::string tileName = name.empty() ? std::string(space == isa::Space::Psum ? "psum" : "sbuf") +
-                                                  std::to_string(tileCounter_)
-                                            : name;
+  const std::string tileName =
+      name.empty()
+          ? std::string(space == isa::Space::Psum ? "psum" : "sbuf") + std::to_string(tileCounter_)
+          : name;
   ++tileCounter_;
   if (shape.empty() || shape[0] < 1 || shape[0] > geometry_.partitions)
-    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' shape " + shapeString(shape) +
-                " needs 1.." + std::to_string(geometry_.partitions) + " partitions first");
+    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' shape " +
+                shapeString(shape) + " needs 1.." + std::to_string(geometry_.partitions) +
+                " partitions first");
   for (int64_t d : shape)
-    if (d < 1) throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' has an empty axis");
+    if (d < 1)
+      throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' has an empty axis");
   const int64_t bytes = product(shape, 1) * isa::dtypeBytes(dtype);
   TileAllocator& alloc = space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
   const int64_t offset = alloc.allocate(bytes);
   if (offset < 0)
-    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' asks " + std::to_string(bytes) +
-                " bytes per partition but only " + std::to_string(alloc.capacity() - alloc.inUse()) + " of " +
+    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' asks " +
+                std::to_string(bytes) + " bytes per partition but only " +
+                std::to_string(alloc.capacity() - alloc.inUse()) + " of " +
                 std::to_string(alloc.capacity()) + " are free" +
                 (space == isa::Space::Psum ? " (in one place that respects the 2 KiB banks)" : ""));
   liveRecords(space)[offset] = allocations_.size();
-  allocations_.push_back(AllocationRecord{space, tileName, offset, alloc.sizeAt(offset), static_cast<int32_t>(shape[0]), {}});
+  allocations_.push_back(AllocationRecord{
+      space, tileName, offset, alloc.sizeAt(offset), static_cast<int32_t>(shape[0]), {}});
   std::vector<int64_t> freeShape(shape.begin() + 1, shape.end());
-  return Tile(space, dtype, 0, static_cast<int32_t>(shape[0]), offset, StridedLayout::contiguous(freeShape), tileName);
+  return Tile(space, dtype, 0, static_cast<int32_t>(shape[0]), offset,
+              StridedLayout::contiguous(freeShape), tileName);
 }
 
-Tile KernelBuilder::sbuf(const std::vector<int64_t>& shape, isa::Dtype dtype, const std::string& name) {
+Tile KernelBuilder::sbuf(const std::vector<int64_t>& shape, isa::Dtype dtype,
+                         const std::string& name) {
   return allocate(isa::Space::Sbuf, shape, dtype, name);
 }
 
-Tile KernelBuilder::psum(const std::vector<int64_t>& shape, isa::Dtype dtype, const std::string& name) {
+Tile KernelBuilder::psum(const std::vector<int64_t>& shape, isa::Dtype dtype,
+                         const std::string& name) {
   return allocate(isa::Space::Psum, shape, dtype, name);
 }
 
@@ -127,14 +141,21 @@ void KernelBuilder::release(const Tile& tile) {
   liveRecords(tile.space()).erase(tile.baseBytes());
 }
 
-int64_t KernelBuilder::sbufBytesInUse() const { return sbufAlloc_->inUse(); }
-int64_t KernelBuilder::psumBytesInUse() const { return psumAlloc_->inUse(); }
-int64_t KernelBuilder::sbufBytesFree() const { return sbufAlloc_->capacity() - sbufAlloc_->inUse(); }
+int64_t KernelBuilder::sbufBytesInUse() const {
+  return sbufAlloc_->inUse();
+}
+int64_t KernelBuilder::psumBytesInUse() const {
+  return psumAlloc_->inUse();
+}
+int64_t KernelBuilder::sbufBytesFree() const {
+  return sbufAlloc_->capacity() - sbufAlloc_->inUse();
+}
 
 void KernelBuilder::setDmaQueues(const std::vector<int32_t>& queues, isa::Engine issue) {
   if (queues.empty()) throw Error(kernel_ + ": empty DMA queue list");
   for (int32_t q : queues)
-    if (q < 0 || q >= kNumQueues) throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0..15");
+    if (q < 0 || q >= kNumQueues)
+      throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0..15");
   dmaQueues_[static_cast<int>(issue)] = queues;
   nextQueue_[static_cast<int>(issue)] = 0;
 }
@@ -151,7 +172,8 @@ int32_t KernelBuilder::nextDmaQueue(isa::Engine issue) {
               "'s round robin is fed by another engine (setDmaQueues)");
 }
 
-void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src, DmaOptions options) {
+void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src,
+                            DmaOptions options) {
   isa::Instruction inst = makeInstruction(opcode, options.issue, dst.ap, {src.ap});
   inst.dmaQueue = options.queue;
   emit(std::move(inst));
@@ -159,8 +181,8 @@ void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const Dma
 
 void KernelBuilder::dmaCopy(const DmaOperand& dst, const DmaOperand& src, DmaOptions options) {
   if (dst.ap.numElements() != src.ap.numElements())
-    throw Error(kernel_ + ": dma_copy moves " + std::to_string(src.ap.numElements()) + " elements into " +
-                std::to_string(dst.ap.numElements()));
+    throw Error(kernel_ + ": dma_copy moves " + std::to_string(src.ap.numElements()) +
+                " elements into " + std::to_string(dst.ap.numElements()));
   emitDma(isa::Opcode::DmaCopy, dst, src, options);
 }
 
@@ -168,15 +190,17 @@ void KernelBuilder::dmaTranspose(const DmaOperand& dst, const DmaOperand& src, D
   emitDma(isa::Opcode::DmaTranspose, dst, src, options);
 }
 
-void KernelBuilder::matmul(const Tile& dst, const Tile& stationary, const Tile& moving, bool accumulate) {
-  if (dst.space() != isa::Space::Psum) throw Error(kernel_ + ": matmul output '" + dst.name() + "' must be in PSUM");
+void KernelBuilder::matmul(const Tile& dst, const Tile& stationary, const Tile& moving,
+                           bool accumulate) {
+  if (dst.space() != isa::Space::Psum)
+    throw Error(kernel_ + ": matmul output '" + dst.name() + "' must be in PSUM");
   const isa::AccessPattern out = dst.ap();
   const int64_t bank = geometry_.psumBankBytes();
   const Box box = regionOf(out).boxes.front();
   if (box.lo / bank != (box.hi - 1) / bank)
     throw Error(kernel_ + ": matmul output '" + dst.name() + "' crosses a 2 KiB PSUM bank");
-  isa::Instruction inst =
-      makeInstruction(isa::Opcode::NcMatmul, isa::Engine::Tensor, out, {stationary.ap(), moving.ap()});
+  isa::Instruction inst = makeInstruction(isa::Opcode::NcMatmul, isa::Engine::Tensor, out,
+                                          {stationary.ap(), moving.ap()});
   inst.accumulate = accumulate;
   emit(std::move(inst));
 }
@@ -186,8 +210,10 @@ void KernelBuilder::transpose(const Tile& dst, const Tile& src, isa::Engine engi
 }
 
 void KernelBuilder::activation(const Tile& dst, const Tile& src, isa::ActFn fn, ScalarArg scale,
-                               const std::optional<Tile>& bias, const std::optional<Tile>& reduceDst) {
-  isa::Instruction inst = makeInstruction(isa::Opcode::Activation, isa::Engine::Scalar, dst.ap(), {src.ap()});
+                               const std::optional<Tile>& bias,
+                               const std::optional<Tile>& reduceDst) {
+  isa::Instruction inst =
+      makeInstruction(isa::Opcode::Activation, isa::Engine::Scalar, dst.ap(), {src.ap()});
   inst.act = fn;
   applyScalar(scale, inst.scale);
   if (bias) inst.bias = bias->ap();
@@ -195,14 +221,17 @@ void KernelBuilder::activation(const Tile& dst, const Tile& src, isa::ActFn fn, 
   emit(std::move(inst));
 }
 
-void KernelBuilder::tensorTensor(const Tile& dst, const Tile& a, const Tile& b, isa::AluOp op, isa::Engine engine) {
-  isa::Instruction inst = makeInstruction(isa::Opcode::TensorTensor, engine, dst.ap(), {a.ap(), b.ap()});
+void KernelBuilder::tensorTensor(const Tile& dst, const Tile& a, const Tile& b, isa::AluOp op,
+                                 isa::Engine engine) {
+  isa::Instruction inst =
+      makeInstruction(isa::Opcode::TensorTensor, engine, dst.ap(), {a.ap(), b.ap()});
   inst.op0 = op;
   emit(std::move(inst));
 }
 
-void KernelBuilder::tensorScalar(const Tile& dst, const Tile& src, isa::AluOp op0, ScalarArg operand0, isa::AluOp op1,
-                                 ScalarArg operand1, isa::Engine engine, bool reverse0, bool reverse1) {
+void KernelBuilder::tensorScalar(const Tile& dst, const Tile& src, isa::AluOp op0,
+                                 ScalarArg operand0, isa::AluOp op1, ScalarArg operand1,
+                                 isa::Engine engine, bool reverse0, bool reverse1) {
   isa::Instruction inst = makeInstruction(isa::Opcode::TensorScalar, engine, dst.ap(), {src.ap()});
   inst.op0 = op0;
   inst.op1 = op1;
@@ -213,17 +242,19 @@ void KernelBuilder::tensorScalar(const Tile& dst, const Tile& src, isa::AluOp op
   emit(std::move(inst));
 }
 
-void KernelBuilder::scalarTensorTensor(const Tile& dst, const Tile& data, isa::AluOp op0, ScalarArg operand0,
-                                       isa::AluOp op1, const Tile& tensor, isa::Engine engine) {
-  isa::Instruction inst = makeInstruction(isa::Opcode::ScalarTensorTensor, engine, dst.ap(), {data.ap(), tensor.ap()});
+void KernelBuilder::scalarTensorTensor(const Tile& dst, const Tile& data, isa::AluOp op0,
+                                       ScalarArg operand0, isa::AluOp op1, const Tile& tensor,
+                                       isa::Engine engine) {
+  isa::Instruction inst =
+      makeInstruction(isa::Opcode::ScalarTensorTensor, engine, dst.ap(), {data.ap(), tensor.ap()});
   inst.op0 = op0;
   inst.op1 = op1;
   applyScalar(operand0, inst.operand0);
   emit(std::move(inst));
 }
 
-void KernelBuilder::tensorReduce(const Tile& dst, const Tile& src, isa::AluOp op, int32_t axes, bool negate,
-                                 isa::Engine engine) {
+void KernelBuilder::tensorReduce(const Tile& dst, const Tile& src, isa::AluOp op, int32_t axes,
+                                 bool negate, isa::Engine engine) {
   isa::Instruction inst = makeInstruction(isa::Opcode::TensorReduce, engine, dst.ap(), {src.ap()});
   inst.op0 = op;
   inst.reduceAxes = axes;
@@ -235,7 +266,8 @@ void KernelBuilder::tensorCopy(const Tile& dst, const Tile& src, isa::Engine eng
   emit(makeInstruction(isa::Opcode::TensorCopy, engine, dst.ap(), {src.ap()}));
 }
 
-void KernelBuilder::copyPredicated(const Tile& dst, const Tile& predicate, const Tile& src, isa::Engine engine) {
+void KernelBuilder::copyPredicated(const Tile& dst, const Tile& predicate, const Tile& src,
+                                   isa::Engine engine) {
   emit(makeInstruction(isa::Opcode::CopyPredicated, engine, dst.ap(), {predicate.ap(), src.ap()}));
 }
 
@@ -251,8 +283,8 @@ void KernelBuilder::iota(const Tile& dst, const isa::Affine& affine, isa::Engine
   emit(std::move(inst));
 }
 
-void KernelBuilder::affineSelect(const Tile& dst, const Tile& src, const isa::Affine& affine, isa::AluOp cmp,
-                                 float fill, isa::Engine engine) {
+void KernelBuilder::affineSelect(const Tile& dst, const Tile& src, const isa::Affine& affine,
+                                 isa::AluOp cmp, float fill, isa::Engine engine) {
   isa::Instruction inst = makeInstruction(isa::Opcode::AffineSelect, engine, dst.ap(), {src.ap()});
   inst.affine = affine;
   inst.cmp = cmp;
@@ -264,12 +296,14 @@ void KernelBuilder::emit(isa::Instruction inst) {
   if (finished_) throw Error(kernel_ + ": instruction emitted after finish()");
   if (isa::isDma(inst.opcode)) {
     if (inst.dmaQueue < 0) inst.dmaQueue = nextDmaQueue(inst.engine);
-    if (inst.dmaQueue >= kNumQueues) throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0..15");
+    if (inst.dmaQueue >= kNumQueues)
+      throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0..15");
     int& owner = queueOwner_[inst.dmaQueue];
     if (owner >= 0 && owner != static_cast<int>(inst.engine))
       throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is fed by " +
                   std::string(isa::engineName(static_cast<isa::Engine>(owner))) + ", not " +
-                  std::string(isa::engineName(inst.engine)) + " (a queue takes DMAs from one engine only)");
+                  std::string(isa::engineName(inst.engine)) +
+                  " (a queue takes DMAs from one engine only)");
     owner = static_cast<int>(inst.engine);
   } else {
     inst.dmaQueue = -1;
@@ -292,9 +326,10 @@ void KernelBuilder::emit(isa::Instruction inst) {
       if (record != liveRecords(ap.space).end()) touched.push_back(record->second);
       return;
     }
-    throw Error(kernel_ + ": instruction " + std::to_string(index) + " (" + std::string(isa::opcodeName(inst.opcode)) +
-                ") " + operand + " touches " + std::string(isa::spaceName(ap.space)) + " bytes [" +
-                std::to_string(box.lo) + ", " + std::to_string(box.hi) + ") outside every live tile (used after release?)");
+    throw Error(kernel_ + ": instruction " + std::to_string(index) + " (" +
+                std::string(isa::opcodeName(inst.opcode)) + ") " + operand + " touches " +
+                std::string(isa::spaceName(ap.space)) + " bytes [" + std::to_string(box.lo) + ", " +
+                std::to_string(box.hi) + ") outside every live tile (used after release?)");
   };
   for (const isa::AccessPattern& src : inst.srcs) checkLive(src, "a source");
   checkLive(inst.dst, "dst");

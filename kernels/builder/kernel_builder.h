@@ -22,7 +22,7 @@ class TileAllocator;
 
 /// Where a DMA is triggered from and which queue carries it.
 struct DmaOptions {
-  int32_t queue = -1;                    ///< 0..15, or -1: next queue of the round robin
+  int32_t queue = -1;                     ///< 0..15, or -1: next queue of the round robin
   isa::Engine issue = isa::Engine::Sync;  ///< the stream that triggers it (Sync or an engine)
 };
 
@@ -57,7 +57,8 @@ class KernelBuilder {
   Tile sbuf(const std::vector<int64_t>& shape, isa::Dtype dtype, const std::string& name = "");
   /// Allocates a PSUM tile; one of at most 2 KiB per partition sits inside one bank, a larger
   /// one starts at a bank boundary.
-  Tile psum(const std::vector<int64_t>& shape, isa::Dtype dtype = isa::Dtype::Fp32, const std::string& name = "");
+  Tile psum(const std::vector<int64_t>& shape, isa::Dtype dtype = isa::Dtype::Fp32,
+            const std::string& name = "");
   /// Frees the allocation `tile` was carved from (any view of it). Later tiles may reuse the
   /// bytes; the builder orders their accesses after this tile's (WAR/WAW).
   void release(const Tile& tile);
@@ -92,20 +93,23 @@ class KernelBuilder {
   void transpose(const Tile& dst, const Tile& src, isa::Engine engine = isa::Engine::Tensor);
   /// dst = fn(src * scale + bias) on ScalarE; `reduceDst` [P,1] receives the row sums of dst.
   void activation(const Tile& dst, const Tile& src, isa::ActFn fn, ScalarArg scale = 1.0f,
-                  const std::optional<Tile>& bias = std::nullopt, const std::optional<Tile>& reduceDst = std::nullopt);
+                  const std::optional<Tile>& bias = std::nullopt,
+                  const std::optional<Tile>& reduceDst = std::nullopt);
   /// dst = a op b.
   void tensorTensor(const Tile& dst, const Tile& a, const Tile& b, isa::AluOp op,
                     isa::Engine engine = isa::Engine::Vector);
   /// dst = (src op0 operand0) op1 operand1 (reverseN swaps the operands of opN).
   void tensorScalar(const Tile& dst, const Tile& src, isa::AluOp op0, ScalarArg operand0,
                     isa::AluOp op1 = isa::AluOp::Bypass, ScalarArg operand1 = 0.0f,
-                    isa::Engine engine = isa::Engine::Vector, bool reverse0 = false, bool reverse1 = false);
+                    isa::Engine engine = isa::Engine::Vector, bool reverse0 = false,
+                    bool reverse1 = false);
   /// dst = (data op0 operand0) op1 tensor.
   void scalarTensorTensor(const Tile& dst, const Tile& data, isa::AluOp op0, ScalarArg operand0,
-                          isa::AluOp op1, const Tile& tensor, isa::Engine engine = isa::Engine::Vector);
+                          isa::AluOp op1, const Tile& tensor,
+                          isa::Engine engine = isa::Engine::Vector);
   /// dst = reduce(op) of src over its last `axes` free axes (negated when `negate`).
-  void tensorReduce(const Tile& dst, const Tile& src, isa::AluOp op, int32_t axes = 1, bool negate = false,
-                    isa::Engine engine = isa::Engine::Vector);
+  void tensorReduce(const Tile& dst, const Tile& src, isa::AluOp op, int32_t axes = 1,
+                    bool negate = false, isa::Engine engine = isa::Engine::Vector);
   /// dst = src converted to dst's dtype.
   void tensorCopy(const Tile& dst, const Tile& src, isa::Engine engine = isa::Engine::Vector);
   /// dst = src where predicate != 0, else dst unchanged.
@@ -116,8 +120,8 @@ class KernelBuilder {
   /// dst = affine(p, i); affine.pattern's nums must equal dst's free shape.
   void iota(const Tile& dst, const isa::Affine& affine, isa::Engine engine = isa::Engine::GpSimd);
   /// dst = (affine(p, i) cmp 0) ? src : fill.
-  void affineSelect(const Tile& dst, const Tile& src, const isa::Affine& affine, isa::AluOp cmp, float fill,
-                    isa::Engine engine = isa::Engine::GpSimd);
+  void affineSelect(const Tile& dst, const Tile& src, const isa::Affine& affine, isa::AluOp cmp,
+                    float fill, isa::Engine engine = isa::Engine::GpSimd);
 
   /// Emits a fully formed instruction (its waits and signals are replaced by the builder's).
   void emit(isa::Instruction inst);
@@ -135,9 +139,12 @@ class KernelBuilder {
   isa::Program finish();
 
  private:
-  HbmView declare(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype, isa::TensorKind kind);
-  Tile allocate(isa::Space space, const std::vector<int64_t>& shape, isa::Dtype dtype, const std::string& name);
-  void emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src, DmaOptions options);
+  HbmView declare(const std::string& name, const std::vector<int64_t>& shape, isa::Dtype dtype,
+                  isa::TensorKind kind);
+  Tile allocate(isa::Space space, const std::vector<int64_t>& shape, isa::Dtype dtype,
+                const std::string& name);
+  void emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src,
+               DmaOptions options);
   std::unordered_map<int64_t, size_t>& liveRecords(isa::Space space) {
     return space == isa::Space::Psum ? livePsumRecords_ : liveSbufRecords_;
   }
@@ -150,9 +157,10 @@ class KernelBuilder {
   std::unique_ptr<TileAllocator> psumAlloc_;
   std::vector<std::vector<int32_t>> dmaQueues_;  ///< per issuing engine
   std::vector<size_t> nextQueue_;                ///< per issuing engine
-  std::vector<int> queueOwner_;                   ///< engine feeding each queue, or -1
+  std::vector<int> queueOwner_;                  ///< engine feeding each queue, or -1
   std::vector<AllocationRecord> allocations_;
-  std::unordered_map<int64_t, size_t> liveSbufRecords_, livePsumRecords_;  ///< live offset -> allocations_ index
+  std::unordered_map<int64_t, size_t> liveSbufRecords_,
+      livePsumRecords_;  ///< live offset -> allocations_ index
   std::string note_;
   int64_t waits_ = 0;
   int tileCounter_ = 0;

@@ -7,7 +7,9 @@
 namespace neuronsim::kernels {
 
 namespace {
-int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+int64_t roundUp(int64_t v, int64_t to) {
+  return (v + to - 1) / to * to;
+}
 }  // namespace
 
 TileAllocator::TileAllocator(int64_t capacity, int64_t bankBytes, int64_t alignment)
@@ -17,7 +19,8 @@ bool TileAllocator::fits(int64_t start, int64_t bytes) const {
   if (start + bytes > capacity_) return false;
   auto next = live_.lower_bound(start);
   if (next != live_.end() && next->first < start + bytes) return false;
-  if (next != live_.begin() && std::prev(next)->first + std::prev(next)->second > start) return false;
+  if (next != live_.begin() && std::prev(next)->first + std::prev(next)->second > start)
+    return false;
   return true;
 }
 
@@ -36,7 +39,8 @@ int64_t TileAllocator::allocate(int64_t bytes) {
     return fits(start, size) ? start : -1;
   };
   int64_t found = candidate(0);
-  for (auto it = live_.begin(); found < 0 && it != live_.end(); ++it) found = candidate(it->first + it->second);
+  for (auto it = live_.begin(); found < 0 && it != live_.end(); ++it)
+    found = candidate(it->first + it->second);
   if (found < 0) return -1;
   live_.emplace(found, size);
   inUse_ += size;

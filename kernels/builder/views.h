@@ -52,11 +52,15 @@ class HbmView {
   const StridedLayout& layout() const { return layout_; }
 
   /// Elements start, start+step, ... below stop along `axis`.
-  HbmView slice(int axis, int64_t start, int64_t stop, int64_t step = 1) const { return with(layout_.slice(axis, start, stop, step)); }
+  HbmView slice(int axis, int64_t start, int64_t stop, int64_t step = 1) const {
+    return with(layout_.slice(axis, start, stop, step));
+  }
   /// Fixes `axis` at `index` and drops it.
   HbmView select(int axis, int64_t index) const { return with(layout_.select(axis, index)); }
   /// Splits `axis` into `sizes` (row-major; product must equal the axis size).
-  HbmView split(int axis, const std::vector<int64_t>& sizes) const { return with(layout_.split(axis, sizes)); }
+  HbmView split(int axis, const std::vector<int64_t>& sizes) const {
+    return with(layout_.split(axis, sizes));
+  }
   /// Merges axes first..last (inclusive); they must be contiguous with each other.
   HbmView merge(int first, int last) const { return with(layout_.merge(first, last)); }
   /// Reorders axes: new axis i is old axis order[i].
@@ -69,7 +73,9 @@ class HbmView {
   isa::AccessPattern ap() const;
 
  private:
-  HbmView with(StridedLayout layout) const { return HbmView(tensor_, dtype_, std::move(layout), name_); }
+  HbmView with(StridedLayout layout) const {
+    return HbmView(tensor_, dtype_, std::move(layout), name_);
+  }
   int32_t tensor_ = -1;
   isa::Dtype dtype_ = isa::Dtype::Fp32;
   StridedLayout layout_;
@@ -80,10 +86,15 @@ class HbmView {
 class Tile {
  public:
   Tile() = default;
-  Tile(isa::Space space, isa::Dtype dtype, int32_t partitionStart, int32_t partitionCount, int64_t baseBytes,
-       StridedLayout free, std::string name)
-      : space_(space), dtype_(dtype), partitionStart_(partitionStart), partitionCount_(partitionCount),
-        baseBytes_(baseBytes), free_(std::move(free)), name_(std::move(name)) {}
+  Tile(isa::Space space, isa::Dtype dtype, int32_t partitionStart, int32_t partitionCount,
+       int64_t baseBytes, StridedLayout free, std::string name)
+      : space_(space),
+        dtype_(dtype),
+        partitionStart_(partitionStart),
+        partitionCount_(partitionCount),
+        baseBytes_(baseBytes),
+        free_(std::move(free)),
+        name_(std::move(name)) {}
 
   isa::Space space() const { return space_; }
   isa::Dtype dtype() const { return dtype_; }
@@ -102,9 +113,13 @@ class Tile {
   /// Partitions [start, start+count) relative to this view's first partition.
   Tile partitionSlice(int32_t start, int32_t count) const;
   /// Free-axis transforms, as on HbmView (axes count free axes only).
-  Tile slice(int axis, int64_t start, int64_t stop, int64_t step = 1) const { return with(free_.slice(axis, start, stop, step)); }
+  Tile slice(int axis, int64_t start, int64_t stop, int64_t step = 1) const {
+    return with(free_.slice(axis, start, stop, step));
+  }
   Tile select(int axis, int64_t index) const { return with(free_.select(axis, index)); }
-  Tile split(int axis, const std::vector<int64_t>& sizes) const { return with(free_.split(axis, sizes)); }
+  Tile split(int axis, const std::vector<int64_t>& sizes) const {
+    return with(free_.split(axis, sizes));
+  }
   Tile merge(int first, int last) const { return with(free_.merge(first, last)); }
   Tile permute(const std::vector<int>& order) const { return with(free_.permute(order)); }
   Tile reshape(const std::vector<int64_t>& shape) const { return with(free_.reshape(shape)); }
@@ -116,7 +131,8 @@ class Tile {
 
  private:
   Tile with(StridedLayout free) const {
-    return Tile(space_, dtype_, partitionStart_, partitionCount_, baseBytes_, std::move(free), name_);
+    return Tile(space_, dtype_, partitionStart_, partitionCount_, baseBytes_, std::move(free),
+                name_);
   }
   isa::Space space_ = isa::Space::Sbuf;
   isa::Dtype dtype_ = isa::Dtype::Fp32;
@@ -137,9 +153,10 @@ struct DmaOperand {
 /// An immediate or a per-partition [P,1] tile.
 struct ScalarArg {
   ScalarArg(float value = 0.0f) : imm(value) {}  // NOLINT(google-explicit-constructor)
-  ScalarArg(double value) : imm(static_cast<float>(value)) {}  // NOLINT(google-explicit-constructor)
-  ScalarArg(int value) : imm(static_cast<float>(value)) {}     // NOLINT(google-explicit-constructor)
-  ScalarArg(const Tile& vector) : vec(vector) {}               // NOLINT(google-explicit-constructor)
+  ScalarArg(double value)
+      : imm(static_cast<float>(value)) {}                   // NOLINT(google-explicit-constructor)
+  ScalarArg(int value) : imm(static_cast<float>(value)) {}  // NOLINT(google-explicit-constructor)
+  ScalarArg(const Tile& vector) : vec(vector) {}            // NOLINT(google-explicit-constructor)
   float imm = 0.0f;
   std::optional<Tile> vec;
 };

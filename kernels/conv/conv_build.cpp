@@ -19,15 +19,23 @@ constexpr int kPsumBuffers = 4;
 constexpr int kBuffers = 2;
 constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
 
-int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
+int64_t product(const Int3& v) {
+  return v[0] * v[1] * v[2];
+}
 
 /// Emits one ConvCore: filters, chunk windows, per-block matmuls, evictions and stores.
 class ConvEmitter {
  public:
-  ConvEmitter(KernelBuilder& b, const ConvCore& core, isa::Dtype dtype, const HbmView& x, const HbmView& filters,
-              const std::optional<HbmView>& bias, const HbmView& out)
-      : b_(b), core_(core), plan_(planConv(core, dtype, b.geometry())), dtype_(dtype), x_(x), filters_(filters),
-        bias_(bias), out_(out) {}
+  ConvEmitter(KernelBuilder& b, const ConvCore& core, isa::Dtype dtype, const HbmView& x,
+              const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out)
+      : b_(b),
+        core_(core),
+        plan_(planConv(core, dtype, b.geometry())),
+        dtype_(dtype),
+        x_(x),
+        filters_(filters),
+        bias_(bias),
+        out_(out) {}
 
   void run() {
     allocate();
@@ -42,9 +50,12 @@ class ConvEmitter {
     loadWindow(*steps[0].chunk, 0);
     for (size_t i = 0; i < steps.size(); ++i) {
       const int64_t g0 = steps[i].g0;
-      if (i == 0 || steps[i - 1].g0 != g0) loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
-      if (i + 1 < steps.size()) loadWindow(*steps[i + 1].chunk, static_cast<int>((i + 1) % kBuffers));
-      computeChunk(*steps[i].chunk, static_cast<int64_t>(i % kBuffers), g0, std::min(plan_.coGroup, core_.cout - g0));
+      if (i == 0 || steps[i - 1].g0 != g0)
+        loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
+      if (i + 1 < steps.size())
+        loadWindow(*steps[i + 1].chunk, static_cast<int>((i + 1) % kBuffers));
+      computeChunk(*steps[i].chunk, static_cast<int64_t>(i % kBuffers), g0,
+                   std::min(plan_.coGroup, core_.cout - g0));
     }
     releaseAll();
   }
@@ -61,23 +72,28 @@ class ConvEmitter {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;
     const int64_t coParts = std::min(plan_.coGroup, kPart);
-    weights_ = b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, plan_.coGroup}, dtype_, "filters");
+    weights_ =
+        b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, plan_.coGroup}, dtype_, "filters");
     if (plan_.pack > 1) b_.memset(weights_, 0.0f, isa::Engine::Vector);
-    if (bias_) biasTile_ = b_.sbuf({coParts, (plan_.coGroup + kPart - 1) / kPart}, isa::Dtype::Fp32, "bias");
+    if (bias_)
+      biasTile_ = b_.sbuf({coParts, (plan_.coGroup + kPart - 1) / kPart}, isa::Dtype::Fp32, "bias");
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
       const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
-      windows_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window_" + n));
+      windows_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_,
+                                 "window_" + n));
       if (plan_.pack > 1) b_.memset(windows_.back().select(0, 0), 0.0f, isa::Engine::GpSimd);
       if (plan_.staged) {
         const Int3& s = plan_.stage;
-        stages_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]}, dtype_, "stage_" + n));
+        stages_.push_back(
+            b_.sbuf({plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]}, dtype_, "stage_" + n));
       }
       outs_.push_back(b_.sbuf({coParts, c[0], c[1], c[2]}, out_.dtype(), "out_" + n));
     }
     for (int i = 0; i < kPsumBuffers; ++i)
-      psums_.push_back(b_.psum({std::min(core_.cout, kPart), plan_.block[0] * plan_.block[1] * plan_.block[2]},
-                               isa::Dtype::Fp32, "acc_" + std::to_string(i)));
+      psums_.push_back(
+          b_.psum({std::min(core_.cout, kPart), plan_.block[0] * plan_.block[1] * plan_.block[2]},
+                  isa::Dtype::Fp32, "acc_" + std::to_string(i)));
   }
 
   int64_t ciCount(int64_t t) const { return std::min(kPart, core_.cin - t * kPart); }
@@ -91,12 +107,19 @@ class ConvEmitter {
       const Int3 kk = tapIndices(tap);
       const int64_t column = (kk[0] * k[1] + kk[1]) * groupsPerRow + kk[2] / plan_.pack;
       const int32_t first = static_cast<int32_t>(kk[2] % plan_.pack * plan_.slotParts);
-      const Tile dst = weights_.partitionSlice(first, static_cast<int32_t>(cs)).select(0, 0).select(0, column).slice(0, 0, group);
+      const Tile dst = weights_.partitionSlice(first, static_cast<int32_t>(cs))
+                           .select(0, 0)
+                           .select(0, column)
+                           .slice(0, 0, group);
       const int64_t stored = storedTap(kk[0], kk[1], kk[2]);
       if (core_.filtersCoCi) {
-        b_.dmaTranspose(dst, filters_.reshape({taps, core_.cout, core_.cin}).select(0, stored).slice(0, g0, g0 + group));
+        b_.dmaTranspose(dst, filters_.reshape({taps, core_.cout, core_.cin})
+                                 .select(0, stored)
+                                 .slice(0, g0, g0 + group));
       } else {
-        b_.dmaCopy(dst, filters_.reshape({taps, core_.cin, core_.cout}).select(0, stored).slice(1, g0, g0 + group));
+        b_.dmaCopy(dst, filters_.reshape({taps, core_.cin, core_.cout})
+                            .select(0, stored)
+                            .slice(1, g0, g0 + group));
       }
     }
   }
@@ -109,18 +132,21 @@ class ConvEmitter {
       const int64_t ci0 = t * kPart, cs = ciCount(t);
       const Tile dst = weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
       if (!core_.filtersCoCi) {
-        const HbmView src =
-            filters_.reshape({taps, core_.cin, core_.cout}).slice(1, ci0, ci0 + cs).slice(2, g0, g0 + group);
+        const HbmView src = filters_.reshape({taps, core_.cin, core_.cout})
+                                .slice(1, ci0, ci0 + cs)
+                                .slice(2, g0, g0 + group);
         const int64_t perDma = (taps + kFilterDmas - 1) / kFilterDmas;
         for (int64_t k0 = 0; k0 < taps; k0 += perDma) {
           const int64_t k1 = std::min(taps, k0 + perDma);
-          b_.dmaCopy(dst.slice(0, k0, k1).slice(1, 0, group), src.slice(0, k0, k1).permute({1, 0, 2}));
+          b_.dmaCopy(dst.slice(0, k0, k1).slice(1, 0, group),
+                     src.slice(0, k0, k1).permute({1, 0, 2}));
         }
         continue;
       }
       const HbmView all = filters_.reshape({taps, core_.cout, core_.cin});
       for (int64_t k = 0; k < taps; ++k)
-        b_.dmaTranspose(dst.select(0, k).slice(0, 0, group), all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs));
+        b_.dmaTranspose(dst.select(0, k).slice(0, 0, group),
+                        all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs));
     }
     if (!bias_) return;
     for (int64_t j = 0; j * kPart < group; ++j) {
@@ -139,14 +165,16 @@ class ConvEmitter {
       const int32_t cs = static_cast<int32_t>(core_.cin);
       std::optional<Tile> stage;
       if (plan_.staged) stage = stages_[slot].partitionSlice(first, cs).select(0, 0);
-      kernels::loadWindow(b_, shifted, x_, chunk, 0, windows_[slot].partitionSlice(first, cs).select(0, 0), stage);
+      kernels::loadWindow(b_, shifted, x_, chunk, 0,
+                          windows_[slot].partitionSlice(first, cs).select(0, 0), stage);
     }
     for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       std::optional<Tile> stage;
       if (plan_.staged) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
       if (!plan_.perTap) {
-        kernels::loadWindow(b_, core_, x_, chunk, t * kPart, windows_[slot].partitionSlice(0, cs).select(0, t), stage);
+        kernels::loadWindow(b_, core_, x_, chunk, t * kPart,
+                            windows_[slot].partitionSlice(0, cs).select(0, t), stage);
         continue;
       }
       for (int64_t tap = 0; tap < core_.tapCount(); ++tap)
@@ -216,7 +244,8 @@ class ConvEmitter {
 
   /// Packed tap groups (kd, kh, kw0..kw0+pack-1) meeting at least one x element; `stored` is the
   /// filter column, `start` the window position of the group's first tap.
-  std::vector<TapUse> packedTapsFor(const Chunk& chunk, const Int3& origin, const Int3& count) const {
+  std::vector<TapUse> packedTapsFor(const Chunk& chunk, const Int3& origin,
+                                    const Int3& count) const {
     std::vector<TapUse> uses;
     const Int3& k = core_.taps;
     const int64_t groupsPerRow = (k[2] + plan_.pack - 1) / plan_.pack;
@@ -230,12 +259,14 @@ class ConvEmitter {
             bool tapLive = true;
             for (int a = 0; a < 3; ++a) {
               const int64_t start = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
-              tapLive = tapLive && holdsInput(a, chunk.origin[a] * core_.stride[a] + start, count[a], blockStep(a));
+              tapLive = tapLive && holdsInput(a, chunk.origin[a] * core_.stride[a] + start,
+                                              count[a], blockStep(a));
             }
             live = live || tapLive;
           }
           const Int3 first{kd, kh, gw * plan_.pack};
-          for (int a = 0; a < 3; ++a) use.start[a] = origin[a] * core_.stride[a] + first[a] * core_.dilation[a];
+          for (int a = 0; a < 3; ++a)
+            use.start[a] = origin[a] * core_.stride[a] + first[a] * core_.dilation[a];
           if (live) uses.push_back(use);
         }
     return uses;
@@ -256,7 +287,8 @@ class ConvEmitter {
             for (int64_t h = 0; h < n[1]; h += blk[1])
               for (int64_t w = 0; w < n[2]; w += blk[2]) {
                 const Int3 origin{r[0] + d * ph[0], r[1] + h * ph[1], r[2] + w * ph[2]};
-                const Int3 count{std::min(blk[0], n[0] - d), std::min(blk[1], n[1] - h), std::min(blk[2], n[2] - w)};
+                const Int3 count{std::min(blk[0], n[0] - d), std::min(blk[1], n[1] - h),
+                                 std::min(blk[2], n[2] - w)};
                 visit(origin, count);
               }
         }
@@ -266,10 +298,12 @@ class ConvEmitter {
     const Int3 one{1, 1, 1};
     for (int64_t j = 0; j * kPart < group; ++j) {
       const int64_t co0 = g0 + j * kPart, cw = std::min(kPart, g0 + group - co0);
-      const Tile outTile = outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(cw));
+      const Tile outTile =
+          outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(cw));
       forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
-        const Tile ps = psums_[psumCount_++ % kPsumBuffers].partitionSlice(0, static_cast<int32_t>(cw)).slice(
-            0, 0, product(count));
+        const Tile ps = psums_[psumCount_++ % kPsumBuffers]
+                            .partitionSlice(0, static_cast<int32_t>(cw))
+                            .slice(0, 0, product(count));
         accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
         evict(box(outTile, origin, count, plan_.phase), ps, j, cw);
       });
@@ -279,12 +313,13 @@ class ConvEmitter {
                               .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
                               .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
       b_.setNote("store out");
-      b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one), DmaOptions{-1, isa::Engine::Scalar});
+      b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one),
+                 DmaOptions{-1, isa::Engine::Scalar});
     }
   }
 
-  void accumulate(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin, const Int3& count,
-                  int64_t coOffset, int64_t cw) {
+  void accumulate(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin,
+                  const Int3& count, int64_t coOffset, int64_t cw) {
     const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
     const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
     b_.setNote("matmul");
@@ -295,9 +330,11 @@ class ConvEmitter {
       const Tile windows = windows_[slot].partitionSlice(0, cs);
       const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
       for (const TapUse& use : uses) {
-        const Tile moving = plan_.perTap ? box(windows.select(0, t * core_.tapCount() + use.index), origin, count, {1, 1, 1})
+        const Tile moving = plan_.perTap ? box(windows.select(0, t * core_.tapCount() + use.index),
+                                               origin, count, {1, 1, 1})
                                          : box(windows.select(0, t), use.start, count, step);
-        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), moving, !first);
+        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), moving,
+                  !first);
         first = false;
       }
     }
@@ -307,9 +344,11 @@ class ConvEmitter {
     b_.setNote("evict psum");
     const bool vector = evictCount_++ % 2 == 0;
     std::optional<Tile> bias;
-    if (bias_) bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
+    if (bias_)
+      bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
     const isa::ActFn act = core_.act;
-    if (vector && act == isa::ActFn::Copy && !bias) return b_.tensorCopy(dst, ps, isa::Engine::Vector);
+    if (vector && act == isa::ActFn::Copy && !bias)
+      return b_.tensorCopy(dst, ps, isa::Engine::Vector);
     if (vector && act == isa::ActFn::Copy) return b_.tensorScalar(dst, ps, isa::AluOp::Add, *bias);
     if (vector && act == isa::ActFn::Relu) {
       const ScalarArg add = bias ? ScalarArg(*bias) : ScalarArg(0.0f);
@@ -334,8 +373,8 @@ class ConvEmitter {
 
 }  // namespace
 
-void buildConv(KernelBuilder& builder, const ConvCore& core, isa::Dtype dtype, const HbmView& x, const HbmView& filters,
-               const std::optional<HbmView>& bias, const HbmView& out) {
+void buildConv(KernelBuilder& builder, const ConvCore& core, isa::Dtype dtype, const HbmView& x,
+               const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out) {
   ConvEmitter(builder, core, dtype, x, filters, bias, out).run();
 }
 

@@ -15,8 +15,8 @@ constexpr int64_t kDbChunk = 8192;  // dy elements per partition per load
 
 }  // namespace
 
-void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype, const HbmView& dy,
-                 const HbmView& filters, const HbmView& dx) {
+void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
+                 const HbmView& dy, const HbmView& filters, const HbmView& dx) {
   buildConv(builder, dxCore(forward), dtype, dy, filters, std::nullopt, dx);
 }
 
@@ -27,7 +27,8 @@ void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
   const int64_t tiles = (channels + kPart - 1) / kPart;
   const int64_t parts = std::min(channels, kPart);
   std::vector<Tile> ring;
-  for (int i = 0; i < 2; ++i) ring.push_back(b.sbuf({parts, chunk}, dy.dtype(), "db_in_" + std::to_string(i)));
+  for (int i = 0; i < 2; ++i)
+    ring.push_back(b.sbuf({parts, chunk}, dy.dtype(), "db_in_" + std::to_string(i)));
   const Tile acc = b.sbuf({parts, tiles}, isa::Dtype::Fp32, "db_acc");
   const Tile part = b.sbuf({parts, 1}, isa::Dtype::Fp32, "db_part");
   int64_t loads = 0;

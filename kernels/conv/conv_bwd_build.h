@@ -7,14 +7,14 @@
 namespace neuronsim::kernels {
 
 /// dx [B, C_in, D, H, W] of the forward conv `forward` from dy: the conv core of dxCore(forward).
-void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype, const HbmView& dy,
-                 const HbmView& filters, const HbmView& dx);
+void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
+                 const HbmView& dy, const HbmView& filters, const HbmView& dx);
 
 /// dw [Kd, Kh, Kw, C_in, C_out][t, ci, co] = sum over batch and dy positions o of
 /// x_virtual[ci, o*stride + t*dilation] * dy[co, o]. x and dy tiles are transposed on TensorE to
 /// put positions on partitions; each tap accumulates in its own PSUM bank.
-void buildConvDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype, const HbmView& dy,
-                 const HbmView& x, const HbmView& dw);
+void buildConvDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
+                 const HbmView& dy, const HbmView& x, const HbmView& dw);
 
 /// db [C_out] = sum of dy over batch and positions (Vector reductions, fp32 accumulation).
 void buildConvDb(KernelBuilder& builder, const HbmView& dy, const HbmView& db);

@@ -49,7 +49,9 @@ ShapeMap deriveBwd(const ShapeMap& given, const ParamValues& params) {
 KernelSpec conv3dBwdSpec() {
   KernelSpec spec;
   spec.name = "conv3d_bwd";
-  spec.description = "gradients of conv3d (no bias/activation) w.r.t. x_in, filters and bias: any subset of dx, dw, db";
+  spec.description =
+      "gradients of conv3d (no bias/activation) w.r.t. x_in, filters and bias: any subset of dx, "
+      "dw, db";
   spec.inputs = {{"dy", "output gradient [B, C_out, D_out, H_out, W_out]", false},
                  {"x_in", "forward input [B, C_in, D, H, W]", false},
                  {"filters", "forward filters [Kd, Kh, Kw, C_in, C_out]", false}};
@@ -58,21 +60,28 @@ KernelSpec conv3dBwdSpec() {
                   {"db", "bias gradient [C_out]", false}};
   spec.params = {
       {"stride", ParamType::Int3, "1", "forward output step (D, H, W)", {}},
-      {"padding", ParamType::Int6, "0", "forward zero padding (d_lo, d_hi, h_lo, h_hi, w_lo, w_hi)", {}},
+      {"padding",
+       ParamType::Int6,
+       "0",
+       "forward zero padding (d_lo, d_hi, h_lo, h_hi, w_lo, w_hi)",
+       {}},
       {"dilation", ParamType::Int3, "1", "forward filter tap spacing (D, H, W)", {}},
       {"compute_dx", ParamType::Bool, "true", "produce dx", {}},
       {"compute_dw", ParamType::Bool, "true", "produce dw", {}},
       {"compute_db", ParamType::Bool, "true", "produce db", {}},
   };
-  spec.defaultShapes = {{"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
+  spec.defaultShapes = {
+      {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
   spec.deriveShapes = deriveBwd;
   spec.inferShapes = inferBwd;
   spec.build = [](KernelBuilder& builder, const KernelArgs& args) {
     ShapeMap shapes;
     for (const auto& [name, view] : args.inputs) shapes[name] = view.shape();
     const ConvCore core = conv3dBwdCore(shapes, args.params);
-    if (args.hasOutput("dx")) buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
-    if (args.hasOutput("dw")) buildConvDw(builder, core, args.dtype, args.in("dy"), args.in("x_in"), args.out("dw"));
+    if (args.hasOutput("dx"))
+      buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
+    if (args.hasOutput("dw"))
+      buildConvDw(builder, core, args.dtype, args.in("dy"), args.in("x_in"), args.out("dw"));
     if (args.hasOutput("db")) buildConvDb(builder, args.in("dy"), args.out("db"));
   };
   spec.reference = [](const HostTensors& inputs, const ParamValues& params) {
@@ -87,9 +96,11 @@ KernelSpec conv3dBwdSpec() {
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
     const ConvCore core = conv3dBwdCore(inputs, params);
-    const double one = 2.0 * static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
+    const double one = 2.0 *
+                       static_cast<double>(core.batch * core.cin * core.cout * core.tapCount()) *
                        static_cast<double>(core.out[0] * core.out[1] * core.out[2]);
-    return one * (static_cast<double>(params.getBool("compute_dx")) + static_cast<double>(params.getBool("compute_dw")));
+    return one * (static_cast<double>(params.getBool("compute_dx")) +
+                  static_cast<double>(params.getBool("compute_dw")));
   };
   return spec;
 }

@@ -17,38 +17,44 @@ struct ActName {
   isa::ActFn fn;
 };
 constexpr ActName kActNames[] = {
-    {"none", isa::ActFn::Copy},    {"relu", isa::ActFn::Relu}, {"sigmoid", isa::ActFn::Sigmoid},
-    {"tanh", isa::ActFn::Tanh},    {"silu", isa::ActFn::Silu}, {"gelu", isa::ActFn::Gelu},
+    {"none", isa::ActFn::Copy},          {"relu", isa::ActFn::Relu},
+    {"sigmoid", isa::ActFn::Sigmoid},    {"tanh", isa::ActFn::Tanh},
+    {"silu", isa::ActFn::Silu},          {"gelu", isa::ActFn::Gelu},
     {"gelu_tanh", isa::ActFn::GeluTanh},
 };
 
-const Shape& tensorShape(const std::string& kernel, const ShapeMap& inputs, const std::string& name) {
+const Shape& tensorShape(const std::string& kernel, const ShapeMap& inputs,
+                         const std::string& name) {
   auto it = inputs.find(name);
   if (it == inputs.end()) throw Error(kernel + ": input " + name + " is missing");
   return it->second;
 }
 
-void expectRank(const std::string& kernel, const std::string& name, const Shape& shape, const std::string& layout) {
-  if (shape.size() != 5) throw Error(kernel + ": " + name + " has shape " + shapeText(shape) + " but must be " + layout);
+void expectRank(const std::string& kernel, const std::string& name, const Shape& shape,
+                const std::string& layout) {
+  if (shape.size() != 5)
+    throw Error(kernel + ": " + name + " has shape " + shapeText(shape) + " but must be " + layout);
   for (int64_t v : shape)
-    if (v < 1) throw Error(kernel + ": " + name + " has shape " + shapeText(shape) + " with an empty axis");
+    if (v < 1)
+      throw Error(kernel + ": " + name + " has shape " + shapeText(shape) + " with an empty axis");
 }
 
 void expectAtLeast(const std::string& kernel, const std::string& name, const Int3& v, int64_t min) {
   for (int a = 0; a < 3; ++a)
     if (v[a] < min)
-      throw Error(kernel + ": " + name + " " + kAxes[a] + " is " + std::to_string(v[a]) + " but must be at least " +
-                  std::to_string(min));
+      throw Error(kernel + ": " + name + " " + kAxes[a] + " is " + std::to_string(v[a]) +
+                  " but must be at least " + std::to_string(min));
 }
 
 /// Batch, channels, spatial extents, filters and bias common to both kernels; `ciAxis` and
 /// `coAxis` index the filters' channel axes.
-ConvCore commonCore(const std::string& kernel, const ShapeMap& inputs, const ParamValues& params, int ciAxis,
-                    int coAxis) {
+ConvCore commonCore(const std::string& kernel, const ShapeMap& inputs, const ParamValues& params,
+                    int ciAxis, int coAxis) {
   const Shape& x = tensorShape(kernel, inputs, "x_in");
   const Shape& f = tensorShape(kernel, inputs, "filters");
   expectRank(kernel, "x_in", x, "[B, C_in, D, H, W]");
-  expectRank(kernel, "filters", f, ciAxis == 3 ? "[Kd, Kh, Kw, C_in, C_out]" : "[Kd, Kh, Kw, C_out, C_in]");
+  expectRank(kernel, "filters", f,
+             ciAxis == 3 ? "[Kd, Kh, Kw, C_in, C_out]" : "[Kd, Kh, Kw, C_out, C_in]");
   ConvCore core;
   core.kernel = kernel;
   core.batch = x[0];
@@ -57,13 +63,13 @@ ConvCore commonCore(const std::string& kernel, const ShapeMap& inputs, const Par
   core.taps = {f[0], f[1], f[2]};
   core.cout = f[coAxis];
   if (f[ciAxis] != x[1])
-    throw Error(kernel + ": filters has C_in " + std::to_string(f[ciAxis]) + " but x_in has " + std::to_string(x[1]) +
-                " channels");
+    throw Error(kernel + ": filters has C_in " + std::to_string(f[ciAxis]) + " but x_in has " +
+                std::to_string(x[1]) + " channels");
   auto bias = inputs.find("bias");
   if (bias != inputs.end()) {
     if (bias->second.size() != 1 || bias->second[0] != core.cout)
-      throw Error(kernel + ": bias has shape " + shapeText(bias->second) + " but must be [C_out] = [" +
-                  std::to_string(core.cout) + "]");
+      throw Error(kernel + ": bias has shape " + shapeText(bias->second) +
+                  " but must be [C_out] = [" + std::to_string(core.cout) + "]");
     core.hasBias = true;
   }
   core.dilation = params.getInt3("dilation");
@@ -85,7 +91,8 @@ const std::vector<std::string>& convActivationNames() {
 isa::ActFn convActivation(const std::string& kernel, const std::string& name) {
   for (const ActName& a : kActNames)
     if (name == a.name) return a.fn;
-  throw Error(kernel + ": activation_fn '" + name + "' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh");
+  throw Error(kernel + ": activation_fn '" + name +
+              "' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh");
 }
 
 namespace {
@@ -100,13 +107,13 @@ ConvCore forwardCore(const std::string& kernel, const ShapeMap& inputs, const Pa
   for (int a = 0; a < 3; ++a) {
     const int64_t lo = pad[2 * a], hi = pad[2 * a + 1];
     if (lo < 0 || hi < 0)
-      throw Error(kernel + ": padding " + kAxes[a] + " (" + std::to_string(lo) + ", " + std::to_string(hi) +
-                  ") must not be negative");
+      throw Error(kernel + ": padding " + kAxes[a] + " (" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + ") must not be negative");
     const int64_t span = core.dilation[a] * (core.taps[a] - 1) + 1;
     const int64_t padded = core.in[a] + lo + hi;
     if (padded < span)
-      throw Error(kernel + ": padded x_in " + kAxes[a] + " " + std::to_string(padded) + " is smaller than the dilated filter " +
-                  std::to_string(span));
+      throw Error(kernel + ": padded x_in " + kAxes[a] + " " + std::to_string(padded) +
+                  " is smaller than the dilated filter " + std::to_string(span));
     core.out[a] = (padded - span) / stride[a] + 1;
     core.padLo[a] = lo;
   }
@@ -129,7 +136,8 @@ ConvCore conv3dBwdCore(const ShapeMap& inputs, const ParamValues& params, bool c
   const Shape& dy = tensorShape(kernel, inputs, "dy");
   const Shape expected = core.outputShape();
   if (dy != expected)
-    throw Error(kernel + ": dy has shape " + shapeText(dy) + " but stride/padding give " + shapeText(expected));
+    throw Error(kernel + ": dy has shape " + shapeText(dy) + " but stride/padding give " +
+                shapeText(expected));
   return core;
 }
 
@@ -141,7 +149,8 @@ ConvCore dxCore(const ConvCore& forward) {
   core.out = forward.in;
   core.stride = {1, 1, 1};
   core.inputDilation = forward.stride;
-  for (int a = 0; a < 3; ++a) core.padLo[a] = forward.dilation[a] * (forward.taps[a] - 1) - forward.padLo[a];
+  for (int a = 0; a < 3; ++a)
+    core.padLo[a] = forward.dilation[a] * (forward.taps[a] - 1) - forward.padLo[a];
   core.flipTaps = true;
   core.filtersCoCi = true;
   core.hasBias = false;
@@ -163,17 +172,19 @@ ConvCore conv3dTransposeCore(const ShapeMap& inputs, const ParamValues& params) 
   for (int a = 0; a < 3; ++a) {
     const int64_t lo = pad[2 * a], hi = pad[2 * a + 1];
     if (lo < 0 || hi < 0)
-      throw Error(kernel + ": padding " + kAxes[a] + " (" + std::to_string(lo) + ", " + std::to_string(hi) +
-                  ") must not be negative");
+      throw Error(kernel + ": padding " + kAxes[a] + " (" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + ") must not be negative");
     const int64_t limit = std::max(stride[a], core.dilation[a]);
     if (outPad[a] < 0 || outPad[a] >= limit)
       throw Error(kernel + ": output_padding " + kAxes[a] + " is " + std::to_string(outPad[a]) +
-                  " but must be in [0, max(stride, dilation)) = [0, " + std::to_string(limit) + ")");
+                  " but must be in [0, max(stride, dilation)) = [0, " + std::to_string(limit) +
+                  ")");
     const int64_t span = core.dilation[a] * (core.taps[a] - 1);
     core.out[a] = (core.in[a] - 1) * stride[a] + span - lo - hi + 1 + outPad[a];
     if (core.out[a] < 1)
-      throw Error(kernel + ": output " + kAxes[a] + " would be " + std::to_string(core.out[a]) + " (padding " +
-                  std::to_string(lo) + "+" + std::to_string(hi) + " exceeds the transposed extent)");
+      throw Error(kernel + ": output " + kAxes[a] + " would be " + std::to_string(core.out[a]) +
+                  " (padding " + std::to_string(lo) + "+" + std::to_string(hi) +
+                  " exceeds the transposed extent)");
     core.inputDilation[a] = stride[a];
     core.padLo[a] = span - lo;
   }

@@ -30,7 +30,7 @@ struct ConvCore {
   Int3 inputDilation{1, 1, 1};  ///< virtual-input step between neighbouring x_in elements
   Int3 padLo{0, 0, 0};          ///< virtual coordinate of x_in[0] (negative: cropped)
   bool flipTaps = false;        ///< tap t reads stored tap taps-1-t
-  bool filtersCoCi = false;     ///< filters stored [Kd, Kh, Kw, C_out, C_in] (else [.., C_in, C_out])
+  bool filtersCoCi = false;  ///< filters stored [Kd, Kh, Kw, C_out, C_in] (else [.., C_in, C_out])
   bool hasBias = false;
   isa::ActFn act = isa::ActFn::Copy;
 

@@ -17,17 +17,21 @@ namespace neuronsim::kernels {
 namespace {
 
 constexpr int64_t kPart = 128;
-constexpr int64_t kMaxCo = 512;        // moving free size of one matmul
-constexpr int64_t kTapGroup = 6;       // taps accumulating at once (one PSUM bank each)
+constexpr int64_t kMaxCo = 512;   // moving free size of one matmul
+constexpr int64_t kTapGroup = 6;  // taps accumulating at once (one PSUM bank each)
 constexpr int kBuffers = 2;
-constexpr int kTransposeRing = 8;  // PSUM transpose outputs (each copied out at once)
+constexpr int kTransposeRing = 8;           // PSUM transpose outputs (each copied out at once)
 constexpr int64_t kXtRing = 2 * kTapGroup;  // x^T tiles of the box being multiplied and the next
 constexpr int64_t kReserveBytes = 1024;
 constexpr int64_t kWindowCap = 48 * 1024;
 constexpr int64_t kChunkCap = 1024;
 
-int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t product(const Int3& v) {
+  return v[0] * v[1] * v[2];
+}
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 /// The dw tiling: C_out slab, dy chunk with its x window, and the transposed box.
 struct DwPlan {
@@ -53,7 +57,8 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
     const Int3 w = windowOf(c);
     if (!stepsFit(w) || !stepsFit(c)) return false;
     const int64_t windowBytes = product(w) * e;
-    if (2 * (2 * windowBytes + plan.coSub * product(c) * e) > available) return false;  // window + staging
+    if (2 * (2 * windowBytes + plan.coSub * product(c) * e) > available)
+      return false;  // window + staging
     return !preferred || (windowBytes <= kWindowCap && product(c) <= kChunkCap);
   };
   std::optional<Int3> chunk = largestChunk(fwd.out, [&](const Int3& c) { return fits(c, true); });
@@ -81,9 +86,15 @@ DwPlan planDw(const ConvCore& fwd, isa::Dtype dtype, const isa::Geometry& geomet
 /// Emits dw: passes over (C_in tile, C_out slab, tap group), each streaming every dy chunk.
 class DwEmitter {
  public:
-  DwEmitter(KernelBuilder& b, const ConvCore& fwd, isa::Dtype dtype, const HbmView& dy, const HbmView& x,
-            const HbmView& dw)
-      : b_(b), fwd_(fwd), plan_(planDw(fwd, dtype, b.geometry())), dtype_(dtype), dy_(dy), x_(x), dw_(dw) {}
+  DwEmitter(KernelBuilder& b, const ConvCore& fwd, isa::Dtype dtype, const HbmView& dy,
+            const HbmView& x, const HbmView& dw)
+      : b_(b),
+        fwd_(fwd),
+        plan_(planDw(fwd, dtype, b.geometry())),
+        dtype_(dtype),
+        dy_(dy),
+        x_(x),
+        dw_(dw) {}
 
   void run() {
     allocate();
@@ -92,7 +103,8 @@ class DwEmitter {
     for (int64_t ci0 = 0; ci0 < fwd_.cin; ci0 += kPart)
       for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
         for (int64_t g0 = 0; g0 < fwd_.tapCount(); g0 += kTapGroup)
-          passes.push_back({ci0, std::min(kPart, fwd_.cin - ci0), co0, std::min(plan_.coWidth, fwd_.cout - co0), g0,
+          passes.push_back({ci0, std::min(kPart, fwd_.cin - ci0), co0,
+                            std::min(plan_.coWidth, fwd_.cout - co0), g0,
                             std::min(kTapGroup, fwd_.tapCount() - g0)});
     const size_t steps = passes.size() * chunks.size();
     auto passOf = [&](size_t i) -> const Pass& { return passes[i / chunks.size()]; };
@@ -105,7 +117,8 @@ class DwEmitter {
       process(passOf(i), chunkOf(i), static_cast<int>(i % kBuffers), started);
       if ((i + 1) % chunks.size() == 0) store(passOf(i));
     }
-    for (const std::vector<Tile>* tiles : {&windows_, &stages_, &dyTiles_, &xT_, &dyT_, &outs_, &acc_, &transposed_})
+    for (const std::vector<Tile>* tiles :
+         {&windows_, &stages_, &dyTiles_, &xT_, &dyT_, &outs_, &acc_, &transposed_})
       for (const Tile& t : *tiles) b_.release(t);
   }
 
@@ -122,7 +135,8 @@ class DwEmitter {
     for (int i = 0; i < kBuffers; ++i) {
       const std::string n = std::to_string(i);
       if (plan_.perTap) {
-        windows_.push_back(b_.sbuf({ciParts, kTapGroup, w[0], w[1], w[2]}, dtype_, "x_columns_" + n));
+        windows_.push_back(
+            b_.sbuf({ciParts, kTapGroup, w[0], w[1], w[2]}, dtype_, "x_columns_" + n));
       } else {
         windows_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
         stages_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
@@ -131,18 +145,24 @@ class DwEmitter {
       dyT_.push_back(b_.sbuf({kPart, plan_.coWidth}, dtype_, "dyT_" + n));
       outs_.push_back(b_.sbuf({ciParts, kTapGroup, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
     }
-    for (int64_t i = 0; i < kXtRing; ++i) xT_.push_back(b_.sbuf({kPart, ciParts}, dtype_, "xT_" + std::to_string(i)));
+    for (int64_t i = 0; i < kXtRing; ++i)
+      xT_.push_back(b_.sbuf({kPart, ciParts}, dtype_, "xT_" + std::to_string(i)));
     for (int i = 0; i < kTransposeRing; ++i)
-      transposed_.push_back(b_.psum({kPart, kPart}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
+      transposed_.push_back(
+          b_.psum({kPart, kPart}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
     for (int64_t i = 0; i < kTapGroup; ++i)
-      acc_.push_back(b_.psum({ciParts, plan_.coWidth}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
+      acc_.push_back(
+          b_.psum({ciParts, plan_.coWidth}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
   }
 
   /// Evicts the pass's per-tap accumulators and stores them (triggered from ScalarE).
   void store(const Pass& pass) {
     b_.setNote("dw evict");
     const int32_t cs = static_cast<int32_t>(pass.cs);
-    const Tile out = outs_[outCount_++ % kBuffers].partitionSlice(0, cs).slice(0, 0, pass.taps).slice(1, 0, pass.cw);
+    const Tile out = outs_[outCount_++ % kBuffers]
+                         .partitionSlice(0, cs)
+                         .slice(0, 0, pass.taps)
+                         .slice(1, 0, pass.cw);
     for (int64_t g = 0; g < pass.taps; ++g)
       copy(out.select(0, g), acc_[g].partitionSlice(0, cs).slice(0, 0, pass.cw));
     const HbmView dst = dw_.reshape({fwd_.tapCount(), fwd_.cin, fwd_.cout})
@@ -160,16 +180,19 @@ class DwEmitter {
       const Int3& k = fwd_.taps;
       for (int64_t g = 0; g < pass.taps; ++g) {
         const int64_t tap = pass.g0 + g;
-        loadTapColumn(b_, fwd_, x_, chunk, pass.ci0, {tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]},
+        loadTapColumn(b_, fwd_, x_, chunk, pass.ci0,
+                      {tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]},
                       windows_[slot].partitionSlice(0, cs).select(0, g));
       }
     } else {
-      loadWindow(b_, fwd_, x_, chunk, pass.ci0, windows_[slot].partitionSlice(0, cs), stages_[slot].partitionSlice(0, cs));
+      loadWindow(b_, fwd_, x_, chunk, pass.ci0, windows_[slot].partitionSlice(0, cs),
+                 stages_[slot].partitionSlice(0, cs));
     }
     const Int3 zero{0, 0, 0}, one{1, 1, 1};
     for (int64_t u = 0; u * kPart < pass.cw; ++u) {
       const int64_t c0 = pass.co0 + u * kPart, cu = std::min(kPart, pass.cw - u * kPart);
-      const Tile dst = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u), zero, chunk.extent, one);
+      const Tile dst = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u),
+                           zero, chunk.extent, one);
       b_.dmaCopy(dst, dy_.select(0, chunk.batch)
                           .slice(0, c0, c0 + cu)
                           .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
@@ -192,17 +215,18 @@ class DwEmitter {
     for (int64_t d = 0; d < chunk.extent[0]; d += bx[0])
       for (int64_t h = 0; h < chunk.extent[1]; h += bx[1])
         for (int64_t w = 0; w < chunk.extent[2]; w += bx[2])
-          boxes.push_back({{d, h, w},
-                           {std::min(bx[0], chunk.extent[0] - d), std::min(bx[1], chunk.extent[1] - h),
-                            std::min(bx[2], chunk.extent[2] - w)}});
+          boxes.push_back(
+              {{d, h, w},
+               {std::min(bx[0], chunk.extent[0] - d), std::min(bx[1], chunk.extent[1] - h),
+                std::min(bx[2], chunk.extent[2] - w)}});
     Prepared next = prepare(pass, slot, boxes[0].first, boxes[0].second);
     for (size_t i = 0; i < boxes.size(); ++i) {
       const Prepared current = next;
       if (i + 1 < boxes.size()) next = prepare(pass, slot, boxes[i + 1].first, boxes[i + 1].second);
       b_.setNote("dw matmul");
       for (int64_t g = 0; g < pass.taps; ++g) {
-        b_.matmul(acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw), current.xTs[g],
-                  current.dyT, started[g]);
+        b_.matmul(acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw),
+                  current.xTs[g], current.dyT, started[g]);
         started[g] = true;
       }
     }
@@ -215,7 +239,8 @@ class DwEmitter {
     Prepared p{dyT_[dyTCount_++ % kBuffers].partitionSlice(0, npos).slice(0, 0, pass.cw), {}};
     for (int64_t u = 0; u * kPart < pass.cw; ++u) {
       const int64_t cu = std::min(kPart, pass.cw - u * kPart);
-      const Tile src = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u), origin, count, one);
+      const Tile src = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u),
+                           origin, count, one);
       copy(p.dyT.slice(0, u * kPart, u * kPart + cu), transpose(src, npos, cu));
     }
     const Int3& k = fwd_.taps;
@@ -235,7 +260,8 @@ class DwEmitter {
 
   /// src [cols partitions, rows free] transposed into the PSUM ring: [rows, cols].
   Tile transpose(const Tile& src, int32_t rows, int64_t cols) {
-    const Tile dst = transposed_[transposeCount_++ % kTransposeRing].partitionSlice(0, rows).slice(0, 0, cols);
+    const Tile dst =
+        transposed_[transposeCount_++ % kTransposeRing].partitionSlice(0, rows).slice(0, 0, cols);
     b_.transpose(dst, src);
     return dst;
   }
@@ -259,8 +285,8 @@ class DwEmitter {
 
 }  // namespace
 
-void buildConvDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype, const HbmView& dy,
-                 const HbmView& x, const HbmView& dw) {
+void buildConvDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
+                 const HbmView& dy, const HbmView& x, const HbmView& dw) {
   DwEmitter(builder, forward, dtype, dy, x, dw).run();
 }
 

@@ -15,16 +15,23 @@ namespace neuronsim::kernels {
 namespace {
 
 constexpr int64_t kPart = 128;
-constexpr int64_t kMaxStep = 32767;       // int16 free-axis steps (A1)
-constexpr int64_t kMaxNum = 65535;        // uint16 free-axis sizes (A1)
-constexpr double kWeightShare = 0.4;      // of SBUF for resident filters
-constexpr int64_t kReserveBytes = 1024;   // per partition, for bias and rounding
-constexpr int64_t kWindowCap = 48 * 1024; // preferred window bytes per partition (keeps chunks pipelined)
+constexpr int64_t kMaxStep = 32767;      // int16 free-axis steps (A1)
+constexpr int64_t kMaxNum = 65535;       // uint16 free-axis sizes (A1)
+constexpr double kWeightShare = 0.4;     // of SBUF for resident filters
+constexpr int64_t kReserveBytes = 1024;  // per partition, for bias and rounding
+constexpr int64_t kWindowCap =
+    48 * 1024;  // preferred window bytes per partition (keeps chunks pipelined)
 constexpr int64_t kChunkCap = 1024;
-constexpr int64_t kShortRowBytes = 512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per row       // preferred output positions per chunk
+constexpr int64_t kShortRowBytes =
+    512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per
+          // row       // preferred output positions per chunk
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t product(const Int3& v) { return v[0] * v[1] * v[2]; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+int64_t product(const Int3& v) {
+  return v[0] * v[1] * v[2];
+}
 
 /// SBUF bytes per partition left for chunk tiles, and the chunk search against them.
 struct Budget {
@@ -44,12 +51,16 @@ struct Budget {
   }
   /// Phases divide the matmul work per output (only one tap in `phase` meets x), so chunks grow
   /// with them; fp32 matmuls cost 4x, so fp32 chunks grow 4x less.
-  int64_t chunkScale() const { return std::max<int64_t>(1, product(phase) / (elemBytes == 4 ? 4 : 1)); }
+  int64_t chunkScale() const {
+    return std::max<int64_t>(1, product(phase) / (elemBytes == 4 ? 4 : 1));
+  }
 
   bool fits(const Int3& c, bool preferred) const {
     const Int3 w = windowOf(c);
     const Int3 s = stageOf(w);
-    if (!stepsFit(w, core.inputDilation[0], core.inputDilation[1]) || !stepsFit(c, phase[0], phase[1]) || (plan.staged && !stepsFit(s))) return false;
+    if (!stepsFit(w, core.inputDilation[0], core.inputDilation[1]) ||
+        !stepsFit(c, phase[0], phase[1]) || (plan.staged && !stepsFit(s)))
+      return false;
     const int64_t windowBytes = plan.ciTiles * product(w) * elemBytes;
     const int64_t stageBytes = plan.staged ? plan.ciTiles * product(s) * elemBytes : 0;
     const int64_t outBytes = product(c) * elemBytes;
@@ -70,8 +81,9 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
   };
   const std::optional<Int3> chunk = largestChunk(core.out, fits);
   if (!chunk)
-    throw Error(core.kernel + ": the inputs of one output position (" + std::to_string(plan.ciTiles) + " C_in tiles x " +
-                std::to_string(core.tapCount()) + " taps) do not fit SBUF next to the filters");
+    throw Error(core.kernel + ": the inputs of one output position (" +
+                std::to_string(plan.ciTiles) + " C_in tiles x " + std::to_string(core.tapCount()) +
+                " taps) do not fit SBUF next to the filters");
   plan.perTap = true;
   plan.staged = false;
   plan.chunk = *chunk;
@@ -115,7 +127,8 @@ std::optional<Int3> largestChunk(const Int3& out, const std::function<bool(const
   return fits(c) ? std::optional<Int3>(c) : std::nullopt;
 }
 
-Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64_t maxFree, const Int3& phase) {
+Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64_t maxFree,
+              const Int3& phase) {
   Int3 c, step;
   for (int a = 0; a < 3; ++a) {
     c[a] = ceilDiv(chunk[a], phase[a]);
@@ -134,7 +147,8 @@ Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64
 
 Int3 outputPhase(const ConvCore& core) {
   Int3 p;
-  for (int a = 0; a < 3; ++a) p[a] = core.inputDilation[a] / std::gcd(core.stride[a], core.inputDilation[a]);
+  for (int a = 0; a < 3; ++a)
+    p[a] = core.inputDilation[a] / std::gcd(core.stride[a], core.inputDilation[a]);
   return p;
 }
 
@@ -144,17 +158,20 @@ int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
 
 namespace {
 
-ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry, bool allowPack) {
+ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                  bool allowPack) {
   ConvPlan plan;
   const int64_t elemBytes = isa::dtypeBytes(dtype);
   const int64_t capacity = geometry.sbufPartitionBytes;
   plan.ciTiles = ceilDiv(core.cin, kPart);
   plan.ciParts = std::min(core.cin, kPart);
-  plan.dilated = core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
+  plan.dilated =
+      core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
   plan.staged = plan.dilated || core.in[2] * elemBytes < kShortRowBytes;
 
   if (allowPack && plan.ciTiles == 1 && !plan.dilated && core.cin <= kPart / 2)
-    plan.pack = std::min<int64_t>(core.cin <= kPart / 4 ? 4 : 2, std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
+    plan.pack = std::min<int64_t>(core.cin <= kPart / 4 ? 4 : 2,
+                                  std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
   if (plan.pack < 2) plan.pack = 1;
   plan.tapColumns = core.tapCount();
   if (plan.pack > 1) {
@@ -172,22 +189,25 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
                 std::to_string(weightBudget) + "-byte SBUF share for filters");
 
   plan.phase = outputPhase(core);
-  Budget budget{core, plan, plan.phase, elemBytes, capacity - plan.coGroup * perColumn - kReserveBytes};
+  Budget budget{core, plan, plan.phase, elemBytes,
+                capacity - plan.coGroup * perColumn - kReserveBytes};
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
   if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, false);
   if (!chunk && !plan.dilated) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
-    throw Error(core.kernel + ": the input window of one output position (" + std::to_string(plan.ciTiles) +
-                " C_in tiles x " + std::to_string(w[0]) + "x" + std::to_string(w[1]) + "x" + std::to_string(w[2]) +
+    throw Error(core.kernel + ": the input window of one output position (" +
+                std::to_string(plan.ciTiles) + " C_in tiles x " + std::to_string(w[0]) + "x" +
+                std::to_string(w[1]) + "x" + std::to_string(w[2]) +
                 " taps extent) does not fit SBUF next to the filters");
   }
   plan.chunk = *chunk;
   plan.window = budget.windowOf(plan.chunk);
   plan.stage = budget.stageOf(plan.window);
-  plan.block = blockFor(core, plan.chunk, plan.window,
-                        std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4), plan.phase);
+  plan.block =
+      blockFor(core, plan.chunk, plan.window,
+               std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4), plan.phase);
   return plan;
 }
 

@@ -13,22 +13,24 @@ namespace neuronsim::kernels {
 
 /// The tiling of one ConvCore. Extents are (D, H, W).
 struct ConvPlan {
-  int64_t ciTiles = 1;    ///< C_in tiles of up to 128 partitions (the contraction)
-  int64_t ciParts = 1;    ///< partitions of the first C_in tile: min(C_in, 128)
-  int64_t coGroup = 1;    ///< output channels whose filters are resident together
-  Int3 chunk{1, 1, 1};    ///< output extent computed from one input window
-  Int3 window{1, 1, 1};   ///< virtual-input extent of a full chunk's window
-  Int3 stage{1, 1, 1};    ///< x_in extent a window can hold (staging tile, input dilation only)
-  bool dilated = false;   ///< the core has input dilation
-  bool staged = false;    ///< staging tiles exist: a window with inserted zeros or a border is filled
-                          ///< by a contiguous DMA to staging and a strided GpSimd copy
-  bool perTap = false;    ///< no dense window fits: one compact [chunk] column per tap (im2col by DMA);
-                          ///< `window` then equals `chunk`
-  int64_t pack = 1;       ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)
+  int64_t ciTiles = 1;   ///< C_in tiles of up to 128 partitions (the contraction)
+  int64_t ciParts = 1;   ///< partitions of the first C_in tile: min(C_in, 128)
+  int64_t coGroup = 1;   ///< output channels whose filters are resident together
+  Int3 chunk{1, 1, 1};   ///< output extent computed from one input window
+  Int3 window{1, 1, 1};  ///< virtual-input extent of a full chunk's window
+  Int3 stage{1, 1, 1};   ///< x_in extent a window can hold (staging tile, input dilation only)
+  bool dilated = false;  ///< the core has input dilation
+  /// staging tiles exist: a window with inserted zeros or a border is filled by a contiguous
+  /// DMA to staging and a strided GpSimd copy
+  bool staged = false;
+  /// no dense window fits: one compact [chunk] column per tap (im2col by DMA); `window` then
+  /// equals `chunk`
+  bool perTap = false;
+  int64_t pack = 1;  ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)
   int64_t slotParts = 128;  ///< partitions per slot when pack > 1 (128 / pack)
-  int64_t tapColumns = 1; ///< filter columns per C_in tile: taps, or tap groups when packed
-  Int3 phase{1, 1, 1};    ///< output period whose positions share the taps that meet x elements
-  Int3 block{1, 1, 1};    ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
+  int64_t tapColumns = 1;   ///< filter columns per C_in tile: taps, or tap groups when packed
+  Int3 phase{1, 1, 1};      ///< output period whose positions share the taps that meet x elements
+  Int3 block{1, 1, 1};      ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
 };
 
 /// The output period per axis after which the taps meeting x elements repeat:

@@ -13,9 +13,14 @@ namespace {
 std::vector<ParamSpec> commonParams(const std::string& strideMeaning) {
   return {
       {"stride", ParamType::Int3, "1", strideMeaning, {}},
-      {"padding", ParamType::Int6, "0", "zero padding (d_lo, d_hi, h_lo, h_hi, w_lo, w_hi); 1 or 3 values broadcast", {}},
+      {"padding",
+       ParamType::Int6,
+       "0",
+       "zero padding (d_lo, d_hi, h_lo, h_hi, w_lo, w_hi); 1 or 3 values broadcast",
+       {}},
       {"dilation", ParamType::Int3, "1", "filter tap spacing (D, H, W)", {}},
-      {"activation_fn", ParamType::Enum, "none", "activation after the bias", convActivationNames()},
+      {"activation_fn", ParamType::Enum, "none", "activation after the bias",
+       convActivationNames()},
   };
 }
 
@@ -57,7 +62,8 @@ ShapeMap shapesOf(const HostTensors& inputs) {
 KernelSpec conv3dSpec() {
   KernelSpec spec;
   spec.name = "conv3d";
-  spec.description = "3D convolution (cross-correlation, asymmetric zero padding) + bias + activation, NCDHW";
+  spec.description =
+      "3D convolution (cross-correlation, asymmetric zero padding) + bias + activation, NCDHW";
   spec.inputs = convInputs("filters [Kd, Kh, Kw, C_in, C_out]");
   spec.outputs = {{"out", "output [B, C_out, D_out, H_out, W_out]", false}};
   spec.params = commonParams("output step (D, H, W)");
@@ -72,8 +78,8 @@ KernelSpec conv3dSpec() {
   };
   spec.reference = [](const HostTensors& inputs, const ParamValues& params) {
     conv3dCore(shapesOf(inputs), params);
-    return HostTensors{
-        {"out", conv3dRef(inputs.at("x_in"), inputs.at("filters"), biasOf(inputs), refParams(params, false))}};
+    return HostTensors{{"out", conv3dRef(inputs.at("x_in"), inputs.at("filters"), biasOf(inputs),
+                                         refParams(params, false))}};
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
     const ConvCore core = conv3dCore(inputs, params);
@@ -86,14 +92,28 @@ KernelSpec conv3dSpec() {
 KernelSpec conv3dTransposeSpec() {
   KernelSpec spec;
   spec.name = "conv3d_transpose";
-  spec.description = "3D transposed convolution (conv_transpose3d, asymmetric padding) + bias + activation, NCDHW";
-  spec.inputs = convInputs("filters [Kd, Kh, Kw, C_in, C_out] (KDHW_CI_CO) or [Kd, Kh, Kw, C_out, C_in]");
+  spec.description =
+      "3D transposed convolution (conv_transpose3d, asymmetric padding) + bias + activation, NCDHW";
+  spec.inputs =
+      convInputs("filters [Kd, Kh, Kw, C_in, C_out] (KDHW_CI_CO) or [Kd, Kh, Kw, C_out, C_in]");
   spec.outputs = {{"out", "output [B, C_out, D_out, H_out, W_out]", false}};
   spec.params = commonParams("input step (D, H, W): the transposed conv's upsampling");
-  spec.params.push_back({"output_padding", ParamType::Int3, "0", "extra outputs on the high side, < max(stride, dilation)", {}});
-  spec.params.push_back({"filter_shape", ParamType::Enum, "KDHW_CI_CO", "storage layout of filters", {"KDHW_CI_CO", "KDHW_CO_CI"}});
-  spec.params.push_back({"flip_filter_taps_in_kernel", ParamType::Bool, "false",
-                         "true: filters in forward orientation (the kernel flips taps); false: pre-flipped", {}});
+  spec.params.push_back({"output_padding",
+                         ParamType::Int3,
+                         "0",
+                         "extra outputs on the high side, < max(stride, dilation)",
+                         {}});
+  spec.params.push_back({"filter_shape",
+                         ParamType::Enum,
+                         "KDHW_CI_CO",
+                         "storage layout of filters",
+                         {"KDHW_CI_CO", "KDHW_CO_CI"}});
+  spec.params.push_back(
+      {"flip_filter_taps_in_kernel",
+       ParamType::Bool,
+       "false",
+       "true: filters in forward orientation (the kernel flips taps); false: pre-flipped",
+       {}});
   spec.params.push_back({"lnc_shard", ParamType::Bool, "false", "accepted and ignored", {}});
   spec.defaultShapes = {{"x_in", {1, 128, 8, 16, 16}}, {"filters", {2, 2, 2, 128, 64}}};
   spec.inferShapes = [](const ShapeMap& inputs, const ParamValues& params) {
@@ -106,9 +126,11 @@ KernelSpec conv3dTransposeSpec() {
   };
   spec.reference = [](const HostTensors& inputs, const ParamValues& params) {
     conv3dTransposeCore(shapesOf(inputs), params);
-    const HostTensor w = transposeWeightRef(inputs.at("filters"), params.getString("filter_shape") == "KDHW_CO_CI",
-                                            params.getBool("flip_filter_taps_in_kernel"));
-    return HostTensors{{"out", conv3dTransposeRef(inputs.at("x_in"), w, biasOf(inputs), refParams(params, true))}};
+    const HostTensor w =
+        transposeWeightRef(inputs.at("filters"), params.getString("filter_shape") == "KDHW_CO_CI",
+                           params.getBool("flip_filter_taps_in_kernel"));
+    return HostTensors{
+        {"out", conv3dTransposeRef(inputs.at("x_in"), w, biasOf(inputs), refParams(params, true))}};
   };
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
     const ConvCore core = conv3dTransposeCore(inputs, params);

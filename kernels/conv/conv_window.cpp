@@ -10,17 +10,21 @@ namespace neuronsim::kernels {
 
 namespace {
 
-int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceilDivSigned(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+int64_t ceilDivSigned(int64_t a, int64_t b) {
+  return -floorDiv(-a, b);
+}
 
 /// The part of x a window holds, per axis.
 struct WindowFill {
-  Int3 first{};     // first x index
-  Int3 count{};     // x elements
-  Int3 position{};  // window coordinate of `first`
-  Int3 extent{};    // window extent
-  Int3 lowEnd{};    // window coordinates below this lie before x[0]
-  Int3 highStart{}; // window coordinates from this on lie after x's last element
+  Int3 first{};          // first x index
+  Int3 count{};          // x elements
+  Int3 position{};       // window coordinate of `first`
+  Int3 extent{};         // window extent
+  Int3 lowEnd{};         // window coordinates below this lie before x[0]
+  Int3 highStart{};      // window coordinates from this on lie after x's last element
   bool complete = true;  // every window coordinate lies inside x's range (no border)
   bool empty = false;
 };
@@ -32,13 +36,15 @@ WindowFill fillOf(const ConvCore& core, const Chunk& chunk) {
     const int64_t idl = core.inputDilation[a];
     f.extent[a] = windowExtent(core, a, chunk.extent[a]);
     const int64_t lo = std::max<int64_t>(0, ceilDivSigned(z0 - core.padLo[a], idl));
-    const int64_t hi = std::min(core.in[a] - 1, floorDiv(z0 + f.extent[a] - 1 - core.padLo[a], idl));
+    const int64_t hi =
+        std::min(core.in[a] - 1, floorDiv(z0 + f.extent[a] - 1 - core.padLo[a], idl));
     f.first[a] = lo;
     f.count[a] = std::max<int64_t>(0, hi - lo + 1);
     f.position[a] = core.padLo[a] + lo * idl - z0;
     if (f.count[a] == 0) f.empty = true;
     f.lowEnd[a] = std::clamp<int64_t>(core.padLo[a] - z0, 0, f.extent[a]);
-    f.highStart[a] = std::clamp<int64_t>(core.padLo[a] + (core.in[a] - 1) * idl - z0 + 1, f.lowEnd[a], f.extent[a]);
+    f.highStart[a] = std::clamp<int64_t>(core.padLo[a] + (core.in[a] - 1) * idl - z0 + 1,
+                                         f.lowEnd[a], f.extent[a]);
     if (f.lowEnd[a] > 0 || f.highStart[a] < f.extent[a]) f.complete = false;
   }
   return f;
@@ -70,8 +76,8 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step) {
   return tile;
 }
 
-void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
-                const Tile& window, const std::optional<Tile>& stage) {
+void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
+                int64_t ci0, const Tile& window, const std::optional<Tile>& stage) {
   const WindowFill fill = fillOf(core, chunk);
   const Int3 zero{0, 0, 0}, one{1, 1, 1};
   if (fill.empty) {
@@ -95,25 +101,28 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
                           .slice(1, fill.first[0], fill.first[0] + fill.count[0])
                           .slice(2, fill.first[1], fill.first[1] + fill.count[1])
                           .slice(3, fill.first[2], fill.first[2] + fill.count[2]);
-  const bool dilated = core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
+  const bool dilated =
+      core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
   if (!stage || (fill.complete && !dilated)) {
     b.dmaCopy(box(window, fill.position, fill.count, one), src);
     return;
   }
   const Tile staged = box(*stage, zero, fill.count, one);
   b.dmaCopy(staged, src);
-  b.tensorCopy(box(window, fill.position, fill.count, core.inputDilation), staged, isa::Engine::GpSimd);
+  b.tensorCopy(box(window, fill.position, fill.count, core.inputDilation), staged,
+               isa::Engine::GpSimd);
 }
 
-void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
-                   const Int3& tap, const Tile& column) {
+void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
+                   int64_t ci0, const Int3& tap, const Tile& column) {
   const Int3 zero{0, 0, 0}, one{1, 1, 1};
   Int3 first{}, count{}, xFirst{};
   bool empty = false;
   for (int a = 0; a < 3; ++a) {
     const int64_t s = core.stride[a], offset = tap[a] * core.dilation[a] - core.padLo[a];
     const int64_t lo = std::max(chunk.origin[a], ceilDivSigned(-offset, s));
-    const int64_t hi = std::min(chunk.origin[a] + chunk.extent[a] - 1, floorDiv(core.in[a] - 1 - offset, s));
+    const int64_t hi =
+        std::min(chunk.origin[a] + chunk.extent[a] - 1, floorDiv(core.in[a] - 1 - offset, s));
     first[a] = lo - chunk.origin[a];
     count[a] = std::max<int64_t>(0, hi - lo + 1);
     xFirst[a] = lo * s + offset;
@@ -134,7 +143,8 @@ void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, con
   }
   HbmView src = x.select(0, chunk.batch).slice(0, ci0, ci0 + column.partitions());
   for (int a = 0; a < 3; ++a)
-    src = src.slice(a + 1, xFirst[a], xFirst[a] + (count[a] - 1) * core.stride[a] + 1, core.stride[a]);
+    src = src.slice(a + 1, xFirst[a], xFirst[a] + (count[a] - 1) * core.stride[a] + 1,
+                    core.stride[a]);
   b.dmaCopy(box(column, first, count, one), src);
 }
 

@@ -30,14 +30,14 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step);
 /// `stage` (same partitions; d, h, w), when given, receives the x elements first in one contiguous
 /// DMA when the window has inserted zeros or a border; a GpSimd copy places them. It is required
 /// with input dilation.
-void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
-                const Tile& window, const std::optional<Tile>& stage);
+void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
+                int64_t ci0, const Tile& window, const std::optional<Tile>& stage);
 
 /// Fills `column` ([cs partitions; d, h, w] = chunk.extent) with the x elements tap `tap` (d, h, w
 /// indices) reads for every output of `chunk`, zeros where they fall into the padding (no input
 /// dilation): a per-tap im2col by strided DMA. A tap that meets no x element anywhere in the chunk
 /// writes nothing (no block reads it).
-void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk, int64_t ci0,
-                   const Int3& tap, const Tile& column);
+void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
+                   int64_t ci0, const Int3& tap, const Tile& column);
 
 }  // namespace neuronsim::kernels

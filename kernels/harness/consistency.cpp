@@ -5,7 +5,6 @@
 #include <cstring>
 #include <map>
 
-
 namespace neuronsim::kernels {
 
 std::string firstBitDifference(const HostTensors& a, const HostTensors& b) {
@@ -14,16 +13,19 @@ std::string firstBitDifference(const HostTensors& a, const HostTensors& b) {
     auto it = b.find(name);
     if (it == b.end()) return "output " + name + " missing";
     const HostTensor& tb = it->second;
-    if (ta.shape != tb.shape || ta.values.size() != tb.values.size()) return name + ": shapes differ";
+    if (ta.shape != tb.shape || ta.values.size() != tb.values.size())
+      return name + ": shapes differ";
     for (size_t i = 0; i < ta.values.size(); ++i)
       if (std::memcmp(&ta.values[i], &tb.values[i], sizeof(float)) != 0)
-        return name + "[" + std::to_string(i) + "]: " + std::to_string(ta.values[i]) + " vs " + std::to_string(tb.values[i]);
+        return name + "[" + std::to_string(i) + "]: " + std::to_string(ta.values[i]) + " vs " +
+               std::to_string(tb.values[i]);
   }
   return "";
 }
 
-ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
-                          const sim::MachineConfig& machine, isa::Dtype dtype) {
+ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params,
+                          const HostTensors& inputs, const sim::MachineConfig& machine,
+                          isa::Dtype dtype) {
   ConsistencyResult result;
   RunOptions options;
   options.dtype = dtype;
@@ -36,15 +38,17 @@ ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params, con
   result.difference = firstBitDifference(result.interpreted.outputs, result.timed.outputs);
   result.identical = result.difference.empty();
   result.races = result.timed.sim.races;
-  std::map<int32_t, std::pair<int64_t, double>> last;  // queue -> (index, end) of the latest-issued so far
+  std::map<int32_t, std::pair<int64_t, double>>
+      last;  // queue -> (index, end) of the latest-issued so far
   std::vector<traces::DmaEvent> dmas = log.dmas;
-  std::sort(dmas.begin(), dmas.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  std::sort(dmas.begin(), dmas.end(),
+            [](const auto& a, const auto& b) { return a.index < b.index; });
   for (const traces::DmaEvent& d : dmas) {
     auto it = last.find(d.queue);
     if (it != last.end() && d.endNs < it->second.second)
-      result.queueOrderViolations.push_back("queue " + std::to_string(d.queue) + ": instruction " +
-                                            std::to_string(d.index) + " completed before instruction " +
-                                            std::to_string(it->second.first));
+      result.queueOrderViolations.push_back(
+          "queue " + std::to_string(d.queue) + ": instruction " + std::to_string(d.index) +
+          " completed before instruction " + std::to_string(it->second.first));
     if (it == last.end() || d.endNs >= it->second.second) last[d.queue] = {d.index, d.endNs};
   }
   return result;

@@ -11,8 +11,8 @@ namespace neuronsim::kernels {
 struct ConsistencyResult {
   KernelRun interpreted;
   KernelRun timed;
-  bool identical = false;   ///< every output bit-identical
-  std::string difference;   ///< the first differing element, when not identical
+  bool identical = false;  ///< every output bit-identical
+  std::string difference;  ///< the first differing element, when not identical
   std::vector<std::string> races;
   /// Transfers that completed before an earlier transfer of their queue (the builder's waits
   /// assume queues complete in order), one line each.
@@ -20,8 +20,9 @@ struct ConsistencyResult {
 };
 
 /// Interprets, then simulates with numerics, and compares the output bytes.
-ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
-                          const sim::MachineConfig& machine, isa::Dtype dtype);
+ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params,
+                          const HostTensors& inputs, const sim::MachineConfig& machine,
+                          isa::Dtype dtype);
 
 /// The first element where a and b differ in bits ("out[12]: 1.5 vs 1.25"), or "" when equal.
 std::string firstBitDifference(const HostTensors& a, const HostTensors& b);

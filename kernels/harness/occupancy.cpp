@@ -47,9 +47,11 @@ void sweep(std::vector<std::pair<double, int64_t>> steps, traces::Counter counte
 
 }  // namespace
 
-std::vector<LiveInterval> liveIntervals(const std::vector<AllocationRecord>& allocations, const traces::EventLog& log) {
+std::vector<LiveInterval> liveIntervals(const std::vector<AllocationRecord>& allocations,
+                                        const traces::EventLog& log) {
   IndexTimes times;
-  for (const traces::InstructionEvent& e : log.instructions) times.cover(e.index, e.startNs, e.endNs);
+  for (const traces::InstructionEvent& e : log.instructions)
+    times.cover(e.index, e.startNs, e.endNs);
   for (const traces::DmaEvent& e : log.dmas) times.cover(e.index, e.startNs, e.endNs);
   std::vector<LiveInterval> intervals;
   for (const AllocationRecord& record : allocations) {
@@ -78,8 +80,10 @@ std::vector<traces::CounterSample> occupancySamples(const std::vector<LiveInterv
   return samples;
 }
 
-void appendOccupancyCounters(traces::EventLog& log, const std::vector<AllocationRecord>& allocations) {
-  const std::vector<traces::CounterSample> samples = occupancySamples(liveIntervals(allocations, log));
+void appendOccupancyCounters(traces::EventLog& log,
+                             const std::vector<AllocationRecord>& allocations) {
+  const std::vector<traces::CounterSample> samples =
+      occupancySamples(liveIntervals(allocations, log));
   log.counters.insert(log.counters.end(), samples.begin(), samples.end());
 }
 

@@ -4,7 +4,10 @@
 namespace neuronsim::kernels {
 
 ProgressMonitor::ProgressMonitor(std::FILE* out, double afterSeconds, double everySeconds)
-    : out_(out), afterSeconds_(afterSeconds), everySeconds_(everySeconds), thread_([this] { loop(); }) {}
+    : out_(out),
+      afterSeconds_(afterSeconds),
+      everySeconds_(everySeconds),
+      thread_([this] { loop(); }) {}
 
 ProgressMonitor::~ProgressMonitor() {
   {
@@ -32,7 +35,8 @@ void ProgressMonitor::loop() {
   while (!stop_) {
     wake_.wait_for(lock, std::chrono::milliseconds(200));
     if (stop_ || phase_.empty()) continue;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     if (elapsed < nextReportSeconds_) continue;
     std::fprintf(out_, "neuronsim: %s (%.0f s)\n", phase_.c_str(), elapsed);
     std::fflush(out_);

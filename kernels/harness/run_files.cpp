@@ -12,8 +12,10 @@ Shape parseShape(const std::string& text, const std::string& what) {
   Shape shape;
   std::string cur;
   auto flush = [&] {
-    if (cur.empty() || cur.size() > 12 || cur.find_first_not_of("0123456789") != std::string::npos || std::stoll(cur) < 1)
-      throw Error(what + ": shape '" + text + "' must be positive integers joined by x (e.g. 4x8x16)");
+    if (cur.empty() || cur.size() > 12 ||
+        cur.find_first_not_of("0123456789") != std::string::npos || std::stoll(cur) < 1)
+      throw Error(what + ": shape '" + text +
+                  "' must be positive integers joined by x (e.g. 4x8x16)");
     shape.push_back(std::stoll(cur));
     cur.clear();
   };
@@ -28,7 +30,8 @@ Shape parseShape(const std::string& text, const std::string& what) {
   return shape;
 }
 
-std::pair<std::string, std::string> splitAssignment(const std::string& text, const std::string& option) {
+std::pair<std::string, std::string> splitAssignment(const std::string& text,
+                                                    const std::string& option) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw Error(option + " '" + text + "': expected NAME=VALUE");

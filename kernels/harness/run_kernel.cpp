@@ -25,35 +25,46 @@ uint64_t splitMix64(uint64_t& state) {
 }
 
 /// Uniform in (0, 1]: 53 random bits.
-double uniform(uint64_t& state) { return (static_cast<double>(splitMix64(state) >> 11) + 1.0) * 0x1.0p-53; }
+double uniform(uint64_t& state) {
+  return (static_cast<double>(splitMix64(state) >> 11) + 1.0) * 0x1.0p-53;
+}
 
 }  // namespace
 
-KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs, const ParamValues& params) {
+KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs,
+                         const ParamValues& params) {
   for (const auto& [name, shape] : inputs) {
     bool known = false;
     for (const TensorSpec& t : spec.inputs) known = known || t.name == name;
     if (!known) throw Error(spec.name + ": no input named '" + name + "'");
     for (int64_t d : shape)
-      if (d < 1) throw Error(spec.name + ": " + name + " has shape " + shapeText(shape) + " with an empty axis");
+      if (d < 1)
+        throw Error(spec.name + ": " + name + " has shape " + shapeText(shape) +
+                    " with an empty axis");
   }
   for (const TensorSpec& t : spec.inputs)
-    if (!t.optional && !inputs.count(t.name)) throw Error(spec.name + ": input " + t.name + " is required");
+    if (!t.optional && !inputs.count(t.name))
+      throw Error(spec.name + ": input " + t.name + " is required");
   KernelShapes shapes;
   shapes.inputs = inputs;
   shapes.outputs = spec.inferShapes(inputs, params);
   return shapes;
 }
 
-isa::Dtype outputDtype(const KernelSpec& spec, isa::Dtype dtype) { return spec.fp32Outputs ? isa::Dtype::Fp32 : dtype; }
+isa::Dtype outputDtype(const KernelSpec& spec, isa::Dtype dtype) {
+  return spec.fp32Outputs ? isa::Dtype::Fp32 : dtype;
+}
 
-isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params, const KernelShapes& shapes,
-                         isa::Dtype dtype, const isa::Geometry& geometry, std::vector<AllocationRecord>* allocations) {
+isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
+                         const KernelShapes& shapes, isa::Dtype dtype,
+                         const isa::Geometry& geometry,
+                         std::vector<AllocationRecord>* allocations) {
   KernelBuilder builder(spec.name, geometry);
   KernelArgs args{params, dtype, {}, {}};
   for (const TensorSpec& t : spec.inputs) {
     auto it = shapes.inputs.find(t.name);
-    if (it != shapes.inputs.end()) args.inputs.emplace(t.name, builder.input(t.name, it->second, dtype));
+    if (it != shapes.inputs.end())
+      args.inputs.emplace(t.name, builder.input(t.name, it->second, dtype));
   }
   for (const TensorSpec& t : spec.outputs) {
     auto it = shapes.outputs.find(t.name);
@@ -73,8 +84,8 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
   ShapeMap inputShapes;
   for (const auto& [name, tensor] : inputs) {
     if (static_cast<int64_t>(tensor.values.size()) != shapeElements(tensor.shape))
-      throw Error(spec.name + ": " + name + " has " + std::to_string(tensor.values.size()) + " values for shape " +
-                  shapeText(tensor.shape));
+      throw Error(spec.name + ": " + name + " has " + std::to_string(tensor.values.size()) +
+                  " values for shape " + shapeText(tensor.shape));
     inputShapes[name] = tensor.shape;
   }
   KernelRun run;
@@ -82,7 +93,8 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
 
   if (options.phase) options.phase("building " + spec.name);
   auto start = std::chrono::steady_clock::now();
-  run.program = buildKernel(spec, params, run.shapes, options.dtype, machine.geometry, &run.allocations);
+  run.program =
+      buildKernel(spec, params, run.shapes, options.dtype, machine.geometry, &run.allocations);
   run.buildSeconds = secondsSince(start);
 
   if (options.phase)
@@ -91,14 +103,16 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
   start = std::chrono::steady_clock::now();
   isa::MemoryState memory(run.program, machine.geometry);
   if (options.mode != RunMode::TimingOnly)
-    for (const auto& [name, tensor] : inputs) memory.setTensor(run.program.tensorIndex(name), tensor.values);
+    for (const auto& [name, tensor] : inputs)
+      memory.setTensor(run.program.tensorIndex(name), tensor.values);
   if (options.mode == RunMode::Interpret) {
     isa::interpret(run.program, memory);
   } else {
     sim::SimOptions simOptions;
     simOptions.timingOnly = options.mode == RunMode::TimingOnly;
     simOptions.sink = options.sink;
-    run.sim = sim::simulate(run.program, machine, simOptions.timingOnly ? nullptr : &memory, simOptions);
+    run.sim =
+        sim::simulate(run.program, machine, simOptions.timingOnly ? nullptr : &memory, simOptions);
   }
   run.runSeconds = secondsSince(start);
   run.uninitializedReads = memory.uninitializedReads();
@@ -110,7 +124,8 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
 
 int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype) {
   int64_t bytes = 0;
-  for (const auto& [name, shape] : shapes.inputs) bytes += shapeElements(shape) * isa::dtypeBytes(dtype);
+  for (const auto& [name, shape] : shapes.inputs)
+    bytes += shapeElements(shape) * isa::dtypeBytes(dtype);
   for (const auto& [name, shape] : shapes.outputs)
     bytes += shapeElements(shape) * isa::dtypeBytes(outputDtype(spec, dtype));
   return bytes;
@@ -148,7 +163,8 @@ HostTensors roundedTo(const HostTensors& tensors, isa::Dtype dtype) {
 }
 
 double normalizedError(const HostTensor& out, const HostTensor& ref) {
-  if (out.shape != ref.shape || out.values.size() != ref.values.size()) return std::numeric_limits<double>::infinity();
+  if (out.shape != ref.shape || out.values.size() != ref.values.size())
+    return std::numeric_limits<double>::infinity();
   double maxDiff = 0, maxRef = 1;
   for (size_t i = 0; i < ref.values.size(); ++i) {
     const double diff = std::fabs(static_cast<double>(out.values[i]) - ref.values[i]);
@@ -163,11 +179,14 @@ double maxNormalizedError(const HostTensors& outputs, const HostTensors& referen
   double worst = 0;
   for (const auto& [name, ref] : reference) {
     auto it = outputs.find(name);
-    worst = std::max(worst, it == outputs.end() ? std::numeric_limits<double>::infinity() : normalizedError(it->second, ref));
+    worst = std::max(worst, it == outputs.end() ? std::numeric_limits<double>::infinity()
+                                                : normalizedError(it->second, ref));
   }
   return worst;
 }
 
-double tolerance(isa::Dtype dtype) { return dtype == isa::Dtype::Bf16 ? 2e-2 : 1e-4; }
+double tolerance(isa::Dtype dtype) {
+  return dtype == isa::Dtype::Bf16 ? 2e-2 : 1e-4;
+}
 
 }  // namespace neuronsim::kernels

@@ -17,15 +17,15 @@
 namespace neuronsim::kernels {
 
 enum class RunMode {
-  Timed,      ///< the SystemC model with numerics
-  TimingOnly, ///< the SystemC model without numerics (no outputs)
-  Interpret,  ///< the sequential interpreter only (no time)
+  Timed,       ///< the SystemC model with numerics
+  TimingOnly,  ///< the SystemC model without numerics (no outputs)
+  Interpret,   ///< the sequential interpreter only (no time)
 };
 
 struct RunOptions {
   isa::Dtype dtype = isa::Dtype::Fp32;  ///< kernel dtype (fp32 or bf16)
   RunMode mode = RunMode::Timed;
-  traces::EventSink* sink = nullptr;    ///< timed modes: receives events when set
+  traces::EventSink* sink = nullptr;  ///< timed modes: receives events when set
   /// Called with the name of each phase as it starts ("building", "simulating", ...).
   std::function<void(const std::string&)> phase;
 };
@@ -53,8 +53,9 @@ struct KernelRun {
 KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs, const ParamValues& params);
 /// Declares the tensors and builds the (validated) program; fills `allocations`, when given,
 /// with the builder's SBUF/PSUM allocation records.
-isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params, const KernelShapes& shapes,
-                         isa::Dtype dtype, const isa::Geometry& geometry,
+isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
+                         const KernelShapes& shapes, isa::Dtype dtype,
+                         const isa::Geometry& geometry,
                          std::vector<AllocationRecord>* allocations = nullptr);
 /// Builds and runs the kernel on `inputs` (fp32 values, converted to the kernel dtype on load).
 KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,

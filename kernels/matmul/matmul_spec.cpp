@@ -11,8 +11,10 @@ namespace {
 ShapeMap inferMatmul(const ShapeMap& inputs, const ParamValues&) {
   const Shape& lhsT = inputs.at("lhsT");
   const Shape& rhs = inputs.at("rhs");
-  if (lhsT.size() != 2) throw Error("matmul: lhsT has shape " + shapeText(lhsT) + " but must be [K, M]");
-  if (rhs.size() != 2) throw Error("matmul: rhs has shape " + shapeText(rhs) + " but must be [K, N]");
+  if (lhsT.size() != 2)
+    throw Error("matmul: lhsT has shape " + shapeText(lhsT) + " but must be [K, M]");
+  if (rhs.size() != 2)
+    throw Error("matmul: rhs has shape " + shapeText(rhs) + " but must be [K, N]");
   if (lhsT[0] != rhs[0])
     throw Error("matmul: lhsT has shape " + shapeText(lhsT) + " and rhs " + shapeText(rhs) +
                 " but their first axes (K) must be equal");
@@ -33,7 +35,8 @@ HostTensors referenceMatmul(const HostTensors& inputs, const ParamValues&) {
 double matmulFlops(const ShapeMap& inputs, const ParamValues&) {
   const Shape& lhsT = inputs.at("lhsT");
   const Shape& rhs = inputs.at("rhs");
-  return 2.0 * static_cast<double>(lhsT[0]) * static_cast<double>(lhsT[1]) * static_cast<double>(rhs[1]);
+  return 2.0 * static_cast<double>(lhsT[0]) * static_cast<double>(lhsT[1]) *
+         static_cast<double>(rhs[1]);
 }
 
 }  // namespace
@@ -41,8 +44,10 @@ double matmulFlops(const ShapeMap& inputs, const ParamValues&) {
 KernelSpec matmulSpec() {
   KernelSpec spec;
   spec.name = "matmul";
-  spec.description = "out [M, N] = lhsT[K, M]^T @ rhs[K, N], fp32 output (K, M tiled by 128, N by 512)";
-  spec.inputs = {{"lhsT", "left operand, transposed: [K, M]", false}, {"rhs", "right operand: [K, N]", false}};
+  spec.description =
+      "out [M, N] = lhsT[K, M]^T @ rhs[K, N], fp32 output (K, M tiled by 128, N by 512)";
+  spec.inputs = {{"lhsT", "left operand, transposed: [K, M]", false},
+                 {"rhs", "right operand: [K, N]", false}};
   spec.outputs = {{"out", "product [M, N], fp32", false}};
   spec.defaultShapes = {{"lhsT", {512, 256}}, {"rhs", {512, 1024}}};
   spec.inferShapes = inferMatmul;

@@ -22,18 +22,20 @@ struct ConvRefParams {
 
 /// torch.nn.functional.conv3d(x, w, bias) then the activation; x [B, Ci, D, H, W],
 /// w [Kd, Kh, Kw, Ci, Co], bias [Co] or empty. Accumulates in double.
-HostTensor conv3dRef(const HostTensor& x, const HostTensor& w, const std::vector<float>& bias, const ConvRefParams& p);
+HostTensor conv3dRef(const HostTensor& x, const HostTensor& w, const std::vector<float>& bias,
+                     const ConvRefParams& p);
 
 /// torch.nn.functional.conv_transpose3d(x, W, bias) with asymmetric padding then the activation:
 /// out[o] += x[i] * W[k] for o = i*stride - pad_lo + k*dilation; x [B, Ci, D, H, W],
 /// W [Kd, Kh, Kw, Ci, Co] (already in the orientation the formula uses), bias [Co] or empty.
-HostTensor conv3dTransposeRef(const HostTensor& x, const HostTensor& w, const std::vector<float>& bias,
-                              const ConvRefParams& p);
+HostTensor conv3dTransposeRef(const HostTensor& x, const HostTensor& w,
+                              const std::vector<float>& bias, const ConvRefParams& p);
 
 /// Gradients of conv3dRef (no bias, no activation) for `dy` [B, Co, Do, Ho, Wo], by one loop over
 /// every (batch, co, output position, tap, ci) term of the forward sum: "dx" [B, Ci, D, H, W],
 /// "dw" [Kd, Kh, Kw, Ci, Co] and "db" [Co].
-HostTensors conv3dBwdRef(const HostTensor& dy, const HostTensor& x, const HostTensor& w, const ConvRefParams& p);
+HostTensors conv3dBwdRef(const HostTensor& dy, const HostTensor& x, const HostTensor& w,
+                         const ConvRefParams& p);
 
 /// The transpose weight W [Kd, Kh, Kw, Ci, Co] from stored `filters`: [.., Ci, Co] or, when
 /// `coCi`, [.., Co, Ci]; reversed along Kd, Kh, Kw unless `flipInKernel`.

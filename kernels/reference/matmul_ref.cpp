@@ -5,8 +5,8 @@
 
 namespace neuronsim::kernels {
 
-std::vector<float> matmulReference(const std::vector<float>& lhsT, const std::vector<float>& rhs, int64_t k,
-                                   int64_t m, int64_t n) {
+std::vector<float> matmulReference(const std::vector<float>& lhsT, const std::vector<float>& rhs,
+                                   int64_t k, int64_t m, int64_t n) {
   std::vector<double> acc(static_cast<size_t>(m * n), 0.0);
   for (int64_t kk = 0; kk < k; ++kk)
     for (int64_t mm = 0; mm < m; ++mm) {

@@ -127,14 +127,16 @@ double readSlowdown(const isa::AccessPattern& ap, const MachineConfig& machine) 
 Cycles matmulCycles(const isa::Instruction& inst, const MachineConfig& machine) {
   const int64_t m = inst.srcs.at(0).freeSize();
   const isa::AccessPattern& moving = inst.srcs.at(1);
-  const int64_t n = ceilDiv(static_cast<double>(moving.freeSize()) * readSlowdown(moving, machine), 1);
+  const int64_t n =
+      ceilDiv(static_cast<double>(moving.freeSize()) * readSlowdown(moving, machine), 1);
   const int64_t base = std::max(std::min(machine.mmMinCycles, m), n);
   return {anyFp32(inst) ? ceilDiv(static_cast<double>(base) * machine.fp32MatmulFactor, 1) : base};
 }
 
 Cycles loadStationaryCycles(const isa::Instruction& inst, const MachineConfig& machine) {
   const isa::AccessPattern& stationary = inst.srcs.at(0);
-  const double factor = (anyFp32(inst) ? machine.fp32MatmulFactor : 1.0) * readSlowdown(stationary, machine);
+  const double factor =
+      (anyFp32(inst) ? machine.fp32MatmulFactor : 1.0) * readSlowdown(stationary, machine);
   return {ceilDiv(static_cast<double>(stationary.freeSize()) * factor, machine.lsSpeedup)};
 }
 

@@ -1,17 +1,26 @@
-// Fluid progress of DMA parts with per-engine round robin and the HBM cap.
+// Fluid progress of DMA parts in integer time: per-engine round robin, per-queue admission,
+// the HBM cap.
 #include "sim/dma/dma_fluid.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace neuronsim::sim {
+namespace {
+using Wide = __int128;
+}  // namespace
 
 DmaFluid::DmaFluid(const MachineConfig& machine)
     : engines_(machine.dmaEngines),
       queues_(machine.dmaQueues),
+      queueInflight_(machine.dmaQueueInflight),
+      latencyPs_(std::llround(machine.dmaLatencyNs * 1000.0)),
       hbmBytesPerNs_(machine.hbmGBps),
-      fifos_(static_cast<size_t>(machine.dmaEngines) * machine.dmaQueues) {}
+      fifos_(static_cast<size_t>(machine.dmaEngines) * machine.dmaQueues),
+      waiting_(static_cast<size_t>(machine.dmaQueues)),
+      admitted_(static_cast<size_t>(machine.dmaQueues), 0) {}
 
-void DmaFluid::add(int32_t queue, double readyNs, const DmaPlan& plan, int64_t tag) {
+void DmaFluid::add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t tag) {
   int32_t slot;
   if (!freeSlots_.empty()) {
     slot = freeSlots_.back();
@@ -20,95 +29,143 @@ void DmaFluid::add(int32_t queue, double readyNs, const DmaPlan& plan, int64_t t
     slot = static_cast<int32_t>(transfers_.size());
     transfers_.emplace_back();
   }
-  Transfer& t = transfers_[slot];
-  t = Transfer{readyNs, static_cast<int32_t>(plan.parts.size()), false, tag};
   const int32_t q = std::clamp(queue, 0, queues_ - 1);
-  for (const DmaPart& part : plan.parts) {
-    const double work = std::max(part.workNs, kEps);
-    fifos_[static_cast<size_t>(part.engine) * queues_ + q].push_back(
-        Flow{slot, work, static_cast<double>(part.bytes) / work,
-             static_cast<double>(part.hbmBytes) / work});
-  }
+  const auto parts = static_cast<int32_t>(plan.parts.size());
+  transfers_[slot] = Transfer{kNever, q, parts, parts, false, tag, plan};
   ++inFlight_;
+  if (admitted_[q] < queueInflight_ && waiting_[q].empty())
+    admit(slot, std::max(triggerPs, now_));
+  else
+    waiting_[q].push_back(slot);
 }
 
-double DmaFluid::nextEventNs() const {
-  double next = kNever;
+void DmaFluid::admit(int32_t slot, Picos at) {
+  Transfer& t = transfers_[slot];
+  t.readyPs = at + latencyPs_;
+  ++admitted_[t.queue];
+  for (const DmaPart& part : t.plan.parts)
+    fifos_[static_cast<size_t>(part.engine) * queues_ + t.queue].push_back(
+        Flow{slot, part.dataFs + part.overheadFs, part.overheadFs, part.bytes, part.hbmBytes,
+             part.dataFs});
+  t.plan = DmaPlan{};
+}
+
+void DmaFluid::admitWaiting(int32_t queue) {
+  std::deque<int32_t>& waiting = waiting_[queue];
+  while (!waiting.empty() && admitted_[queue] < queueInflight_) {
+    admit(waiting.front(), now_);
+    waiting.pop_front();
+  }
+}
+
+Picos DmaFluid::psFor(const Flow& flow, EngineFs work) const {
+  const Wide scaled = static_cast<Wide>(std::max<EngineFs>(work, 0)) << kShareBits;
+  return static_cast<Picos>((scaled + flow.speed - 1) / flow.speed);
+}
+
+Picos DmaFluid::nextEventPs() const {
+  Picos next = kNever;
   for (const std::deque<Flow>& fifo : fifos_) {
     if (fifo.empty()) continue;
     const Flow& head = fifo.front();
-    if (!ready(head))
-      next = std::min(next, transfers_[head.transfer].readyNs);
-    else if (head.rate > 0)
-      next = std::min(next, now_ + head.remaining / head.rate);
+    if (!ready(head)) {
+      next = std::min(next, transfers_[head.transfer].readyPs);
+    } else if (head.speed > 0) {
+      const EngineFs work = head.landed ? head.remaining : head.remaining - head.overhead;
+      next = std::min(next, now_ + psFor(head, work));
+    }
   }
   return next;
 }
 
-void DmaFluid::advanceTo(double ns, DmaListener& listener) {
-  const double dt = ns - now_;
-  if (dt > 0) {
-    bool moving = false;
-    for (std::deque<Flow>& fifo : fifos_) {
-      if (fifo.empty() || fifo.front().rate <= 0) continue;
-      fifo.front().remaining -= fifo.front().rate * dt;
-      moving = true;
-    }
-    if (moving) activeNs_ += dt;
-    now_ = ns;
-  }
-  for (std::deque<Flow>& fifo : fifos_) {
-    while (!fifo.empty() && ready(fifo.front()) && fifo.front().rate > 0 &&
-           fifo.front().remaining <= kEps) {
-      Transfer& t = transfers_[fifo.front().transfer];
-      fifo.pop_front();
-      if (--t.partsLeft == 0) {
-        --inFlight_;
-        freeSlots_.push_back(static_cast<int32_t>(&t - transfers_.data()));
-        listener.transferFinished(t.tag, now_);
-      }
-    }
-  }
-  recomputeRates(listener);
+void DmaFluid::land(Flow& flow, DmaListener& listener) {
+  flow.landed = true;
+  Transfer& t = transfers_[flow.transfer];
+  if (--t.partsLeft > 0) return;
+  --inFlight_;
+  --admitted_[t.queue];
+  listener.transferFinished(t.tag, now_);
+  admitWaiting(t.queue);
 }
 
-void DmaFluid::recomputeRates(DmaListener& listener) {
+void DmaFluid::advanceTo(Picos ps, DmaListener& listener) {
+  for (Picos next = nextEventPs(); next > now_ && next < ps; next = nextEventPs())
+    step(next, listener);
+  step(std::max(ps, now_), listener);
+}
+
+void DmaFluid::step(Picos ps, DmaListener& listener) {
+  if (ps > now_) {
+    const Wide dt = ps - now_;
+    bool moving = false;
+    for (std::deque<Flow>& fifo : fifos_) {
+      if (fifo.empty() || fifo.front().speed == 0) continue;
+      Flow& head = fifo.front();
+      const EngineFs done = static_cast<EngineFs>((dt * head.speed) >> kShareBits);
+      head.remaining -= std::min(done, head.remaining);
+      moving = moving || !head.landed;
+    }
+    if (moving) activePs_ += ps - now_;
+    now_ = ps;
+  }
+  for (std::deque<Flow>& fifo : fifos_) {
+    while (!fifo.empty() && ready(fifo.front())) {
+      Flow& head = fifo.front();
+      if (!head.landed && head.remaining <= head.overhead) land(head, listener);
+      if (!head.landed || head.remaining > 0) break;
+      const int32_t slot = head.transfer;
+      fifo.pop_front();
+      if (--transfers_[slot].flowsLeft == 0) freeSlots_.push_back(slot);
+    }
+  }
+  recomputeSpeeds(listener);
+}
+
+void DmaFluid::recomputeSpeeds(DmaListener& listener) {
+  constexpr int64_t kFullSpeed = kFsPerPs << kShareBits;
   double hbmDemand = 0;
   for (int32_t e = 0; e < engines_; ++e) {
-    int32_t readyCount = 0;
+    int64_t readyHeads = 0;
     for (int32_t q = 0; q < queues_; ++q) {
       const std::deque<Flow>& fifo = fifos_[static_cast<size_t>(e) * queues_ + q];
-      if (!fifo.empty() && ready(fifo.front())) ++readyCount;
+      if (!fifo.empty() && ready(fifo.front())) ++readyHeads;
     }
     for (int32_t q = 0; q < queues_; ++q) {
       std::deque<Flow>& fifo = fifos_[static_cast<size_t>(e) * queues_ + q];
       if (fifo.empty()) continue;
       Flow& head = fifo.front();
-      if (!ready(head)) {
-        head.rate = 0;
-        continue;
-      }
-      head.rate = 1.0 / readyCount;
-      hbmDemand += head.rate * head.hbmPerWork;
+      head.speed = ready(head) ? kFullSpeed / readyHeads : 0;
+      if (head.speed == 0) continue;
+      if (!head.landed && head.dataFs > 0)
+        hbmDemand += static_cast<double>(head.hbmBytes) * 1e6 / static_cast<double>(head.dataFs) /
+                     static_cast<double>(readyHeads);
       Transfer& t = transfers_[head.transfer];
-      if (!t.started) {
+      if (!t.started && !head.landed) {
         t.started = true;
         listener.transferStarted(t.tag, now_);
       }
     }
   }
-  if (hbmDemand > hbmBytesPerNs_) {
-    const double scale = hbmBytesPerNs_ / hbmDemand;
-    for (std::deque<Flow>& fifo : fifos_)
-      if (!fifo.empty() && fifo.front().rate > 0 && fifo.front().hbmPerWork > 0)
-        fifo.front().rate *= scale;
+  if (hbmDemand <= hbmBytesPerNs_) return;
+  const double scale = hbmBytesPerNs_ / hbmDemand;
+  for (std::deque<Flow>& fifo : fifos_) {
+    if (fifo.empty() || fifo.front().speed == 0) continue;
+    Flow& head = fifo.front();
+    if (head.landed || head.hbmBytes == 0) continue;
+    head.speed =
+        std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(head.speed) * scale));
   }
 }
 
 double DmaFluid::bytesPerNs() const {
   double total = 0;
-  for (const std::deque<Flow>& fifo : fifos_)
-    if (!fifo.empty()) total += fifo.front().rate * fifo.front().bytesPerWork;
+  for (const std::deque<Flow>& fifo : fifos_) {
+    if (fifo.empty() || fifo.front().speed == 0 || fifo.front().landed) continue;
+    const Flow& head = fifo.front();
+    if (head.dataFs == 0) continue;
+    const double fsPerPs = static_cast<double>(head.speed) / static_cast<double>(1LL << kShareBits);
+    total += static_cast<double>(head.bytes) / static_cast<double>(head.dataFs) * fsPerPs * 1000.0;
+  }
   return total;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// A fluid model of the 16 DMA engines: FIFO per (engine, queue), engine time shared equally
-// by the queues with ready work (round robin, D1), HBM-side bytes of all engines capped by
-// the core's HBM bandwidth. Rates are recomputed whenever the set of moving parts changes.
+// A fluid model of a core's DMA engines in integer time: a FIFO per (engine, queue), each
+// engine's time shared equally by the queues whose head part is ready (round robin, D1), at
+// most dma_queue_inflight transfers of a queue admitted at once, and the HBM-side bytes of all
+// engines capped by the core's HBM bandwidth. Rates change only when a part starts, finishes
+// its data or its overhead, or a transfer becomes ready.
 
 #include <cstdint>
 #include <deque>
@@ -13,65 +15,89 @@
 
 namespace neuronsim::sim {
 
+/// Picoseconds of simulated time (the SystemC kernel's resolution).
+using Picos = int64_t;
+
 /// Receives transfer milestones from DmaFluid::advanceTo.
 class DmaListener {
  public:
   virtual ~DmaListener() = default;
-  /// The first part of transfer `tag` began moving data at `ns`.
-  virtual void transferStarted(int64_t tag, double ns) = 0;
-  /// The last part of transfer `tag` finished at `ns`.
-  virtual void transferFinished(int64_t tag, double ns) = 0;
+  /// The first part of transfer `tag` began moving data at `ps`.
+  virtual void transferStarted(int64_t tag, Picos ps) = 0;
+  /// The last part of transfer `tag` finished moving data at `ps` (its data has landed).
+  virtual void transferFinished(int64_t tag, Picos ps) = 0;
 };
 
 /// The bandwidth-sharing state of all DMA engines; plain C++, driven by DmaModule.
+/// Contract: add() is called with a trigger time no earlier than nowPs() after advancing to it.
 class DmaFluid {
  public:
-  static constexpr double kNever = std::numeric_limits<double>::infinity();
+  static constexpr Picos kNever = std::numeric_limits<Picos>::max();
 
   explicit DmaFluid(const MachineConfig& machine);
 
-  /// Queues transfer `tag` on `queue`; its parts may move data from `readyNs` on.
-  void add(int32_t queue, double readyNs, const DmaPlan& plan, int64_t tag);
-  /// The next moment a part finishes or a queued part becomes ready (kNever when idle).
-  double nextEventNs() const;
-  /// Moves the model to `ns` (no later than nextEventNs()), reporting milestones.
-  void advanceTo(double ns, DmaListener& listener);
-  /// Aggregate data rate now (bytes per ns).
+  /// Posts transfer `tag` on `queue`, triggered at `triggerPs` (>= now). It is admitted when its
+  /// queue has fewer than dma_queue_inflight transfers in flight and moves data from admission
+  /// + dma_latency_ns on.
+  void add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t tag);
+  /// The next moment a part's phase ends or an admitted transfer becomes ready (kNever: idle).
+  Picos nextEventPs() const;
+  /// Moves the model to `ps` (earlier times are ignored), processing every event up to it in
+  /// order and reporting the milestones.
+  void advanceTo(Picos ps, DmaListener& listener);
+  /// Aggregate data rate now (bytes per ns), for counters.
   double bytesPerNs() const;
   /// Total time at least one part was moving data.
-  double activeNs() const { return activeNs_; }
-  /// Transfers queued or moving.
+  Picos activePs() const { return activePs_; }
+  /// Transfers posted and not yet landed.
   int32_t inFlight() const { return inFlight_; }
-  double nowNs() const { return now_; }
+  Picos nowPs() const { return now_; }
 
  private:
-  /// A queued or moving transfer.
+  /// A posted transfer.
   struct Transfer {
-    double readyNs = 0;
-    int32_t partsLeft = 0;
+    Picos readyPs = kNever;  ///< data may move from here (set on admission)
+    int32_t queue = 0;
+    int32_t partsLeft = 0;  ///< parts whose data has not landed
+    int32_t flowsLeft = 0;  ///< parts still on a FIFO (data or overhead left)
     bool started = false;
     int64_t tag = -1;
+    DmaPlan plan;  ///< kept until admission
   };
-  /// One transfer's part on one (engine, queue) FIFO.
+  /// One transfer's part on one (engine, queue) FIFO: its data, then its overhead.
   struct Flow {
     int32_t transfer;
-    double remaining;     ///< engine-ns of work left
-    double bytesPerWork;  ///< destination bytes per engine-ns of work
-    double hbmPerWork;    ///< HBM bytes per engine-ns of work
-    double rate = 0;      ///< engine-ns of work done per ns
+    EngineFs remaining;  ///< engine time left, data and overhead
+    EngineFs overhead;   ///< the trailing part of `remaining` that moves no data
+    int64_t bytes;       ///< data bytes (for the rate counter)
+    int64_t hbmBytes;
+    EngineFs dataFs;
+    bool landed = false;  ///< its data phase is over
+    /// Engine fs done per 2^kShareBits ps of wall time while at the head (0: not moving).
+    int64_t speed = 0;
   };
 
-  void recomputeRates(DmaListener& listener);
-  bool ready(const Flow& flow) const { return transfers_[flow.transfer].readyNs <= now_ + kEps; }
+  static constexpr int kShareBits = 30;
+  bool ready(const Flow& flow) const { return transfers_[flow.transfer].readyPs <= now_; }
+  void admit(int32_t slot, Picos at);
+  void admitWaiting(int32_t queue);
+  void land(Flow& flow, DmaListener& listener);
+  /// Advances to `ps` (no event strictly between now and it), then lands, pops and re-rates.
+  void step(Picos ps, DmaListener& listener);
+  void recomputeSpeeds(DmaListener& listener);
+  /// Wall ps for `flow` to do `work` fs at its current speed (rounded up).
+  Picos psFor(const Flow& flow, EngineFs work) const;
 
-  static constexpr double kEps = 1e-6;
-  int32_t engines_, queues_;
+  int32_t engines_, queues_, queueInflight_;
+  Picos latencyPs_;
   double hbmBytesPerNs_;
   std::vector<std::deque<Flow>> fifos_;  ///< index engine * queues + queue
   std::vector<Transfer> transfers_;
   std::vector<int32_t> freeSlots_;
-  double now_ = 0;
-  double activeNs_ = 0;
+  std::vector<std::deque<int32_t>> waiting_;  ///< per queue: posted, not admitted (FIFO)
+  std::vector<int32_t> admitted_;             ///< per queue: admitted, not landed
+  Picos now_ = 0;
+  Picos activePs_ = 0;
   int32_t inFlight_ = 0;
 };
 

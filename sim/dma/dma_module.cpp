@@ -2,8 +2,19 @@
 #include "sim/dma/dma_module.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "sim/dma/dma_trigger.h"
 
 namespace neuronsim::sim {
+namespace {
+Picos kernelNowPs() {
+  return static_cast<Picos>(sc_core::sc_time_stamp().value());
+}
+double toNs(Picos ps) {
+  return static_cast<double>(ps) / 1000.0;
+}
+}  // namespace
 
 DmaModule::DmaModule(sc_core::sc_module_name name, CoreContext& context)
     : sc_core::sc_module(name), ctx_(context), fluid_(context.machine) {
@@ -36,26 +47,33 @@ void DmaModule::post(int64_t index, double issueNs, const VectorClock* issuerClo
   ++ctx_.totals.dmaTransfers;
   ctx_.totals.hbmBytes += plan.hbmBytes;
 
-  fluid_.advanceTo(std::max(fluid_.nowNs(), nowNs()), *this);
+  fluid_.advanceTo(kernelNowPs(), *this);
   const int64_t tag = static_cast<int64_t>(transfers_.size());
   transfers_.push_back(t);
   if (static_cast<size_t>(t.queue) >= unsignalled_.size()) unsignalled_.resize(t.queue + 1);
   unsignalled_[t.queue].push_back(tag);
-  fluid_.add(t.queue, issueNs + ctx_.machine.dmaLatencyNs, plan, tag);
-  fluid_.advanceTo(fluid_.nowNs(), *this);
+  fluid_.add(t.queue, std::llround(issueNs * 1000.0), plan, tag);
+  fluid_.advanceTo(fluid_.nowPs(), *this);
   sampleCounters();
   wake_.notify();
+}
+
+double DmaModule::triggerNs(int64_t index) const {
+  const isa::Instruction& inst = ctx_.program.instructions[index];
+  return toNs(dmaTriggerPs(inst.engine, planDma(inst, ctx_.machine), ctx_.machine));
 }
 
 void DmaModule::run() {
   try {
     while (true) {
-      const double next = fluid_.nextEventNs();
+      const Picos next = fluid_.nextEventPs();
+      const Picos now = kernelNowPs();
       if (next == DmaFluid::kNever)
         sc_core::wait(wake_);
       else
-        sc_core::wait(delayUntilNs(next), wake_);
-      fluid_.advanceTo(std::max(fluid_.nowNs(), nowNs()), *this);
+        sc_core::wait(
+            sc_core::sc_time::from_value(static_cast<uint64_t>(std::max(next, now) - now)), wake_);
+      fluid_.advanceTo(kernelNowPs(), *this);
       sampleCounters();
     }
   } catch (const sc_core::sc_unwind_exception&) {
@@ -65,15 +83,16 @@ void DmaModule::run() {
   }
 }
 
-void DmaModule::transferStarted(int64_t tag, double ns) {
+void DmaModule::transferStarted(int64_t tag, Picos ps) {
+  const double ns = toNs(ps);
   Transfer& t = transfers_[tag];
   t.startNs = ns;
   ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Read, ns, &t.clock);
 }
 
-void DmaModule::transferFinished(int64_t tag, double ns) {
+void DmaModule::transferFinished(int64_t tag, Picos ps) {
   transfers_[tag].landed = true;
-  signalLandedInOrder(transfers_[tag].queue, ns);
+  signalLandedInOrder(transfers_[tag].queue, toNs(ps));
 }
 
 void DmaModule::signalLandedInOrder(int32_t queue, double ns) {
@@ -82,7 +101,7 @@ void DmaModule::signalLandedInOrder(int32_t queue, double ns) {
     const Transfer& t = transfers_[pending.front()];
     pending.pop_front();
     ctx_.signal(ctx_.program.instructions[t.index], t.index, isa::SignalAt::Complete, ns, &t.clock);
-    ctx_.totals.dmaActiveNs = fluid_.activeNs();
+    ctx_.totals.dmaActiveNs = toNs(fluid_.activePs());
     ctx_.noteEnd(ns);
     if (ctx_.sink) {
       traces::DmaEvent e;
@@ -101,16 +120,16 @@ void DmaModule::signalLandedInOrder(int32_t queue, double ns) {
 }
 
 void DmaModule::sampleCounters() {
-  ctx_.totals.dmaActiveNs = fluid_.activeNs();
+  ctx_.totals.dmaActiveNs = toNs(fluid_.activePs());
   if (!ctx_.sink) return;
   const double gbps = fluid_.bytesPerNs();
   if (gbps != lastGbps_) {
-    ctx_.sink->counter({traces::Counter::DmaGbps, fluid_.nowNs(), gbps});
+    ctx_.sink->counter({traces::Counter::DmaGbps, toNs(fluid_.nowPs()), gbps});
     lastGbps_ = gbps;
   }
   if (fluid_.inFlight() != lastPending_) {
-    ctx_.sink->counter(
-        {traces::Counter::PendingDmas, fluid_.nowNs(), static_cast<double>(fluid_.inFlight())});
+    ctx_.sink->counter({traces::Counter::PendingDmas, toNs(fluid_.nowPs()),
+                        static_cast<double>(fluid_.inFlight())});
     lastPending_ = fluid_.inFlight();
   }
 }

@@ -19,9 +19,11 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   SC_HAS_PROCESS(DmaModule);
   DmaModule(sc_core::sc_module_name name, CoreContext& context);
 
-  /// Posts DMA instruction `index`, triggered at `issueNs`; it moves data from
-  /// issueNs + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
+  /// Posts DMA instruction `index`, triggered at `issueNs` (the SystemC now); it moves data
+  /// from its admission + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
   void post(int64_t index, double issueNs, const VectorClock* issuerClock);
+  /// How long triggering DMA instruction `index` holds its issuing engine (ns).
+  double triggerNs(int64_t index) const;
 
  private:
   /// What the shell remembers of one posted transfer (its fluid tag is its position).
@@ -39,8 +41,8 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   };
 
   void run();
-  void transferStarted(int64_t tag, double ns) override;
-  void transferFinished(int64_t tag, double ns) override;
+  void transferStarted(int64_t tag, Picos ps) override;
+  void transferFinished(int64_t tag, Picos ps) override;
   void sampleCounters();
   /// Signals completion of the landed transfers at the head of `queue`, in posting order.
   void signalLandedInOrder(int32_t queue, double ns);

@@ -1,10 +1,58 @@
-// The per-engine split of a DMA transfer.
+// The per-engine split of a DMA transfer and its engine time.
 #include "sim/dma/dma_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace neuronsim::sim {
+namespace {
+
+constexpr double kFsPerNs = 1e6;
+
+/// Consecutive rows of a transfer carried by one engine.
+struct RowGroup {
+  int32_t engine;
+  int64_t rows;
+};
+
+std::vector<RowGroup> onChipGroups(const isa::AccessPattern& side, const MachineConfig& m) {
+  std::vector<RowGroup> groups;
+  const int64_t first = side.partitionStart;
+  const int64_t last = first + std::max<int32_t>(1, side.partitionCount) - 1;
+  for (int64_t p = first; p <= last;) {
+    const int32_t engine = dmaEngineOfPartition(p, m);
+    int64_t end = p;
+    while (end + 1 <= last && dmaEngineOfPartition(end + 1, m) == engine) ++end;
+    groups.push_back({engine, end - p + 1});
+    p = end + 1;
+  }
+  return groups;
+}
+
+std::vector<RowGroup> hbmGroups(int64_t rows, const MachineConfig& m) {
+  const int64_t engines = std::min<int64_t>(rows, m.dmaEngines);
+  const int64_t base = rows / engines, extra = rows % engines;
+  std::vector<RowGroup> groups;
+  for (int64_t i = 0; i < engines; ++i)
+    groups.push_back({static_cast<int32_t>(i), base + (i < extra ? 1 : 0)});
+  return groups;
+}
+
+/// Engine-time bytes of one row: each descriptor of `run` elements moves at least
+/// dma_min_descriptor_bytes.
+int64_t paddedRowBytes(int64_t rowElements, int64_t run, int64_t elementBytes, int64_t minBytes) {
+  const int64_t full = rowElements / run, rest = rowElements % run;
+  int64_t bytes = full * std::max(run * elementBytes, minBytes);
+  if (rest > 0) bytes += std::max(rest * elementBytes, minBytes);
+  return bytes;
+}
+
+EngineFs engineFs(double ns) {
+  return static_cast<EngineFs>(std::llround(ns * kFsPerNs));
+}
+
+}  // namespace
 
 int64_t contiguousRun(const isa::AccessPattern& ap) {
   int64_t run = 1;
@@ -16,42 +64,48 @@ int64_t contiguousRun(const isa::AccessPattern& ap) {
   return run;
 }
 
+int32_t dmaEngineOfPartition(int64_t partition, const MachineConfig& machine) {
+  const int64_t perEngine = std::max<int64_t>(1, machine.geometry.partitions / machine.dmaEngines);
+  return static_cast<int32_t>(std::min<int64_t>(partition / perEngine, machine.dmaEngines - 1));
+}
+
 DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
   DmaPlan plan;
   const isa::AccessPattern& src = inst.srcs.at(0);
   const isa::AccessPattern& dst = inst.dst;
   const bool transpose = inst.opcode == isa::Opcode::DmaTranspose;
-  const isa::AccessPattern& rowSide = dst.space != isa::Space::Hbm ? dst : src;
+  const bool dstOnChip = dst.space != isa::Space::Hbm;
+  const bool onChip = dstOnChip || src.space != isa::Space::Hbm;
+  const isa::AccessPattern& rowSide = dstOnChip ? dst : src;
   const int64_t rows = std::max<int32_t>(1, rowSide.partitionCount);
-  const int64_t elements = dst.numElements();
-  const int64_t rowElements = std::max<int64_t>(1, elements / rows);
+  const int64_t rowElements = std::max<int64_t>(1, dst.numElements() / rows);
   const int64_t srcBytes = isa::dtypeBytes(src.dtype), dstBytes = isa::dtypeBytes(dst.dtype);
   const int64_t moveBytes = std::max(srcBytes, dstBytes);
   int64_t run = transpose ? rowElements : std::gcd(contiguousRun(src), contiguousRun(dst));
   run = std::clamp<int64_t>(run, 1, rowElements);
   const int64_t descPerRow = (rowElements + run - 1) / run;
+  const int64_t rowWorkBytes =
+      paddedRowBytes(rowElements, run, moveBytes, machine.dmaMinDescriptorBytes);
   double efficiency = 1.0;
   if (transpose)
     efficiency = src.space == isa::Space::Hbm ? machine.dmaTransposeHbmEfficiency
                                               : machine.dmaTransposeSbufEfficiency;
+  const double nsPerByte = 1.0 / (machine.dmaEngineBytesPerNs * efficiency);
   const int64_t hbmPerElement =
       (src.space == isa::Space::Hbm ? srcBytes : 0) + (dst.space == isa::Space::Hbm ? dstBytes : 0);
 
-  const int64_t engines = std::min<int64_t>(rows, machine.dmaEngines);
-  const int64_t base = rows / engines, extra = rows % engines;
-  const int32_t first = std::max(0, inst.dmaQueue) % machine.dmaEngines;
-  plan.parts.reserve(static_cast<size_t>(engines));
-  for (int64_t i = 0; i < engines; ++i) {
-    const int64_t partRows = base + (i < extra ? 1 : 0);
+  const std::vector<RowGroup> groups =
+      onChip ? onChipGroups(rowSide, machine) : hbmGroups(rows, machine);
+  plan.parts.reserve(groups.size());
+  for (const RowGroup& g : groups) {
     DmaPart part;
-    part.engine = static_cast<int32_t>((first + i) % machine.dmaEngines);
-    const int64_t partElements = partRows * rowElements;
-    part.bytes = partElements * dstBytes;
-    part.hbmBytes = partElements * hbmPerElement;
-    part.descriptors = partRows * descPerRow;
-    part.workNs =
-        static_cast<double>(partElements * moveBytes) / (machine.dmaEngineBytesPerNs * efficiency) +
-        static_cast<double>(part.descriptors) * machine.dmaDescriptorNs;
+    part.engine = g.engine;
+    part.rows = g.rows;
+    part.bytes = g.rows * rowElements * dstBytes;
+    part.hbmBytes = g.rows * rowElements * hbmPerElement;
+    part.descriptors = g.rows * descPerRow;
+    part.dataFs = engineFs(static_cast<double>(g.rows * rowWorkBytes) * nsPerByte);
+    part.overheadFs = engineFs(machine.dmaTransferOverheadNs);
     plan.bytes += part.bytes;
     plan.hbmBytes += part.hbmBytes;
     plan.descriptors += part.descriptors;

@@ -87,7 +87,8 @@ void EngineModule::awaitSemaphore(const isa::SemWait& wait, Stall& stall) {
 }
 
 double EngineModule::interlockUntil(const isa::Instruction& inst, int64_t& by) const {
-  std::array<Footprint, 8> reads;  // a validated instruction reads at most 2 srcs, bias, 3 scalar vectors
+  std::array<Footprint, 8>
+      reads;  // a validated instruction reads at most 2 srcs, bias, 3 scalar vectors
   size_t numReads = 0;
   forEachOperand(inst, [&](const isa::AccessPattern& ap, bool write) {
     if (!write && numReads < reads.size()) reads[numReads++] = footprintOf(ap);
@@ -182,8 +183,9 @@ void EngineModule::step(int64_t index) {
   int64_t cycles = 0;
   ComputeCost cost;
   if (dmaInst) {
-    end = start + ctx_.machine.dmaTriggerNs;
-    cycles = clock_.toCycles(Nanos{ctx_.machine.dmaTriggerNs}).value;
+    const double triggerNs = ctx_.dma->triggerNs(index);
+    end = start + triggerNs;
+    cycles = clock_.toCycles(Nanos{triggerNs}).value;
   } else {
     cost = computeCost(inst, ctx_.machine);
     cycles = cost.issue.value;

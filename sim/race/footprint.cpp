@@ -100,7 +100,8 @@ void forEachSpan(std::vector<isa::Dim> dims, int64_t base, int64_t elementBytes,
     dims.pop_back();
   }
   if (runBytes == 0) return;
-  forEachElement(dims, [&](int64_t e) { fn(base + e * elementBytes, base + e * elementBytes + runBytes); });
+  forEachElement(
+      dims, [&](int64_t e) { fn(base + e * elementBytes, base + e * elementBytes + runBytes); });
 }
 
 bool operandsOverlap(const isa::AccessPattern& a, const isa::AccessPattern& b) {

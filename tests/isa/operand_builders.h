@@ -10,8 +10,8 @@
 namespace neuronsim::isa::test {
 
 /// An on-chip operand: partitions [start, start+count), byte `offset`, free `dims`.
-inline AccessPattern chip(Space space, int32_t start, int32_t count, int64_t offset, std::vector<Dim> dims,
-                          Dtype dtype = Dtype::Fp32) {
+inline AccessPattern chip(Space space, int32_t start, int32_t count, int64_t offset,
+                          std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
   AccessPattern ap;
   ap.space = space;
   ap.dtype = dtype;
@@ -35,8 +35,8 @@ inline AccessPattern ps(int32_t start, int32_t count, int64_t offset, std::vecto
 }
 
 /// An HBM view of tensor `tensor`: `rows` rows `rowStep` elements apart from element `offset`.
-inline AccessPattern hbmView(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset, std::vector<Dim> dims,
-                             Dtype dtype = Dtype::Fp32) {
+inline AccessPattern hbmView(int32_t tensor, int32_t rows, int64_t rowStep, int64_t offset,
+                             std::vector<Dim> dims, Dtype dtype = Dtype::Fp32) {
   AccessPattern ap;
   ap.space = Space::Hbm;
   ap.dtype = dtype;

@@ -1,4 +1,5 @@
-// Dtype conversions against hand-computed bit patterns: ties to even, subnormals, overflow, NaN, Inf.
+// Dtype conversions against hand-computed bit patterns: ties to even, subnormals, overflow, NaN,
+// Inf.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,7 +15,9 @@ using namespace neuronsim::isa;
 
 namespace {
 
-float f(uint32_t bits) { return std::bit_cast<float>(bits); }
+float f(uint32_t bits) {
+  return std::bit_cast<float>(bits);
+}
 
 uint32_t enc(Dtype d, float v) {
   std::byte buf[4] = {};
@@ -30,7 +33,9 @@ float dec(Dtype d, uint32_t bits) {
   return loadElement(d, buf);
 }
 
-int32_t toInt32(float v) { return static_cast<int32_t>(enc(Dtype::Int32, v)); }
+int32_t toInt32(float v) {
+  return static_cast<int32_t>(enc(Dtype::Int32, v));
+}
 
 const float kInf = std::numeric_limits<float>::infinity();
 const float kNan = std::numeric_limits<float>::quiet_NaN();
@@ -59,7 +64,8 @@ TEST_CASE("dtype sizes, names and kinds") {
 }
 
 TEST_CASE("fp32 store and load are bit-exact, NaN payload included") {
-  for (uint32_t bits : {0x3F800000u, 0x80000000u, 0x00000001u, 0x7F800000u, 0x7FA00001u, 0xFFC12345u}) {
+  for (uint32_t bits :
+       {0x3F800000u, 0x80000000u, 0x00000001u, 0x7F800000u, 0x7FA00001u, 0xFFC12345u}) {
     CHECK(enc(Dtype::Fp32, f(bits)) == bits);
     CHECK(std::bit_cast<uint32_t>(dec(Dtype::Fp32, bits)) == bits);
   }
@@ -113,14 +119,14 @@ TEST_CASE("fp16 overflow, Inf, NaN and subnormals") {
   CHECK(enc(Dtype::Fp16, -kInf) == 0xFC00u);
   CHECK(enc(Dtype::Fp16, kNan) == 0x7E00u);
   CHECK(enc(Dtype::Fp16, f(0x7F800001u)) == 0x7E00u);
-  CHECK(enc(Dtype::Fp16, std::ldexp(1.0f, -24)) == 0x0001u);         // smallest subnormal
-  CHECK(enc(Dtype::Fp16, std::ldexp(1.0f, -25)) == 0x0000u);         // tie to zero
-  CHECK(enc(Dtype::Fp16, std::ldexp(1.5f, -25)) == 0x0001u);         // above the tie
-  CHECK(enc(Dtype::Fp16, std::ldexp(3.0f, -25)) == 0x0002u);         // tie to even 2
-  CHECK(enc(Dtype::Fp16, std::ldexp(1023.0f, -24)) == 0x03FFu);      // largest subnormal
-  CHECK(enc(Dtype::Fp16, std::ldexp(2047.0f, -25)) == 0x0400u);      // tie rounds into the normals
-  CHECK(enc(Dtype::Fp16, -std::ldexp(1.0f, -14)) == 0x8400u);        // smallest normal
-  CHECK(enc(Dtype::Fp16, f(0x00000001u)) == 0x0000u);                // fp32 subnormal
+  CHECK(enc(Dtype::Fp16, std::ldexp(1.0f, -24)) == 0x0001u);     // smallest subnormal
+  CHECK(enc(Dtype::Fp16, std::ldexp(1.0f, -25)) == 0x0000u);     // tie to zero
+  CHECK(enc(Dtype::Fp16, std::ldexp(1.5f, -25)) == 0x0001u);     // above the tie
+  CHECK(enc(Dtype::Fp16, std::ldexp(3.0f, -25)) == 0x0002u);     // tie to even 2
+  CHECK(enc(Dtype::Fp16, std::ldexp(1023.0f, -24)) == 0x03FFu);  // largest subnormal
+  CHECK(enc(Dtype::Fp16, std::ldexp(2047.0f, -25)) == 0x0400u);  // tie rounds into the normals
+  CHECK(enc(Dtype::Fp16, -std::ldexp(1.0f, -14)) == 0x8400u);    // smallest normal
+  CHECK(enc(Dtype::Fp16, f(0x00000001u)) == 0x0000u);            // fp32 subnormal
   CHECK(enc(Dtype::Fp16, -0.0f) == 0x8000u);
   CHECK(dec(Dtype::Fp16, 0x0001u) == std::ldexp(1.0f, -24));
   CHECK(dec(Dtype::Fp16, 0x03FFu) == std::ldexp(1023.0f, -24));
@@ -157,7 +163,7 @@ TEST_CASE("fp8_e4m3 (e4m3fn): no Inf, saturates at 448, NaN is S.1111.111") {
   CHECK(enc(Dtype::Fp8E4m3, 1.1875f) == 0x3Au);  // tie to even 1.25
   CHECK(enc(Dtype::Fp8E4m3, 448.0f) == 0x7Eu);
   CHECK(enc(Dtype::Fp8E4m3, 464.0f) == 0x7Eu);
-  CHECK(enc(Dtype::Fp8E4m3, 480.0f) == 0x7Eu);   // would be the NaN pattern: saturates
+  CHECK(enc(Dtype::Fp8E4m3, 480.0f) == 0x7Eu);  // would be the NaN pattern: saturates
   CHECK(enc(Dtype::Fp8E4m3, 1e6f) == 0x7Eu);
   CHECK(enc(Dtype::Fp8E4m3, -1e6f) == 0xFEu);
   CHECK(enc(Dtype::Fp8E4m3, kInf) == 0x7Eu);
@@ -233,7 +239,8 @@ TEST_CASE("every fp16 and bf16 value survives a round trip through fp32") {
   CHECK(enc(Dtype::Bf16, dec(Dtype::Bf16, 0xFFFFu)) == 0xFFFFu);  // quiet NaN keeps its payload
   for (uint32_t b = 0; b < 0x100u; ++b) {
     REQUIRE(enc(Dtype::Fp8E4m3, dec(Dtype::Fp8E4m3, b)) == b);
-    if (!std::isnan(dec(Dtype::Fp8E5m2, b))) REQUIRE(enc(Dtype::Fp8E5m2, dec(Dtype::Fp8E5m2, b)) == b);
+    if (!std::isnan(dec(Dtype::Fp8E5m2, b)))
+      REQUIRE(enc(Dtype::Fp8E5m2, dec(Dtype::Fp8E5m2, b)) == b);
   }
 }
 

@@ -22,7 +22,8 @@ TEST_CASE("interpret: load, add on Vector, matmul on Tensor, evict on Scalar, st
   program.tensors = {{"x", {2, 2}, Dtype::Fp32, TensorKind::Input},
                      {"y", {2, 2}, Dtype::Fp32, TensorKind::Input},
                      {"out", {2, 2}, Dtype::Fp32, TensorKind::Output}};
-  const AccessPattern x = sb(0, 2, 2, 0), y = sb(0, 2, 2, 16), s = sb(0, 2, 2, 32), o = sb(0, 2, 2, 48);
+  const AccessPattern x = sb(0, 2, 2, 0), y = sb(0, 2, 2, 16), s = sb(0, 2, 2, 32),
+                      o = sb(0, 2, 2, 48);
   program.instructions.push_back(dma(x, hbmView(0, 2, 2, 0, {{1, 2}})));
   program.instructions.push_back(dma(y, hbmView(1, 2, 2, 0, {{1, 2}})));
   Instruction add = make(Opcode::TensorTensor, Engine::Vector, s, {x, y});

@@ -34,7 +34,7 @@ TEST_CASE("the written shadow tracks exact byte ranges per partition and space")
   CHECK_FALSE(m.isWritten(Space::Sbuf, 3, 11, 2));  // byte 12 not written
   CHECK_FALSE(m.isWritten(Space::Sbuf, 2, 8, 4));   // other partition
   CHECK_FALSE(m.isWritten(Space::Sbuf, 4, 8, 4));
-  CHECK_FALSE(m.isWritten(Space::Psum, 3, 8, 4));   // other space
+  CHECK_FALSE(m.isWritten(Space::Psum, 3, 8, 4));  // other space
   m.markWritten(Space::Psum, 0, 2044, 4);
   CHECK(m.isWritten(Space::Psum, 0, 2044, 4));
 }

@@ -1,12 +1,12 @@
 // .npy reading and writing: round trip, v1/v2 headers, float64/float16, and each error.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "isa/error.h"
 #include "isa/npy.h"
@@ -21,7 +21,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     static int counter = 0;
-    path = fs::temp_directory_path() / ("neuronsim_npy_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    path = fs::temp_directory_path() /
+           ("neuronsim_npy_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(path);
   }
   ~TempDir() { fs::remove_all(path); }
@@ -85,7 +86,8 @@ TEST_CASE("npy write then read gives the same shape and values") {
 TEST_CASE("npy reads a hand-made float32 v1 file in C order") {
   TempDir dir;
   const std::string path = dir.file("f4.npy");
-  writeRaw(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", rawBytes<float>({1, 2, 3, 4}));
+  writeRaw(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+           rawBytes<float>({1, 2, 3, 4}));
   const NpyArray a = readNpy(path);
   CHECK(a.shape == std::vector<int64_t>{2, 2});
   CHECK(a.values == std::vector<float>{1, 2, 3, 4});
@@ -94,7 +96,8 @@ TEST_CASE("npy reads a hand-made float32 v1 file in C order") {
 TEST_CASE("npy reads float64 (rounded to fp32) and float16, with a v2 header") {
   TempDir dir;
   const std::string f8 = dir.file("f8.npy");
-  writeRaw(f8, 2, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", rawBytes<double>({0.1, -2.0, 1e40}));
+  writeRaw(f8, 2, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }",
+           rawBytes<double>({0.1, -2.0, 1e40}));
   const NpyArray a = readNpy(f8);
   CHECK(a.shape == std::vector<int64_t>{3});
   CHECK(a.values == std::vector<float>{0.1f, -2.0f, INFINITY});
@@ -123,27 +126,32 @@ TEST_CASE("npy errors name the file and the problem") {
   }
   SUBCASE("Fortran order") {
     const std::string path = dir.file("fortran.npy");
-    writeRaw(path, 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", rawBytes<float>({1, 2, 3, 4}));
+    writeRaw(path, 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+             rawBytes<float>({1, 2, 3, 4}));
     CHECK(errorOf(path).find("Fortran") != std::string::npos);
   }
   SUBCASE("unsupported dtypes") {
     const std::string i4 = dir.file("i4.npy");
-    writeRaw(i4, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", rawBytes<int32_t>({1}));
+    writeRaw(i4, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }",
+             rawBytes<int32_t>({1}));
     CHECK(errorOf(i4).find("unsupported dtype '<i4'") != std::string::npos);
     const std::string be = dir.file("be.npy");
-    writeRaw(be, 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", rawBytes<float>({1}));
+    writeRaw(be, 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+             rawBytes<float>({1}));
     CHECK(errorOf(be).find("unsupported dtype '>f4'") != std::string::npos);
   }
   SUBCASE("truncated data") {
     const std::string path = dir.file("short.npy");
-    writeRaw(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", rawBytes<float>({1, 2, 3}));
+    writeRaw(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+             rawBytes<float>({1, 2, 3}));
     const std::string e = errorOf(path);
     CHECK(e.find(path) != std::string::npos);
     CHECK(e.find("truncated") != std::string::npos);
   }
   SUBCASE("shape does not match the data") {
     const std::string path = dir.file("long.npy");
-    writeRaw(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", rawBytes<float>({1, 2, 3}));
+    writeRaw(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+             rawBytes<float>({1, 2, 3}));
     CHECK(errorOf(path).find("does not match") != std::string::npos);
   }
   SUBCASE("truncated header") {

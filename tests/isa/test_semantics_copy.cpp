@@ -53,32 +53,39 @@ TEST_CASE("tensor_copy casts with rounding and saturation, copies same dtype exa
   Machine mc;
   put(mc.memory, sb(0, 1, 4, 0), {1.00390625f, 300.0f, -2.5f, 1e6f});
   SUBCASE("to bf16") {
-    mc.run(make(Opcode::TensorCopy, Engine::Scalar, sb(0, 1, 4, 64, Dtype::Bf16), {sb(0, 1, 4, 0)}));
-    CHECK(get(mc.memory, sb(0, 1, 4, 64, Dtype::Bf16)) == std::vector<float>{1.0f, 300.0f, -2.5f, 999424.0f});
+    mc.run(
+        make(Opcode::TensorCopy, Engine::Scalar, sb(0, 1, 4, 64, Dtype::Bf16), {sb(0, 1, 4, 0)}));
+    CHECK(get(mc.memory, sb(0, 1, 4, 64, Dtype::Bf16)) ==
+          std::vector<float>{1.0f, 300.0f, -2.5f, 999424.0f});
   }
   SUBCASE("to uint8") {
-    mc.run(make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, 4, 64, Dtype::Uint8), {sb(0, 1, 4, 0)}));
+    mc.run(
+        make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, 4, 64, Dtype::Uint8), {sb(0, 1, 4, 0)}));
     CHECK(get(mc.memory, sb(0, 1, 4, 64, Dtype::Uint8)) == std::vector<float>{1, 255, 0, 255});
   }
   SUBCASE("to fp8_e4m3") {
-    mc.run(make(Opcode::TensorCopy, Engine::GpSimd, sb(0, 1, 4, 64, Dtype::Fp8E4m3), {sb(0, 1, 4, 0)}));
-    CHECK(get(mc.memory, sb(0, 1, 4, 64, Dtype::Fp8E4m3)) == std::vector<float>{1.0f, 288.0f, -2.5f, 448.0f});
+    mc.run(make(Opcode::TensorCopy, Engine::GpSimd, sb(0, 1, 4, 64, Dtype::Fp8E4m3),
+                {sb(0, 1, 4, 0)}));
+    CHECK(get(mc.memory, sb(0, 1, 4, 64, Dtype::Fp8E4m3)) ==
+          std::vector<float>{1.0f, 288.0f, -2.5f, 448.0f});
   }
   SUBCASE("int32 to int32 is exact") {
     const int32_t big = 16777217;
     std::memcpy(mc.memory.onChip(Space::Sbuf, 0, 128), &big, 4);
     mc.memory.markWritten(Space::Sbuf, 0, 128, 4);
-    mc.run(make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, 1, 256, Dtype::Int32), {sb(0, 1, 1, 128, Dtype::Int32)}));
+    mc.run(make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, 1, 256, Dtype::Int32),
+                {sb(0, 1, 1, 128, Dtype::Int32)}));
     CHECK(static_cast<int32_t>(bitsAt(mc.memory, Space::Sbuf, 0, 256, 4)) == big);
   }
 }
 
 TEST_CASE("tensor_copy_predicated copies where the predicate is nonzero") {
   Machine mc;
-  put(mc.memory, sb(0, 2, 2, 0), {0, 1, -0.5f, 0});       // predicate
-  put(mc.memory, sb(0, 2, 2, 64), {10, 20, 30, 40});       // src
-  put(mc.memory, sb(0, 2, 2, 128), {-1, -1, -1, -1});      // dst before
-  mc.run(make(Opcode::CopyPredicated, Engine::Vector, sb(0, 2, 2, 128), {sb(0, 2, 2, 0), sb(0, 2, 2, 64)}));
+  put(mc.memory, sb(0, 2, 2, 0), {0, 1, -0.5f, 0});    // predicate
+  put(mc.memory, sb(0, 2, 2, 64), {10, 20, 30, 40});   // src
+  put(mc.memory, sb(0, 2, 2, 128), {-1, -1, -1, -1});  // dst before
+  mc.run(make(Opcode::CopyPredicated, Engine::Vector, sb(0, 2, 2, 128),
+              {sb(0, 2, 2, 0), sb(0, 2, 2, 64)}));
   CHECK(get(mc.memory, sb(0, 2, 2, 128)) == std::vector<float>{-1, 20, 30, -1});
 
   SUBCASE("unselected elements of fresh memory stay unwritten") {

@@ -43,7 +43,8 @@ TEST_CASE("dma_copy sbuf -> hbm, hbm -> hbm, sbuf -> sbuf, sbuf <-> psum") {
   }
   SUBCASE("hbm -> hbm with an offset and a cast to fp16") {
     mc.memory.setTensor(0, {1, 2, 3, 4, 5, 65520});
-    mc.run(dma(Opcode::DmaCopy, hbmView(2, 1, 0, 2, {{1, 6}}, Dtype::Fp16), hbmView(0, 1, 0, 0, {{1, 6}})));
+    mc.run(dma(Opcode::DmaCopy, hbmView(2, 1, 0, 2, {{1, 6}}, Dtype::Fp16),
+               hbmView(0, 1, 0, 0, {{1, 6}})));
     CHECK(mc.memory.getTensor(2) == std::vector<float>{0, 0, 1, 2, 3, 4, 5, INFINITY});
   }
   SUBCASE("sbuf -> sbuf across partitions") {
@@ -55,7 +56,8 @@ TEST_CASE("dma_copy sbuf -> hbm, hbm -> hbm, sbuf -> sbuf, sbuf <-> psum") {
     mc.run(dma(Opcode::DmaCopy, ps(0, 3, 2, 0), sb(0, 2, 3, 0)));
     CHECK(get(mc.memory, ps(0, 3, 2, 0)) == std::vector<float>{1, 2, 3, 4, 5, 1.00390625f});
     mc.run(dma(Opcode::DmaCopy, sb(5, 1, 6, 0, Dtype::Fp16), ps(0, 3, 2, 0)));
-    CHECK(get(mc.memory, sb(5, 1, 6, 0, Dtype::Fp16)) == std::vector<float>{1, 2, 3, 4, 5, 1.00390625f});
+    CHECK(get(mc.memory, sb(5, 1, 6, 0, Dtype::Fp16)) ==
+          std::vector<float>{1, 2, 3, 4, 5, 1.00390625f});
   }
   SUBCASE("hbm -> psum -> psum -> hbm, the last with a cast to bf16") {
     mc.memory.setTensor(0, {1, 2, 3, 4, 5, 1.00390625f});
@@ -71,8 +73,10 @@ TEST_CASE("dma_copy rejects unequal element counts and out-of-bounds views") {
   Machine mc(tensors());
   put(mc.memory, sb(0, 2, 3, 0), {1, 2, 3, 4, 5, 6});
   CHECK_THROWS_AS(mc.run(dma(Opcode::DmaCopy, sb(0, 1, 5, 64), sb(0, 2, 3, 0))), neuronsim::Error);
-  CHECK_THROWS_AS(mc.run(dma(Opcode::DmaCopy, hbmView(0, 2, 3, 1, {{1, 3}}), sb(0, 2, 3, 0))), neuronsim::Error);
-  CHECK_THROWS_AS(mc.run(dma(Opcode::DmaCopy, sb(0, 2, 3, 4090), hbmView(0, 2, 3, 0, {{1, 3}}))), neuronsim::Error);
+  CHECK_THROWS_AS(mc.run(dma(Opcode::DmaCopy, hbmView(0, 2, 3, 1, {{1, 3}}), sb(0, 2, 3, 0))),
+                  neuronsim::Error);
+  CHECK_THROWS_AS(mc.run(dma(Opcode::DmaCopy, sb(0, 2, 3, 4090), hbmView(0, 2, 3, 0, {{1, 3}}))),
+                  neuronsim::Error);
   CHECK_FALSE(mc.memory.isWritten(Space::Sbuf, 0, 64, 4));  // nothing written by a rejected copy
 }
 
@@ -97,6 +101,7 @@ TEST_CASE("an execution error names the instruction index, opcode and the rule")
     mc.run(dma(Opcode::DmaCopy, sb(0, 1, 5, 64), sb(0, 2, 3, 0)), 4);
     FAIL("no error");
   } catch (const neuronsim::Error& e) {
-    CHECK(std::string(e.what()) == "instruction 4 (dma_copy): dst element count is 5 but must be 6");
+    CHECK(std::string(e.what()) ==
+          "instruction 4 (dma_copy): dst element count is 5 but must be 6");
   }
 }

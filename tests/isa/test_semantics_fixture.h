@@ -1,5 +1,6 @@
 #pragma once
-// Test helpers for the semantics suites: a small machine, operand builders and plain element access.
+// Test helpers for the semantics suites: a small machine, operand builders and plain element
+// access.
 
 #include <cmath>
 #include <cstdint>
@@ -25,17 +26,20 @@ inline Geometry smallGeometry() {
 }
 
 /// SBUF [count parts, free contiguous elements] at byte `offset`.
-inline AccessPattern sb(int32_t start, int32_t count, int64_t free, int64_t offset = 0, Dtype dtype = Dtype::Fp32) {
+inline AccessPattern sb(int32_t start, int32_t count, int64_t free, int64_t offset = 0,
+                        Dtype dtype = Dtype::Fp32) {
   return chip(Space::Sbuf, start, count, offset, {{1, free}}, dtype);
 }
 
 /// PSUM [count parts, free contiguous elements] at byte `offset`.
-inline AccessPattern ps(int32_t start, int32_t count, int64_t free, int64_t offset = 0, Dtype dtype = Dtype::Fp32) {
+inline AccessPattern ps(int32_t start, int32_t count, int64_t free, int64_t offset = 0,
+                        Dtype dtype = Dtype::Fp32) {
   return chip(Space::Psum, start, count, offset, {{1, free}}, dtype);
 }
 
 /// Calls f(partitionIndex, elementOffsetInElements) in visiting order, by plain nested loops.
-inline void forEachElement(const AccessPattern& ap, const std::function<void(int32_t, int64_t)>& f) {
+inline void forEachElement(const AccessPattern& ap,
+                           const std::function<void(int32_t, int64_t)>& f) {
   std::function<void(int32_t, size_t, int64_t)> walk = [&](int32_t p, size_t d, int64_t off) {
     if (d == ap.dims.size()) {
       f(p, off);
@@ -66,7 +70,8 @@ inline std::vector<float> get(MemoryState& m, const AccessPattern& ap) {
       const int64_t e = ap.offset + p * ap.partitionStep + off;
       out.push_back(loadElement(ap.dtype, m.hbm(ap.tensor).data() + e * w));
     } else {
-      out.push_back(loadElement(ap.dtype, m.onChip(ap.space, ap.partitionStart + p, ap.offset + off * w)));
+      out.push_back(
+          loadElement(ap.dtype, m.onChip(ap.space, ap.partitionStart + p, ap.offset + off * w)));
     }
   });
   return out;
@@ -88,7 +93,8 @@ struct Machine {
   void run(const Instruction& inst, int64_t index = 0) { execute(inst, index, memory); }
 };
 
-inline Instruction make(Opcode opcode, Engine engine, AccessPattern dst, std::vector<AccessPattern> srcs = {}) {
+inline Instruction make(Opcode opcode, Engine engine, AccessPattern dst,
+                        std::vector<AccessPattern> srcs = {}) {
   Instruction inst;
   inst.opcode = opcode;
   inst.engine = engine;

@@ -13,12 +13,14 @@ TEST_CASE("iota: offset + channel_multiplier * p + pattern") {
   inst.affine = Affine{{{10, 2}, {-1, 3}}, 5, 100};
   SUBCASE("int32") {
     mc.run(inst);
-    CHECK(get(mc.memory, dst) == std::vector<float>{5, 4, 3, 15, 14, 13, 105, 104, 103, 115, 114, 113});
+    CHECK(get(mc.memory, dst) ==
+          std::vector<float>{5, 4, 3, 15, 14, 13, 105, 104, 103, 115, 114, 113});
   }
   SUBCASE("fp32, partitions counted from dst's start") {
     inst.dst = chip(Space::Sbuf, 64, 2, 0, {{3, 2}, {1, 3}});
     mc.run(inst);
-    CHECK(get(mc.memory, inst.dst) == std::vector<float>{5, 4, 3, 15, 14, 13, 105, 104, 103, 115, 114, 113});
+    CHECK(get(mc.memory, inst.dst) ==
+          std::vector<float>{5, 4, 3, 15, 14, 13, 105, 104, 103, 115, 114, 113});
   }
 }
 
@@ -34,7 +36,8 @@ TEST_CASE("iota into int32 is exact beyond 2^24") {
 TEST_CASE("affine_select keeps data where affine cmp 0 holds, else fill") {
   Machine mc;
   put(mc.memory, sb(32, 4, 4, 0), std::vector<float>(16, 1.0f));
-  Instruction inst = make(Opcode::AffineSelect, Engine::GpSimd, sb(32, 4, 4, 64), {sb(32, 4, 4, 0)});
+  Instruction inst =
+      make(Opcode::AffineSelect, Engine::GpSimd, sb(32, 4, 4, 64), {sb(32, 4, 4, 0)});
   inst.affine = Affine{{{-1, 4}}, 0, 1};  // p - i
   inst.value = -9999.0f;
   const float f = -9999.0f;

@@ -35,7 +35,9 @@ TEST_CASE("activation functions against reference values") {
       {ActFn::Tanh, {0.5f, -0.5f, 0.0f}, {0.46211715726000974, -0.46211715726000974, 0.0}},
       {ActFn::Silu, {1.0f, -2.0f, 0.0f}, {0.7310585786300049, -0.2384058440442351, 0.0}},
       {ActFn::Gelu, {1.0f, -1.0f, 0.0f}, {0.8413447460685429, -0.15865525393145707, 0.0}},
-      {ActFn::GeluTanh, {1.0f, -1.0f, 2.0f}, {0.8411919906082768, -0.15880800939172324, 1.9545976940871754}},
+      {ActFn::GeluTanh,
+       {1.0f, -1.0f, 2.0f},
+       {0.8411919906082768, -0.15880800939172324, 1.9545976940871754}},
       {ActFn::Exp, {1.0f, -1.0f, 0.0f}, {2.718281828459045, 0.36787944117144233, 1.0}},
       {ActFn::Square, {-3.0f, 0.5f}, {9.0, 0.25}},
       {ActFn::Sqrt, {2.0f, 4.0f}, {1.4142135623730951, 2.0}},
@@ -46,11 +48,13 @@ TEST_CASE("activation functions against reference values") {
     CAPTURE(actFnName(row.fn));
     const std::vector<float> y = activate(row.fn, row.x);
     REQUIRE(y.size() == row.expected.size());
-    for (size_t i = 0; i < y.size(); ++i) CHECK(y[i] == doctest::Approx(row.expected[i]).epsilon(2e-6));
+    for (size_t i = 0; i < y.size(); ++i)
+      CHECK(y[i] == doctest::Approx(row.expected[i]).epsilon(2e-6));
   }
 }
 
-TEST_CASE("activation edge values: relu keeps NaN, sqrt of negative is NaN, reciprocal of 0 is Inf") {
+TEST_CASE(
+    "activation edge values: relu keeps NaN, sqrt of negative is NaN, reciprocal of 0 is Inf") {
   const float nan = std::nanf("");
   CHECK(std::isnan(activate(ActFn::Relu, {nan})[0]));
   CHECK(std::isnan(activate(ActFn::Sqrt, {-1.0f})[0]));
@@ -90,7 +94,8 @@ TEST_CASE("activation: per-partition scale and bias, with an add reduction") {
 TEST_CASE("activation: the reduction adds fp32 values before they are rounded to dst's dtype") {
   Machine mc;
   put(mc.memory, sb(0, 1, 2, 0), {1, 1});
-  Instruction inst = make(Opcode::Activation, Engine::Scalar, sb(0, 1, 2, 64, Dtype::Bf16), {sb(0, 1, 2, 0)});
+  Instruction inst =
+      make(Opcode::Activation, Engine::Scalar, sb(0, 1, 2, 64, Dtype::Bf16), {sb(0, 1, 2, 0)});
   inst.act = ActFn::Exp;
   inst.reduceDst = sb(0, 1, 1, 128);
   mc.run(inst);

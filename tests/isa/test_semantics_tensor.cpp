@@ -9,8 +9,10 @@ using namespace neuronsim::isa::test;
 
 namespace {
 
-Instruction matmul(AccessPattern dst, AccessPattern stationary, AccessPattern moving, bool accumulate) {
-  Instruction inst = make(Opcode::NcMatmul, Engine::Tensor, std::move(dst), {std::move(stationary), std::move(moving)});
+Instruction matmul(AccessPattern dst, AccessPattern stationary, AccessPattern moving,
+                   bool accumulate) {
+  Instruction inst = make(Opcode::NcMatmul, Engine::Tensor, std::move(dst),
+                          {std::move(stationary), std::move(moving)});
   inst.accumulate = accumulate;
   return inst;
 }
@@ -80,7 +82,8 @@ TEST_CASE("nc_matmul rejects mismatched K") {
   Machine mc;
   put(mc.memory, sb(0, 2, 1, 0), {1, 1});
   put(mc.memory, sb(0, 3, 1, 16), {1, 1, 1});
-  CHECK_THROWS_AS(mc.run(matmul(ps(0, 1, 1, 0), sb(0, 2, 1, 0), sb(0, 3, 1, 16), false)), neuronsim::Error);
+  CHECK_THROWS_AS(mc.run(matmul(ps(0, 1, 1, 0), sb(0, 2, 1, 0), sb(0, 3, 1, 16), false)),
+                  neuronsim::Error);
 }
 
 TEST_CASE("nc_transpose: [2,3] to [3,2], to fp32 or the same dtype") {
@@ -93,7 +96,8 @@ TEST_CASE("nc_transpose: [2,3] to [3,2], to fp32 or the same dtype") {
     CHECK(get(mc.memory, d) == std::vector<float>{1, 4, 2, 5, 3, 6});
   }
   SUBCASE("Vector engine, same dtype, bit-exact NaN payload") {
-    std::memset(mc.memory.onChip(Space::Sbuf, 1, 2), 0x81, 1);  // element (1,1): bf16 0x7F81 signalling NaN
+    std::memset(mc.memory.onChip(Space::Sbuf, 1, 2), 0x81,
+                1);  // element (1,1): bf16 0x7F81 signalling NaN
     *mc.memory.onChip(Space::Sbuf, 1, 3) = std::byte{0x7F};
     const AccessPattern d = sb(0, 3, 2, 64, Dtype::Bf16);
     mc.run(make(Opcode::NcTranspose, Engine::Vector, d, {src}));

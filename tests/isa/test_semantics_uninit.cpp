@@ -11,7 +11,8 @@ using namespace neuronsim::isa::test;
 TEST_CASE("a never-written source is recorded once and reads as NaN") {
   Machine mc;
   put(mc.memory, sb(0, 64, 100, 0), std::vector<float>(6400, 1.0f));
-  Instruction inst = make(Opcode::TensorTensor, Engine::Vector, sb(0, 64, 100, 2048), {sb(0, 64, 100, 0), sb(0, 64, 100, 1024)});
+  Instruction inst = make(Opcode::TensorTensor, Engine::Vector, sb(0, 64, 100, 2048),
+                          {sb(0, 64, 100, 0), sb(0, 64, 100, 1024)});
   inst.op0 = AluOp::Add;
   mc.run(inst, 7);
   REQUIRE(mc.memory.uninitializedReads().size() == 1);
@@ -28,7 +29,9 @@ TEST_CASE("one missing element among written ones is found but gaps a strided re
   // Write elements 0, 2, 4, 6 of partition 0 only.
   put(mc.memory, chip(Space::Sbuf, 0, 1, 0, {{2, 4}}), {1, 2, 3, 4});
   SUBCASE("strided read of the written elements") {
-    mc.run(make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, 4, 64), {chip(Space::Sbuf, 0, 1, 0, {{2, 4}})}), 1);
+    mc.run(make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, 4, 64),
+                {chip(Space::Sbuf, 0, 1, 0, {{2, 4}})}),
+           1);
     CHECK(mc.memory.uninitializedReads().empty());
     CHECK(get(mc.memory, sb(0, 1, 4, 64)) == std::vector<float>{1, 2, 3, 4});
   }
@@ -70,7 +73,8 @@ TEST_CASE("bias, scale and scalar operands are named") {
 
 TEST_CASE("a DMA of never-written SBUF to HBM is recorded and lands as NaN") {
   Machine mc({{"out", {4}, Dtype::Fp32, TensorKind::Output}});
-  Instruction inst = make(Opcode::DmaCopy, Engine::Sync, hbmView(0, 1, 0, 0, {{1, 4}}), {sb(0, 1, 4, 0)});
+  Instruction inst =
+      make(Opcode::DmaCopy, Engine::Sync, hbmView(0, 1, 0, 0, {{1, 4}}), {sb(0, 1, 4, 0)});
   mc.run(inst, 9);
   REQUIRE(mc.memory.uninitializedReads().size() == 1);
   CHECK(mc.memory.uninitializedReads()[0].instruction == 9);

@@ -1,4 +1,5 @@
-// VectorE semantics: tensor_tensor ALU ops, tensor_scalar, scalar_tensor_tensor, overlapping operands.
+// VectorE semantics: tensor_tensor ALU ops, tensor_scalar, scalar_tensor_tensor, overlapping
+// operands.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -44,12 +45,12 @@ TEST_CASE("tensor_tensor: every ALU op on hand-computed values") {
     std::vector<float> expected;
   };
   const Row rows[] = {
-      {AluOp::Bypass, {6, -2, 0, 3}},      {AluOp::Add, {9, 2, 0, 6}},
-      {AluOp::Subtract, {3, -6, 0, 0}},    {AluOp::Multiply, {18, -8, 0, 9}},
+      {AluOp::Bypass, {6, -2, 0, 3}},       {AluOp::Add, {9, 2, 0, 6}},
+      {AluOp::Subtract, {3, -6, 0, 0}},     {AluOp::Multiply, {18, -8, 0, 9}},
       {AluOp::Divide, {2, -0.5f, kNan, 1}}, {AluOp::Max, {6, 4, 0, 3}},
-      {AluOp::Min, {3, -2, 0, 3}},         {AluOp::IsEqual, {0, 0, 1, 1}},
-      {AluOp::NotEqual, {1, 1, 0, 0}},     {AluOp::IsLt, {0, 1, 0, 0}},
-      {AluOp::IsLe, {0, 1, 1, 1}},         {AluOp::IsGt, {1, 0, 0, 0}},
+      {AluOp::Min, {3, -2, 0, 3}},          {AluOp::IsEqual, {0, 0, 1, 1}},
+      {AluOp::NotEqual, {1, 1, 0, 0}},      {AluOp::IsLt, {0, 1, 0, 0}},
+      {AluOp::IsLe, {0, 1, 1, 1}},          {AluOp::IsGt, {1, 0, 0, 0}},
       {AluOp::IsGe, {1, 0, 1, 1}},
   };
   for (const Row& row : rows) {
@@ -76,7 +77,8 @@ TEST_CASE("tensor_tensor: mixed input dtypes, fp32 compute, rounded on store") {
   inst.op0 = AluOp::Add;
   mc.run(inst);
   // 1+2^-8 ties to 1; 2+3*2^-8 is 0.75 ulp above 2, rounds up to 2.015625; 3.001 -> 3; 3.5.
-  CHECK(get(mc.memory, sb(0, 2, 2, 128, Dtype::Bf16)) == std::vector<float>{1.0f, 2.015625f, 3.0f, 3.5f});
+  CHECK(get(mc.memory, sb(0, 2, 2, 128, Dtype::Bf16)) ==
+        std::vector<float>{1.0f, 2.015625f, 3.0f, 3.5f});
 }
 
 TEST_CASE("tensor_scalar: immediate and per-partition operands with reverse flags") {
@@ -101,7 +103,8 @@ TEST_CASE("tensor_scalar: immediate and per-partition operands with reverse flag
     inst.operand1.vec = vec;
     inst.reverse1 = true;
     mc.run(inst);
-    CHECK(get(mc.memory, sb(0, 2, 2, 128)) == std::vector<float>{2.0f / -9, 2.0f / -8, -1.0f / -7, -1.0f / -6});
+    CHECK(get(mc.memory, sb(0, 2, 2, 128)) ==
+          std::vector<float>{2.0f / -9, 2.0f / -8, -1.0f / -7, -1.0f / -6});
   }
   SUBCASE("op1 bypass skips the second op and does not read operand1") {
     inst.op1 = AluOp::Bypass;
@@ -160,7 +163,8 @@ TEST_CASE("overlapping src and dst behave as if all inputs were read first") {
   // dst is the source shifted by one element: a read-as-you-go copy would smear 1 everywhere.
   mc.run(make(Opcode::TensorCopy, Engine::Vector, sb(0, 1, 4, 4), {sb(0, 1, 4, 0)}));
   CHECK(get(mc.memory, sb(0, 1, 5, 0)) == std::vector<float>{1, 1, 2, 3, 4});
-  Instruction add = make(Opcode::TensorTensor, Engine::Vector, sb(0, 1, 4, 0), {sb(0, 1, 4, 4), sb(0, 1, 4, 0)});
+  Instruction add =
+      make(Opcode::TensorTensor, Engine::Vector, sb(0, 1, 4, 0), {sb(0, 1, 4, 4), sb(0, 1, 4, 0)});
   add.op0 = AluOp::Add;
   mc.run(add);  // dst [0..4) overlaps srcs[0] [1..5) and equals srcs[1]
   CHECK(get(mc.memory, sb(0, 1, 5, 0)) == std::vector<float>{2, 3, 5, 7, 4});

@@ -673,7 +673,7 @@ AccessPattern randomAp(Rng& r, bool allowHbm) {
     dims.push_back({r.in(-2, 4), r.pick<int64_t>({1, 2, 4, 8})});
   if (space == Space::Hbm) return hbmView(0, count, r.in(0, 16), r.in(0, 64), dims);
   return chip(space, count <= 32 ? 32 * static_cast<int32_t>(r.in(0, 3)) : 0, count,
-                4 * r.in(0, 64), dims, dtype);
+              4 * r.in(0, 64), dims, dtype);
 }
 
 int64_t sourcesOf(Opcode op) {

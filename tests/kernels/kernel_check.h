@@ -28,18 +28,21 @@ struct KernelCase {
 /// The checks every kernel test makes on one run of `spec` on `inputs`: reference error within
 /// the DESIGN.md tolerance, no never-written reads, timed outputs bit-identical to the
 /// interpreter's, no races, queues completing in order. Returns both runs.
-inline ConsistencyResult checkConsistent(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
+inline ConsistencyResult checkConsistent(const KernelSpec& spec, const ParamValues& params,
+                                         const HostTensors& inputs,
                                          const sim::MachineConfig& machine, isa::Dtype dtype) {
   const HostTensors rounded = roundedTo(inputs, dtype);
   ConsistencyResult both = runBoth(spec, params, rounded, machine, dtype);
-  const double error = maxNormalizedError(both.interpreted.outputs, spec.reference(rounded, params));
+  const double error =
+      maxNormalizedError(both.interpreted.outputs, spec.reference(rounded, params));
   INFO("error " << error << " tolerance " << tolerance(dtype));
   CHECK(error <= tolerance(dtype));
   CHECK(both.interpreted.uninitializedReads.empty());
   INFO("timed vs interpreter: " << both.difference);
   CHECK(both.identical);
   CHECK(both.races.empty());
-  INFO("first queue order violation: " << (both.queueOrderViolations.empty() ? "" : both.queueOrderViolations[0]));
+  INFO("first queue order violation: "
+       << (both.queueOrderViolations.empty() ? "" : both.queueOrderViolations[0]));
   CHECK(both.queueOrderViolations.empty());
   return both;
 }
@@ -55,9 +58,12 @@ inline std::string describe(const KernelCase& c) {
 inline void checkKernelCase(const KernelCase& c, const sim::MachineConfig& machine) {
   INFO(describe(c));
   const KernelSpec& spec = findKernel(c.kernel);
-  checkConsistent(spec, parseParams(spec, c.params), generateInputs(spec, c.shapes, c.seed), machine, c.dtype);
+  checkConsistent(spec, parseParams(spec, c.params), generateInputs(spec, c.shapes, c.seed),
+                  machine, c.dtype);
 }
 
-inline void checkKernelCase(const KernelCase& c) { checkKernelCase(c, sim::loadMachine("trn2")); }
+inline void checkKernelCase(const KernelCase& c) {
+  checkKernelCase(c, sim::loadMachine("trn2"));
+}
 
 }  // namespace neuronsim::kernels::testing

@@ -26,7 +26,8 @@ struct Cells {
 class CellSpace {
  public:
   explicit CellSpace(const isa::Program& program) {
-    for (const auto& inst : program.instructions) forEachOperand(inst, [&](const isa::AccessPattern& ap) {
+    for (const auto& inst : program.instructions)
+      forEachOperand(inst, [&](const isa::AccessPattern& ap) {
         if (ap.space != isa::Space::Hbm) onChipBytes_ = std::max(onChipBytes_, maxByte(ap) + 1);
       });
     hbmBase_.push_back(2 * 128 * onChipBytes_);
@@ -57,7 +58,8 @@ class CellSpace {
         if (ap.space == isa::Space::Hbm) {
           set(cells, hbmBase_[ap.tensor] + ap.offset + p * ap.partitionStep + e);
         } else {
-          const int64_t base = ((ap.space == isa::Space::Psum ? 128 : 0) + ap.partitionStart + p) * onChipBytes_;
+          const int64_t base =
+              ((ap.space == isa::Space::Psum ? 128 : 0) + ap.partitionStart + p) * onChipBytes_;
           for (int64_t b = 0; b < eb; ++b) set(cells, base + ap.offset + e * eb + b);
         }
         int j = static_cast<int>(idx.size()) - 1;
@@ -132,7 +134,8 @@ inline std::vector<std::pair<size_t, size_t>> unorderedConflicts(const isa::Prog
   for (size_t j = 0; j < reads.size(); ++j)
     for (size_t i = 0; i < j; ++i) {
       if (before[j][i]) continue;
-      if (writes[i].intersects(reads[j]) || reads[i].intersects(writes[j]) || writes[i].intersects(writes[j]))
+      if (writes[i].intersects(reads[j]) || reads[i].intersects(writes[j]) ||
+          writes[i].intersects(writes[j]))
         bad.emplace_back(i, j);
     }
   return bad;

@@ -45,16 +45,22 @@ TEST_CASE("registry: parameters parse with defaults, broadcast and typed getters
   CHECK_FALSE(d.has("stride"));
   CHECK(d.getInt("count") == 5);
 
-  const ParamValues p = parseParams(spec, {{"kernel_size", "2,3,4"}, {"padding", "1,2,3"}, {"compute_dx", "false"},
-                                           {"data_format", "NDHWC"}, {"stride", "3"}, {"count", "-7"}});
+  const ParamValues p = parseParams(spec, {{"kernel_size", "2,3,4"},
+                                           {"padding", "1,2,3"},
+                                           {"compute_dx", "false"},
+                                           {"data_format", "NDHWC"},
+                                           {"stride", "3"},
+                                           {"count", "-7"}});
   CHECK(p.getInt3("kernel_size") == std::array<int64_t, 3>{2, 3, 4});
   CHECK(p.getInt6("padding") == std::array<int64_t, 6>{1, 1, 2, 2, 3, 3});
   CHECK_FALSE(p.getBool("compute_dx"));
   CHECK(p.getString("data_format") == "NDHWC");
   CHECK(p.getInt3("stride") == std::array<int64_t, 3>{3, 3, 3});
   CHECK(p.getInt("count") == -7);
-  CHECK(parseParams(spec, {{"padding", "1,2,3,4,5,6"}}).getInt6("padding") == std::array<int64_t, 6>{1, 2, 3, 4, 5, 6});
-  CHECK(parseParams(spec, {{"kernel_size", "(1, 2, 3)"}}).getInt3("kernel_size") == std::array<int64_t, 3>{1, 2, 3});
+  CHECK(parseParams(spec, {{"padding", "1,2,3,4,5,6"}}).getInt6("padding") ==
+        std::array<int64_t, 6>{1, 2, 3, 4, 5, 6});
+  CHECK(parseParams(spec, {{"kernel_size", "(1, 2, 3)"}}).getInt3("kernel_size") ==
+        std::array<int64_t, 3>{1, 2, 3});
 }
 
 TEST_CASE("registry: parameter errors name the kernel, the parameter and the rule") {
@@ -63,12 +69,14 @@ TEST_CASE("registry: parameter errors name the kernel, the parameter and the rul
                        "toy: parameter kernel_size takes 1 or 3 integers, not '2,2'", Error);
   CHECK_THROWS_WITH_AS(parseParams(spec, {{"padding", "1,2,3,4"}}),
                        "toy: parameter padding takes 1, 3 or 6 integers, not '1,2,3,4'", Error);
-  CHECK_THROWS_WITH_AS(parseParams(spec, {{"count", "x"}}), "toy: parameter count takes integers, not 'x'", Error);
+  CHECK_THROWS_WITH_AS(parseParams(spec, {{"count", "x"}}),
+                       "toy: parameter count takes integers, not 'x'", Error);
   CHECK_THROWS_WITH_AS(parseParams(spec, {{"compute_dx", "maybe"}}),
                        "toy: parameter compute_dx takes true or false, not 'maybe'", Error);
   CHECK_THROWS_WITH_AS(parseParams(spec, {{"data_format", "NHWC"}}),
                        "toy: parameter data_format takes one of NCDHW, NDHWC, not 'NHWC'", Error);
-  CHECK_THROWS_WITH_AS(parseParams(spec, {{"dilation", "1"}}), "toy: unknown parameter dilation", Error);
+  CHECK_THROWS_WITH_AS(parseParams(spec, {{"dilation", "1"}}), "toy: unknown parameter dilation",
+                       Error);
   CHECK_THROWS_AS(parseParams(spec, {}).getInt("stride"), Error);
   CHECK(flagName("compute_dx") == "compute-dx");
 }
@@ -111,7 +119,7 @@ TEST_CASE("views: HBM slicing, splitting and permuting give the expected access 
   auto perm = t.permute({2, 0, 1}).ap();  // [8, 6, 10]
   CHECK(perm.partitionCount == 8);
   CHECK(perm.partitionStep == 1);
-  CHECK(perm.dims == std::vector<Dim>{{8, 60}});  // (i*80 + j*8) walks one dim of step 8
+  CHECK(perm.dims == std::vector<Dim>{{8, 60}});      // (i*80 + j*8) walks one dim of step 8
   auto split = t.merge(0, 1).split(0, {3, 20}).ap();  // [3, 20, 8]
   CHECK(split.partitionCount == 3);
   CHECK(split.partitionStep == 160);

@@ -23,9 +23,13 @@ using neuronsim::kernels::Tile;
 namespace {
 
 constexpr int kTensor = 0, kVector = 1, kScalar = 2, kGpSimd = 3;
-constexpr int q(int queue) { return 5 + queue; }
+constexpr int q(int queue) {
+  return 5 + queue;
+}
 
-std::vector<SemWait> waitsOf(const Program& p, size_t i) { return p.instructions.at(i).waits; }
+std::vector<SemWait> waitsOf(const Program& p, size_t i) {
+  return p.instructions.at(i).waits;
+}
 
 }  // namespace
 
@@ -57,7 +61,7 @@ TEST_CASE("builder: RAW from a DMA queue to Vector, none within one engine") {
   Tile a = b.sbuf({128, 32}, Dtype::Fp32, "a");
   Tile c = b.sbuf({128, 32}, Dtype::Fp32, "c");
   b.dmaCopy(a, in, {.queue = 2});
-  b.tensorCopy(c, a);       // RAW on q2
+  b.tensorCopy(c, a);                      // RAW on q2
   b.tensorScalar(c, c, AluOp::Add, 1.0f);  // RAW on vector itself: no wait
   Program p = b.finish();
   CHECK(waitsOf(p, 0).empty());
@@ -70,10 +74,10 @@ TEST_CASE("builder: WAR and WAW across engines") {
   auto in = b.input("in", {128, 32}, Dtype::Fp32);
   Tile a = b.sbuf({128, 32}, Dtype::Fp32, "a");
   Tile c = b.sbuf({128, 32}, Dtype::Fp32, "c");
-  b.memset(a, 0.0f, Engine::GpSimd);       // 0: gpsimd #1 writes a
-  b.tensorCopy(c, a, Engine::Scalar);      // 1: scalar #1 reads a (RAW gpsimd)
-  b.dmaCopy(a, in, {.queue = 0});          // 2: WAR on scalar (WAW gpsimd implied)
-  b.memset(c, 2.0f, Engine::Vector);       // 3: WAW on scalar's write of c
+  b.memset(a, 0.0f, Engine::GpSimd);   // 0: gpsimd #1 writes a
+  b.tensorCopy(c, a, Engine::Scalar);  // 1: scalar #1 reads a (RAW gpsimd)
+  b.dmaCopy(a, in, {.queue = 0});      // 2: WAR on scalar (WAW gpsimd implied)
+  b.memset(c, 2.0f, Engine::Vector);   // 3: WAW on scalar's write of c
   Program p = b.finish();
   CHECK(waitsOf(p, 1) == std::vector<SemWait>{{kGpSimd, 1}});
   CHECK(waitsOf(p, 2) == std::vector<SemWait>{{kScalar, 1}});
@@ -100,9 +104,9 @@ TEST_CASE("builder: waits already known are not repeated, also transitively") {
   Tile c = b.sbuf({128, 32}, Dtype::Fp32, "c");
   Tile d = b.sbuf({128, 32}, Dtype::Fp32, "d");
   Tile e = b.sbuf({128, 32}, Dtype::Fp32, "e");
-  b.dmaCopy(a, in, {.queue = 1});                 // 0
-  b.tensorCopy(c, a, Engine::Vector);             // 1: waits q1>=1
-  b.tensorCopy(d, a, Engine::Vector);             // 2: already known
+  b.dmaCopy(a, in, {.queue = 1});                       // 0
+  b.tensorCopy(c, a, Engine::Vector);                   // 1: waits q1>=1
+  b.tensorCopy(d, a, Engine::Vector);                   // 2: already known
   b.tensorTensor(e, a, c, AluOp::Add, Engine::GpSimd);  // 3: vector>=1 implies q1>=1
   Program p = b.finish();
   CHECK(waitsOf(p, 1) == std::vector<SemWait>{{q(1), 1}});
@@ -116,9 +120,10 @@ TEST_CASE("builder: disjoint partitions, disjoint bytes and disjoint HBM blocks 
   Tile a = b.sbuf({128, 512}, Dtype::Fp32, "a");
   b.memset(a.partitionSlice(0, 64), 1.0f, Engine::Vector);
   b.memset(a.partitionSlice(64, 64), 2.0f, Engine::GpSimd);
-  b.tensorCopy(a.partitionSlice(64, 64).slice(0, 0, 256), a.partitionSlice(64, 64).slice(0, 256, 512),
-               Engine::GpSimd);
-  b.memset(a.partitionSlice(0, 64).slice(0, 256, 512), 3.0f, Engine::GpSimd);  // WAW with vector's write
+  b.tensorCopy(a.partitionSlice(64, 64).slice(0, 0, 256),
+               a.partitionSlice(64, 64).slice(0, 256, 512), Engine::GpSimd);
+  b.memset(a.partitionSlice(0, 64).slice(0, 256, 512), 3.0f,
+           Engine::GpSimd);  // WAW with vector's write
   b.dmaCopy(out.slice(1, 0, 512), a, {.queue = 0});
   b.dmaCopy(out.slice(1, 512, 1024), a, {.queue = 1});  // Sync already waited for gpsimd>=3
   Program p = b.finish();
@@ -135,9 +140,10 @@ TEST_CASE("builder: HBM RAW between queues and same-queue dependencies kept") {
   Tile a = b.sbuf({128, 64}, Dtype::Fp32, "a");
   Tile c = b.sbuf({128, 64}, Dtype::Fp32, "c");
   b.memset(a, 1.0f);
-  b.dmaCopy(scratch, a, {.queue = 0});                     // 1: waits vector>=1
+  b.dmaCopy(scratch, a, {.queue = 0});                                  // 1: waits vector>=1
   b.dmaCopy(c.slice(0, 0, 32), scratch.slice(1, 0, 32), {.queue = 5});  // 2: RAW on q0
-  b.dmaCopy(scratch.slice(1, 32, 64), c.slice(0, 0, 32), {.queue = 5}); // 3: same queue RAW on c, WAR/WAW on scratch
+  b.dmaCopy(scratch.slice(1, 32, 64), c.slice(0, 0, 32),
+            {.queue = 5});  // 3: same queue RAW on c, WAR/WAW on scratch
   Program p = b.finish();
   CHECK(waitsOf(p, 1) == std::vector<SemWait>{{kVector, 1}});
   CHECK(waitsOf(p, 2) == std::vector<SemWait>{{q(0), 1}});
@@ -149,12 +155,12 @@ TEST_CASE("builder: a released tile's bytes are reused only after its readers an
   auto in = b.input("in", {128, 32}, Dtype::Fp32);
   Tile a = b.sbuf({128, 32}, Dtype::Fp32, "a");
   Tile keep = b.sbuf({128, 32}, Dtype::Fp32, "keep");
-  b.dmaCopy(a, in, {.queue = 0});                // 0: q0 writes a
-  b.activation(keep, a, ActFn::Copy);            // 1: scalar reads a
+  b.dmaCopy(a, in, {.queue = 0});      // 0: q0 writes a
+  b.activation(keep, a, ActFn::Copy);  // 1: scalar reads a
   b.release(a);
   Tile reused = b.sbuf({128, 32}, Dtype::Fp32, "reused");
   CHECK(reused.baseBytes() == a.baseBytes());
-  b.memset(reused, 0.0f, Engine::GpSimd);        // 2: WAR scalar, WAW q0 (implied)
+  b.memset(reused, 0.0f, Engine::GpSimd);  // 2: WAR scalar, WAW q0 (implied)
   Program p = b.finish();
   CHECK(waitsOf(p, 2) == std::vector<SemWait>{{kScalar, 1}});
   CHECK(neuronsim::kernels::testing::unorderedConflicts(p).empty());
@@ -191,7 +197,7 @@ TEST_CASE("builder: PSUM tiles stay inside one bank; a matmul output may not cro
   Tile m = b.sbuf({128, 512}, Dtype::Bf16);
   CHECK_THROWS_AS(b.matmul(wide.slice(0, 256, 768), s, m, false), Error);
   for (int i = 0; i < 4; ++i) b.psum({128, 512}, Dtype::Fp32);  // banks 4..7
-  CHECK_THROWS_AS(b.psum({128, 256}, Dtype::Fp32), Error);        // bank 1 has 512 bytes left
+  CHECK_THROWS_AS(b.psum({128, 256}, Dtype::Fp32), Error);      // bank 1 has 512 bytes left
   CHECK_NOTHROW(b.psum({128, 128}, Dtype::Fp32));
   b.release(p0);
   CHECK(b.psum({128, 256}, Dtype::Fp32).baseBytes() == 0);
@@ -249,8 +255,8 @@ TEST_CASE("builder: random programs order every conflicting pair (oracle) and va
 TEST_CASE("builder: stays fast at 100k instructions") {
   KernelBuilder b("big", Geometry{});
   auto out = b.output("out", {128, 100000}, Dtype::Fp32);
-  Tile t[4] = {b.sbuf({128, 512}, Dtype::Fp32), b.sbuf({128, 512}, Dtype::Fp32), b.sbuf({128, 512}, Dtype::Fp32),
-               b.sbuf({128, 512}, Dtype::Fp32)};
+  Tile t[4] = {b.sbuf({128, 512}, Dtype::Fp32), b.sbuf({128, 512}, Dtype::Fp32),
+               b.sbuf({128, 512}, Dtype::Fp32), b.sbuf({128, 512}, Dtype::Fp32)};
   for (int i = 0; i < 50000; ++i) {
     const Tile& x = t[i % 4];
     b.memset(x.slice(0, 0, 2), static_cast<float>(i), i % 2 ? Engine::Vector : Engine::GpSimd);
@@ -267,8 +273,9 @@ TEST_CASE("builder: a DMA queue takes transfers from one issuing engine only") {
   auto in = b.input("in", {128, 8}, Dtype::Fp32);
   Tile a = b.sbuf({128, 8}, Dtype::Fp32, "a");
   b.dmaCopy(a, in, {.queue = 4});
-  CHECK_THROWS_WITH_AS(b.dmaCopy(a, in, {.queue = 4, .issue = Engine::GpSimd}),
-                       "t: DMA queue 4 is fed by sync, not gpsimd (a queue takes DMAs from one engine only)", Error);
+  CHECK_THROWS_WITH_AS(
+      b.dmaCopy(a, in, {.queue = 4, .issue = Engine::GpSimd}),
+      "t: DMA queue 4 is fed by sync, not gpsimd (a queue takes DMAs from one engine only)", Error);
   std::set<int32_t> sync, gpsimd;
   for (int i = 0; i < 24; ++i) {
     sync.insert(b.nextDmaQueue(Engine::Sync));
@@ -288,7 +295,10 @@ TEST_CASE("builder: an operand outside every live tile (use after release) is an
   Tile c = b.sbuf({128, 8}, Dtype::Fp32, "c");
   b.memset(a, 0.0f);
   b.release(a);
-  CHECK_THROWS_WITH_AS(b.tensorCopy(c, a), "t: instruction 1 (tensor_copy) a source touches sbuf bytes [0, 32) outside every live tile (used after release?)", Error);
+  CHECK_THROWS_WITH_AS(b.tensorCopy(c, a),
+                       "t: instruction 1 (tensor_copy) a source touches sbuf bytes [0, 32) outside "
+                       "every live tile (used after release?)",
+                       Error);
   Tile p = b.psum({128, 8}, Dtype::Fp32, "p");
   b.release(p);
   CHECK_THROWS_AS(b.memset(p, 1.0f), Error);
@@ -312,13 +322,17 @@ TEST_CASE("builder: random strided and permuted HBM views order every conflict (
         v = v.slice(axis, pick(static_cast<int>(size)), size, 1 + pick(2));
       }
       v = v.permute(orders[pick(4)]);
-      const Tile t = tiles[pick(3)].partitionSlice(0, static_cast<int32_t>(v.size(0))).slice(0, 0, v.size(1) * v.size(2));
+      const Tile t = tiles[pick(3)]
+                         .partitionSlice(0, static_cast<int32_t>(v.size(0)))
+                         .slice(0, 0, v.size(1) * v.size(2));
       if (pick(2)) {
         b.dmaCopy(t, v);
       } else {
         b.dmaCopy(v, t);
       }
-      if (pick(3) == 0) b.tensorScalar(tiles[pick(3)], tiles[pick(3)], AluOp::Add, 1.0f, AluOp::Bypass, 0.0f, Engine::GpSimd);
+      if (pick(3) == 0)
+        b.tensorScalar(tiles[pick(3)], tiles[pick(3)], AluOp::Add, 1.0f, AluOp::Bypass, 0.0f,
+                       Engine::GpSimd);
     }
     Program p = b.finish();
     INFO("trial " << trial);

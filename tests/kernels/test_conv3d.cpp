@@ -8,12 +8,16 @@
 namespace neuronsim::kernels {
 namespace {
 
-using testing::ConvCase;
 using isa::Dtype;
+using testing::ConvCase;
 
-void check(const ConvCase& c) { testing::checkConvCase(conv3dSpec(), c); }
+void check(const ConvCase& c) {
+  testing::checkConvCase(conv3dSpec(), c);
+}
 
-TEST_CASE("conv3d: plain 3x3x3, no padding") { check({{1, 4, 6, 6, 6}, {3, 3, 3, 4, 8}, 0, {}}); }
+TEST_CASE("conv3d: plain 3x3x3, no padding") {
+  check({{1, 4, 6, 6, 6}, {3, 3, 3, 4, 8}, 0, {}});
+}
 
 TEST_CASE("conv3d: C_in 1, padding, bias, B 2") {
   check({{2, 1, 5, 7, 6}, {3, 2, 3, 1, 5}, 5, {{"padding", "1"}}});
@@ -24,7 +28,10 @@ TEST_CASE("conv3d: C_in 130 (two contraction tiles), bias, relu") {
 }
 
 TEST_CASE("conv3d: C_out 130 (two output tiles), bias, sigmoid") {
-  check({{1, 8, 3, 5, 6}, {1, 3, 3, 8, 130}, 130, {{"padding", "0,0,1,1,1,1"}, {"activation_fn", "sigmoid"}}});
+  check({{1, 8, 3, 5, 6},
+         {1, 3, 3, 8, 130},
+         130,
+         {{"padding", "0,0,1,1,1,1"}, {"activation_fn", "sigmoid"}}});
 }
 
 TEST_CASE("conv3d: stride larger than the kernel") {
@@ -44,16 +51,24 @@ TEST_CASE("conv3d: B 3, bias, gelu") {
 }
 
 TEST_CASE("conv3d: bf16 with bias and silu") {
-  check({{2, 16, 6, 6, 6}, {3, 3, 3, 16, 32}, 32, {{"padding", "1"}, {"activation_fn", "silu"}}, Dtype::Bf16});
+  check({{2, 16, 6, 6, 6},
+         {3, 3, 3, 16, 32},
+         32,
+         {{"padding", "1"}, {"activation_fn", "silu"}},
+         Dtype::Bf16});
 }
 
 TEST_CASE("conv3d: bf16, C_in 130 and C_out 130, tanh") {
   check({{1, 130, 2, 3, 4}, {1, 2, 2, 130, 130}, 0, {{"activation_fn", "tanh"}}, Dtype::Bf16});
 }
 
-TEST_CASE("conv3d: 1x1x1 filter with stride 2") { check({{1, 32, 4, 8, 40}, {1, 1, 1, 32, 24}, 0, {{"stride", "2"}}}); }
+TEST_CASE("conv3d: 1x1x1 filter with stride 2") {
+  check({{1, 32, 4, 8, 40}, {1, 1, 1, 32, 24}, 0, {{"stride", "2"}}});
+}
 
-TEST_CASE("conv3d: output rows wider than one PSUM bank") { check({{1, 3, 1, 2, 600}, {1, 1, 3, 3, 4}, 4, {}}); }
+TEST_CASE("conv3d: output rows wider than one PSUM bank") {
+  check({{1, 3, 1, 2, 600}, {1, 1, 3, 3, 4}, 4, {}});
+}
 
 TEST_CASE("conv3d: plane chunked over H with a partial chunk") {
   check({{1, 4, 2, 100, 100}, {2, 3, 3, 4, 4}, 0, {{"padding", "0,0,0,1,1,0"}}});
@@ -63,34 +78,55 @@ TEST_CASE("conv3d: mixed stride, padding, dilation, gelu_tanh") {
   check({{2, 3, 7, 8, 9},
          {2, 3, 2, 3, 5},
          5,
-         {{"stride", "2,1,2"}, {"padding", "1,0,0,2,1,1"}, {"dilation", "1,2,2"}, {"activation_fn", "gelu_tanh"}}});
+         {{"stride", "2,1,2"},
+          {"padding", "1,0,0,2,1,1"},
+          {"dilation", "1,2,2"},
+          {"activation_fn", "gelu_tanh"}}});
 }
 
 TEST_CASE("conv3d: padding wider than the input (taps that meet only zeros)") {
   check({{1, 2, 2, 2, 2}, {3, 3, 3, 2, 3}, 3, {{"padding", "2"}}});
 }
 
-TEST_CASE("conv3d: single output position") { check({{1, 5, 3, 3, 3}, {3, 3, 3, 5, 7}, 0, {}}); }
+TEST_CASE("conv3d: single output position") {
+  check({{1, 5, 3, 3, 3}, {3, 3, 3, 5, 7}, 0, {}});
+}
 
 TEST_CASE("conv3d: filters too large for SBUF at once (C_out groups)") {
   check({{1, 256, 5, 5, 5}, {5, 5, 5, 256, 200}, 200, {}});
 }
 
 TEST_CASE("conv3d: bf16 relu on a wide plane") {
-  check({{1, 8, 3, 20, 30}, {3, 3, 3, 8, 16}, 16, {{"padding", "1"}, {"activation_fn", "relu"}}, Dtype::Bf16});
+  check({{1, 8, 3, 20, 30},
+         {3, 3, 3, 8, 16},
+         16,
+         {{"padding", "1"}, {"activation_fn", "relu"}},
+         Dtype::Bf16});
 }
 
 TEST_CASE("conv3d: dilation too wide for a dense window (per-tap columns), C_in 130, bias") {
-  check({{1, 130, 1, 130, 130}, {1, 3, 3, 130, 4}, 4, {{"dilation", "1,60,60"}, {"padding", "0,0,1,2,3,0"}}});
+  check({{1, 130, 1, 130, 130},
+         {1, 3, 3, 130, 4},
+         4,
+         {{"dilation", "1,60,60"}, {"padding", "0,0,1,2,3,0"}}});
 }
 
 TEST_CASE("conv3d: per-tap columns with stride, bf16, B 2") {
-  check({{2, 3, 3, 181, 400}, {2, 2, 3, 3, 5}, 0, {{"dilation", "1,150,190"}, {"stride", "1,7,5"}, {"padding", "1"},
-                                                   {"activation_fn", "relu"}}, Dtype::Bf16});
+  check({{2, 3, 3, 181, 400},
+         {2, 2, 3, 3, 5},
+         0,
+         {{"dilation", "1,150,190"},
+          {"stride", "1,7,5"},
+          {"padding", "1"},
+          {"activation_fn", "relu"}},
+         Dtype::Bf16});
 }
 
 TEST_CASE("conv3d: C_in 64, 1x1x2 filter, bf16 (two taps per matmul)") {
-  check({{1, 64, 3, 5, 9}, {1, 1, 2, 64, 20}, 20, {{"stride", "1,1,2"}, {"dilation", "1,1,3"}, {"padding", "0,0,0,0,2,1"}},
+  check({{1, 64, 3, 5, 9},
+         {1, 1, 2, 64, 20},
+         20,
+         {{"stride", "1,1,2"}, {"dilation", "1,1,3"}, {"padding", "0,0,0,0,2,1"}},
          Dtype::Bf16});
 }
 
@@ -107,16 +143,18 @@ TEST_CASE("conv3d: errors name the kernel and the culprit") {
   };
   CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 8, 2}}}, none) ==
         "conv3d: filters has C_in 8 but x_in has 4 channels");
-  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}, {"bias", {3}}}, none).find("bias") !=
+  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}, {"bias", {3}}}, none)
+            .find("bias") != std::string::npos);
+  CHECK(message({{"x_in", {1, 4, 2, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, none).find("depth") !=
         std::string::npos);
-  CHECK(message({{"x_in", {1, 4, 2, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, none).find("depth") != std::string::npos);
-  CHECK(message({{"x_in", {1, 4, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, none).find("x_in") != std::string::npos);
+  CHECK(message({{"x_in", {1, 4, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, none).find("x_in") !=
+        std::string::npos);
   const ParamValues zeroStride = parseParams(spec, {{"stride", "1,0,1"}});
-  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, zeroStride).find("stride height") !=
-        std::string::npos);
+  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, zeroStride)
+            .find("stride height") != std::string::npos);
   const ParamValues negative = parseParams(spec, {{"padding", "0,0,0,0,-1,0"}});
-  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, negative).find("padding width") !=
-        std::string::npos);
+  CHECK(message({{"x_in", {1, 4, 5, 5, 5}}, {"filters", {3, 3, 3, 4, 2}}}, negative)
+            .find("padding width") != std::string::npos);
 }
 
 }  // namespace

@@ -9,12 +9,16 @@
 namespace neuronsim::kernels {
 namespace {
 
-using testing::ConvCase;
 using isa::Dtype;
+using testing::ConvCase;
 
-void check(const ConvCase& c) { testing::checkConvCase(conv3dBwdSpec(), c); }
+void check(const ConvCase& c) {
+  testing::checkConvCase(conv3dBwdSpec(), c);
+}
 
-TEST_CASE("conv3d_bwd: 3x3x3, padding 1, all gradients") { check({{1, 4, 4, 5, 6}, {3, 3, 3, 4, 6}, 0, {{"padding", "1"}}}); }
+TEST_CASE("conv3d_bwd: 3x3x3, padding 1, all gradients") {
+  check({{1, 4, 4, 5, 6}, {3, 3, 3, 4, 6}, 0, {{"padding", "1"}}});
+}
 
 TEST_CASE("conv3d_bwd: stride 2 with a remainder row, B 2") {
   check({{2, 3, 6, 7, 5}, {2, 3, 2, 3, 5}, 0, {{"stride", "2"}}});
@@ -24,45 +28,65 @@ TEST_CASE("conv3d_bwd: asymmetric padding and dilation") {
   check({{1, 5, 6, 6, 7}, {2, 3, 2, 5, 4}, 0, {{"padding", "0,2,1,0,2,1"}, {"dilation", "2,1,3"}}});
 }
 
-TEST_CASE("conv3d_bwd: C_in 130 and C_out 130") { check({{1, 130, 2, 3, 4}, {2, 2, 1, 130, 130}, 0, {}}); }
+TEST_CASE("conv3d_bwd: C_in 130 and C_out 130") {
+  check({{1, 130, 2, 3, 4}, {2, 2, 1, 130, 130}, 0, {}});
+}
 
 TEST_CASE("conv3d_bwd: C_in 1, stride larger than the kernel") {
   check({{1, 1, 7, 8, 9}, {2, 2, 2, 1, 3}, 0, {{"stride", "3,3,4"}}});
 }
 
-TEST_CASE("conv3d_bwd: bf16") { check({{1, 16, 4, 6, 6}, {3, 3, 3, 16, 24}, 0, {{"padding", "1"}}, Dtype::Bf16}); }
+TEST_CASE("conv3d_bwd: bf16") {
+  check({{1, 16, 4, 6, 6}, {3, 3, 3, 16, 24}, 0, {{"padding", "1"}}, Dtype::Bf16});
+}
 
 TEST_CASE("conv3d_bwd: dx only") {
-  check({{1, 6, 5, 5, 5}, {3, 3, 3, 6, 8}, 0, {{"stride", "2"}, {"compute_dw", "false"}, {"compute_db", "false"}}});
+  check({{1, 6, 5, 5, 5},
+         {3, 3, 3, 6, 8},
+         0,
+         {{"stride", "2"}, {"compute_dw", "false"}, {"compute_db", "false"}}});
 }
 
 TEST_CASE("conv3d_bwd: dw only, C_out above one matmul's 512 columns") {
-  check({{1, 4, 3, 3, 3}, {2, 2, 2, 4, 600}, 0, {{"compute_dx", "false"}, {"compute_db", "false"}}});
+  check(
+      {{1, 4, 3, 3, 3}, {2, 2, 2, 4, 600}, 0, {{"compute_dx", "false"}, {"compute_db", "false"}}});
 }
 
 TEST_CASE("conv3d_bwd: db only, bf16, C_out 130") {
-  check({{2, 3, 3, 4, 5}, {1, 1, 1, 3, 130}, 0, {{"compute_dx", "false"}, {"compute_dw", "false"}}, Dtype::Bf16});
+  check({{2, 3, 3, 4, 5},
+         {1, 1, 1, 3, 130},
+         0,
+         {{"compute_dx", "false"}, {"compute_dw", "false"}},
+         Dtype::Bf16});
 }
 
 TEST_CASE("conv3d_bwd: plane larger than one chunk") {
   check({{1, 2, 2, 60, 60}, {1, 3, 3, 2, 3}, 0, {{"padding", "0,0,1,1,1,1"}}});
 }
 
-TEST_CASE("conv3d_bwd: 1x1x1 filter, stride 2") { check({{1, 8, 4, 6, 6}, {1, 1, 1, 8, 8}, 0, {{"stride", "2"}}}); }
+TEST_CASE("conv3d_bwd: 1x1x1 filter, stride 2") {
+  check({{1, 8, 4, 6, 6}, {1, 1, 1, 8, 8}, 0, {{"stride", "2"}}});
+}
 
 TEST_CASE("conv3d_bwd: bf16, C_in 130, stride 2 with dilation and asymmetric padding") {
-  check({{2, 130, 4, 5, 6}, {2, 2, 3, 130, 12}, 0, {{"stride", "2,1,2"}, {"dilation", "1,2,1"}, {"padding", "1,0,0,1,2,0"}},
+  check({{2, 130, 4, 5, 6},
+         {2, 2, 3, 130, 12},
+         0,
+         {{"stride", "2,1,2"}, {"dilation", "1,2,1"}, {"padding", "1,0,0,1,2,0"}},
          Dtype::Bf16});
 }
 
 TEST_CASE("conv3d_bwd: dw and db with a dilation too wide for an x window (per-tap columns)") {
-  check({{1, 2, 1, 130, 130}, {1, 3, 3, 2, 3}, 0,
+  check({{1, 2, 1, 130, 130},
+         {1, 3, 3, 2, 3},
+         0,
          {{"dilation", "1,60,60"}, {"padding", "0,0,1,2,3,0"}, {"compute_dx", "false"}}});
 }
 
 TEST_CASE("conv3d_bwd: errors name the kernel and the culprit") {
   const KernelSpec spec = conv3dBwdSpec();
-  auto message = [&](const ShapeMap& shapes, const std::vector<std::pair<std::string, std::string>>& given) {
+  auto message = [&](const ShapeMap& shapes,
+                     const std::vector<std::pair<std::string, std::string>>& given) {
     try {
       spec.inferShapes(shapes, parseParams(spec, given));
     } catch (const Error& e) {

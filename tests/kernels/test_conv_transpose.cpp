@@ -9,15 +9,22 @@
 namespace neuronsim::kernels {
 namespace {
 
-using testing::ConvCase;
 using isa::Dtype;
+using testing::ConvCase;
 
-void check(const ConvCase& c) { testing::checkConvCase(conv3dTransposeSpec(), c); }
+void check(const ConvCase& c) {
+  testing::checkConvCase(conv3dTransposeSpec(), c);
+}
 
-TEST_CASE("conv3d_transpose: stride 2, pre-flipped taps") { check({{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2"}}}); }
+TEST_CASE("conv3d_transpose: stride 2, pre-flipped taps") {
+  check({{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2"}}});
+}
 
 TEST_CASE("conv3d_transpose: stride 2, taps flipped in the kernel") {
-  check({{1, 4, 3, 4, 5}, {3, 2, 3, 4, 6}, 0, {{"stride", "2"}, {"flip_filter_taps_in_kernel", "true"}}});
+  check({{1, 4, 3, 4, 5},
+         {3, 2, 3, 4, 6},
+         0,
+         {{"stride", "2"}, {"flip_filter_taps_in_kernel", "true"}}});
 }
 
 TEST_CASE("conv3d_transpose: KDHW_CO_CI filters, stride 1, padding 1") {
@@ -25,7 +32,10 @@ TEST_CASE("conv3d_transpose: KDHW_CO_CI filters, stride 1, padding 1") {
 }
 
 TEST_CASE("conv3d_transpose: output_padding") {
-  check({{1, 5, 3, 3, 4}, {3, 3, 3, 5, 7}, 7, {{"stride", "2,3,2"}, {"padding", "1"}, {"output_padding", "1,2,0"}}});
+  check({{1, 5, 3, 3, 4},
+         {3, 3, 3, 5, 7},
+         7,
+         {{"stride", "2,3,2"}, {"padding", "1"}, {"output_padding", "1,2,0"}}});
 }
 
 TEST_CASE("conv3d_transpose: dilation with output_padding below the dilation") {
@@ -41,7 +51,11 @@ TEST_CASE("conv3d_transpose: padding beyond the dilated filter (cropped input)")
 }
 
 TEST_CASE("conv3d_transpose: bf16, C_in 130, flip") {
-  check({{1, 130, 2, 3, 3}, {2, 2, 2, 130, 8}, 0, {{"stride", "2"}, {"flip_filter_taps_in_kernel", "true"}}, Dtype::Bf16});
+  check({{1, 130, 2, 3, 3},
+         {2, 2, 2, 130, 8},
+         0,
+         {{"stride", "2"}, {"flip_filter_taps_in_kernel", "true"}},
+         Dtype::Bf16});
 }
 
 TEST_CASE("conv3d_transpose: C_out 130, bias, relu") {
@@ -49,17 +63,27 @@ TEST_CASE("conv3d_transpose: C_out 130, bias, relu") {
 }
 
 TEST_CASE("conv3d_transpose: C_in 1, KDHW_CO_CI, flip") {
-  check({{1, 1, 3, 4, 3}, {3, 3, 2, 5, 1}, 5,
-         {{"stride", "2,1,2"}, {"filter_shape", "KDHW_CO_CI"}, {"flip_filter_taps_in_kernel", "true"}}});
+  check({{1, 1, 3, 4, 3},
+         {3, 3, 2, 5, 1},
+         5,
+         {{"stride", "2,1,2"},
+          {"filter_shape", "KDHW_CO_CI"},
+          {"flip_filter_taps_in_kernel", "true"}}});
 }
 
 TEST_CASE("conv3d_transpose: B 2, bias, silu") {
-  check({{2, 8, 3, 3, 4}, {3, 3, 3, 8, 12}, 12, {{"stride", "2"}, {"padding", "1"}, {"activation_fn", "silu"}}});
+  check({{2, 8, 3, 3, 4},
+         {3, 3, 3, 8, 12},
+         12,
+         {{"stride", "2"}, {"padding", "1"}, {"activation_fn", "silu"}}});
 }
 
 TEST_CASE("conv3d_transpose: bf16, KDHW_CO_CI, C_out 130, gelu") {
-  check({{1, 16, 2, 3, 4}, {2, 2, 2, 130, 16}, 130,
-         {{"stride", "2"}, {"filter_shape", "KDHW_CO_CI"}, {"activation_fn", "gelu"}}, Dtype::Bf16});
+  check({{1, 16, 2, 3, 4},
+         {2, 2, 2, 130, 16},
+         130,
+         {{"stride", "2"}, {"filter_shape", "KDHW_CO_CI"}, {"activation_fn", "gelu"}},
+         Dtype::Bf16});
 }
 
 TEST_CASE("conv3d_transpose: stride 1, 3x3x3, sigmoid") {
@@ -75,22 +99,34 @@ TEST_CASE("conv3d_transpose: output rows wider than one PSUM bank") {
 }
 
 TEST_CASE("conv3d_transpose: plane chunked over H, C_in 130 and lnc_shard") {
-  check({{1, 130, 1, 40, 40}, {1, 2, 2, 130, 4}, 0, {{"stride", "1,2,2"}, {"lnc_shard", "true"}, {"activation_fn", "gelu_tanh"}}});
+  check({{1, 130, 1, 40, 40},
+         {1, 2, 2, 130, 4},
+         0,
+         {{"stride", "1,2,2"}, {"lnc_shard", "true"}, {"activation_fn", "gelu_tanh"}}});
 }
 
-TEST_CASE("conv3d_transpose: stride 1 with dilation, flip, KDHW_CO_CI, C_in 40 (two taps per matmul)") {
-  check({{1, 40, 3, 4, 5}, {2, 3, 3, 6, 40}, 6,
-         {{"dilation", "1,2,2"}, {"padding", "1,0,2,1,0,1"}, {"filter_shape", "KDHW_CO_CI"},
+TEST_CASE(
+    "conv3d_transpose: stride 1 with dilation, flip, KDHW_CO_CI, C_in 40 (two taps per matmul)") {
+  check({{1, 40, 3, 4, 5},
+         {2, 3, 3, 6, 40},
+         6,
+         {{"dilation", "1,2,2"},
+          {"padding", "1,0,2,1,0,1"},
+          {"filter_shape", "KDHW_CO_CI"},
           {"flip_filter_taps_in_kernel", "true"}}});
 }
 
 TEST_CASE("conv3d_transpose: C_in 130 and C_out 130, stride 2, B 2, bias") {
-  check({{2, 130, 2, 2, 3}, {3, 2, 2, 130, 130}, 130, {{"stride", "2"}, {"padding", "1,1,0,1,1,0"}, {"output_padding", "1"}}});
+  check({{2, 130, 2, 2, 3},
+         {3, 2, 2, 130, 130},
+         130,
+         {{"stride", "2"}, {"padding", "1,1,0,1,1,0"}, {"output_padding", "1"}}});
 }
 
 TEST_CASE("conv3d_transpose: errors name the kernel and the culprit") {
   const KernelSpec spec = conv3dTransposeSpec();
-  auto message = [&](const ShapeMap& shapes, const std::vector<std::pair<std::string, std::string>>& given) {
+  auto message = [&](const ShapeMap& shapes,
+                     const std::vector<std::pair<std::string, std::string>>& given) {
     try {
       spec.inferShapes(shapes, parseParams(spec, given));
     } catch (const Error& e) {
@@ -99,20 +135,24 @@ TEST_CASE("conv3d_transpose: errors name the kernel and the culprit") {
     return std::string("no error");
   };
   const ShapeMap ok{{"x_in", {1, 4, 3, 3, 3}}, {"filters", {2, 2, 2, 4, 6}}};
-  CHECK(message(ok, {{"stride", "2"}, {"output_padding", "2"}}).find("output_padding depth") != std::string::npos);
-  CHECK(message(ok, {{"stride", "2"}, {"output_padding", "1"}}) == "no error");
-  CHECK(message(ok, {{"filter_shape", "KDHW_CO_CI"}}) == "conv3d_transpose: filters has C_in 6 but x_in has 4 channels");
-  CHECK(message(ok, {{"padding", "3"}}).find("output depth") != std::string::npos);
-  CHECK(message({{"x_in", {1, 4, 3, 3, 3}}, {"filters", {2, 2, 2, 4, 6}}, {"bias", {4}}}, {}).find("bias") !=
+  CHECK(message(ok, {{"stride", "2"}, {"output_padding", "2"}}).find("output_padding depth") !=
         std::string::npos);
+  CHECK(message(ok, {{"stride", "2"}, {"output_padding", "1"}}) == "no error");
+  CHECK(message(ok, {{"filter_shape", "KDHW_CO_CI"}}) ==
+        "conv3d_transpose: filters has C_in 6 but x_in has 4 channels");
+  CHECK(message(ok, {{"padding", "3"}}).find("output depth") != std::string::npos);
+  CHECK(message({{"x_in", {1, 4, 3, 3, 3}}, {"filters", {2, 2, 2, 4, 6}}, {"bias", {4}}}, {})
+            .find("bias") != std::string::npos);
   CHECK(message(ok, {{"activation_fn", "softmax"}}).find("activation_fn") != std::string::npos);
 }
 
 TEST_CASE("conv3d_transpose: output shape follows the formula") {
   const KernelSpec spec = conv3dTransposeSpec();
   const ShapeMap shapes{{"x_in", {2, 4, 3, 5, 7}}, {"filters", {3, 2, 4, 4, 6}}};
-  const ParamValues params = parseParams(
-      spec, {{"stride", "2,3,1"}, {"padding", "1,0,0,2,1,1"}, {"dilation", "1,2,3"}, {"output_padding", "1,2,2"}});
+  const ParamValues params = parseParams(spec, {{"stride", "2,3,1"},
+                                                {"padding", "1,0,0,2,1,1"},
+                                                {"dilation", "1,2,3"},
+                                                {"output_padding", "1,2,2"}});
   // D: 2*2 + 2 - 1 + 1 + 1 = 7; H: 4*3 + 2 - 2 + 1 + 2 = 15; W: 6*1 + 9 - 2 + 1 + 2 = 16.
   CHECK(spec.inferShapes(shapes, params).at("out") == Shape{2, 6, 7, 15, 16});
 }

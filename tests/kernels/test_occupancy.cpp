@@ -1,4 +1,5 @@
-// SBUF/PSUM occupancy: the builder's allocation records and the counter samples swept from event times.
+// SBUF/PSUM occupancy: the builder's allocation records and the counter samples swept from event
+// times.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -29,16 +30,16 @@ std::vector<AllocationRecord> tinyKernel() {
   auto out = b.output("out", {128, 16}, Dtype::Fp32);
   Tile a = b.sbuf({128, 16}, Dtype::Fp32, "a");
   Tile t = b.sbuf({128, 16, 2}, Dtype::Fp32, "b");
-  b.memset(a, 1.0f);                        // 0: a
+  b.memset(a, 1.0f);                                 // 0: a
   b.tensorReduce(a, t, neuronsim::isa::AluOp::Add);  // 1: a, b (values never simulated)
-  b.memset(t, 2.0f);                        // 2: b
+  b.memset(t, 2.0f);                                 // 2: b
   b.release(a);
   Tile c = b.sbuf({128, 16}, Dtype::Fp32, "c");
-  b.memset(c, 3.0f);                        // 3: c
-  b.dmaCopy(out, c, {.queue = 0});          // 4: c (DMA)
+  b.memset(c, 3.0f);                // 3: c
+  b.dmaCopy(out, c, {.queue = 0});  // 4: c (DMA)
   Tile p = b.psum({128, 8}, Dtype::Fp32, "p");
-  b.memset(p, 0.0f);                        // 5: p
-  b.activation(p, p, ActFn::Relu);          // 6: p
+  b.memset(p, 0.0f);                // 5: p
+  b.activation(p, p, ActFn::Relu);  // 6: p
   b.sbuf({128, 4}, Dtype::Fp32, "unused");
   b.finish();
   return b.allocations();
@@ -59,7 +60,8 @@ std::vector<CounterSample> only(const std::vector<CounterSample>& samples, Count
   return out;
 }
 
-void checkSamples(const std::vector<CounterSample>& got, const std::vector<std::pair<double, double>>& want) {
+void checkSamples(const std::vector<CounterSample>& got,
+                  const std::vector<std::pair<double, double>>& want) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     CAPTURE(i);
@@ -70,7 +72,8 @@ void checkSamples(const std::vector<CounterSample>& got, const std::vector<std::
 
 }  // namespace
 
-TEST_CASE("occupancy: the builder records each allocation's space, bytes and touching instructions") {
+TEST_CASE(
+    "occupancy: the builder records each allocation's space, bytes and touching instructions") {
   const std::vector<AllocationRecord> records = tinyKernel();
   REQUIRE(records.size() == 5);
   CHECK(records[0].name == "a");
@@ -118,11 +121,14 @@ TEST_CASE("occupancy: exact step samples from overlapping and disjoint lifetimes
 
   neuronsim::kernels::appendOccupancyCounters(log, records);
   // a [0,30] 64 B and b [10,40] 128 B overlap; c [50,80] 64 B comes after both.
-  checkSamples(only(log.counters, Counter::SbufBytes), {{0, 64}, {10, 192}, {30, 128}, {40, 0}, {50, 64}, {80, 0}});
+  checkSamples(only(log.counters, Counter::SbufBytes),
+               {{0, 64}, {10, 192}, {30, 128}, {40, 0}, {50, 64}, {80, 0}});
   checkSamples(only(log.counters, Counter::PsumBytes), {{0, 0}, {65, 64}, {75, 0}});
 }
 
-TEST_CASE("occupancy: a tile ending when another starts gives one sample, and no tiles give zero tracks") {
+TEST_CASE(
+    "occupancy: a tile ending when another starts gives one sample, and no tiles give zero "
+    "tracks") {
   using neuronsim::kernels::LiveInterval;
   const std::vector<LiveInterval> touching = {{Space::Sbuf, 64, 5, 10}, {Space::Sbuf, 128, 10, 20}};
   const auto samples = neuronsim::kernels::occupancySamples(touching);
@@ -132,7 +138,8 @@ TEST_CASE("occupancy: a tile ending when another starts gives one sample, and no
   checkSamples(only(empty, Counter::PsumBytes), {{0, 0}});
 }
 
-TEST_CASE("occupancy: a simulated run's intervals match its event times and its samples stay in bounds") {
+TEST_CASE(
+    "occupancy: a simulated run's intervals match its event times and its samples stay in bounds") {
   KernelBuilder b("sim", Geometry{});
   auto in = b.input("in", {128, 64}, Dtype::Fp32);
   auto out = b.output("out", {128, 64}, Dtype::Fp32);
@@ -152,7 +159,7 @@ TEST_CASE("occupancy: a simulated run's intervals match its event times and its 
   REQUIRE(intervals.size() == 2);
   REQUIRE(log.dmas.size() == 2);
   CHECK(intervals[0].startNs <= log.dmas[0].startNs);
-  CHECK(intervals[0].endNs > log.dmas[0].endNs);  // x lives until the activation reading it ends
+  CHECK(intervals[0].endNs > log.dmas[0].endNs);   // x lives until the activation reading it ends
   CHECK(intervals[1].endNs == log.dmas[1].endNs);  // y lives until its store ends
   const auto sbuf = only(neuronsim::kernels::occupancySamples(intervals), Counter::SbufBytes);
   double peak = 0;

@@ -144,7 +144,8 @@ TEST_CASE("pipeline latency: MM_INIT on PE, static + 2 accesses on Vector/Scalar
   CHECK(sim::engineClock(Engine::Scalar, m).toNs(sim::Cycles{140}).value == doctest::Approx(100.0));
   CHECK(sim::engineClock(Engine::Vector, sim::loadMachine("trn2")).toNs(sim::Cycles{96}).value ==
         doctest::Approx(100.0));
-  CHECK(sim::engineClock(Engine::Sync, sim::loadMachine("trn2")).toCycles(sim::Nanos{600}).value == 720);
+  CHECK(sim::engineClock(Engine::Sync, sim::loadMachine("trn2")).toCycles(sim::Nanos{600}).value ==
+        720);
 }
 
 TEST_CASE("a strided matmul operand streams at half rate: moving and LoadStationary (A1)") {

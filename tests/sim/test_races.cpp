@@ -114,7 +114,9 @@ TEST_CASE("a later access of the same engine to another part of a block does not
   CHECK(found[0].find("instruction 2 ") != std::string::npos);
 }
 
-TEST_CASE("exact overlap of row blocks: column tiles side by side are disjoint, one shared element is not") {
+TEST_CASE(
+    "exact overlap of row blocks: column tiles side by side are disjoint, one shared element is "
+    "not") {
   // Two [4 rows x 8 cols] tiles of a [4 x 16] HBM tensor: cols 0-7 and 8-15 interleave by rows.
   const AccessPattern left = hbm(0, 4, 8, Dtype::Fp32, 0);
   AccessPattern right = hbm(0, 4, 8, Dtype::Fp32, 8);

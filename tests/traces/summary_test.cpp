@@ -1,9 +1,9 @@
 // Summary metrics against hand-computed values.
-#include <cmath>
+#include "traces/summary.h"
 
 #include <doctest/doctest.h>
 
-#include "traces/summary.h"
+#include <cmath>
 
 using namespace neuronsim;
 using traces::RunInfo;
@@ -114,8 +114,9 @@ TEST_CASE("summary text names the kernel, engines and the key percentages") {
 
 TEST_CASE("summary text lists engines in hardware order") {
   const std::string text = traces::summaryText(traces::summaryJson(info(), totals()));
-  const auto tensor = text.find("  tensor"), vector = text.find("  vector"), scalar = text.find("  scalar"),
-             gpsimd = text.find("  gpsimd"), sync = text.find("  sync");
+  const auto tensor = text.find("  tensor"), vector = text.find("  vector"),
+             scalar = text.find("  scalar"), gpsimd = text.find("  gpsimd"),
+             sync = text.find("  sync");
   REQUIRE(sync != std::string::npos);
   CHECK(tensor < vector);
   CHECK(vector < scalar);

@@ -2,11 +2,10 @@
 // A synthetic double-buffered matmul-like run of any size, for fixtures and scale checks.
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "isa/program.h"
 #include "traces/event.h"
@@ -45,7 +44,8 @@ inline Run makeRun(int tiles) {
       return static_cast<int64_t>(p.instructions.size() - 1);
     };
     const int64_t load = add(isa::Opcode::DmaCopy, isa::Engine::Sync, t % 4);
-    traces::InstructionEvent trig{load, isa::Engine::Sync, isa::Opcode::DmaCopy, syncFree, syncFree, syncFree + 60};
+    traces::InstructionEvent trig{load,     isa::Engine::Sync, isa::Opcode::DmaCopy,
+                                  syncFree, syncFree,          syncFree + 60};
     run.log.instruction(trig);
     syncFree += 60;
     traces::DmaEvent ld;
@@ -62,7 +62,8 @@ inline Run makeRun(int tiles) {
     run.log.dma(ld);
 
     const int64_t mm = add(isa::Opcode::NcMatmul, isa::Engine::Tensor, -1);
-    traces::InstructionEvent m{mm, isa::Engine::Tensor, isa::Opcode::NcMatmul, peFree, std::max(peFree, ld.endNs), 0};
+    traces::InstructionEvent m{mm,     isa::Engine::Tensor,        isa::Opcode::NcMatmul,
+                               peFree, std::max(peFree, ld.endNs), 0};
     m.endNs = m.startNs + 213.3;
     if (ld.endNs > peFree) {
       m.stall = traces::StallCause::Semaphore;
@@ -79,9 +80,12 @@ inline Run makeRun(int tiles) {
     double& free = onVector ? vecFree : actFree;
     const int64_t cp = add(onVector ? isa::Opcode::TensorCopy : isa::Opcode::Activation,
                            onVector ? isa::Engine::Vector : isa::Engine::Scalar, -1);
-    traces::InstructionEvent c{cp, onVector ? isa::Engine::Vector : isa::Engine::Scalar,
-                               onVector ? isa::Opcode::TensorCopy : isa::Opcode::Activation, free,
-                               std::max(free, m.endNs), 0};
+    traces::InstructionEvent c{cp,
+                               onVector ? isa::Engine::Vector : isa::Engine::Scalar,
+                               onVector ? isa::Opcode::TensorCopy : isa::Opcode::Activation,
+                               free,
+                               std::max(free, m.endNs),
+                               0};
     c.endNs = c.startNs + 533.3;
     if (m.endNs > free) {
       c.stall = traces::StallCause::Semaphore;
@@ -97,8 +101,8 @@ inline Run makeRun(int tiles) {
 
     const int q = 4 + t % 2;
     const int64_t st = add(isa::Opcode::DmaCopy, isa::Engine::Sync, q);
-    traces::InstructionEvent strig{st, isa::Engine::Sync, isa::Opcode::DmaCopy, syncFree, std::max(syncFree, c.endNs),
-                                   0};
+    traces::InstructionEvent strig{st,       isa::Engine::Sync,           isa::Opcode::DmaCopy,
+                                   syncFree, std::max(syncFree, c.endNs), 0};
     strig.endNs = strig.startNs + 60;
     if (c.endNs > syncFree) {
       strig.stall = traces::StallCause::Semaphore;

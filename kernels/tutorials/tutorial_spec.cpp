@@ -1,0 +1,141 @@
+// Registry entry of matmul_tutorial: variants, their shape rules, program, reference and flops.
+#include <string>
+
+#include "isa/error.h"
+#include "kernels/matmul/matmul_kernel.h"
+#include "kernels/tutorials/tutorial_build.h"
+#include "kernels/tutorials/tutorial_kernel.h"
+
+namespace neuronsim::kernels {
+
+namespace {
+
+const char* const kName = "matmul_tutorial";
+const std::vector<std::string> kVariants = {"t1_tiled",     "t1_hoisted", "t1_blocked",
+                                            "t1_optimized", "t2_tiled",   "t2_hoisted"};
+const char* const kBlockParams[3] = {"tiles_in_block_m", "tiles_in_block_n", "tiles_in_block_k"};
+
+/// Tiles per block of `variant`: the tutorial's constants, or for t1_optimized its
+/// meta-parameters (defaults 16, 2, 8) when given. Throws for a block parameter another
+/// variant does not take.
+TutorialBlocks blocksOf(const std::string& variant, const ParamValues& params) {
+  TutorialBlocks blocks;
+  if (variant == "t1_blocked") blocks = {2, 2, 1};
+  if (variant == "t1_optimized") blocks = {16, 2, 8};
+  int64_t* fields[3] = {&blocks.m, &blocks.n, &blocks.k};
+  for (int i = 0; i < 3; ++i) {
+    if (!params.has(kBlockParams[i])) continue;
+    if (variant != "t1_optimized")
+      throw Error(std::string(kName) + ": parameter " + kBlockParams[i] +
+                  " is a meta-parameter of t1_optimized only, not " + variant);
+    *fields[i] = params.getInt(kBlockParams[i]);
+    if (*fields[i] < 1)
+      throw Error(std::string(kName) + ": parameter " + kBlockParams[i] + " must be at least 1");
+  }
+  return blocks;
+}
+
+void requireMultiple(const std::string& variant, const char* axis, const char* where, int64_t size,
+                     int64_t step, const std::string& why) {
+  if (size % step != 0)
+    throw Error(std::string(kName) + ": " + variant + " needs " + axis + " (" + where +
+                ") a multiple of " + std::to_string(step) + " (" + why + "), not " +
+                std::to_string(size));
+}
+
+ShapeMap inferTutorial(const ShapeMap& inputs, const ParamValues& params) {
+  const Shape& lhsT = inputs.at("lhsT");
+  const Shape& rhs = inputs.at("rhs");
+  const std::string prefix = std::string(kName) + ": ";
+  if (lhsT.size() != 2)
+    throw Error(prefix + "lhsT has shape " + shapeText(lhsT) + " but must be [K, M]");
+  if (rhs.size() != 2)
+    throw Error(prefix + "rhs has shape " + shapeText(rhs) + " but must be [K, N]");
+  if (lhsT[0] != rhs[0])
+    throw Error(prefix + "lhsT has shape " + shapeText(lhsT) + " and rhs " + shapeText(rhs) +
+                " but their first axes (K) must be equal");
+  const std::string& variant = params.getString("variant");
+  const TutorialBlocks blocks = blocksOf(variant, params);
+  const bool blocked = variant == "t1_blocked" || variant == "t1_optimized";
+  const std::string tiles = blocked ? "tiles per block" : "one tile";
+  requireMultiple(variant, "K", "lhsT axis 0", lhsT[0], kTutorialTileK * blocks.k,
+                  std::to_string(blocks.k) + " x " + std::to_string(kTutorialTileK) + ": " + tiles);
+  requireMultiple(variant, "M", "lhsT axis 1", lhsT[1], kTutorialTileM * blocks.m,
+                  std::to_string(blocks.m) + " x " + std::to_string(kTutorialTileM) + ": " + tiles);
+  requireMultiple(variant, "N", "rhs axis 1", rhs[1], kTutorialTileN * blocks.n,
+                  std::to_string(blocks.n) + " x " + std::to_string(kTutorialTileN) + ": " + tiles);
+  const int64_t buffers = params.getInt("loop_buffers");
+  if (buffers < 1 || buffers > 8)
+    throw Error(prefix + "parameter loop_buffers must be 1..8, not " + std::to_string(buffers));
+  return {{"out", {lhsT[1], rhs[1]}}};
+}
+
+void buildTutorial(KernelBuilder& b, const KernelArgs& args) {
+  const std::string& variant = args.params.getString("variant");
+  const HbmView& lhsT = args.in("lhsT");
+  const HbmView& rhs = args.in("rhs");
+  const HbmView& out = args.out("out");
+  const bool t2 = variant.rfind("t2_", 0) == 0;
+  const TutorialOptions options{blocksOf(variant, args.params), t2 ? isa::Dtype::Fp32 : args.dtype,
+                                static_cast<int>(args.params.getInt("loop_buffers"))};
+  if (variant == "t1_tiled" || variant == "t2_tiled")
+    buildTutorialTiled(b, lhsT, rhs, out, options);
+  if (variant == "t1_hoisted" || variant == "t2_hoisted")
+    buildTutorialHoisted(b, lhsT, rhs, out, options);
+  if (variant == "t1_blocked") buildTutorialBlockedFree(b, lhsT, rhs, out, options);
+  if (variant == "t1_optimized") buildTutorialOptimized(b, lhsT, rhs, out, options);
+}
+
+}  // namespace
+
+KernelSpec matmulTutorialSpec() {
+  KernelSpec spec;
+  spec.name = kName;
+  spec.description =
+      "the NKI matmul tutorials' kernels stage by stage (docs/tutorials.md); out in the kernel "
+      "dtype";
+  spec.inputs = {{"lhsT", "left operand, transposed: [K, M]", false},
+                 {"rhs", "right operand: [K, N]", false}};
+  spec.outputs = {{"out", "product [M, N] in the kernel dtype", false}};
+  spec.params = {
+      {"variant", ParamType::Enum, "t1_tiled",
+       "tutorial stage (T1: matrix multiplication tutorial, T2: kernel optimization)", kVariants},
+      {kBlockParams[0], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_M (default 16)", {}},
+      {kBlockParams[1], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_N (default 2)", {}},
+      {kBlockParams[2], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_K (default 8)", {}},
+      {"loop_buffers",
+       ParamType::Int,
+       "2",
+       "most buffers per tensor declared in a loop body (our stand-in for the NKI compiler's "
+       "pipelining)",
+       {}},
+  };
+  // Fits every variant's block rules with their default blocks and runs in about a second.
+  spec.defaultShapes = {{"lhsT", {1024, 2048}}, {"rhs", {1024, 1024}}};
+  spec.inferShapes = inferTutorial;
+  spec.build = buildTutorial;
+  const KernelSpec matmul = matmulSpec();  // same product, reference and flops
+  spec.reference = matmul.reference;
+  spec.flops = matmul.flops;
+  return spec;
+}
+
+const std::vector<TutorialMeasurement>& tutorialMeasurements() {
+  const Shape lhsT = {8192, 4096}, rhs = {8192, 8192};
+  const std::string t1 =
+      "aws-neuron-sdk nki/tutorials/matrix_multiplication.rst, benchmark table (Trn1, bf16)";
+  const std::string t2 =
+      "issue 8, from aws-neuron-sdk nki/guides/tutorials/kernel-optimization.rst profiles (Trn2, "
+      "fp32 inputs)";
+  static const std::vector<TutorialMeasurement> cases = {
+      {"t1_tiled", "trn1", isa::Dtype::Bf16, lhsT, rhs, 51.80, t1},
+      {"t1_hoisted", "trn1", isa::Dtype::Bf16, lhsT, rhs, 42.96, t1},
+      {"t1_blocked", "trn1", isa::Dtype::Bf16, lhsT, rhs, 22.07, t1},
+      {"t1_optimized", "trn1", isa::Dtype::Bf16, lhsT, rhs, 6.97, t1},
+      {"t2_tiled", "trn2", isa::Dtype::Fp32, lhsT, rhs, 39.9, t2},
+      {"t2_hoisted", "trn2", isa::Dtype::Fp32, lhsT, rhs, 28.2, t2},
+  };
+  return cases;
+}
+
+}  // namespace neuronsim::kernels
