@@ -21,6 +21,9 @@ double transferPeakGbps(const Span& transfer, const MachineFacts& machine) {
 
 namespace {
 
+/// Transfers under this share of their peak are listed as the slowest.
+constexpr double kSlowPercent = 75;
+
 double percentOfPeak(const Span& s, const MachineFacts& machine) {
   const double peak = transferPeakGbps(s, machine);
   const double dur = s.endNs - s.startNs;
@@ -115,7 +118,8 @@ DmaEfficiency dmaEfficiency(const TraceModel& model) {
     return a.first != b.first ? a.first < b.first
                               : model.spans[a.second].bytes > model.spans[b.second].bytes;
   });
-  for (size_t k = 0; k < ranked.size() && k < 5; ++k) out.slowest.push_back(ranked[k].second);
+  for (size_t k = 0; k < ranked.size() && k < 5 && ranked[k].first < kSlowPercent; ++k)
+    out.slowest.push_back(ranked[k].second);
   return out;
 }
 

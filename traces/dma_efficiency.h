@@ -57,8 +57,8 @@ struct DmaEfficiency {
   std::vector<SizeBucket> sizes;             ///< bytes per partition: <512, <2K, <8K, <32K, >=32K
   std::vector<TriggerOverhead> triggers;     ///< engines that triggered DMAs
   std::vector<QueueUse> queues;              ///< queue order
-  std::vector<size_t> slowest;  ///< up to 5 transfers (model.spans) with the lowest percent of
-                                ///< peak, most bytes first on ties
+  /// Up to 5 transfers (model.spans) under 75% of their peak, lowest first (most bytes on ties).
+  std::vector<size_t> slowest;
 };
 
 /// A transfer's peak rate (B/ns = GB/s): its DMA engines at the per-engine rate, capped by HBM
