@@ -171,6 +171,7 @@ void writeOutputs(const HostTensors& outputs, const std::string& dir) {
 }  // namespace
 
 int runCommand(int argc, char** argv) {
+  if (argc > 2 && isPythonKernel(argv[2])) return runPythonKernel(argc, argv);
   const Args args(argc, argv, 2, booleanFlags());
   if (args.positional().empty()) {
     if (args.flag("help")) {

@@ -12,4 +12,9 @@ int viewCommand(int argc, char** argv);       // view TRACE.json
 int diffCommand(int argc, char** argv);       // diff A.json B.json
 int calibrateCommand(int argc, char** argv);  // calibrate
 
+/// `kernel` names a Python kernel (FILE.py:NAME).
+bool isPythonKernel(const char* kernel);
+/// run FILE.py:NAME [options]: replaces the process with python3 -m neuronsim run ...
+int runPythonKernel(int argc, char** argv);
+
 }  // namespace neuronsim::tools

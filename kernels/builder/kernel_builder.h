@@ -129,6 +129,11 @@ class KernelBuilder {
   /// printed as an assembly comment and recorded in traces, where report and viewer group time by
   /// it.
   void setNote(std::string note) { note_ = std::move(note); }
+  /// Off: the following instructions get no waits (their accesses are still recorded for later
+  /// ones); a what-if for tuning whose hazards the simulator's race detector reports.
+  void setAutoSync(bool on) { autoSync_ = on; }
+  /// The program so far (instructions in builder order).
+  const isa::Program& program() const { return program_; }
 
   int64_t instructionCount() const { return static_cast<int64_t>(program_.instructions.size()); }
   /// Waits added so far (for tests and statistics).
@@ -162,6 +167,7 @@ class KernelBuilder {
   std::unordered_map<int64_t, size_t> liveSbufRecords_,
       livePsumRecords_;  ///< live offset -> allocations_ index
   std::string note_;
+  bool autoSync_ = true;
   int64_t waits_ = 0;
   int tileCounter_ = 0;
   bool finished_ = false;

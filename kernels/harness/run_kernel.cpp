@@ -96,6 +96,9 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
   run.program =
       buildKernel(spec, params, run.shapes, options.dtype, machine.geometry, &run.allocations);
   run.buildSeconds = secondsSince(start);
+  // Outputs the kernel declared itself while building (a Python kernel declares its own).
+  for (const isa::TensorDecl& t : run.program.tensors)
+    if (t.kind == isa::TensorKind::Output) run.shapes.outputs.emplace(t.name, t.shape);
 
   if (options.phase)
     options.phase((options.mode == RunMode::Interpret ? "interpreting " : "simulating ") +
@@ -167,8 +170,12 @@ double normalizedError(const HostTensor& out, const HostTensor& ref) {
     return std::numeric_limits<double>::infinity();
   double maxDiff = 0, maxRef = 1;
   for (size_t i = 0; i < ref.values.size(); ++i) {
-    const double diff = std::fabs(static_cast<double>(out.values[i]) - ref.values[i]);
-    if (std::isnan(diff)) return std::numeric_limits<double>::infinity();
+    const float o = out.values[i], r = ref.values[i];
+    if (!std::isfinite(o) || !std::isfinite(r)) {
+      if ((std::isnan(o) && std::isnan(r)) || o == r) continue;  // NaN and Inf match exactly
+      return std::numeric_limits<double>::infinity();
+    }
+    const double diff = std::fabs(static_cast<double>(o) - r);
     maxDiff = std::max(maxDiff, diff);
     maxRef = std::max(maxRef, std::fabs(static_cast<double>(ref.values[i])));
   }

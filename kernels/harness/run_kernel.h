@@ -75,7 +75,8 @@ HostTensors generateInputs(const KernelSpec& spec, const ShapeMap& shapes, uint6
 /// Every value rounded through `dtype`.
 HostTensors roundedTo(const HostTensors& tensors, isa::Dtype dtype);
 
-/// max|out - ref| / max(1, max|ref|); infinity on a shape mismatch or a NaN in out.
+/// max|out - ref| / max(1, max|ref|) over the finite pairs; NaN and Inf must match the
+/// reference exactly (else infinity, as on a shape mismatch).
 double normalizedError(const HostTensor& out, const HostTensor& ref);
 /// The largest normalizedError over the reference's outputs (missing output: infinity).
 double maxNormalizedError(const HostTensors& outputs, const HostTensors& reference);
