@@ -9,6 +9,8 @@
 #include <variant>
 
 #include "isa/error.h"
+#include "isa/file_read.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::sim {
 namespace {
@@ -237,9 +239,8 @@ MachineConfig loadMachine(const std::string& nameOrPath,
       throw Error("--machine " + nameOrPath + ": not a preset (" + names +
                   ") nor a readable JSON file");
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    const nlohmann::json doc = parseJson(text.str(), nameOrPath);
+    const nlohmann::json doc = parseJson(
+        isa::readTextFile(nameOrPath, isa::kMaxMachineFileBytes, "machine file"), nameOrPath);
     std::string base = "trn2";
     if (doc.is_object() && doc.contains("base")) {
       if (!doc["base"].is_string() || !findPreset(doc["base"].get<std::string>()))

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/error.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/registry.h"
 #include "kernels/tutorials/tutorial_kernel.h"
@@ -147,6 +148,8 @@ int calibrateCommand(int argc, char** argv) {
     return 0;
   }
   args.allowOnly("calibrate", {"machine", "set", "help"});
+  if (!args.positional().empty())
+    throw Error("calibrate: unexpected argument '" + args.positional()[0] + "'");
   const std::string machine = args.get("machine").value_or("");
   std::vector<sim::CalibrationResult> results = sim::runCalibration(machine, args.all("set"));
   if (machine.empty() || machine == "trn2") results.push_back(conv3dMfu(args.all("set")));

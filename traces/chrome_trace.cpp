@@ -8,6 +8,9 @@
 #include <sstream>
 
 #include "isa/error.h"
+#include "isa/file_read.h"
+#include "isa/file_write.h"
+#include "isa/size_limits.h"
 #include "traces/json_writer.h"
 #include "traces/semaphore_releases.h"
 #include "traces/trace_model.h"
@@ -278,25 +281,14 @@ class TraceWriter {
 
 void writeChromeTrace(const std::string& path, const isa::Program& program, const EventLog& log,
                       const nlohmann::json& summary, const MachineFacts& machine) {
-  const std::string temporary = path + ".tmp";
-  try {
+  isa::writeAtomically(path, [&](const std::string& temporary) {
     TraceWriter(temporary, program, log, machine).write(summary);
-  } catch (...) {
-    std::remove(temporary.c_str());
-    throw;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Error("cannot write '" + path + "': " + std::strerror(errno));
-  }
+  });
 }
 
 nlohmann::json readTrace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read trace '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  nlohmann::json trace = nlohmann::json::parse(text.str(), nullptr, false);
+  const std::string text = isa::readTextFile(path, isa::kMaxTraceBytes, "trace");
+  nlohmann::json trace = nlohmann::json::parse(text, nullptr, false);
   if (trace.is_discarded()) throw Error("trace '" + path + "' is not valid JSON");
   if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
     throw Error("trace '" + path + "' has no traceEvents array (not a Chrome trace)");

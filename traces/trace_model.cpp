@@ -12,6 +12,8 @@
 
 #include "isa/assembly.h"
 #include "isa/error.h"
+#include "isa/file_read.h"
+#include "isa/size_limits.h"
 #include "traces/flat_event.h"
 #include "traces/trace_sax.h"
 #include "traces/track_layout.h"
@@ -171,9 +173,7 @@ TraceModel traceModel(const nlohmann::json& trace) {
 }
 
 TraceModel loadTraceModel(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read trace '" + path + "': " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = isa::readTextFile(path, isa::kMaxTraceBytes, "trace");
   ModelBuilder builder("trace '" + path + "'");
   const StreamedTrace trace =
       streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "isa/dtype.h"
+#include "kernels/harness/run_summary.h"
 #include "traces/summary.h"
 
 namespace neuronsim::python {
@@ -17,17 +18,9 @@ int64_t minimumHbmBytes(const isa::Program& program) {
 
 nlohmann::json runSummary(const kernels::KernelSpec& spec, const sim::MachineConfig& machine,
                           isa::Dtype dtype, const kernels::KernelRun& run) {
-  traces::RunInfo info;
-  info.kernel = spec.name;
-  info.machine = machine.name;
-  info.dtype = std::string(isa::dtypeName(dtype));
-  info.peakFlopsPerNs =
-      machine.peakBf16Flops() / 1e9 / (dtype == isa::Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0);
-  info.hbmBytesPerNs = machine.hbmGBps;
+  traces::RunInfo info = kernels::kernelRunInfo(spec, run.shapes, dtype, machine);
   info.minHbmBytes = minimumHbmBytes(run.program);
-  traces::RunTotals totals = run.sim.totals;
-  if (totals.hostSeconds <= 0) totals.hostSeconds = run.runSeconds;
-  nlohmann::json summary = traces::summaryJson(info, totals);
+  nlohmann::json summary = kernels::runSummary(info, run.sim, run.runSeconds);
   summary["build_seconds"] = run.buildSeconds;
   return summary;
 }
