@@ -60,7 +60,7 @@ sim::CalibrationResult conv3dMfu(const std::vector<std::string>& overrides) {
   const sim::SimResult r = runLibraryKernel(
       "conv3d", {{"x_in", {1, 1024, 1, 60, 104}}, {"filters", {1, 3, 3, 1024, 1024}}},
       {{"padding", "0,0,1,1,1,1"}}, machine, &flops);
-  const double mfu = 100.0 * flops / (machine.peakBf16Flops() * 1e-9 * r.totals.totalNs);
+  const double mfu = 100.0 * flops / (machine.peakBf16Flops() * 1e-9 * r.totals.total.ns());
   return {"L1: NKI-library conv3d bf16, C=1024, 1x60x104, 1x3x3 taps (MFU %)",
           "trn2",
           sim::CalibrationRole::Check,
@@ -103,18 +103,19 @@ void addTutorialCases(const std::string& machineFilter, const std::vector<std::s
                               "] " + std::string(isa::dtypeName(t.dtype));
     results.push_back({stage + ": matmul tutorial " + t.variant.substr(3) + shape + " (ms)",
                        t.machine, sim::CalibrationRole::Check, t.publishedMs, t.publishedMs,
-                       r.totals.totalNs * 1e-6});
+                       r.totals.total.ns() * 1e-6});
     const auto bytes = static_cast<double>(r.totals.hbmBytes);
     evidence.push_back({stage + " " + t.variant.substr(3), t.machine, r.totals.hbmBytes,
                         r.totals.dmaTransfers, bytes / (t.publishedMs * 1e6),
-                        bytes / r.totals.totalNs, 100.0 * r.totals.dmaActiveNs / r.totals.totalNs});
+                        bytes / r.totals.total.ns(),
+                        100.0 * r.totals.dmaActive.ns() / r.totals.total.ns()});
     const double active = t2TensorActivePercent(t.variant);
     if (active < 0) continue;
     const traces::EngineTotals& pe = r.totals.engines[static_cast<size_t>(isa::Engine::Tensor)];
     results.push_back(
         {stage + ": matmul tutorial " + t.variant.substr(3) + ", TensorE active (% of the run)",
          t.machine, sim::CalibrationRole::Check, active, active,
-         100.0 * pe.busyNs / r.totals.totalNs});
+         100.0 * pe.busy.ns() / r.totals.total.ns()});
   }
 }
 

@@ -140,14 +140,14 @@ class TraceWriter {
     if (index < 0 || static_cast<size_t>(index) >= dmaAt_.size()) return false;
     if (int64_t d = dmaAt_[static_cast<size_t>(index)]; d >= 0) {
       tid = layout_.dmaTids[static_cast<size_t>(d)];
-      tsNs = middle(log_.dmas[static_cast<size_t>(d)].startNs,
-                    log_.dmas[static_cast<size_t>(d)].endNs);
+      tsNs = middle(log_.dmas[static_cast<size_t>(d)].start.ns(),
+                    log_.dmas[static_cast<size_t>(d)].end.ns());
       return true;
     }
     if (int64_t i = instructionAt_[static_cast<size_t>(index)]; i >= 0) {
       tid = layout_.instructionTids[static_cast<size_t>(i)];
-      tsNs = middle(log_.instructions[static_cast<size_t>(i)].startNs,
-                    log_.instructions[static_cast<size_t>(i)].endNs);
+      tsNs = middle(log_.instructions[static_cast<size_t>(i)].start.ns(),
+                    log_.instructions[static_cast<size_t>(i)].end.ns());
       return true;
     }
     return false;
@@ -173,8 +173,8 @@ class TraceWriter {
     beginEvent("X", tid);
     out_.field("cat", "instruction")
         .field("name", opcode)
-        .field("ts", us(e.startNs))
-        .field("dur", us(e.endNs - e.startNs));
+        .field("ts", us(e.start.ns()))
+        .field("dur", us(e.end.ns() - e.start.ns()));
     out_.key("args").beginObject();
     out_.field("index", e.index).field("engine", isa::engineName(e.engine)).field("opcode", opcode);
     out_.field("asm", assembly(e.index, e.opcode));
@@ -184,10 +184,10 @@ class TraceWriter {
         .field("bytes_read", e.bytesRead)
         .field("bytes_written", e.bytesWritten);
     out_.field("flops", e.flops)
-        .field("ready_ns", e.readyNs)
-        .field("start_ns", e.startNs)
-        .field("end_ns", e.endNs);
-    out_.field("stall_ns", std::max(0.0, e.startNs - e.readyNs))
+        .field("ready_ns", e.ready.ns())
+        .field("start_ns", e.start.ns())
+        .field("end_ns", e.end.ns());
+    out_.field("stall_ns", std::max(0.0, e.start.ns() - e.ready.ns()))
         .field("stall_cause", stallCauseName(e.stall));
     if (e.waitSemaphore >= 0)
       out_.field("semaphore", semaphoreLabel(program_, e.waitSemaphore))
@@ -201,7 +201,7 @@ class TraceWriter {
     int fromTid = 0;
     double fromNs = 0;
     if (e.waitedOnInstruction >= 0 && flowSource(e.waitedOnInstruction, fromTid, fromNs))
-      writeFlow("semaphore", fromTid, fromNs, tid, middle(e.startNs, e.endNs));
+      writeFlow("semaphore", fromTid, fromNs, tid, middle(e.start.ns(), e.end.ns()));
   }
 
   void writeDma(size_t i) {
@@ -209,11 +209,14 @@ class TraceWriter {
     const int tid = layout_.dmaTids[i];
     const isa::Instruction* inst = instruction(d.index);
     const std::string_view opcode = isa::opcodeName(inst ? inst->opcode : isa::Opcode::DmaCopy);
-    const double dur = d.endNs - d.startNs;
+    const double dur = d.end.ns() - d.start.ns();
     const bool triggered = d.index >= 0 && static_cast<size_t>(d.index) < instructionAt_.size() &&
                            instructionAt_[static_cast<size_t>(d.index)] >= 0;
     beginEvent("X", tid);
-    out_.field("cat", "dma").field("name", opcode).field("ts", us(d.startNs)).field("dur", us(dur));
+    out_.field("cat", "dma")
+        .field("name", opcode)
+        .field("ts", us(d.start.ns()))
+        .field("dur", us(dur));
     out_.key("args")
         .beginObject()
         .field("index", d.index)
@@ -226,20 +229,23 @@ class TraceWriter {
     out_.field("descriptors", d.descriptors)
         .field("dma_engines", d.dmaEngines)
         .field("hbm_bytes", d.hbmBytes);
-    out_.field("issue_ns", d.issueNs).field("start_ns", d.startNs).field("end_ns", d.endNs);
-    out_.field("latency_ns", std::max(0.0, d.startNs - d.issueNs));
+    out_.field("issue_ns", d.issue.ns())
+        .field("start_ns", d.start.ns())
+        .field("end_ns", d.end.ns());
+    out_.field("latency_ns", std::max(0.0, d.start.ns() - d.issue.ns()));
     out_.field("gbps", dur > 0 ? static_cast<double>(d.bytes) / dur : 0.0).endObject().endObject();
     if (triggered) {
       const int64_t t = instructionAt_[static_cast<size_t>(d.index)];
       const InstructionEvent& trigger = log_.instructions[static_cast<size_t>(t)];
       writeFlow("dma_issue", layout_.instructionTids[static_cast<size_t>(t)],
-                middle(trigger.startNs, trigger.endNs), tid, middle(d.startNs, d.endNs));
+                middle(trigger.start.ns(), trigger.end.ns()), tid,
+                middle(d.start.ns(), d.end.ns()));
     }
   }
 
   void writeCounter(const CounterSample& c) {
     beginEvent("C", -1);
-    out_.field("name", counterName(c.counter)).field("ts", us(c.ns));
+    out_.field("name", counterName(c.counter)).field("ts", us(c.at.ns()));
     out_.key("args").beginObject().field("value", c.value).endObject().endObject();
   }
 

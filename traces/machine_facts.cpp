@@ -18,7 +18,10 @@ nlohmann::json machineFactsJson(const MachineFacts& machine) {
   for (int e = 0; e < isa::kNumEngines; ++e)
     latency[std::string(isa::engineName(static_cast<isa::Engine>(e)))] =
         machine.pipelineLatencyNs[static_cast<size_t>(e)];
-  return {{"name", machine.name}, {"params", machine.params}, {"pipeline_latency_ns", latency}};
+  return {{"name", machine.name},
+          {"params", machine.params},
+          {"pipeline_latency_ns", latency},
+          {"semaphore_handoff_ns", machine.semaphoreHandoffNs}};
 }
 
 MachineFacts machineFactsFrom(const nlohmann::json& section) {
@@ -30,6 +33,8 @@ MachineFacts machineFactsFrom(const nlohmann::json& section) {
     for (int e = 0; e < isa::kNumEngines; ++e)
       machine.pipelineLatencyNs[static_cast<size_t>(e)] =
           l->value(std::string(isa::engineName(static_cast<isa::Engine>(e))), 0.0);
+  if (auto h = section.find("semaphore_handoff_ns"); h != section.end() && h->is_number())
+    machine.semaphoreHandoffNs = h->get<double>();
   return machine;
 }
 

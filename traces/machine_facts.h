@@ -18,6 +18,8 @@ struct MachineFacts {
   /// Per engine (isa::Engine order): ns from an instruction's end until its results land and its
   /// Complete signals fire (the pipeline latency).
   std::array<double, isa::kNumEngines> pipelineLatencyNs{};
+  /// ns from a compute engine's signal until a waiting engine sees it (DMA signals carry none).
+  double semaphoreHandoffNs = 0;
 
   bool known() const { return !name.empty(); }
   /// params[key] as a number, or `fallback` when absent or not a number.

@@ -72,12 +72,13 @@ std::vector<std::vector<Release>> semaphoreReleases(const isa::Program& program,
   for (const InstructionEvent& e : log.instructions) {
     const isa::Instruction* inst = instructionAt(program, e.index);
     if (!inst || isa::isDma(inst->opcode)) continue;
-    const double latency = machine.pipelineLatencyNs[static_cast<size_t>(e.engine)];
-    addSignals(bySem, *inst, e.index, e.startNs, e.endNs + latency);
+    const Tick handoff = Tick::fromNs(machine.semaphoreHandoffNs);
+    const Tick latency = Tick::fromNs(machine.pipelineLatencyNs[static_cast<size_t>(e.engine)]);
+    addSignals(bySem, *inst, e.index, (e.start + handoff).ns(), (e.end + latency + handoff).ns());
   }
   for (const DmaEvent& d : log.dmas)
     if (const isa::Instruction* inst = instructionAt(program, d.index))
-      addSignals(bySem, *inst, d.index, d.startNs, d.endNs);
+      addSignals(bySem, *inst, d.index, d.start.ns(), d.end.ns());
   std::vector<char> monotone(bySem.size());
   for (size_t s = 0; s < bySem.size(); ++s) monotone[s] = settle(bySem[s]);
 

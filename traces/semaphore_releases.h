@@ -21,7 +21,7 @@ struct Release {
 /// Per event of `log.instructions` (same order), one Release per wait of its instruction, in the
 /// instruction's wait order. A signal lands at: Read, the instruction's start (a DMA: its
 /// transfer's first byte); Complete, its end plus the engine's pipeline latency (a DMA: when its
-/// queue signals the transfer landed).
+/// queue signals the transfer landed); a compute engine's signal one semaphore handoff later.
 std::vector<std::vector<Release>> semaphoreReleases(const isa::Program& program,
                                                     const EventLog& log,
                                                     const MachineFacts& machine);

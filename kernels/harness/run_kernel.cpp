@@ -132,6 +132,7 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
 }
 
 int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype) {
+  if (spec.rooflineBytes) return spec.rooflineBytes(shapes.inputs, shapes.outputs, dtype);
   int64_t bytes = 0;
   for (const auto& [name, shape] : shapes.inputs)
     bytes += shapeElements(shape) * isa::dtypeBytes(dtype);

@@ -63,8 +63,8 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
 KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
                     const sim::MachineConfig& machine, const RunOptions& options);
 
-/// Bytes the kernel must move at minimum: every input at the kernel dtype plus every output at
-/// its dtype, each once.
+/// Bytes the kernel must move at minimum: spec.rooflineBytes when set, else every input at the
+/// kernel dtype plus every output at its dtype, each once.
 int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype);
 /// Dtype of the kernel's outputs.
 isa::Dtype outputDtype(const KernelSpec& spec, isa::Dtype dtype);

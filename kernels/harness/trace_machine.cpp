@@ -13,8 +13,10 @@ traces::MachineFacts traceMachine(const sim::MachineConfig& machine) {
   for (int e = 0; e < isa::kNumEngines; ++e) {
     const auto engine = static_cast<isa::Engine>(e);
     facts.pipelineLatencyNs[static_cast<size_t>(e)] =
-        sim::engineClock(engine, machine).toNs(sim::pipelineLatency(engine, machine)).value;
+        sim::engineClock(engine, machine).toTicks(sim::pipelineLatency(engine, machine)).ns();
   }
+  facts.semaphoreHandoffNs =
+      sim::EngineClock(machine.syncGhz).toTicks(sim::Cycles{machine.semaphoreHandoffCycles}).ns();
   return facts;
 }
 

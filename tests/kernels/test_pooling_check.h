@@ -82,7 +82,11 @@ inline void checkPoolCase(const std::string& kernel, const PoolCase& c, isa::Dty
   HostTensors inputs = poolInputs(spec, config, dtype, seed);
   if (nonFiniteEvery > 0) addNonFinite(spec, config, inputs, nonFiniteEvery, seed);
   INFO(kernel << " " << isa::dtypeName(dtype) << " " << c.label << " input " << shapeText(c.input));
-  testing::checkConsistent(spec, params, inputs, machine, dtype);
+  const ConsistencyResult both = testing::checkConsistent(spec, params, inputs, machine, dtype);
+  // The roofline counts only bytes the kernel must move, so no run may beat it.
+  const double rooflineNs =
+      static_cast<double>(minimumHbmBytes(spec, both.timed.shapes, dtype)) / machine.hbmGBps;
+  CHECK(both.timed.sim.totals.total.ns() >= rooflineNs);
 }
 
 }  // namespace neuronsim::kernels::pooling_testing

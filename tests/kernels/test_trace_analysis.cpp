@@ -147,7 +147,7 @@ TEST_CASE(
     const auto model = traces::traceModel(run.program, log, kernels::traceMachine(machine));
     const traces::DependencyGraph graph(model);
     REQUIRE(graph.acyclic());
-    const double total = run.sim.totals.totalNs;
+    const double total = run.sim.totals.total.ns();
     CHECK(graph.endNs() == doctest::Approx(total));
     CHECK(graph.replayedEndNs() == doctest::Approx(total));
     // Vector, Scalar, GpSimd and the DMA triggers start exactly when an edge says (no unexplained

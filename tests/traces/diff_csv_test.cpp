@@ -33,7 +33,7 @@ TEST_CASE("diff compares totals, per-track and per-opcode time and count") {
   auto a = traces::traceModel(fixture::program(), fixture::log());
   a.summary = fixture::summary(5000);
   auto logB = fixture::log();
-  logB.instructions[2].endNs = 3250;  // matmul twice as fast
+  logB.instructions[2].end = traces::Tick::fromNs(3250);  // matmul twice as fast
   logB.instruction(fixture::inst(4, isa::Engine::Scalar, isa::Opcode::Activation, 0, 0, 300));
   auto b = traces::traceModel(fixture::program(), logB);
   b.summary = fixture::summary(4000);
@@ -119,11 +119,15 @@ TEST_CASE("csv quotes fields with commas and quotes") {
 TEST_CASE("diff shows why a change helped: critical path, what-if and engine time deltas") {
   // B: q0's load takes 500 ns instead of 1000; everything after it moves 500 ns earlier.
   auto logB = fixture::log();
-  logB.dmas[0].endNs = 1900;
+  using traces::Tick;
+  const Tick shift = Tick::fromNs(500);
+  logB.dmas[0].end = Tick::fromNs(1900);
   for (auto& e : logB.instructions)
-    if (e.index != 0) e.startNs -= 500, e.endNs -= 500;
-  logB.instructions[3].readyNs = 100;
-  logB.dmas[1].issueNs -= 500, logB.dmas[1].startNs -= 500, logB.dmas[1].endNs -= 500;
+    if (e.index != 0) e.start = e.start - shift, e.end = e.end - shift;
+  logB.instructions[3].ready = Tick::fromNs(100);
+  logB.dmas[1].issue = logB.dmas[1].issue - shift;
+  logB.dmas[1].start = logB.dmas[1].start - shift;
+  logB.dmas[1].end = logB.dmas[1].end - shift;
   auto a = traces::traceModel(fixture::program(), fixture::log());
   a.summary = fixture::summary(5000);
   auto b = traces::traceModel(fixture::program(), logB);

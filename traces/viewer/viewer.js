@@ -47,6 +47,26 @@
     r.dense = r.labels.map(function (_, i) { return 'hsl(' + (i * 97 + 20) % 360 + ',45%,45%)'; });
   }
 
+  /// DMA efficiency view: transfers coloured by achieved / peak rate (the report's buckets).
+  const efficiencyBox = document.getElementById('efficiency');
+  const SHARE_EDGES = [10, 25, 50, 75];
+  const SHARE_NAMES = ['< 10% of peak', '10-25%', '25-50%', '50-75%', '>= 75%'];
+  const SHARE_COLORS = ['#c0392b', '#e67e22', '#f1c40f', '#9ccc65', '#2e7d32'];
+  function shareBucket(r, k) {
+    if (!r.pk || !(r.pk[k] > 0) || !(r.d[k] > 0)) return -1;
+    const percent = 100 * r.b[k] / r.d[k] / r.pk[k];
+    let b = 0;
+    while (b < SHARE_EDGES.length && percent >= SHARE_EDGES[b]) b++;
+    return b;
+  }
+  function eventColor(r, k, pal) {
+    if (r.dma && efficiencyBox.checked) {
+      const b = shareBucket(r, k);
+      return b < 0 ? '#999' : SHARE_COLORS[b];
+    }
+    return pal[r.o[k]];
+  }
+
   let canvasWidth = 1;
   function plotWidth() { return Math.max(1, canvasWidth - LABEL); }
   function X(t) { return LABEL + (t - t0) / (t1 - t0) * plotWidth(); }
@@ -94,7 +114,7 @@
       let x0 = X(s[k]), x1 = X(s[k] + d[k]);
       if (x1 - x0 < 1) {
         const px = Math.floor(Math.max(x0, LABEL));
-        fill(pdense[r.o[k]]);
+        fill(eventColor(r, k, pdense));
         ctx.fillRect(px, y + 3, 1, ROW - 6);
         k = Math.max(k + 1, lowerBound(s, T(px + 1)) - 1);
         continue;
@@ -106,7 +126,7 @@
       }
       x0 = Math.max(x0, LABEL);
       x1 = Math.min(x1, right);
-      fill(pal[r.o[k]]);
+      fill(eventColor(r, k, pal));
       ctx.fillRect(x0, y + 3, Math.max(1, x1 - x0 - 0.5), ROW - 8);
       if (x1 - x0 > 48) {
         fill('#fff');
@@ -307,13 +327,20 @@
     warnings.appendChild(item);
   }
   const legend = document.getElementById('legend');
-  D.opcodes.forEach(function (name, i) {
-    const item = document.createElement('span'), sw = document.createElement('i');
-    sw.style.background = colors[i];
-    item.appendChild(sw);
-    item.appendChild(document.createTextNode(name));
-    legend.appendChild(item);
-  });
+  function showLegend() {
+    legend.textContent = '';
+    const names = efficiencyBox.checked ? SHARE_NAMES : D.opcodes;
+    const swatches = efficiencyBox.checked ? SHARE_COLORS : colors;
+    names.forEach(function (name, i) {
+      const item = document.createElement('span'), sw = document.createElement('i');
+      sw.style.background = swatches[i];
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(name));
+      legend.appendChild(item);
+    });
+  }
+  showLegend();
+  efficiencyBox.addEventListener('change', function () { showLegend(); requestDraw(); });
   /// Drives hover, wheel zoom, drag pan and double-click through real DOM events; throws on failure.
   function selfTest() {
     const i = rows.findIndex(function (r) { return r.s.length > 0 && !r.critical; });
@@ -338,8 +365,14 @@
       throw new Error('selftest: shift+wheel did not pan');
     canvas.dispatchEvent(new MouseEvent('dblclick', at(LABEL + 100, y)));
     if (t0 !== 0 || t1 !== total) throw new Error('selftest: double-click did not reset');
+    efficiencyBox.checked = true;
+    efficiencyBox.dispatchEvent(new Event('change'));
     draw();
-    return 'selftest passed (hover, zoom, drag, shift+wheel, reset)';
+    if (legend.textContent.indexOf(SHARE_NAMES[0]) < 0) throw new Error('selftest: no efficiency legend');
+    efficiencyBox.checked = false;
+    efficiencyBox.dispatchEvent(new Event('change'));
+    draw();
+    return 'selftest passed (hover, zoom, drag, shift+wheel, reset, efficiency view)';
   }
 
   const began = performance.now();
