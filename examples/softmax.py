@@ -2,8 +2,8 @@
 
 Run it: PYTHONPATH=build/python /usr/bin/python3 examples/softmax.py
 Tuning story (trn2 preset, fp32, [2048, 512]; docs/python.md tells it in full):
-  v1 83.6 us: the report's critical path is "bound by sync", with Sync stalled on semaphores
-     75% of the run: Sync triggers loads and stores in order, and each store waits for its
+  v1 83.6 us: the report's critical path is DMA latency, triggers and transfers end to end:
+     Sync triggers loads and stores in order, and each store waits for its
      tile's compute, so the next load cannot start early.
   v2 55.6 us: stores triggered by GpSimd (queues q14, q15), scaling alternated between VectorE
      and GpSimd. Tried and dropped: 512 rows per step (partition p holding 4 rows) made fewer,

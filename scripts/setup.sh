@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev doctest-dev nlohmann-json3-dev python3
           python3-numpy python3-pytest python3-dev pybind11-dev libcli11-dev libfmt-dev libboost-dev
-          parallel clang libfuzzer-14-dev libclang-rt-14-dev clang-format)
+          parallel clang libfuzzer-14-dev libclang-rt-14-dev clang-format nodejs eslint
+          node-css-tree)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -236,6 +236,21 @@ std::vector<std::string> machineParameterKeys() {
   return keys;
 }
 
+nlohmann::json machineParameterValues(const MachineConfig& machine) {
+  nlohmann::json values = nlohmann::json::object();
+  for (const Parameter& p : kParameters)
+    std::visit(
+        [&](auto member) {
+          if constexpr (std::is_same_v<decltype(member), int32_t isa::Geometry::*> ||
+                        std::is_same_v<decltype(member), int64_t isa::Geometry::*>)
+            values[p.key] = machine.geometry.*member;
+          else
+            values[p.key] = machine.*member;
+        },
+        p.field);
+  return values;
+}
+
 MachineConfig loadMachine(const std::string& nameOrPath,
                           const std::vector<std::string>& overrides) {
   MachineConfig config;

@@ -2,6 +2,7 @@
 // A NeuronCore's parameters (clocks, widths, latencies, bandwidths), loaded from a preset.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -77,5 +78,8 @@ std::vector<std::string> machinePresetNames();
 
 /// The parameter keys a preset or `--set` may name (snake_case, e.g. dma_latency_ns).
 std::vector<std::string> machineParameterKeys();
+
+/// Every parameter of `machine` by its key, as JSON numbers and booleans (what a trace records).
+nlohmann::json machineParameterValues(const MachineConfig& machine);
 
 }  // namespace neuronsim::sim

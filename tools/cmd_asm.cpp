@@ -132,6 +132,7 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   products.uninitializedReads = &reads;
   products.summary = &summary;
   products.outputs = &values;
+  products.machine = &machine;
   kernels::writeOutputs(outputs, request, products);
   return 0;
 }

@@ -139,6 +139,7 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   products.uninitializedReads = &run.uninitializedReads;
   products.summary = &summary;
   products.outputs = &run.outputs;
+  products.machine = &machine;
   kernels::writeOutputs(outputs, request, products, &progress);
 
   if (!flags.check) return 0;

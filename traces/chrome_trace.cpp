@@ -12,6 +12,7 @@
 #include "isa/file_write.h"
 #include "isa/size_limits.h"
 #include "traces/json_writer.h"
+#include "traces/semaphore_releases.h"
 #include "traces/trace_model.h"
 #include "traces/track_layout.h"
 
@@ -34,48 +35,62 @@ double middle(double startNs, double endNs) {
 /// counters.
 class TraceWriter {
  public:
-  TraceWriter(const std::string& path, const isa::Program& program, const EventLog& log)
-      : out_(path), program_(program), log_(log), layout_(layoutTracks(log)) {}
+  TraceWriter(const std::string& path, const isa::Program& program, const EventLog& log,
+              const MachineFacts& machine)
+      : out_(path),
+        program_(program),
+        log_(log),
+        machine_(machine),
+        layout_(layoutTracks(log)),
+        releases_(semaphoreReleases(program, log, machine)) {}
 
   void write(const nlohmann::json& givenSummary) {
     const nlohmann::json summary =
         givenSummary.is_object() ? givenSummary : nlohmann::json::object();
-    out_.raw("{\"traceEvents\":[\n");
+    out_.beginObject().key("traceEvents").beginArray(true);
     writeMetadata();
     writeKernelSpan(summary);
     buildIndex();
     for (size_t i = 0; i < log_.instructions.size(); ++i) writeInstruction(i);
     for (size_t i = 0; i < log_.dmas.size(); ++i) writeDma(i);
     for (const auto& c : log_.counters) writeCounter(c);
-    out_.raw("\n],\"displayTimeUnit\":\"ns\",\"neuronsim\":");
-    writeExtras(summary);
-    out_.raw("}\n");
+    out_.endArray().field("displayTimeUnit", "ns").key("neuronsim").json(extras(summary).dump());
+    out_.endObject();
     out_.close();
   }
 
  private:
-  void begin() {
-    out_.raw(first_ ? "" : ",\n");
-    first_ = false;
+  /// Opens an event object with its phase, pid and tid.
+  void beginEvent(const char* ph, int tid) {
+    out_.beginObject().field("ph", ph).field("pid", 1);
+    if (tid >= 0) out_.field("tid", tid);
   }
 
   void threadMeta(int tid, const std::string& name, int sortIndex) {
-    begin();
-    out_.raw("{\"ph\":\"M\",\"pid\":1,\"tid\":")
-        .num(int64_t{tid})
-        .raw(",\"name\":\"thread_name\",\"args\":{\"name\":");
-    out_.str(name).raw("}}");
-    begin();
-    out_.raw("{\"ph\":\"M\",\"pid\":1,\"tid\":").num(int64_t{tid});
-    out_.raw(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":")
-        .num(int64_t{sortIndex})
-        .raw("}}");
+    beginEvent("M", tid);
+    out_.field("name", "thread_name")
+        .key("args")
+        .beginObject()
+        .field("name", name)
+        .endObject()
+        .endObject();
+    beginEvent("M", tid);
+    out_.field("name", "thread_sort_index")
+        .key("args")
+        .beginObject()
+        .field("sort_index", sortIndex)
+        .endObject();
+    out_.endObject();
   }
 
   void writeMetadata() {
-    begin();
-    out_.raw(
-        "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"NeuronCore\"}}");
+    beginEvent("M", -1);
+    out_.field("name", "process_name")
+        .key("args")
+        .beginObject()
+        .field("name", "NeuronCore")
+        .endObject()
+        .endObject();
     threadMeta(kKernelTid, "kernel", 0);
     std::vector<int> tids;
     for (int e = 0; e < isa::kNumEngines; ++e)
@@ -89,17 +104,11 @@ class TraceWriter {
   }
 
   void writeKernelSpan(const nlohmann::json& summary) {
-    double total = summary.value("total_ns", 0.0);
-    begin();
-    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":")
-        .num(int64_t{kKernelTid})
-        .raw(",\"cat\":\"kernel\",\"name\":");
-    out_.str(summary.value("kernel", std::string("kernel")));
-    out_.raw(",\"ts\":0,\"dur\":")
-        .num(us(total))
-        .raw(",\"args\":{\"total_ns\":")
-        .num(total)
-        .raw("}}");
+    const double total = summary.value("total_ns", 0.0);
+    beginEvent("X", kKernelTid);
+    out_.field("cat", "kernel").field("name", summary.value("kernel", std::string("kernel")));
+    out_.field("ts", 0).field("dur", us(total));
+    out_.key("args").beginObject().field("total_ns", total).endObject().endObject();
   }
 
   void buildIndex() {
@@ -118,6 +127,12 @@ class TraceWriter {
 
   std::string assembly(int64_t index, isa::Opcode opcode) const {
     return assemblyText(program_, index, opcode);
+  }
+
+  const isa::Instruction* instruction(int64_t index) const {
+    return index >= 0 && static_cast<size_t>(index) < program_.instructions.size()
+               ? &program_.instructions[static_cast<size_t>(index)]
+               : nullptr;
   }
 
   /// Source (tid, ts inside the slice) of the flow that released an instruction waiting on `index`.
@@ -139,68 +154,50 @@ class TraceWriter {
   }
 
   void writeFlow(const char* cat, int fromTid, double fromNs, int toTid, double toNs) {
-    int64_t id = ++flowId_;
-    begin();
-    out_.raw("{\"ph\":\"s\",\"pid\":1,\"tid\":").num(int64_t{fromTid}).raw(",\"cat\":\"").raw(cat);
-    out_.raw("\",\"name\":\"")
-        .raw(cat)
-        .raw("\",\"id\":")
-        .num(id)
-        .raw(",\"ts\":")
-        .num(us(fromNs))
-        .raw("}");
-    begin();
-    out_.raw("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":")
-        .num(int64_t{toTid})
-        .raw(",\"cat\":\"")
-        .raw(cat);
-    out_.raw("\",\"name\":\"")
-        .raw(cat)
-        .raw("\",\"id\":")
-        .num(id)
-        .raw(",\"ts\":")
-        .num(us(toNs))
-        .raw("}");
+    const int64_t id = ++flowId_;
+    beginEvent("s", fromTid);
+    out_.field("cat", cat).field("name", cat).field("id", id).field("ts", us(fromNs)).endObject();
+    beginEvent("f", toTid);
+    out_.field("bp", "e")
+        .field("cat", cat)
+        .field("name", cat)
+        .field("id", id)
+        .field("ts", us(toNs))
+        .endObject();
   }
 
   void writeInstruction(size_t i) {
     const InstructionEvent& e = log_.instructions[i];
     const int tid = layout_.instructionTids[i];
-    begin();
-    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":")
-        .num(int64_t{tid})
-        .raw(",\"cat\":\"instruction\",\"name\":\"");
-    out_.raw(isa::opcodeName(e.opcode))
-        .raw("\",\"ts\":")
-        .num(us(e.start.ns()))
-        .raw(",\"dur\":")
-        .num(us(e.end.ns() - e.start.ns()));
-    out_.raw(",\"args\":{\"index\":")
-        .num(e.index)
-        .raw(",\"engine\":\"")
-        .raw(isa::engineName(e.engine));
-    out_.raw("\",\"opcode\":\"")
-        .raw(isa::opcodeName(e.opcode))
-        .raw("\",\"asm\":")
-        .str(assembly(e.index, e.opcode));
-    out_.raw(",\"cycles\":").num(e.cycles).raw(",\"bytes_read\":").num(e.bytesRead);
-    out_.raw(",\"bytes_written\":").num(e.bytesWritten).raw(",\"flops\":").num(e.flops);
-    out_.raw(",\"ready_ns\":")
-        .num(e.ready.ns())
-        .raw(",\"start_ns\":")
-        .num(e.start.ns())
-        .raw(",\"end_ns\":")
-        .num(e.end.ns());
-    out_.raw(",\"stall_ns\":").num(std::max(0.0, e.start.ns() - e.ready.ns()));
-    out_.raw(",\"stall_cause\":\"").raw(stallCauseName(e.stall)).raw("\"");
-    if (e.waitSemaphore >= 0) {
-      out_.raw(",\"semaphore\":")
-          .str(semaphoreLabel(program_, e.waitSemaphore))
-          .raw(",\"wait_value\":")
-          .num(e.waitValue);
-    }
-    if (e.waitedOnInstruction >= 0) out_.raw(",\"waited_on\":").num(e.waitedOnInstruction);
-    out_.raw("}}");
+    const std::string_view opcode = isa::opcodeName(e.opcode);
+    beginEvent("X", tid);
+    out_.field("cat", "instruction")
+        .field("name", opcode)
+        .field("ts", us(e.start.ns()))
+        .field("dur", us(e.end.ns() - e.start.ns()));
+    out_.key("args").beginObject();
+    out_.field("index", e.index).field("engine", isa::engineName(e.engine)).field("opcode", opcode);
+    out_.field("asm", assembly(e.index, e.opcode));
+    if (const isa::Instruction* inst = instruction(e.index); inst && !inst->note.empty())
+      out_.field("note", inst->note);
+    out_.field("cycles", e.cycles)
+        .field("bytes_read", e.bytesRead)
+        .field("bytes_written", e.bytesWritten);
+    out_.field("flops", e.flops)
+        .field("ready_ns", e.ready.ns())
+        .field("start_ns", e.start.ns())
+        .field("end_ns", e.end.ns());
+    out_.field("stall_ns", std::max(0.0, e.start.ns() - e.ready.ns()))
+        .field("stall_cause", stallCauseName(e.stall));
+    if (e.waitSemaphore >= 0)
+      out_.field("semaphore", semaphoreLabel(program_, e.waitSemaphore))
+          .field("wait_value", e.waitValue);
+    if (e.waitedOnInstruction >= 0) out_.field("waited_on", e.waitedOnInstruction);
+    out_.key("released_by").beginArray();
+    for (const Release& r : releases_[i]) out_.value(r.producer);
+    out_.endArray().key("release_ns").beginArray();
+    for (const Release& r : releases_[i]) out_.value(r.ns);
+    out_.endArray().endObject().endObject();
     int fromTid = 0;
     double fromNs = 0;
     if (e.waitedOnInstruction >= 0 && flowSource(e.waitedOnInstruction, fromTid, fromNs))
@@ -210,58 +207,53 @@ class TraceWriter {
   void writeDma(size_t i) {
     const DmaEvent& d = log_.dmas[i];
     const int tid = layout_.dmaTids[i];
-    isa::Opcode opcode = isa::Opcode::DmaCopy;
-    if (d.index >= 0 && static_cast<size_t>(d.index) < program_.instructions.size())
-      opcode = program_.instructions[static_cast<size_t>(d.index)].opcode;
+    const isa::Instruction* inst = instruction(d.index);
+    const std::string_view opcode = isa::opcodeName(inst ? inst->opcode : isa::Opcode::DmaCopy);
     const double dur = d.end.ns() - d.start.ns();
-    begin();
-    out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":")
-        .num(int64_t{tid})
-        .raw(",\"cat\":\"dma\",\"name\":\"");
-    out_.raw(isa::opcodeName(opcode))
-        .raw("\",\"ts\":")
-        .num(us(d.start.ns()))
-        .raw(",\"dur\":")
-        .num(us(dur));
-    out_.raw(",\"args\":{\"index\":").num(d.index).raw(",\"queue\":").num(int64_t{d.queue});
-    out_.raw(",\"opcode\":\"").raw(isa::opcodeName(opcode)).raw("\"");
-    if (d.index < 0 || static_cast<size_t>(d.index) >= instructionAt_.size() ||
-        instructionAt_[static_cast<size_t>(d.index)] < 0)
-      out_.raw(",\"asm\":").str(assembly(d.index, opcode));
-    out_.raw(",\"bytes\":")
-        .num(d.bytes)
-        .raw(",\"bytes_per_partition\":")
-        .num(d.bytes / dmaPartitionCount(program_, d.index));
-    out_.raw(",\"descriptors\":")
-        .num(int64_t{d.descriptors})
-        .raw(",\"dma_engines\":")
-        .num(int64_t{d.dmaEngines});
-    out_.raw(",\"hbm_bytes\":").num(d.hbmBytes).raw(",\"issue_ns\":").num(d.issue.ns());
-    out_.raw(",\"start_ns\":").num(d.start.ns()).raw(",\"end_ns\":").num(d.end.ns());
-    out_.raw(",\"latency_ns\":").num(std::max(0.0, d.start.ns() - d.issue.ns()));
-    out_.raw(",\"gbps\":").num(dur > 0 ? static_cast<double>(d.bytes) / dur : 0.0).raw("}}");
-    if (d.index >= 0 && static_cast<size_t>(d.index) < instructionAt_.size()) {
-      if (int64_t t = instructionAt_[static_cast<size_t>(d.index)]; t >= 0)
-        writeFlow("dma_issue", layout_.instructionTids[static_cast<size_t>(t)],
-                  middle(log_.instructions[static_cast<size_t>(t)].start.ns(),
-                         log_.instructions[static_cast<size_t>(t)].end.ns()),
-                  tid, middle(d.start.ns(), d.end.ns()));
+    const bool triggered = d.index >= 0 && static_cast<size_t>(d.index) < instructionAt_.size() &&
+                           instructionAt_[static_cast<size_t>(d.index)] >= 0;
+    beginEvent("X", tid);
+    out_.field("cat", "dma")
+        .field("name", opcode)
+        .field("ts", us(d.start.ns()))
+        .field("dur", us(dur));
+    out_.key("args")
+        .beginObject()
+        .field("index", d.index)
+        .field("queue", d.queue)
+        .field("opcode", opcode);
+    if (!triggered)
+      out_.field("asm", assembly(d.index, inst ? inst->opcode : isa::Opcode::DmaCopy));
+    out_.field("bytes", d.bytes)
+        .field("bytes_per_partition", d.bytes / dmaPartitionCount(program_, d.index));
+    out_.field("descriptors", d.descriptors)
+        .field("dma_engines", d.dmaEngines)
+        .field("hbm_bytes", d.hbmBytes);
+    out_.field("issue_ns", d.issue.ns())
+        .field("start_ns", d.start.ns())
+        .field("end_ns", d.end.ns());
+    out_.field("latency_ns", std::max(0.0, d.start.ns() - d.issue.ns()));
+    out_.field("gbps", dur > 0 ? static_cast<double>(d.bytes) / dur : 0.0).endObject().endObject();
+    if (triggered) {
+      const int64_t t = instructionAt_[static_cast<size_t>(d.index)];
+      const InstructionEvent& trigger = log_.instructions[static_cast<size_t>(t)];
+      writeFlow("dma_issue", layout_.instructionTids[static_cast<size_t>(t)],
+                middle(trigger.start.ns(), trigger.end.ns()), tid,
+                middle(d.start.ns(), d.end.ns()));
     }
   }
 
   void writeCounter(const CounterSample& c) {
-    begin();
-    out_.raw("{\"ph\":\"C\",\"pid\":1,\"name\":\"")
-        .raw(counterName(c.counter))
-        .raw("\",\"ts\":")
-        .num(us(c.at.ns()));
-    out_.raw(",\"args\":{\"value\":").num(c.value).raw("}}");
+    beginEvent("C", -1);
+    out_.field("name", counterName(c.counter)).field("ts", us(c.at.ns()));
+    out_.key("args").beginObject().field("value", c.value).endObject().endObject();
   }
 
-  void writeExtras(const nlohmann::json& summary) {
+  nlohmann::json extras(const nlohmann::json& summary) const {
     nlohmann::json extras;
     extras["format"] = 1;
     extras["summary"] = summary;
+    extras["machine"] = machineFactsJson(machine_);
     extras["semaphores"] = program_.semaphores;
     nlohmann::json tracks = nlohmann::json::array();
     tracks.push_back({{"tid", kKernelTid}, {"name", "kernel"}});
@@ -277,25 +269,26 @@ class TraceWriter {
     for (const auto& r : log_.uninitializedReads)
       reads.push_back({{"index", r.index}, {"what", r.what}});
     extras["uninitialized_reads"] = reads;
-    out_.raw(extras.dump());
+    return extras;
   }
 
   JsonWriter out_;
   const isa::Program& program_;
   const EventLog& log_;
+  const MachineFacts& machine_;
   TrackLayout layout_;
+  std::vector<std::vector<Release>> releases_;
   std::vector<int64_t> instructionAt_;
   std::vector<int64_t> dmaAt_;
   int64_t flowId_ = 0;
-  bool first_ = true;
 };
 
 }  // namespace
 
 void writeChromeTrace(const std::string& path, const isa::Program& program, const EventLog& log,
-                      const nlohmann::json& summary) {
+                      const nlohmann::json& summary, const MachineFacts& machine) {
   isa::writeAtomically(path, [&](const std::string& temporary) {
-    TraceWriter(temporary, program, log).write(summary);
+    TraceWriter(temporary, program, log, machine).write(summary);
   });
 }
 

@@ -7,6 +7,8 @@
 #include <limits>
 #include <map>
 
+#include "traces/dependency_graph.h"
+#include "traces/engine_time.h"
 #include "traces/report.h"
 #include "traces/track_layout.h"
 
@@ -63,8 +65,67 @@ double DiffRow::percent() const {
   return 100.0 * (b - a) / a;
 }
 
+namespace {
+
+/// Per-resource critical path and what-if, and engine time parts, of one run.
+struct Analysis {
+  std::string verdict;
+  std::map<std::string, double> critical, whatIf, engineTime;
+};
+
+Analysis analyse(const TraceModel& m) {
+  Analysis out;
+  const DependencyGraph graph(m);
+  const CriticalPath path = graph.criticalPath();
+  const std::vector<WhatIf> whatIfs = graph.whatIfs();
+  out.verdict = verdictText(path, whatIfs);
+  for (int r = 0; r < kNumResources; ++r)
+    if (path.resourceNs[static_cast<size_t>(r)] > 0)
+      out.critical[std::string(resourceName(static_cast<Resource>(r)))] =
+          path.resourceNs[static_cast<size_t>(r)];
+  for (const WhatIf& w : whatIfs) out.whatIf[std::string(resourceName(w.resource))] = w.endNs;
+  const double total = std::max(m.summary.value("total_ns", 0.0), m.maxEndNs);
+  for (const EngineTime& t : engineTimes(m, total)) {
+    const std::pair<const char*, double> parts[] = {{"busy", t.busyNs},
+                                                    {"dependency", t.dependencyNs},
+                                                    {"starved", t.starvedNs},
+                                                    {"internal", t.internalNs},
+                                                    {"done", t.doneNs}};
+    for (const auto& [name, ns] : parts) out.engineTime[t.engine + " " + name] = ns;
+  }
+  return out;
+}
+
+/// Rows in a fixed key order (keys of either map), not by track.
+std::vector<DiffRow> inOrder(const std::vector<std::string>& keys,
+                             const std::map<std::string, double>& a,
+                             const std::map<std::string, double>& b) {
+  std::vector<DiffRow> out;
+  for (const std::string& k : keys) {
+    auto ia = a.find(k), ib = b.find(k);
+    if (ia == a.end() && ib == b.end()) continue;
+    out.push_back({k, ia == a.end() ? 0 : ia->second, ib == b.end() ? 0 : ib->second});
+  }
+  return out;
+}
+
+}  // namespace
+
 TraceDiff diffTraces(const TraceModel& a, const TraceModel& b) {
   TraceDiff diff;
+  const Analysis analysisA = analyse(a), analysisB = analyse(b);
+  diff.verdictA = analysisA.verdict;
+  diff.verdictB = analysisB.verdict;
+  std::vector<std::string> resources;
+  for (int r = 0; r < kNumResources; ++r)
+    resources.emplace_back(resourceName(static_cast<Resource>(r)));
+  diff.criticalPath = inOrder(resources, analysisA.critical, analysisB.critical);
+  diff.whatIf = inOrder(resources, analysisA.whatIf, analysisB.whatIf);
+  std::vector<std::string> parts;
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    for (const char* part : {"busy", "dependency", "starved", "internal", "done"})
+      parts.push_back(std::string(isa::engineName(static_cast<isa::Engine>(e))) + " " + part);
+  diff.engineTime = inOrder(parts, analysisA.engineTime, analysisB.engineTime);
   for (const char* key : {"/total_ns", "/instructions", "/dma/bytes", "/dma/transfers", "/flops",
                           "/mfu_percent", "/mbu_percent", "/roofline_percent"})
     diff.totals.push_back({key + 1, summaryNumber(a.summary, key), summaryNumber(b.summary, key)});
@@ -90,7 +151,13 @@ TraceDiff diffTraces(const TraceModel& a, const TraceModel& b) {
 
 std::string diffText(const TraceDiff& diff, const std::string& nameA, const std::string& nameB) {
   std::string out = "A = " + nameA + "\nB = " + nameB + "\n";
+  out += "\nverdict A: " + diff.verdictA + "\nverdict B: " + diff.verdictB + "\n";
   section(out, "totals:", diff.totals, "A", "B", 1, "quantity");
+  section(out, "critical path by resource:", diff.criticalPath, "A", "B", 1000, "resource (us)");
+  section(out, "what if (kernel time with the resource infinitely fast):", diff.whatIf, "A", "B",
+          1000, "resource (us)");
+  section(out, "engine time (busy, waiting on a producer, starved, internal stalls, done):",
+          diff.engineTime, "A", "B", 1000, "engine part (us)");
   section(out, "busy time per engine and queue:", diff.trackTime, "A", "B", 1000, "track (us)");
   section(out, "events per engine and queue:", diff.trackCount, "A", "B", 1, "track");
   section(out, "time per opcode:", diff.opcodeTime, "A", "B", 1000, "track opcode (us)");

@@ -1,5 +1,6 @@
 #pragma once
-// What changed between two runs: total time, per-engine and per-opcode time and count.
+// What changed between two runs: verdict, critical path, what-if, engine time split, total time,
+// per-engine and per-opcode time and count.
 
 #include <string>
 #include <vector>
@@ -20,7 +21,12 @@ struct DiffRow {
 
 /// The comparison of two traces, section by section.
 struct TraceDiff {
-  std::vector<DiffRow> totals;      ///< total_ns, instructions, dma bytes, mfu_percent, ...
+  std::string verdictA, verdictB;     ///< verdictText of each run
+  std::vector<DiffRow> totals;        ///< total_ns, instructions, dma bytes, mfu_percent, ...
+  std::vector<DiffRow> criticalPath;  ///< per resource: ns of the critical path
+  std::vector<DiffRow> whatIf;        ///< per resource: kernel ns with it infinitely fast
+  std::vector<DiffRow>
+      engineTime;  ///< per "engine part" (busy, dependency, starved, internal, done): ns
   std::vector<DiffRow> trackTime;   ///< per engine/queue: busy ns (sum of durations)
   std::vector<DiffRow> trackCount;  ///< per engine/queue: events
   std::vector<DiffRow> opcodeTime;  ///< per "track opcode": ns

@@ -45,8 +45,18 @@ int64_t FlatEvent::argInteger(std::string_view key, int64_t fallback) const {
   return fallback;
 }
 
+const std::vector<double>* FlatEvent::argList(std::string_view key) const {
+  const FlatValue* v = findArg(key);
+  return v && v->kind == FlatValue::Kind::List ? &v->list : nullptr;
+}
+
 void setFlatValue(FlatValue& out, const nlohmann::json& value) {
-  if (value.is_number_integer()) {
+  if (value.is_array()) {
+    out.kind = FlatValue::Kind::List;
+    out.list.clear();
+    for (const auto& item : value)
+      if (item.is_number()) out.list.push_back(item.get<double>());
+  } else if (value.is_number_integer()) {
     out.kind = FlatValue::Kind::Integer;
     out.integer = value.get<int64_t>();
   } else if (value.is_number()) {

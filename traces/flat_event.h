@@ -9,16 +9,18 @@
 
 namespace neuronsim::traces {
 
-/// A scalar JSON value: a number (kept as double and, when integral in the file, as int64) or a
-/// string.
+/// A scalar JSON value: a number (kept as double and, when integral in the file, as int64), a
+/// string, or (args only) an array of numbers.
 struct FlatValue {
-  enum class Kind : uint8_t { Other, Integer, Real, Text } kind = Kind::Other;
+  enum class Kind : uint8_t { Other, Integer, Real, Text, List } kind = Kind::Other;
   int64_t integer = 0;
   double real = 0;
   std::string text;
+  std::vector<double> list;  ///< Kind::List: the numbers (other elements skipped)
 };
 
-/// A trace event: its top-level scalar fields (ph, cat, name, tid, ts, dur, ...) and its args.
+/// A trace event: its top-level scalar fields (ph, cat, name, tid, ts, dur, ...) and its args
+/// (scalars and arrays of numbers).
 /// Reused from event to event without reallocating (`clear` keeps capacity).
 class FlatEvent {
  public:
@@ -45,6 +47,8 @@ class FlatEvent {
   std::string argText(std::string_view key, const std::string& fallback) const {
     return asText(findArg(key), fallback);
   }
+  /// The numbers of an array arg; null when absent or not an array.
+  const std::vector<double>* argList(std::string_view key) const;
 
   /// Copies the scalar fields and args of a parsed event (nested values other than args are
   /// skipped).
@@ -64,7 +68,7 @@ class FlatEvent {
   size_t fields_ = 0, args_ = 0;
 };
 
-/// Sets `out` from a scalar JSON value (anything else becomes Kind::Other).
+/// Sets `out` from a scalar JSON value or an array of numbers (anything else becomes Kind::Other).
 void setFlatValue(FlatValue& out, const nlohmann::json& value);
 
 }  // namespace neuronsim::traces

@@ -1,9 +1,12 @@
-// Buffered JSON fragment writer.
+// Keyed JSON writer over a buffer flushed to a file, or kept as a string.
 #include "traces/json_writer.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "isa/error.h"
 
@@ -36,6 +39,8 @@ void appendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
+JsonWriter::JsonWriter() = default;
+
 JsonWriter::JsonWriter(const std::string& path) : path_(path), buffer_(kBufferBytes, '\0') {
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_) throw Error("cannot write '" + path + "': " + std::strerror(errno));
@@ -50,42 +55,126 @@ JsonWriter::~JsonWriter() {
 }
 
 void JsonWriter::flush() {
-  if (used_ && file_ && std::fwrite(buffer_.data(), 1, used_, file_) != used_) failed_ = true;
+  if (!file_) return;
+  if (used_ && std::fwrite(buffer_.data(), 1, used_, file_) != used_) failed_ = true;
   used_ = 0;
 }
 
 void JsonWriter::reserve(size_t bytes) {
+  if (!file_) {
+    if (used_ + bytes > buffer_.size()) buffer_.resize(std::max(buffer_.size() * 2, used_ + bytes));
+    return;
+  }
   if (used_ + bytes > buffer_.size()) flush();
   if (bytes > buffer_.size()) buffer_.resize(bytes);
 }
 
-JsonWriter& JsonWriter::raw(std::string_view text) {
+void JsonWriter::append(std::string_view text) {
   reserve(text.size());
   std::memcpy(buffer_.data() + used_, text.data(), text.size());
   used_ += text.size();
+}
+
+void JsonWriter::beforeValue() {
+  if (levels_.empty()) return;
+  Level& level = levels_.back();
+  if (level.isObject) {
+    if (!level.keyed) throw std::logic_error("json writer: a value inside an object needs a key");
+    level.keyed = false;
+    return;
+  }
+  if (!level.empty) append(level.itemPerLine ? ",\n" : ",");
+  level.empty = false;
+}
+
+JsonWriter& JsonWriter::key(std::string_view name) {
+  if (levels_.empty() || !levels_.back().isObject || levels_.back().keyed)
+    throw std::logic_error("json writer: key '" + std::string(name) + "' outside an object");
+  Level& level = levels_.back();
+  if (!level.empty) append(level.itemPerLine ? ",\n" : ",");
+  level.empty = false;
+  level.keyed = true;
+  std::string quoted;
+  appendJsonString(quoted, name);
+  quoted.push_back(':');
+  append(quoted);
   return *this;
 }
 
-JsonWriter& JsonWriter::str(std::string_view text) {
+JsonWriter& JsonWriter::beginObject(bool itemPerLine) {
+  beforeValue();
+  append("{");
+  levels_.push_back({true, itemPerLine});
+  return *this;
+}
+
+JsonWriter& JsonWriter::beginArray(bool itemPerLine) {
+  beforeValue();
+  append(itemPerLine ? "[\n" : "[");
+  levels_.push_back({false, itemPerLine});
+  return *this;
+}
+
+JsonWriter& JsonWriter::endObject() {
+  if (levels_.empty() || !levels_.back().isObject || levels_.back().keyed)
+    throw std::logic_error("json writer: endObject without an open object");
+  levels_.pop_back();
+  append("}");
+  return *this;
+}
+
+JsonWriter& JsonWriter::endArray() {
+  if (levels_.empty() || levels_.back().isObject)
+    throw std::logic_error("json writer: endArray without an open array");
+  const bool perLine = levels_.back().itemPerLine;
+  levels_.pop_back();
+  append(perLine ? "\n]" : "]");
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(std::string_view text) {
+  beforeValue();
   std::string quoted;
   quoted.reserve(text.size() + 8);
   appendJsonString(quoted, text);
-  return raw(quoted);
+  append(quoted);
+  return *this;
 }
 
-JsonWriter& JsonWriter::num(double value) {
+JsonWriter& JsonWriter::value(double number) {
+  beforeValue();
   reserve(32);
-  if (!std::isfinite(value)) value = 0;
-  auto [end, ec] = std::to_chars(buffer_.data() + used_, buffer_.data() + used_ + 32, value);
+  if (!std::isfinite(number)) number = 0;
+  auto [end, ec] = std::to_chars(buffer_.data() + used_, buffer_.data() + used_ + 32, number);
   used_ = static_cast<size_t>(end - buffer_.data());
   return *this;
 }
 
-JsonWriter& JsonWriter::num(int64_t value) {
+JsonWriter& JsonWriter::integer(int64_t number) {
+  beforeValue();
   reserve(24);
-  auto [end, ec] = std::to_chars(buffer_.data() + used_, buffer_.data() + used_ + 24, value);
+  auto [end, ec] = std::to_chars(buffer_.data() + used_, buffer_.data() + used_ + 24, number);
   used_ = static_cast<size_t>(end - buffer_.data());
   return *this;
+}
+
+JsonWriter& JsonWriter::value(bool flag) {
+  beforeValue();
+  append(flag ? "true" : "false");
+  return *this;
+}
+
+JsonWriter& JsonWriter::json(std::string_view text) {
+  beforeValue();
+  append(text);
+  return *this;
+}
+
+std::string JsonWriter::take() {
+  std::string out(buffer_.data(), used_);
+  used_ = 0;
+  levels_.clear();
+  return out;
 }
 
 void JsonWriter::close() {

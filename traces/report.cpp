@@ -8,6 +8,9 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "traces/dma_efficiency.h"
+#include "traces/engine_time.h"
+#include "traces/phases.h"
 #include "traces/summary.h"
 #include "traces/track_layout.h"
 
@@ -19,17 +22,6 @@ std::string format(const char* fmt, auto... args) {
   char buf[512];
   int n = std::snprintf(buf, sizeof buf, fmt, args...);
   return std::string(buf, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
-}
-
-/// Per base track, the spans in start order.
-std::map<std::string, std::vector<size_t>> streams(const TraceModel& model) {
-  std::map<std::string, std::vector<size_t>> byTrack;
-  for (size_t i = 0; i < model.spans.size(); ++i) byTrack[model.spans[i].track].push_back(i);
-  for (auto& [track, list] : byTrack)
-    std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
-      return model.spans[a].startNs < model.spans[b].startNs;
-    });
-  return byTrack;
 }
 
 }  // namespace
@@ -84,67 +76,23 @@ std::vector<size_t> longestStalls(const TraceModel& model, size_t count) {
 }
 
 CriticalPath criticalPath(const TraceModel& model) {
-  CriticalPath path;
-  if (model.spans.empty()) return path;
-  const auto byTrack = streams(model);
-  std::vector<int64_t> previous(model.spans.size(), -1);
-  for (const auto& [track, list] : byTrack)
-    for (size_t k = 1; k < list.size(); ++k) previous[list[k]] = static_cast<int64_t>(list[k - 1]);
-  std::unordered_map<int64_t, size_t> instructionOf, dmaOf;
-  for (size_t i = 0; i < model.spans.size(); ++i)
-    (model.spans[i].isDma ? dmaOf : instructionOf)[model.spans[i].index] = i;
+  return DependencyGraph(model).criticalPath();
+}
 
-  auto predecessor = [&](size_t i) -> int64_t {
-    const Span& s = model.spans[i];
-    if (s.isDma) {
-      int64_t trigger = -1;
-      if (auto it = instructionOf.find(s.index); it != instructionOf.end())
-        trigger = static_cast<int64_t>(it->second);
-      int64_t queued = previous[i];
-      if (queued >= 0 && model.spans[static_cast<size_t>(queued)].endNs > s.startNs + 1e-6)
-        queued = -1;
-      if (trigger < 0) return queued;
-      if (queued < 0) return trigger;
-      return model.spans[static_cast<size_t>(queued)].endNs >
-                     model.spans[static_cast<size_t>(trigger)].endNs
-                 ? queued
-                 : trigger;
-    }
-    if (s.stallCause == "semaphore" && s.waitedOn >= 0) {
-      if (auto it = dmaOf.find(s.waitedOn); it != dmaOf.end())
-        return static_cast<int64_t>(it->second);
-      if (auto it = instructionOf.find(s.waitedOn); it != instructionOf.end())
-        return static_cast<int64_t>(it->second);
-    }
-    return previous[i];
-  };
-
-  size_t last = 0;
-  for (size_t i = 1; i < model.spans.size(); ++i)
-    if (model.spans[i].endNs > model.spans[last].endNs) last = i;
-  std::vector<bool> visited(model.spans.size(), false);
-  std::vector<size_t> reversed;
-  for (int64_t at = static_cast<int64_t>(last); at >= 0 && !visited[static_cast<size_t>(at)];
-       at = predecessor(static_cast<size_t>(at))) {
-    visited[static_cast<size_t>(at)] = true;
-    reversed.push_back(static_cast<size_t>(at));
+std::string verdictText(const CriticalPath& path, const std::vector<WhatIf>& whatIfs) {
+  if (path.empty()) return "no events";
+  const double share =
+      100.0 * path.resourceNs[static_cast<size_t>(path.bound)] / std::max(path.totalNs, 1e-12);
+  std::string out = format("bound by %s (%.1f%% of the critical path)",
+                           std::string(resourceName(path.bound)).c_str(), share);
+  if (!whatIfs.empty() && whatIfs.front().endNs < path.totalNs) {
+    const WhatIf& best = whatIfs.front();
+    out += format(
+        "; largest upside: %s infinitely fast would take %.3f us instead of %.3f us (-%.1f%%)",
+        std::string(resourceName(best.resource)).c_str(), best.endNs / 1000, path.totalNs / 1000,
+        100.0 * (path.totalNs - best.endNs) / path.totalNs);
   }
-  path.steps.assign(reversed.rbegin(), reversed.rend());
-  path.totalNs = model.spans[last].endNs;
-  double cursor = path.totalNs;
-  std::map<std::string, double> share;
-  path.ownedNs.assign(path.steps.size(), 0.0);
-  for (size_t k = path.steps.size(); k-- > 0;) {
-    const double predEnd = k > 0 ? std::min(model.spans[path.steps[k - 1]].endNs, cursor) : 0.0;
-    path.ownedNs[k] = std::max(0.0, cursor - predEnd);
-    share[model.spans[path.steps[k]].track] += path.ownedNs[k];
-    cursor = std::min(cursor, predEnd);
-  }
-  for (auto& [track, ns] : share) path.shareNs.emplace_back(track, ns);
-  std::stable_sort(path.shareNs.begin(), path.shareNs.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (!path.shareNs.empty()) path.bound = path.shareNs.front().first;
-  return path;
+  return out;
 }
 
 std::vector<std::string> traceWarnings(const TraceModel& model) {
@@ -164,15 +112,17 @@ std::vector<std::string> traceWarnings(const TraceModel& model) {
         static_cast<long long>(smallBytes), static_cast<long long>(example)));
 
   std::vector<const Span*> pe;
+  const bool hasThrottle = model.machine.flag("pe_throttle", false);
+  const double throttleGapNs = model.machine.number("throttle_window_ns", kThrottleGapNs);
   for (const Span& s : model.spans)
-    if (!s.isDma && s.track == "tensor") pe.push_back(&s);
+    if (hasThrottle && !s.isDma && s.track == "tensor") pe.push_back(&s);
   std::stable_sort(pe.begin(), pe.end(),
                    [](const Span* a, const Span* b) { return a->startNs < b->startNs; });
   int64_t gaps = 0;
   double gapNs = 0, longest = 0, end = pe.empty() ? 0 : pe.front()->endNs;
   for (size_t k = 1; k < pe.size(); ++k) {
     const double gap = pe[k]->startNs - end;
-    if (gap > kThrottleGapNs) {
+    if (gap > throttleGapNs) {
       ++gaps;
       gapNs += gap;
       longest = std::max(longest, gap);
@@ -183,7 +133,7 @@ std::vector<std::string> traceWarnings(const TraceModel& model) {
     out.push_back(
         format("%lld PE idle gaps over %.0f ns (%.3f us in all, longest %.3f us) re-trigger the "
                "throttle: keep TensorE fed",
-               static_cast<long long>(gaps), kThrottleGapNs, gapNs / 1000, longest / 1000));
+               static_cast<long long>(gaps), throttleGapNs, gapNs / 1000, longest / 1000));
 
   int64_t throttled = 0;
   double throttleNs = 0;
@@ -205,9 +155,193 @@ std::vector<std::string> traceWarnings(const TraceModel& model) {
   return out;
 }
 
+namespace {
+
+std::string percentOf(double ns, double total) {
+  return format("%5.1f%%", 100.0 * ns / std::max(total, 1e-12));
+}
+
+void criticalSection(std::string& out, const CriticalPath& path, const std::vector<WhatIf>& whatIfs,
+                     bool exact) {
+  out += "\ncritical path by resource (" + std::to_string(path.events) + " events):\n";
+  for (int r = 0; r < kNumResources; ++r) {
+    const double ns = path.resourceNs[static_cast<size_t>(r)];
+    if (ns > 0)
+      out += format("  %-14s %12.3f us %s\n",
+                    std::string(resourceName(static_cast<Resource>(r))).c_str(), ns / 1000,
+                    percentOf(ns, path.totalNs).c_str());
+  }
+  out += exact ? "\nwhat if (kernel time with one resource infinitely fast, from the dependency "
+                 "graph):\n"
+               : "\nwhat if (from the recorded stall edges only: this trace lacks the full wait "
+                 "list):\n";
+  if (whatIfs.empty()) out += "  unavailable\n";
+  for (const WhatIf& w : whatIfs)
+    out += format("  %-14s %12.3f us  saves %10.3f us %s\n",
+                  std::string(resourceName(w.resource)).c_str(), w.endNs / 1000,
+                  (path.totalNs - w.endNs) / 1000,
+                  percentOf(path.totalNs - w.endNs, path.totalNs).c_str());
+}
+
+void engineSection(std::string& out, const TraceModel& model, double total) {
+  out +=
+      "\nengine time (dependency: head instruction waiting on a producer that had started; "
+      "starved: the\n"
+      "producer had not started, nothing to do; internal: interlock, throttle, port conflicts; "
+      "done: after\n"
+      "the engine's last instruction):\n";
+  out += format("  %-7s %9s %9s %9s %9s %9s  %s\n", "engine", "busy", "dependency", "starved",
+                "internal", "done", "waiting mostly on");
+  for (const EngineTime& t : engineTimes(model, total)) {
+    std::string on = "-";
+    if (!t.producers.empty()) {
+      const ProducerWait& p = t.producers.front();
+      on = format("%s %.3f us (%lld waits, longest #%lld %.3f us)", p.producer.c_str(), p.ns / 1000,
+                  static_cast<long long>(p.count), static_cast<long long>(p.longestIndex),
+                  p.longestNs / 1000);
+    }
+    out += format("  %-7s %9s %9s %9s %9s %9s  %s\n", t.engine.c_str(),
+                  percentOf(t.busyNs, total).c_str(), percentOf(t.dependencyNs, total).c_str(),
+                  percentOf(t.starvedNs, total).c_str(), percentOf(t.internalNs, total).c_str(),
+                  percentOf(t.doneNs, total).c_str(), on.c_str());
+  }
+}
+
+std::string sizeLabel(int64_t bytes) {
+  return bytes >= 1024 ? format("%lldK", static_cast<long long>(bytes / 1024))
+                       : format("%lld", static_cast<long long>(bytes));
+}
+
+void dmaSection(std::string& out, const TraceModel& model, double total) {
+  const DmaEfficiency dma = dmaEfficiency(model);
+  if (dma.transfers == 0) return;
+  out += "\nDMA efficiency:\n";
+  if (dma.peakKnown)
+    out += format(
+        "  %lld transfers, %lld bytes; bytes-weighted %.1f%% of peak (peak per transfer: its DMA "
+        "engines x "
+        "%.1f GB/s, capped by HBM %.1f GB/s)\n",
+        static_cast<long long>(dma.transfers), static_cast<long long>(dma.bytes),
+        dma.weightedPercent, dma.engineBytesPerNs, dma.hbmBytesPerNs);
+  else
+    out += "  peak unknown: this trace does not record its machine\n";
+  if (dma.peakKnown) {
+    out += format("  %-16s %9s %14s %12s\n", "achieved/peak", "transfers", "bytes", "time us");
+    for (const EfficiencyBucket& b : dma.efficiency)
+      if (b.transfers > 0)
+        out += format("  %-16s %9lld %14lld %12.3f\n",
+                      (b.highPercent > 0 ? format("%.0f-%.0f%%", b.lowPercent, b.highPercent)
+                                         : format(">= %.0f%%", b.lowPercent))
+                          .c_str(),
+                      static_cast<long long>(b.transfers), static_cast<long long>(b.bytes),
+                      b.ns / 1000);
+  }
+  out += format("  %-16s %9s %14s %12s\n", "bytes/partition", "transfers", "bytes", "time us");
+  for (const SizeBucket& b : dma.sizes)
+    if (b.transfers > 0)
+      out +=
+          format("  %-16s %9lld %14lld %12.3f\n",
+                 (b.highBytes > 0 ? sizeLabel(b.lowBytes) + "-" + sizeLabel(b.highBytes)
+                                  : ">= " + sizeLabel(b.lowBytes))
+                     .c_str(),
+                 static_cast<long long>(b.transfers), static_cast<long long>(b.bytes), b.ns / 1000);
+  for (const TriggerOverhead& t : dma.triggers)
+    out += format("  triggers on %-7s %5lld, %10.3f us = %s of its busy time, %s of the run\n",
+                  t.engine.c_str(), static_cast<long long>(t.triggers), t.ns / 1000,
+                  percentOf(t.ns, t.engineBusyNs).c_str(), percentOf(t.ns, total).c_str());
+  out += format("  %-9s %9s %14s %10s %10s %12s\n", "queue", "transfers", "bytes", "occupied",
+                "GB/s busy", "avg latency");
+  for (const QueueUse& q : dma.queues)
+    out += format("  %-9s %9lld %14lld %10s %10.1f %9.3f us\n", q.queue.c_str(),
+                  static_cast<long long>(q.transfers), static_cast<long long>(q.bytes),
+                  percentOf(q.activeNs, total).c_str(), q.gbps(),
+                  q.latencyNs / 1000 / static_cast<double>(std::max<int64_t>(1, q.transfers)));
+  if (!dma.slowest.empty()) {
+    out += "  furthest below peak:\n";
+    for (size_t i : dma.slowest) {
+      const Span& s = model.spans[i];
+      const double dur = s.endNs - s.startNs;
+      const double gbps = dur > 0 ? static_cast<double>(s.bytes) / dur : 0;
+      out += format("    #%-6lld %-8s %10lld B (%lld B/partition) %8.1f GB/s of %.1f\n",
+                    static_cast<long long>(s.index), s.track.c_str(),
+                    static_cast<long long>(s.bytes), static_cast<long long>(s.bytesPerPartition),
+                    gbps, transferPeakGbps(s, model.machine));
+    }
+  }
+}
+
+void phaseSection(std::string& out, const TraceModel& model, const CriticalPath& path) {
+  const auto phases = phaseTimes(model, path);
+  if (phases.empty()) return;
+  out += "\nphases (instruction notes), in order of first start:\n";
+  out += format("  %-28s %6s %6s %10s %10s %10s  %s\n", "phase", "instr", "dma", "from us", "to us",
+                "critical", "busy by resource (us)");
+  for (const PhaseTime& p : phases) {
+    std::string busy;
+    for (int r = 0; r < kNumResources; ++r)
+      if (p.busyNs[static_cast<size_t>(r)] > 0)
+        busy += format("%s%s %.3f", busy.empty() ? "" : ", ",
+                       std::string(resourceName(static_cast<Resource>(r))).c_str(),
+                       p.busyNs[static_cast<size_t>(r)] / 1000);
+    out += format("  %-28s %6lld %6lld %10.3f %10.3f %10s  %s\n", p.name.substr(0, 28).c_str(),
+                  static_cast<long long>(p.instructions), static_cast<long long>(p.transfers),
+                  p.firstStartNs / 1000, p.lastEndNs / 1000,
+                  percentOf(p.criticalNs, path.totalNs).c_str(), busy.c_str());
+  }
+}
+
+void chainSection(std::string& out, const TraceModel& model, const CriticalPath& path) {
+  struct Segment {
+    std::string label;
+    double from, to;
+    int pieces;
+  };
+  std::vector<Segment> segments;
+  for (const PathPiece& p : path.pieces) {
+    const std::string label =
+        p.resource == Resource::FixedLatency ? "latency" : model.spans[p.span].track;
+    if (!segments.empty() && segments.back().label == label) {
+      segments.back().to = p.toNs;
+      ++segments.back().pieces;
+    } else {
+      segments.push_back({label, p.fromNs, p.toNs, 1});
+    }
+  }
+  const size_t first = segments.size() > 12 ? segments.size() - 12 : 0;
+  out += "\ncritical path chain (last " + std::to_string(segments.size() - first) + " of " +
+         std::to_string(segments.size()) + " segments):\n";
+  for (size_t k = first; k < segments.size(); ++k)
+    out += format("  %10.3f - %10.3f us  %-10s %d pieces\n", segments[k].from / 1000,
+                  segments[k].to / 1000, segments[k].label.c_str(), segments[k].pieces);
+}
+
+}  // namespace
+
+std::string analysisText(const TraceModel& model) {
+  const double total = std::max(model.summary.value("total_ns", 0.0), model.maxEndNs);
+  const DependencyGraph graph(model);
+  const CriticalPath path = graph.criticalPath();
+  const std::vector<WhatIf> whatIfs = graph.whatIfs();
+  const bool exact = std::all_of(model.spans.begin(), model.spans.end(),
+                                 [](const Span& s) { return s.isDma || s.waitsKnown; });
+  std::string out = "verdict: " + verdictText(path, whatIfs) + "\n";
+  if (!path.empty()) criticalSection(out, path, whatIfs, exact);
+  engineSection(out, model, total);
+  dmaSection(out, model, total);
+  phaseSection(out, model, path);
+  return out;
+}
+
 std::string reportText(const TraceModel& model, int topOpcodes) {
   std::string out = summaryText(model.summary);
-  const double total = std::max(model.summary.value("total_ns", 0.0), 1e-12);
+  const double total = std::max(model.summary.value("total_ns", 0.0), model.maxEndNs);
+  out +=
+      model.machine.known()
+          ? "  machine parameters recorded: " + model.machine.name + "\n"
+          : "  machine parameters not recorded (older trace): machine-specific warnings skipped\n";
+  out += "\n";
+  out += analysisText(model);
+  const CriticalPath path = criticalPath(model);
 
   out += "\ntop opcodes by time (per engine and queue):\n";
   out += format("  %-10s %-22s %8s %12s %7s\n", "track", "opcode", "count", "time us", "share");
@@ -215,64 +349,31 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
   for (const OpcodeTime& row : opcodeTimes(model)) {
     if (shown[row.track]++ >= topOpcodes) continue;
     out += format("  %-10s %-22s %8lld %12.3f %6.1f%%\n", row.track.c_str(), row.opcode.c_str(),
-                  static_cast<long long>(row.count), row.ns / 1000, 100.0 * row.ns / total);
+                  static_cast<long long>(row.count), row.ns / 1000,
+                  100.0 * row.ns / std::max(total, 1e-12));
   }
-
-  out += "\nstall time by cause (instruction waits; DMA latency from issue to first byte):\n";
-  const auto stalls = stallTimes(model);
-  if (stalls.empty()) out += "  none\n";
-  for (const StallTime& row : stalls)
-    out += format("  %-10s %-16s %8lld %12.3f us %6.1f%%\n", row.track.c_str(), row.cause.c_str(),
-                  static_cast<long long>(row.count), row.ns / 1000, 100.0 * row.ns / total);
 
   const auto longest = longestStalls(model, 5);
   if (!longest.empty()) {
+    std::unordered_map<int64_t, const Span*> byIndex;
+    for (const Span& s : model.spans)
+      if (s.isDma || !byIndex.count(s.index)) byIndex[s.index] = &s;
     out += "\nlongest stalls:\n";
     for (size_t i : longest) {
       const Span& s = model.spans[i];
       std::string why = s.stallCause;
       if (!s.semaphore.empty()) why += " on " + s.semaphore + " >= " + std::to_string(s.waitValue);
-      if (s.waitedOn >= 0) why += ", released by #" + std::to_string(s.waitedOn);
+      if (s.waitedOn >= 0) {
+        why += ", released by #" + std::to_string(s.waitedOn);
+        if (auto it = byIndex.find(s.waitedOn); it != byIndex.end())
+          why += " (" + it->second->track + ")";
+      }
       out += format("  #%-6lld %-8s %-22s %10.3f us  %s\n", static_cast<long long>(s.index),
                     s.track.c_str(), s.opcode.c_str(), s.stallNs / 1000, why.c_str());
     }
   }
 
-  const CriticalPath path = criticalPath(model);
-  out += "\ncritical path:\n";
-  if (path.steps.empty()) {
-    out += "  (no events)\n";
-  } else {
-    out += format("  %zu events, ends at %.3f us; bound by %s\n", path.steps.size(),
-                  path.totalNs / 1000, path.bound.c_str());
-    for (const auto& [track, ns] : path.shareNs)
-      out += format("  %-10s %12.3f us %6.1f%%\n", track.c_str(), ns / 1000,
-                    100.0 * ns / path.totalNs);
-    struct Segment {
-      std::string track;
-      double from, to;
-      int events;
-    };
-    std::vector<Segment> segments;
-    double cursor = 0;
-    for (size_t k = 0; k < path.steps.size(); ++k) {
-      const Span& s = model.spans[path.steps[k]];
-      const double to = cursor + path.ownedNs[k];
-      if (!segments.empty() && segments.back().track == s.track) {
-        segments.back().to = to;
-        ++segments.back().events;
-      } else {
-        segments.push_back({s.track, cursor, to, 1});
-      }
-      cursor = to;
-    }
-    const size_t first = segments.size() > 12 ? segments.size() - 12 : 0;
-    out += "  chain (last " + std::to_string(segments.size() - first) + " of " +
-           std::to_string(segments.size()) + " segments):\n";
-    for (size_t k = first; k < segments.size(); ++k)
-      out += format("    %10.3f - %10.3f us  %-10s %d events\n", segments[k].from / 1000,
-                    segments[k].to / 1000, segments[k].track.c_str(), segments[k].events);
-  }
+  if (!path.empty()) chainSection(out, model, path);
 
   out += "\nwarnings:\n";
   const auto warnings = traceWarnings(model);

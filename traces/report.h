@@ -5,13 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "traces/dependency_graph.h"
 #include "traces/trace_model.h"
 
 namespace neuronsim::traces {
 
 /// DMAs moving fewer bytes than this per partition are overhead-bound (reference 1.4).
 inline constexpr int64_t kSmallDmaBytesPerPartition = 2048;
-/// A PE idle gap longer than this re-engages the Trn2 throttle (reference 2.2), in ns.
+/// A PE idle gap longer than this re-engages the Trn2 throttle (reference 2.2), in ns, when the
+/// trace's machine does not record its throttle_window_ns.
 inline constexpr double kThrottleGapNs = 3000;
 
 /// Time spent by one opcode on one track (engine or DMA queue).
@@ -37,25 +39,25 @@ std::vector<StallTime> stallTimes(const TraceModel& model);
 /// Indices into model.spans of the `count` instructions that stalled longest (longest first).
 std::vector<size_t> longestStalls(const TraceModel& model, size_t count);
 
-/// The chain of events that ends last, walked back through what released each one:
-/// the semaphore edge (waited_on) when it stalled on a semaphore, else the previous event of
-/// its stream; a DMA transfer goes back to the later of its trigger and the previous transfer
-/// on its queue. Each step owns the time from its predecessor's end to its own end, so the
-/// shares add up to the end time of the last event.
-struct CriticalPath {
-  std::vector<size_t> steps;    ///< indices into model.spans, first event first
-  std::vector<double> ownedNs;  ///< per step
-  std::vector<std::pair<std::string, double>> shareNs;  ///< per track, largest first
-  std::string bound;  ///< the track with the largest share ("" when the trace is empty)
-  double totalNs = 0;
-};
+/// DependencyGraph(model).criticalPath().
 CriticalPath criticalPath(const TraceModel& model);
 
-/// Warnings about the kernel: small DMAs, PE gaps re-triggering the throttle, throttle stalls,
-/// uninitialized reads, a trace span that disagrees with the summary. One line each.
+/// The verdict line: the resource with the largest critical-path share and the what-if with the
+/// largest saving, e.g. "bound by DMA (61.2% of the critical path); fastest what-if: ...".
+std::string verdictText(const CriticalPath& path, const std::vector<WhatIf>& whatIfs);
+
+/// Warnings about the kernel: small DMAs, PE gaps re-triggering the throttle (only when the trace
+/// records a machine with the throttle, so never on Trn1), throttle stalls, uninitialized reads,
+/// a trace span that disagrees with the summary. One line each.
 std::vector<std::string> traceWarnings(const TraceModel& model);
 
-/// The whole report: summary, top opcodes per track, stalls by cause, critical path, warnings.
+/// The analysis sections shared by report and viewer: verdict, critical path by resource, what-if
+/// estimates, engine time split, DMA efficiency, phases.
+std::string analysisText(const TraceModel& model);
+
+/// The whole report: summary, verdict, critical path by resource, what-if estimates, engine time
+/// split, top opcodes per track, longest stalls, DMA efficiency, phases, the path's last
+/// segments, warnings.
 /// `topOpcodes` limits the opcode rows per track.
 std::string reportText(const TraceModel& model, int topOpcodes = 5);
 

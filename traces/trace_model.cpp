@@ -40,12 +40,15 @@ Span spanFromEvent(const FlatEvent& event, bool isDma) {
   s.cycles = event.argInteger("cycles", 0);
   s.flops = event.argInteger("flops", 0);
   s.assembly = event.argText("asm", isDma ? "" : s.opcode);
+  s.note = event.argText("note", "");
   if (isDma) {
     s.readyNs = event.argNumber("issue_ns", s.startNs);
     s.stallNs = std::max(0.0, s.startNs - s.readyNs);
     s.stallCause = s.stallNs > 0 ? "dma_latency" : "none";
     s.bytes = event.argInteger("bytes", 0);
     s.bytesPerPartition = event.argInteger("bytes_per_partition", s.bytes);
+    s.hbmBytes = event.argInteger("hbm_bytes", 0);
+    s.dmaEngines = static_cast<int32_t>(event.argInteger("dma_engines", 0));
   } else {
     s.readyNs = event.argNumber("ready_ns", s.startNs);
     s.stallNs = event.argNumber("stall_ns", std::max(0.0, s.startNs - s.readyNs));
@@ -54,6 +57,13 @@ Span spanFromEvent(const FlatEvent& event, bool isDma) {
     s.waitValue = event.argInteger("wait_value", 0);
     s.waitedOn = event.argInteger("waited_on", -1);
     s.bytes = event.argInteger("bytes_read", 0) + event.argInteger("bytes_written", 0);
+    const std::vector<double>* by = event.argList("released_by");
+    const std::vector<double>* at = event.argList("release_ns");
+    if (by && at && by->size() == at->size()) {
+      s.waitsKnown = true;
+      for (size_t k = 0; k < by->size(); ++k)
+        s.waits.push_back({static_cast<int64_t>((*by)[k]), (*at)[k]});
+    }
   }
   return s;
 }
@@ -113,11 +123,13 @@ class ModelBuilder {
   TraceModel finish(const nlohmann::json& extras) {
     model_.summary = extras.value("summary", nlohmann::json::object());
     if (!model_.summary.is_object()) model_.summary = nlohmann::json::object();
-    std::unordered_map<int64_t, const std::string*> assemblyOf;
-    for (const Span& s : model_.spans) assemblyOf.emplace(s.index, &s.assembly);
+    std::unordered_map<int64_t, const Span*> triggerOf;
+    for (const Span& s : model_.spans) triggerOf.emplace(s.index, &s);
     for (Span& d : dmas_)
-      if (d.assembly.empty())
-        if (auto it = assemblyOf.find(d.index); it != assemblyOf.end()) d.assembly = *it->second;
+      if (auto it = triggerOf.find(d.index); it != triggerOf.end()) {
+        if (d.assembly.empty()) d.assembly = it->second->assembly;
+        if (d.note.empty()) d.note = it->second->note;
+      }
     for (Span& d : dmas_)
       if (d.assembly.empty()) d.assembly = d.opcode;
     model_.spans.insert(model_.spans.end(), std::make_move_iterator(dmas_.begin()),
@@ -133,6 +145,7 @@ class ModelBuilder {
     for (const auto& r : extras.value("uninitialized_reads", nlohmann::json::array()))
       model_.uninitializedReads.emplace_back(r.value("index", int64_t{-1}),
                                              r.value("what", std::string()));
+    model_.machine = machineFactsFrom(extras.value("machine", nlohmann::json()));
     return std::move(model_);
   }
 
@@ -172,9 +185,13 @@ TraceModel loadTraceModel(const std::string& path) {
   return builder.finish(trace.neuronsim);
 }
 
-TraceModel traceModel(const isa::Program& program, const EventLog& log) {
+TraceModel traceModel(const isa::Program& program, const EventLog& log,
+                      const MachineFacts& machine) {
   TraceModel model;
+  model.summary = nlohmann::json::object();
+  model.machine = machine;
   const TrackLayout layout = layoutTracks(log);
+  std::vector<std::vector<Release>> releases = semaphoreReleases(program, log, machine);
   double minStart = std::numeric_limits<double>::infinity(), maxEnd = -minStart;
   for (size_t i = 0; i < log.instructions.size(); ++i) {
     const InstructionEvent& e = log.instructions[i];
@@ -195,6 +212,10 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
     s.bytes = e.bytesRead + e.bytesWritten;
     s.flops = e.flops;
     s.assembly = assemblyText(program, e.index, e.opcode);
+    s.waits = std::move(releases[i]);
+    s.waitsKnown = true;
+    if (e.index >= 0 && static_cast<size_t>(e.index) < program.instructions.size())
+      s.note = program.instructions[static_cast<size_t>(e.index)].note;
     minStart = std::min(minStart, s.startNs);
     maxEnd = std::max(maxEnd, s.endNs);
     model.spans.push_back(std::move(s));
@@ -221,6 +242,10 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
     s.stallCause = s.stallNs > 0 ? "dma_latency" : "none";
     s.bytes = d.bytes;
     s.bytesPerPartition = d.bytes / dmaPartitionCount(program, d.index);
+    s.hbmBytes = d.hbmBytes;
+    s.dmaEngines = d.dmaEngines;
+    if (d.index >= 0 && static_cast<size_t>(d.index) < program.instructions.size())
+      s.note = program.instructions[static_cast<size_t>(d.index)].note;
     s.assembly = d.index >= 0 && static_cast<size_t>(d.index) < printed.size() &&
                          !printed[static_cast<size_t>(d.index)].empty()
                      ? printed[static_cast<size_t>(d.index)]

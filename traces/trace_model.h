@@ -9,6 +9,8 @@
 
 #include "isa/program.h"
 #include "traces/event.h"
+#include "traces/machine_facts.h"
+#include "traces/semaphore_releases.h"
 
 namespace neuronsim::traces {
 
@@ -27,11 +29,18 @@ struct Span {
   std::string semaphore;  ///< the semaphore that held it, if any
   int64_t waitValue = 0;
   int64_t waitedOn = -1;  ///< the instruction whose signal released it
+  /// Instruction: every wait's releasing instruction and time, in wait order (traces written
+  /// before this was recorded have none: waitsKnown is false).
+  std::vector<Release> waits;
+  bool waitsKnown = false;
   int64_t cycles = 0;
   int64_t bytes = 0;  ///< instruction: read + written; DMA: transferred
   int64_t flops = 0;
   int64_t bytesPerPartition = 0;  ///< DMA only
+  int64_t hbmBytes = 0;           ///< DMA only: bytes read from or written to HBM
+  int32_t dmaEngines = 0;         ///< DMA only: DMA engines that carried it
   std::string assembly;
+  std::string note;  ///< the builder's note (kernel phase), also on a DMA's transfer
 };
 
 /// One sampled counter of a trace.
@@ -47,6 +56,7 @@ struct TraceModel {
   std::vector<CounterSeries> counters;
   std::vector<std::pair<int, std::string>> tracks;  ///< (tid, name), kernel track excluded
   std::vector<std::pair<int64_t, std::string>> uninitializedReads;
+  MachineFacts machine;   ///< unknown (empty name) for traces that did not record it
   double minStartNs = 0;  ///< over every complete event, the kernel span included
   double maxEndNs = 0;
 };
@@ -55,8 +65,10 @@ struct TraceModel {
 TraceModel traceModel(const nlohmann::json& trace);
 /// readTrace then traceModel.
 TraceModel loadTraceModel(const std::string& path);
-/// The same records straight from a run (no kernel span; summary left empty).
-TraceModel traceModel(const isa::Program& program, const EventLog& log);
+/// The same records straight from a run (no kernel span; summary left empty). `machine` gives
+/// the pipeline latencies that time each wait's release.
+TraceModel traceModel(const isa::Program& program, const EventLog& log,
+                      const MachineFacts& machine = {});
 
 /// Display name of semaphore `sem`: its declared name, else "S[n]"; "" for -1.
 std::string semaphoreLabel(const isa::Program& program, int32_t sem);

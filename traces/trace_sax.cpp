@@ -53,6 +53,11 @@ class TraceSax {
     if (depth_ >= 1 && topKey_ == "neuronsim") domOpen(isObject ? Json::object() : Json::array());
     if (inEvents() && depth_ == 2 && isObject) event_.clear();
     if (inEvents() && depth_ == 3 && isObject && key_ == "args") inArgs_ = true;
+    if (inEvents() && depth_ == 4 && inArgs_ && !isObject) {
+      list_ = &event_.arg(key_);
+      list_->kind = FlatValue::Kind::List;
+      list_->list.clear();
+    }
     ++depth_;
     return true;
   }
@@ -61,6 +66,7 @@ class TraceSax {
     --depth_;
     if (depth_ >= 1 && topKey_ == "neuronsim") stack_.pop_back();
     if (inEvents() && depth_ == 3) inArgs_ = false;
+    if (inEvents() && depth_ == 4) list_ = nullptr;
     if (inEvents() && depth_ == 2) onEvent_(event_);
     return true;
   }
@@ -72,6 +78,8 @@ class TraceSax {
       setFlatValue(event_.field(key_), v);
     } else if (inEvents() && depth_ == 4 && inArgs_) {
       setFlatValue(event_.arg(key_), v);
+    } else if (inEvents() && depth_ == 5 && list_ && v.is_number()) {
+      list_->list.push_back(v.get<double>());
     }
     return true;
   }
@@ -102,6 +110,7 @@ class TraceSax {
 
   const std::function<void(const FlatEvent&)>& onEvent_;
   FlatEvent event_;
+  FlatValue* list_ = nullptr;  ///< the array arg being read
   std::string topKey_, key_, domKey_;
   std::vector<Json*> stack_;
   int depth_ = 0;

@@ -125,7 +125,9 @@ class KernelBuilder {
 
   /// Emits a fully formed instruction (its waits and signals are replaced by the builder's).
   void emit(isa::Instruction inst);
-  /// Text attached to the following instructions (printed as an assembly comment).
+  /// The kernel phase the following instructions belong to, until the next call ("" clears):
+  /// printed as an assembly comment and recorded in traces, where report and viewer group time by
+  /// it.
   void setNote(std::string note) { note_ = std::move(note); }
   /// Off: the following instructions get no waits (their accesses are still recorded for later
   /// ones); a what-if for tuning whose hazards the simulator's race detector reports.

@@ -125,6 +125,7 @@ class ConvEmitter {
   }
 
   void loadFilters(int64_t g0, int64_t group) {
+    b_.setNote("load filters");
     const int64_t taps = core_.tapCount();
     if (plan_.pack > 1) loadPackedFilters(g0, group);
     for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
@@ -156,6 +157,7 @@ class ConvEmitter {
   }
 
   void loadWindow(const Chunk& chunk, int slot) {
+    b_.setNote("load window");
     for (int64_t j = 0; j < plan_.pack && plan_.pack > 1; ++j) {
       ConvCore shifted = core_;
       shifted.padLo[2] -= j * core_.dilation[2];
@@ -318,6 +320,7 @@ class ConvEmitter {
                               .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
                               .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
                               .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
+      b_.setNote("store out");
       b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one),
                  DmaOptions{-1, isa::Engine::Scalar});
     }
@@ -327,6 +330,7 @@ class ConvEmitter {
                   const Int3& count, int64_t coOffset, int64_t cw) {
     const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
     const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
+    b_.setNote("matmul");
     if (uses.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
     bool first = true;
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
@@ -345,6 +349,7 @@ class ConvEmitter {
   }
 
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
+    b_.setNote("evict psum");
     const std::vector<isa::Engine>& engines = plan_.evictEngines;
     const bool vector = engines[evictCount_++ % engines.size()] == isa::Engine::Vector;
     std::optional<Tile> bias;

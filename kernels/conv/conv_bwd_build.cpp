@@ -41,11 +41,14 @@ void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
       for (int64_t p0 = 0; p0 < positions; p0 += chunk) {
         const int64_t count = std::min(chunk, positions - p0);
         const Tile in = ring[loads++ % 2].partitionSlice(0, p).slice(0, 0, count);
+        b.setNote("db load dy");
         b.dmaCopy(in, dy.select(0, n).slice(0, c0, c0 + cw).merge(1, 3).slice(1, p0, p0 + count));
+        b.setNote("db reduce");
         b.tensorReduce(first ? sum : part.partitionSlice(0, p), in, isa::AluOp::Add);
         if (!first) b.tensorTensor(sum, sum, part.partitionSlice(0, p), isa::AluOp::Add);
         first = false;
       }
+    b.setNote("db store");
     b.dmaCopy(db.slice(0, c0, c0 + cw).reshape({cw, 1}), sum);
   }
   for (const Tile& t : ring) b.release(t);

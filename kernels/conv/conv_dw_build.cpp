@@ -94,6 +94,7 @@ class DwEmitter {
 
   /// Evicts the pass's per-tap accumulators and stores them (triggered from ScalarE).
   void store(const Pass& pass) {
+    b_.setNote("dw evict");
     const int32_t cs = static_cast<int32_t>(pass.cs);
     const Tile out = outs_[outCount_++ % kBuffers]
                          .partitionSlice(0, cs)
@@ -105,10 +106,12 @@ class DwEmitter {
                             .slice(0, pass.g0, pass.g0 + pass.taps)
                             .slice(1, pass.ci0, pass.ci0 + pass.cs)
                             .slice(2, pass.co0, pass.co0 + pass.cw);
+    b_.setNote("dw store");
     b_.dmaCopy(dst.permute({1, 0, 2}), out, DmaOptions{-1, isa::Engine::Scalar});
   }
 
   void load(const Pass& pass, const Chunk& chunk, int slot) {
+    b_.setNote("dw load");
     const int32_t cs = static_cast<int32_t>(pass.cs);
     if (plan_.perTap) {
       const Int3& k = fwd_.taps;
@@ -147,6 +150,7 @@ class DwEmitter {
     for (size_t i = 0; i < boxes.size(); ++i) {
       const Prepared current = next;
       if (i + 1 < boxes.size()) next = prepare(pass, slot, boxes[i + 1].first, boxes[i + 1].second);
+      b_.setNote("dw matmul");
       for (int64_t g = 0; g < pass.taps; ++g) {
         b_.matmul(acc_[g].partitionSlice(0, static_cast<int32_t>(pass.cs)).slice(0, 0, pass.cw),
                   current.xTs[g], current.dyT, started[g]);
@@ -156,6 +160,7 @@ class DwEmitter {
   }
 
   Prepared prepare(const Pass& pass, int slot, const Int3& origin, const Int3& count) {
+    b_.setNote("dw transpose");
     const Int3 one{1, 1, 1};
     const int32_t npos = static_cast<int32_t>(product(count));
     Prepared p{dyT_[dyTCount_++ % kBuffers].partitionSlice(0, npos).slice(0, 0, pass.cw), {}};

@@ -10,6 +10,7 @@
 #include "isa/error.h"
 #include "isa/npy.h"
 #include "kernels/harness/occupancy.h"
+#include "kernels/harness/trace_machine.h"
 #include "traces/chrome_trace.h"
 #include "traces/csv.h"
 
@@ -61,8 +62,10 @@ void writeOutputs(isa::OutputSet& set, const OutputRequest& request, const RunPr
         products.log->uninitializedRead({read.instruction, read.operand});
     if (products.allocations) appendOccupancyCounters(*products.log, *products.allocations);
     set.write(*request.trace, [&](const std::string& to) {
-      traces::writeChromeTrace(to, *products.program, *products.log,
-                               products.summary ? *products.summary : nlohmann::json::object());
+      traces::writeChromeTrace(
+          to, *products.program, *products.log,
+          products.summary ? *products.summary : nlohmann::json::object(),
+          products.machine ? traceMachine(*products.machine) : traces::MachineFacts{});
     });
     if (progress) progress->done();
   }

@@ -13,6 +13,7 @@
 #include "kernels/builder/allocation_record.h"
 #include "kernels/harness/progress.h"
 #include "kernels/registry.h"
+#include "sim/machine_config.h"
 #include "traces/event.h"
 
 namespace neuronsim::kernels {
@@ -43,6 +44,7 @@ struct RunProducts {
   const std::vector<isa::UninitializedRead>* uninitializedReads = nullptr;  ///< listed in the trace
   const nlohmann::json* summary = nullptr;
   const HostTensors* outputs = nullptr;
+  const sim::MachineConfig* machine = nullptr;  ///< recorded in the trace (traceMachine)
 };
 
 /// Stages every requested file, then commits them all at once; prints "wrote DIR/NAME.npy" for

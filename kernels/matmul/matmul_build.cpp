@@ -137,7 +137,9 @@ struct ResultWriter {
   void operator()(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t ns) {
     const int64_t index = count++;
     const Tile ot = corner(outs[index % outs.size()], ms, ns);
+    b.setNote("evict psum");
     evict(ot, ps);
+    b.setNote("store out");
     const DmaOptions options = syncStores && index % 2 == 1
                                    ? DmaOptions{.queue = static_cast<int32_t>(6 + index / 2 % 2)}
                                    : kStore;
@@ -207,18 +209,24 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   // The first tiles of both operands, K piece by K piece; the K tail of every tile at once.
   for (const KPiece& piece : kPieces(K, s.loadChunks)) {
     if (piece.tail) {
+      b.setNote("load lhsT");
       loadColumnTiles(b, lhsT, lhsBuf, kPart, 0, mTiles, KRows::Tail, sideQueue, sideQueue);
+      b.setNote("load rhs");
       loadColumnTiles(b, rhs, rhsBuf, s.nTile, 0, nTiles, KRows::Tail, sideQueue, sideQueue);
       continue;
     }
+    b.setNote("load lhsT");
     loadKPiece(b, lhsT.slice(1, 0, ms0), lhsBuf.select(0, 0).slice(1, 0, ms0), piece, queues.lhs());
+    b.setNote("load rhs");
     loadKPiece(b, rhs.slice(1, n0First, n1First),
                rhsBuf.select(0, 0).slice(1, 0, n1First - n0First), piece, queues.rhs());
   }
   // Every load is emitted before the compute (nothing is reused, so nothing waits): the rest of
   // lhsT first (the first column pass needs it), then the rest of rhs.
+  b.setNote("load lhsT");
   for (const auto& [t0, t1] : doublingRanges(mTiles))
     loadColumnTiles(b, lhsT, lhsBuf, kPart, t0, t1, KRows::Body, lhsQueue, lhsQueue);
+  b.setNote("load rhs");
   for (const auto& [t0, t1] : doublingRanges(nTiles))
     loadColumnTiles(b, rhs, rhsBuf, s.nTile, t0, t1, KRows::Body, rhsQueue, rhsQueue);
   int64_t tileIndex = 0;
@@ -230,6 +238,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
       const int64_t m0 = mi * kPart, ms = std::min(kPart, M - m0);
       const Tile lhsTile = lhsBuf.select(0, mi).slice(1, 0, ms);
       const Tile ps = corner(psums[tileIndex++ % psums.size()], ms, ns);
+      b.setNote("matmul");
       for (int64_t k = 0; k < kt; ++k) {
         const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
         b.matmul(ps, lhsTile.partitionSlice(0, ks).select(0, k),
@@ -271,21 +280,26 @@ void buildResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
       const int64_t ms = std::min(kPart, M - m0);
       const Tile lb = lhsBuf[mIndex % lhsBuf.size()].slice(1, 0, ms);
       const HbmView lhsView = lhsT.slice(1, m0, m0 + ms);
+      b.setNote("load lhsT");
       if (m0 > 0) {
         loadKRows(b, lhsView, lb, s.loadChunks, lhsQueue);
       } else {
         // The group's first tile: lhsT and the first rhs tile piece by piece, in the order the
         // first matmuls use them; then the group's other rhs tiles.
         for (const KPiece& piece : kPieces(K, s.loadChunks)) {
+          b.setNote("load lhsT");
           loadKPiece(b, lhsView, lb, piece, queues.lhs());
+          b.setNote("load rhs");
           loadKPiece(b, rhsView(0), rhsTile(0), piece, queues.rhs());
         }
+        b.setNote("load rhs");
         for (int64_t n0 = kFree; n0 < gs; n0 += kFree)
           loadKRows(b, rhsView(n0), rhsTile(n0), s.loadChunks, rhsQueue);
       }
       for (int64_t n0 = 0; n0 < gs; n0 += kFree, ++tileIndex) {
         const int64_t ns = std::min(kFree, gs - n0);
         const Tile ps = corner(psums[tileIndex % psums.size()], ms, ns);
+        b.setNote("matmul");
         for (int64_t k = 0; k < kt; ++k) {
           const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
           b.matmul(ps, lb.partitionSlice(0, ks).select(0, k),
@@ -343,8 +357,11 @@ void buildKBlocked(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
         const Tile lb = lhsBuf[chunk % s.loadBuffers].slice(0, 0, tiles).slice(1, 0, rows);
         const Tile rb = rhsBuf[chunk % s.loadBuffers].slice(0, 0, tiles).slice(1, 0, cols);
         ++chunk;
+        b.setNote("load lhsT");
         loadKRows(b, lhsT.slice(0, k0, k1).slice(1, m0, m0 + rows), lb, 1, lhsQueue);
+        b.setNote("load rhs");
         loadKRows(b, rhs.slice(0, k0, k1).slice(1, n0, n0 + cols), rb, 1, rhsQueue);
+        b.setNote("matmul");
         for (int64_t t = 0; t < tiles; ++t) {
           const int32_t ks = static_cast<int32_t>(std::min(kPart, K - (c0 + t) * kPart));
           for (int64_t mi = 0; mi < mTiles; ++mi) {

@@ -163,6 +163,7 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                     loadQueues.taker());
       },
       [&](int64_t item, int set) {
+        builder.setNote("compute");
         const PoolChunk& chunk = chunks[item % numChunks];
         const RowTile tile = rows[item / numChunks];
         const Box& in = chunk.owned;

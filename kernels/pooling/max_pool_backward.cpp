@@ -254,6 +254,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                      loadQueues.taker());
       },
       [&](int64_t item, int set) {
+        builder.setNote("compute");
         const PoolChunk& chunk = chunks[item % numChunks];
         const RowTile tile = rows[item / numChunks];
         const Buffers& buf = sets[set];

@@ -82,6 +82,7 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
                     loadQueues.taker());
       },
       [&](int64_t item, int set) {
+        builder.setNote("compute");
         const PoolChunk& chunk = chunks[item % numChunks];
         const RowTile tile = rows[item / numChunks];
         const Box& outBox = chunk.outputs;

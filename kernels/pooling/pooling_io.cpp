@@ -35,11 +35,13 @@ PlaneTensor::PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channel
 
 void PlaneTensor::load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                        const std::function<int32_t()>& queues) const {
+  builder.setNote("load");
   transfer(builder, rows, box, tile, false, queues);
 }
 
 void PlaneTensor::store(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                         const std::function<int32_t()>& queues) const {
+  builder.setNote("store");
   transfer(builder, rows, box, tile, true, queues);
 }
 

@@ -21,6 +21,7 @@ void buildTutorialBlockedFree(KernelBuilder& b, const HbmView& lhsT, const HbmVi
   LoopTensor &lhsTiles = t[0], &rhsTiles = t[1], &psum = t[2], &resSb = t[3];
   for (int64_t m = 0; m < M / (kTutorialTileM * blocks.m); ++m) {
     const Tile& lt = lhsTiles.next();
+    b.setNote("load lhsT");
     for (int64_t bm = 0; bm < blocks.m; ++bm)
       for (int64_t k = 0; k < kt; ++k)
         b.dmaCopy(lt.select(0, bm).select(0, k),
@@ -28,6 +29,7 @@ void buildTutorialBlockedFree(KernelBuilder& b, const HbmView& lhsT, const HbmVi
                   kTutorialLoad);
     for (int64_t n = 0; n < N / (kTutorialTileN * blocks.n); ++n) {
       const Tile& rt = rhsTiles.next();
+      b.setNote("load rhs");
       for (int64_t bn = 0; bn < blocks.n; ++bn)
         for (int64_t k = 0; k < kt; ++k)
           b.dmaCopy(rt.select(0, bn).select(0, k),
@@ -36,10 +38,13 @@ void buildTutorialBlockedFree(KernelBuilder& b, const HbmView& lhsT, const HbmVi
       for (int64_t bm = 0; bm < blocks.m; ++bm)
         for (int64_t bn = 0; bn < blocks.n; ++bn) {
           const Tile& ps = psum.next();
+          b.setNote("matmul");
           for (int64_t k = 0; k < kt; ++k)
             b.matmul(ps, lt.select(0, bm).select(0, k), rt.select(0, bn).select(0, k), k > 0);
           const Tile& sb = resSb.next();
+          b.setNote("evict psum");
           b.tensorCopy(sb, ps, kTutorialCopyEngine);
+          b.setNote("store out");
           b.dmaCopy(
               tileOf(out, m * blocks.m + bm, kTutorialTileM, n * blocks.n + bn, kTutorialTileN), sb,
               kTutorialStore);
@@ -81,17 +86,20 @@ void buildTutorialOptimized(KernelBuilder& b, const HbmView& lhsT, const HbmView
           b.memset(resultTile(m, bm, bn), 0.0f, kTutorialCopyEngine);
     for (int64_t k = 0; k < numBlockK; ++k) {  // nl.sequential_range
       const Tile& rt = rhsTiles.next();
+      b.setNote("load rhs");
       for (int64_t bk = 0; bk < blocks.k; ++bk)
         b.dmaCopy(rt.select(0, bk), tileOf(rhs, blocks.k * k + bk, kTutorialTileK, n, blockN),
                   kTutorialLoad);
       for (int64_t m = 0; m < numBlockM; ++m) {
         const Tile& lt = lhsTiles.next();
+        b.setNote("load lhsT");
         for (int64_t bk = 0; bk < blocks.k; ++bk)
           b.dmaCopy(lt.select(0, bk), tileOf(lhsT, blocks.k * k + bk, kTutorialTileK, m, blockM),
                     kTutorialLoad);
         for (int64_t bn = 0; bn < blocks.n; ++bn)
           for (int64_t bm = 0; bm < blocks.m; ++bm) {
             const Tile& ps = psum.next();
+            b.setNote("matmul");
             for (int64_t bk = 0; bk < blocks.k; ++bk)
               b.matmul(ps,
                        lt.select(0, bk).slice(0, bm * kTutorialTileM, (bm + 1) * kTutorialTileM),
@@ -105,9 +113,11 @@ void buildTutorialOptimized(KernelBuilder& b, const HbmView& lhsT, const HbmView
     for (int64_t m = 0; m < numBlockM; ++m)
       for (int64_t bm = 0; bm < blocks.m; ++bm) {
         const Tile& pk = packed.next();
+        b.setNote("evict psum");
         for (int64_t bn = 0; bn < blocks.n; ++bn)
           b.tensorCopy(pk.slice(0, bn * kTutorialTileN, (bn + 1) * kTutorialTileN),
                        resultTile(m, bm, bn), kTutorialCopyEngine);
+        b.setNote("store out");
         b.dmaCopy(tileOf(out, blocks.m * m + bm, kTutorialTileM, n, blockN), pk, kTutorialStore);
       }
   }

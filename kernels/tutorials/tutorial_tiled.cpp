@@ -23,12 +23,17 @@ void buildTutorialTiled(KernelBuilder& b, const HbmView& lhsT, const HbmView& rh
       for (int64_t k = 0; k < K / kTutorialTileK; ++k) {
         const Tile& lt = lhsTile.next();
         const Tile& rt = rhsTile.next();
+        b.setNote("load lhsT");
         b.dmaCopy(lt, tileOf(lhsT, k, kTutorialTileK, m, kTutorialTileM), kTutorialLoad);
+        b.setNote("load rhs");
         b.dmaCopy(rt, tileOf(rhs, k, kTutorialTileK, n, kTutorialTileN), kTutorialLoad);
+        b.setNote("matmul");
         b.matmul(ps, lt, rt, k > 0);
       }
       const Tile& sb = resSb.next();
+      b.setNote("evict psum");
       b.tensorCopy(sb, ps, kTutorialCopyEngine);
+      b.setNote("store out");
       b.dmaCopy(tileOf(out, m, kTutorialTileM, n, kTutorialTileN), sb, kTutorialStore);
     }
 }
@@ -50,17 +55,22 @@ void buildTutorialHoisted(KernelBuilder& b, const HbmView& lhsT, const HbmView& 
   LoopTensor &lhsTiles = t[0], &rhsTiles = t[1], &psum = t[2], &resSb = t[3];
   for (int64_t m = 0; m < M / kTutorialTileM; ++m) {
     const Tile& lt = lhsTiles.next();
+    b.setNote("load lhsT");
     for (int64_t k = 0; k < kt; ++k)
       b.dmaCopy(lt.select(0, k), tileOf(lhsT, k, kTutorialTileK, m, kTutorialTileM), kTutorialLoad);
     for (int64_t n = 0; n < N / kTutorialTileN; ++n) {
       const Tile& rt = rhsTiles.next();
+      b.setNote("load rhs");
       for (int64_t k = 0; k < kt; ++k)
         b.dmaCopy(rt.select(0, k), tileOf(rhs, k, kTutorialTileK, n, kTutorialTileN),
                   kTutorialLoad);
       const Tile& ps = psum.next();
+      b.setNote("matmul");
       for (int64_t k = 0; k < kt; ++k) b.matmul(ps, lt.select(0, k), rt.select(0, k), k > 0);
       const Tile& sb = resSb.next();
+      b.setNote("evict psum");
       b.tensorCopy(sb, ps, kTutorialCopyEngine);
+      b.setNote("store out");
       b.dmaCopy(tileOf(out, m, kTutorialTileM, n, kTutorialTileN), sb, kTutorialStore);
     }
   }

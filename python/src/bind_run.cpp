@@ -12,6 +12,7 @@
 #include "isa/error.h"
 #include "kernels/harness/occupancy.h"
 #include "kernels/harness/run_kernel.h"
+#include "kernels/harness/trace_machine.h"
 #include "python/src/bindings.h"
 #include "python/src/host_arrays.h"
 #include "python/src/python_kernel.h"
@@ -38,13 +39,17 @@ using SpecPtr = std::shared_ptr<KernelSpec>;
 class RunTrace {
  public:
   RunTrace(std::shared_ptr<const isa::Program> program, traces::EventLog log,
-           std::vector<kernels::AllocationRecord> allocations, nlohmann::json summary)
-      : program_(std::move(program)), log_(std::move(log)), summary_(std::move(summary)) {
+           std::vector<kernels::AllocationRecord> allocations, nlohmann::json summary,
+           traces::MachineFacts machine)
+      : program_(std::move(program)),
+        log_(std::move(log)),
+        summary_(std::move(summary)),
+        machine_(std::move(machine)) {
     kernels::appendOccupancyCounters(log_, allocations);
   }
   /// The Chrome/Perfetto trace, as `neuronsim run --trace` writes it.
   void save(const std::string& path) const {
-    traces::writeChromeTrace(path, *program_, log_, summary_);
+    traces::writeChromeTrace(path, *program_, log_, summary_, machine_);
   }
   /// `neuronsim report`'s text.
   std::string report(int top) const { return traces::reportText(model(), top); }
@@ -56,13 +61,14 @@ class RunTrace {
 
  private:
   traces::TraceModel model() const {
-    traces::TraceModel m = traces::traceModel(*program_, log_);
+    traces::TraceModel m = traces::traceModel(*program_, log_, machine_);
     m.summary = summary_;
     return m;
   }
   std::shared_ptr<const isa::Program> program_;
   traces::EventLog log_;
   nlohmann::json summary_;
+  traces::MachineFacts machine_;
 };
 
 /// Everything neuronsim.run returns, before the Python layer dresses it.
@@ -147,7 +153,8 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   }
   auto program = std::make_shared<const isa::Program>(std::move(run.program));
   if (options.sink)
-    out.trace = std::make_shared<RunTrace>(program, std::move(log), run.allocations, summary);
+    out.trace = std::make_shared<RunTrace>(program, std::move(log), run.allocations, summary,
+                                           kernels::traceMachine(machine));
   out.program = program;
   return out;
 }

@@ -9,8 +9,8 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$neuronsim" report "$fixture" --csv "$work/table.csv" >"$work/report.txt"
-for section in "synthetic_matmul on trn2 (bf16)" "top opcodes by time" "stall time by cause" "critical path:" \
-               "bound by dma.q" "warnings:" "PE idle gaps"; do
+for section in "synthetic_matmul on trn2 (bf16)" "verdict: bound by DMA" "critical path by resource" "what if" \
+               "engine time" "top opcodes by time" "DMA efficiency" "critical path chain" "warnings:" "PE idle gaps"; do
   grep -qF "$section" "$work/report.txt" || fail "report lacks '$section'"
 done
 # 160 instructions + 80 transfers, plus the header
@@ -20,6 +20,9 @@ head -1 "$work/table.csv" | grep -q '^kind,index,track,opcode,' || fail "csv hea
 "$neuronsim" diff "$fixture" "$fixture" >"$work/diff.txt"
 grep -q "total_ns" "$work/diff.txt" || fail "diff lacks total_ns"
 grep -q "tensor nc_matmul" "$work/diff.txt" || fail "diff lacks per-opcode rows"
+for section in "verdict A: bound by DMA" "critical path by resource" "what if" "engine time"; do
+  grep -qF "$section" "$work/diff.txt" || fail "diff lacks '$section'"
+done
 if grep -E '^\s+\S+.*[+-][0-9.]+%' "$work/diff.txt" | grep -vq '+0.0%'; then fail "diff of a trace with itself is not zero"; fi
 
 "$neuronsim" view "$fixture" -o "$work/out.html" >/dev/null
@@ -84,8 +87,13 @@ if "$neuronsim" run max_pooling_3d_backward --timing-only --trace "$work/run.jso
   for kernel in $kernels; do
     "$neuronsim" run "$kernel" --timing-only --trace "$work/$kernel.json" >/dev/null || fail "run $kernel"
     check_trace "$work/$kernel.json" || fail "trace of $kernel"
+    "$neuronsim" report "$work/$kernel.json" >"$work/$kernel.txt" || fail "report of $kernel"
+    for section in "verdict: bound by" "what if" "DMA efficiency" "phases (instruction notes)"; do
+      grep -qF "$section" "$work/$kernel.txt" || fail "report of $kernel lacks '$section'"
+    done
   done
-  "$neuronsim" report "$work/run.json" | grep -q "critical path:" || fail "report of a real run"
+  "$neuronsim" report "$work/run.json" >"$work/run_report.txt" || fail "report of a real run"
+  grep -q "critical path by resource" "$work/run_report.txt" || fail "report of a real run lacks its critical path"
 else
   echo "note: 'neuronsim run' not available, real-run checks skipped: $(head -c 200 "$work/run.txt")"
 fi

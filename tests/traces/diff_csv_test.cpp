@@ -115,3 +115,44 @@ TEST_CASE("csv quotes fields with commas and quotes") {
   REQUIRE(rows.size() == 2);
   CHECK(rows[1].find(",\"tensor_copy dst=[1,2] \"\"x\"\"\"") != std::string::npos);
 }
+
+TEST_CASE("diff shows why a change helped: critical path, what-if and engine time deltas") {
+  // B: q0's load takes 500 ns instead of 1000; everything after it moves 500 ns earlier.
+  auto logB = fixture::log();
+  using traces::Tick;
+  const Tick shift = Tick::fromNs(500);
+  logB.dmas[0].end = Tick::fromNs(1900);
+  for (auto& e : logB.instructions)
+    if (e.index != 0) e.start = e.start - shift, e.end = e.end - shift;
+  logB.instructions[3].ready = Tick::fromNs(100);
+  logB.dmas[1].issue = logB.dmas[1].issue - shift;
+  logB.dmas[1].start = logB.dmas[1].start - shift;
+  logB.dmas[1].end = logB.dmas[1].end - shift;
+  auto a = traces::traceModel(fixture::program(), fixture::log());
+  a.summary = fixture::summary(5000);
+  auto b = traces::traceModel(fixture::program(), logB);
+  b.summary = fixture::summary(4500);
+  const auto diff = traces::diffTraces(a, b);
+  const auto* dma = row(diff.criticalPath, "DMA");
+  REQUIRE(dma);
+  CHECK(dma->a == doctest::Approx(1100));
+  CHECK(dma->b == doctest::Approx(600));
+  const auto* latency = row(diff.criticalPath, "fixed latency");
+  REQUIRE(latency);
+  CHECK(latency->delta() == doctest::Approx(0));
+  // with DMA infinitely fast both runs take the same time: the change only sped up DMA
+  const auto* whatIf = row(diff.whatIf, "DMA");
+  REQUIRE(whatIf);
+  CHECK(whatIf->a == doctest::Approx(3900));
+  CHECK(whatIf->b == doctest::Approx(3900));
+  const auto* waiting = row(diff.engineTime, "vector dependency");
+  REQUIRE(waiting);
+  CHECK(waiting->delta() == doctest::Approx(-500));
+  CHECK(diff.verdictA.find("bound by fixed latency") == 0);
+  const std::string text = traces::diffText(diff, "a.json", "b.json");
+  for (const char* part :
+       {"verdict A: bound by", "critical path by resource", "what if", "engine time"}) {
+    CAPTURE(part);
+    CHECK(text.find(part) != std::string::npos);
+  }
+}

@@ -17,6 +17,7 @@
 
 #include "isa/program.h"
 #include "traces/event.h"
+#include "traces/machine_facts.h"
 
 namespace fixture {
 
@@ -131,6 +132,16 @@ inline traces::EventLog log() {
   l.counter({traces::Counter::PeUtilization, traces::Tick::fromNs(3000), 1.0});
   l.counter({traces::Counter::PeUtilization, traces::Tick::fromNs(3500), 0.0});
   return l;
+}
+
+/// A machine with (Trn2-like) or without (Trn1-like) the PE throttle; DMA at 23 B/ns per engine.
+inline traces::MachineFacts machine(bool throttle) {
+  traces::MachineFacts m;
+  m.name = throttle ? "trn2" : "trn1";
+  m.params = {
+      {"pe_throttle", throttle}, {"throttle_window_ns", 3000}, {"dma_engine_bytes_per_ns", 23.0},
+      {"dma_engines", 16},       {"hbm_gbps", 362.5},          {"dma_latency_ns", 1300}};
+  return m;
 }
 
 inline nlohmann::json summary(double totalNs = 5000) {

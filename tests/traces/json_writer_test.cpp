@@ -29,15 +29,8 @@ TEST_CASE("json writer escapes strings and writes numbers that parse back exactl
   fixture::TempFile file("writer.json");
   {
     traces::JsonWriter out(file.str());
-    out.raw("[")
-        .str("a\"b\\c\nd\te\x01")
-        .raw(",")
-        .num(0.1)
-        .raw(",")
-        .num(1e-7)
-        .raw(",")
-        .num(int64_t{-42});
-    out.raw(",").num(std::numeric_limits<double>::infinity()).raw(",").num(std::nan("")).raw("]");
+    out.beginArray().value("a\"b\\c\nd\te\x01").value(0.1).value(1e-7).value(int64_t{-42});
+    out.value(std::numeric_limits<double>::infinity()).value(std::nan("")).endArray();
     out.close();
   }
   const std::string text = slurp(file.path);
@@ -47,14 +40,52 @@ TEST_CASE("json writer escapes strings and writes numbers that parse back exactl
   CHECK(parsed[2].get<double>() == 1e-7);
 }
 
+TEST_CASE("json writer places every comma and colon: nested objects, arrays, empty containers") {
+  traces::JsonWriter out;
+  out.beginObject()
+      .field("a", 1)
+      .key("b")
+      .beginArray()
+      .endArray()
+      .key("c")
+      .beginObject()
+      .endObject();
+  out.key("d")
+      .beginArray()
+      .beginObject()
+      .field("x", true)
+      .field("y", "z")
+      .endObject()
+      .value(2.5)
+      .endArray();
+  out.array("e", std::vector<int64_t>{1, 2, 3}).key("f").json("{\"g\":null}").endObject();
+  const std::string text = out.take();
+  CHECK(text == R"({"a":1,"b":[],"c":{},"d":[{"x":true,"y":"z"},2.5],"e":[1,2,3],"f":{"g":null}})");
+  CHECK(nlohmann::json::parse(text)["d"][0]["y"] == "z");
+}
+
+TEST_CASE(
+    "json writer rejects a value without a key, a key outside an object and unbalanced closes") {
+  traces::JsonWriter out;
+  out.beginObject();
+  CHECK_THROWS_AS(out.value(1), std::logic_error);
+  CHECK_THROWS_AS(out.endArray(), std::logic_error);
+  out.key("k");
+  CHECK_THROWS_AS(out.key("again"), std::logic_error);
+  CHECK_THROWS_AS(out.endObject(), std::logic_error);
+  traces::JsonWriter array;
+  array.beginArray();
+  CHECK_THROWS_AS(array.key("k"), std::logic_error);
+}
+
 TEST_CASE("json writer flushes across its 1 MiB buffer") {
   fixture::TempFile file("big.json");
   const std::string chunk(300000, 'x');
   {
     traces::JsonWriter out(file.str());
-    out.raw("[");
-    for (int i = 0; i < 8; ++i) out.raw(i ? "," : "").str(chunk);
-    out.raw("]");
+    out.beginArray(true);
+    for (int i = 0; i < 8; ++i) out.value(chunk);
+    out.endArray();
   }
   const auto parsed = nlohmann::json::parse(slurp(file.path));
   REQUIRE(parsed.size() == 8);

@@ -14,9 +14,10 @@ using namespace neuronsim;
 namespace {
 
 /// The fixture written to a trace and read back, as `report` sees it.
-traces::TraceModel savedFixture(traces::EventLog log = fixture::log()) {
+traces::TraceModel savedFixture(traces::EventLog log = fixture::log(),
+                                const traces::MachineFacts& machine = {}) {
   fixture::TempFile file("report.json");
-  traces::writeChromeTrace(file.str(), fixture::program(), log, fixture::summary());
+  traces::writeChromeTrace(file.str(), fixture::program(), log, fixture::summary(), machine);
   return traces::loadTraceModel(file.str());
 }
 
@@ -98,24 +99,31 @@ TEST_CASE("longest stalls, longest first, with their semaphore and releaser") {
   CHECK(text.find("semaphore on sem_vector >= 1, released by #1") != std::string::npos);
 }
 
-TEST_CASE("critical path walks semaphore edges, DMA triggers and stream order") {
+TEST_CASE("critical path walks semaphore edges, DMA triggers and latencies, totalled by resource") {
   const auto model = savedFixture();
   const auto path = traces::criticalPath(model);
-  REQUIRE(path.steps.size() == 6);
-  const std::vector<std::string> tracks{"sync", "dma.q0", "vector", "tensor", "sync", "dma.q1"};
-  const std::vector<double> owned{100, 2300, 600, 500, 100, 1400};
-  for (size_t k = 0; k < 6; ++k) {
+  // Back from q1's store: its 100 ns, the DMA latency (1300, inferred from the transfers), the
+  // store trigger released by the matmul, the matmul released by the add, the add released by
+  // q0's load landing, the load's latency, and the load trigger.
+  using R = traces::Resource;
+  const std::vector<std::pair<R, double>> pieces{
+      {R::DmaTrigger, 100}, {R::FixedLatency, 1300}, {R::Dma, 1000},          {R::Vector, 600},
+      {R::Tensor, 500},     {R::DmaTrigger, 100},    {R::FixedLatency, 1300}, {R::Dma, 100}};
+  REQUIRE(path.pieces.size() == pieces.size());
+  double cursor = 0;
+  for (size_t k = 0; k < pieces.size(); ++k) {
     CAPTURE(k);
-    CHECK(model.spans[path.steps[k]].track == tracks[k]);
-    CHECK(path.ownedNs[k] == doctest::Approx(owned[k]));
+    CHECK(path.pieces[k].resource == pieces[k].first);
+    CHECK(path.pieces[k].fromNs == doctest::Approx(cursor));
+    CHECK(path.pieces[k].toNs - path.pieces[k].fromNs == doctest::Approx(pieces[k].second));
+    cursor = path.pieces[k].toNs;
   }
+  CHECK(path.events == 6);
   CHECK(path.totalNs == doctest::Approx(5000));
-  CHECK(path.bound == "dma.q0");
-  REQUIRE(path.shareNs.size() == 5);
-  CHECK(path.shareNs[0].second == doctest::Approx(2300));
-  CHECK(path.shareNs[1].first == "dma.q1");
-  CHECK(path.shareNs[4].first == "sync");
-  CHECK(path.shareNs[4].second == doctest::Approx(200));
+  CHECK(path.resourceNs[static_cast<size_t>(R::FixedLatency)] == doctest::Approx(2600));
+  CHECK(path.resourceNs[static_cast<size_t>(R::Dma)] == doctest::Approx(1100));
+  CHECK(path.resourceNs[static_cast<size_t>(R::DmaTrigger)] == doctest::Approx(200));
+  CHECK(path.bound == R::FixedLatency);
 }
 
 TEST_CASE("critical path follows a queue when a transfer waited behind the previous one") {
@@ -126,13 +134,16 @@ TEST_CASE("critical path follows a queue when a transfer waited behind the previ
   log.dma(fixture::dma(3, 0, 100, 3000, 4000, 65536));
   const auto model = savedFixture(log);
   const auto path = traces::criticalPath(model);
-  REQUIRE(path.steps.size() == 3);
-  CHECK(model.spans[path.steps[0]].track == "sync");
-  CHECK(model.spans[path.steps[0]].index == 0);
-  CHECK(model.spans[path.steps[1]].index == 0);
-  CHECK(model.spans[path.steps[2]].index == 3);
-  CHECK(path.bound == "dma.q0");
-  CHECK(path.shareNs[0].second == doctest::Approx(3950));
+  // trigger #0 [0,50], latency [50,1000] (950 ns: the smaller issue-to-start), load #0, load #3
+  REQUIRE(path.pieces.size() == 4);
+  CHECK(model.spans[path.pieces[0].span].index == 0);
+  CHECK(!model.spans[path.pieces[0].span].isDma);
+  CHECK(path.pieces[1].resource == traces::Resource::FixedLatency);
+  CHECK(path.pieces[1].toNs - path.pieces[1].fromNs == doctest::Approx(950));
+  CHECK(model.spans[path.pieces[2].span].index == 0);
+  CHECK(model.spans[path.pieces[3].span].index == 3);
+  CHECK(path.bound == traces::Resource::Dma);
+  CHECK(path.resourceNs[static_cast<size_t>(traces::Resource::Dma)] == doctest::Approx(3000));
 }
 
 TEST_CASE("warnings: small DMAs, PE gaps that re-trigger the throttle, uninitialized reads") {
@@ -140,7 +151,7 @@ TEST_CASE("warnings: small DMAs, PE gaps that re-trigger the throttle, uninitial
   log.instruction(fixture::inst(4, isa::Engine::Tensor, isa::Opcode::NcMatmul, 3500, 7000, 7100));
   log.instruction(fixture::inst(5, isa::Engine::Tensor, isa::Opcode::NcMatmul, 7100, 7200, 7300));
   log.uninitializedRead({1, "src1 sbuf p0-127 bytes 0-511"});
-  const auto model = savedFixture(log);
+  const auto model = savedFixture(log, fixture::machine(true));
   const auto warnings = traces::traceWarnings(model);
   std::string all;
   for (const auto& w : warnings) all += w + "\n";
@@ -155,6 +166,26 @@ TEST_CASE("warnings: small DMAs, PE gaps that re-trigger the throttle, uninitial
   CHECK(all.find("differs from the summary") != std::string::npos);
 }
 
+TEST_CASE(
+    "the throttle rule follows the machine the trace recorded: never on Trn1 or an unknown "
+    "machine") {
+  auto log = fixture::log();
+  log.instruction(fixture::inst(4, isa::Engine::Tensor, isa::Opcode::NcMatmul, 3500, 7000, 7100));
+  auto gaps = [&](const traces::MachineFacts& machine) {
+    int n = 0;
+    for (const auto& w : traces::traceWarnings(savedFixture(log, machine)))
+      n += w.find("PE idle gaps") != std::string::npos;
+    return n;
+  };
+  CHECK(gaps(fixture::machine(true)) == 1);
+  CHECK(gaps(fixture::machine(false)) == 0);
+  CHECK(gaps({}) == 0);
+  // the recorded window sets the threshold: a 3.5 us gap is inside a 4 us window
+  auto wide = fixture::machine(true);
+  wide.params["throttle_window_ns"] = 4000;
+  CHECK(gaps(wide) == 0);
+}
+
 TEST_CASE("no warnings on a clean trace") {
   traces::EventLog log;
   log.instruction(fixture::inst(0, isa::Engine::Tensor, isa::Opcode::NcMatmul, 0, 0, 5000));
@@ -164,8 +195,9 @@ TEST_CASE("no warnings on a clean trace") {
 TEST_CASE("report text has every section") {
   const std::string text = traces::reportText(savedFixture());
   for (const char* part :
-       {"fixture on trn2", "top opcodes by time", "nc_matmul", "stall time by cause",
-        "critical path:", "bound by dma.q0", "46.0%", "warnings:", "DMA transfers move under"}) {
+       {"fixture on trn2", "verdict: bound by fixed latency (52.0% of the critical path)",
+        "critical path by resource", "what if", "engine time", "top opcodes by time", "nc_matmul",
+        "DMA efficiency", "critical path chain", "warnings:", "DMA transfers move under"}) {
     CAPTURE(part);
     CHECK(text.find(part) != std::string::npos);
   }
@@ -191,6 +223,12 @@ TEST_CASE("streamed and DOM readers of a trace agree") {
     CHECK(streamed.spans[i].startNs == dom.spans[i].startNs);
     CHECK(streamed.spans[i].assembly == dom.spans[i].assembly);
     CHECK(streamed.spans[i].semaphore == dom.spans[i].semaphore);
+    CHECK(streamed.spans[i].waitsKnown == dom.spans[i].waitsKnown);
+    REQUIRE(streamed.spans[i].waits.size() == dom.spans[i].waits.size());
+    for (size_t k = 0; k < dom.spans[i].waits.size(); ++k) {
+      CHECK(streamed.spans[i].waits[k].producer == dom.spans[i].waits[k].producer);
+      CHECK(streamed.spans[i].waits[k].ns == dom.spans[i].waits[k].ns);
+    }
   }
   // the DMA transfers carry their trigger's assembly, written once in the file
   CHECK(streamed.spans.back().isDma);

@@ -24,9 +24,9 @@ TEST_CASE("a synthetic pipeline of 2000 tiles round-trips through the trace file
         doctest::Approx(run.summary["total_ns"].get<double>()));
   // loads on 4 queues take 5.7 us each and arrive every 1.425 us on average: the loads bound it
   const auto path = traces::criticalPath(model);
-  CHECK(path.bound.rfind("dma.q", 0) == 0);
+  CHECK(path.bound == traces::Resource::Dma);
   double sum = 0;
-  for (const auto& [track, ns] : path.shareNs) sum += ns;
+  for (double ns : path.resourceNs) sum += ns;
   CHECK(sum == doctest::Approx(path.totalNs));
 }
 
@@ -35,7 +35,7 @@ TEST_CASE("write the CLI fixture trace when NEURONSIM_WRITE_FIXTURE names a path
   if (!out) return;
   const char* tiles = std::getenv("NEURONSIM_FIXTURE_TILES");
   const auto run = synthetic::makeRun(tiles ? std::atoi(tiles) : 40);
-  traces::writeChromeTrace(out, run.program, run.log, run.summary);
+  traces::writeChromeTrace(out, run.program, run.log, run.summary, fixture::machine(true));
 }
 
 TEST_CASE("viewer data embeds every track and escapes script-breaking text") {
@@ -64,7 +64,8 @@ TEST_CASE("viewer data embeds every track and escapes script-breaking text") {
   // the critical path row: segments that tile [0, end of the last event], bound by a load queue
   const auto& critical = data["tracks"][0];
   CHECK(critical["critical"] == true);
-  CHECK(critical["bound"].get<std::string>().rfind("dma.q", 0) == 0);
+  CHECK(critical["bound"] == "DMA");
+  CHECK(data["analysisText"].get<std::string>().find("verdict: bound by DMA") != std::string::npos);
   double cursor = 0;
   for (size_t k = 0; k < critical["s"].size(); ++k) {
     CHECK(critical["s"][k].get<double>() == doctest::Approx(cursor));

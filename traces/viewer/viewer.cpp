@@ -3,14 +3,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <numeric>
 
 #include "isa/error.h"
 #include "isa/file_write.h"
+#include "traces/dma_efficiency.h"
 #include "traces/json_writer.h"
 #include "traces/report.h"
 #include "traces/summary.h"
@@ -26,18 +25,6 @@ int64_t trackOrder(int tid) {
   return static_cast<int64_t>(base) * 100 + lane;
 }
 
-void num(std::string& out, double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
-}
-
-void num(std::string& out, int64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
-}
-
 /// Table of distinct strings; id() returns the position.
 struct StringTable {
   std::map<std::string, int64_t> ids;
@@ -47,24 +34,19 @@ struct StringTable {
     if (added) order.push_back(&it->first);
     return it->second;
   }
-  void write(std::string& out) const {
-    out.push_back('[');
-    for (size_t i = 0; i < order.size(); ++i) {
-      if (i) out.push_back(',');
-      appendJsonString(out, *order[i]);
-    }
-    out.push_back(']');
+  void write(JsonWriter& out, const char* key) const {
+    out.key(key).beginArray();
+    for (const std::string* s : order) out.value(*s);
+    out.endArray();
   }
 };
 
+/// An array member with one number per row.
 template <typename T, typename F>
-void array(std::string& out, const char* key, const std::vector<size_t>& rows, F get) {
-  out.append(",\"").append(key).append("\":[");
-  for (size_t k = 0; k < rows.size(); ++k) {
-    if (k) out.push_back(',');
-    num(out, static_cast<T>(get(rows[k])));
-  }
-  out.push_back(']');
+void column(JsonWriter& out, const char* key, const std::vector<size_t>& rows, F get) {
+  out.key(key).beginArray();
+  for (size_t row : rows) out.value(static_cast<T>(get(row)));
+  out.endArray();
 }
 
 /// Makes JSON text safe inside a <script> element: '<' only occurs inside strings, where \u003c
@@ -82,45 +64,31 @@ void escapeScriptEnd(std::string& text) {
   text.swap(out);
 }
 
-/// The critical path as a row of segments (consecutive steps on one track merged), coloured by
-/// track.
-void writeCriticalRow(std::string& out, const TraceModel& model) {
-  const CriticalPath path = criticalPath(model);
-  std::vector<std::string> labels;
+/// The critical path as a row of segments (consecutive pieces of one resource merged), coloured by
+/// resource.
+void writeCriticalRow(JsonWriter& out, const CriticalPath& path) {
   std::vector<double> starts, durations;
-  std::vector<int64_t> trackIds, counts;
-  double cursor = 0;
-  for (size_t k = 0; k < path.steps.size(); ++k) {
-    const std::string& track = model.spans[path.steps[k]].track;
-    const double owned = path.ownedNs[k];
-    if (!trackIds.empty() && labels[static_cast<size_t>(trackIds.back())] == track) {
-      durations.back() += owned;
+  std::vector<int64_t> resources, counts;
+  for (const PathPiece& p : path.pieces) {
+    const auto r = static_cast<int64_t>(p.resource);
+    if (!resources.empty() && resources.back() == r &&
+        starts.back() + durations.back() >= p.fromNs - 1e-9) {
+      durations.back() = p.toNs - starts.back();
       ++counts.back();
     } else {
-      auto it = std::find(labels.begin(), labels.end(), track);
-      if (it == labels.end()) it = labels.insert(labels.end(), track);
-      trackIds.push_back(it - labels.begin());
-      starts.push_back(cursor);
-      durations.push_back(owned);
+      resources.push_back(r);
+      starts.push_back(p.fromNs);
+      durations.push_back(p.toNs - p.fromNs);
       counts.push_back(1);
     }
-    cursor += owned;
   }
-  out.append("{\"name\":\"critical path\",\"critical\":true,\"bound\":");
-  appendJsonString(out, path.bound);
-  out.append(",\"labels\":[");
-  for (size_t i = 0; i < labels.size(); ++i) {
-    if (i) out.push_back(',');
-    appendJsonString(out, labels[i]);
-  }
-  out.push_back(']');
-  std::vector<size_t> all(starts.size());
-  std::iota(all.begin(), all.end(), size_t{0});
-  array<double>(out, "s", all, [&](size_t i) { return starts[i]; });
-  array<double>(out, "d", all, [&](size_t i) { return durations[i]; });
-  array<int64_t>(out, "o", all, [&](size_t i) { return trackIds[i]; });
-  array<int64_t>(out, "n", all, [&](size_t i) { return counts[i]; });
-  out.push_back('}');
+  out.beginObject().field("name", "critical path").field("critical", true);
+  out.field("bound", path.empty() ? std::string_view() : resourceName(path.bound));
+  out.key("labels").beginArray();
+  for (int r = 0; r < kNumResources; ++r) out.value(resourceName(static_cast<Resource>(r)));
+  out.endArray();
+  out.array("s", starts).array("d", durations).array("o", resources).array("n", counts);
+  out.endObject();
 }
 
 }  // namespace
@@ -143,72 +111,61 @@ std::string viewerData(const TraceModel& model, const std::string& title) {
   std::stable_sort(tids.begin(), tids.end(),
                    [](int a, int b) { return trackOrder(a) < trackOrder(b); });
 
-  StringTable opcodes, causes, semaphores, assembly;
-  std::string out = "{\"title\":";
-  appendJsonString(out, title);
-  out.append(",\"summaryText\":");
-  appendJsonString(out, summaryText(model.summary));
-  out.append(",\"summary\":").append(model.summary.dump());
-  out.append(",\"warnings\":[");
-  const auto warnings = traceWarnings(model);
-  for (size_t i = 0; i < warnings.size(); ++i) {
-    if (i) out.push_back(',');
-    appendJsonString(out, warnings[i]);
-  }
-  out.push_back(']');
-  out.append(",\"total\":");
-  num(out, std::max(model.summary.value("total_ns", 0.0), model.maxEndNs));
-  out.append(",\"tracks\":[");
-  writeCriticalRow(out, model);
-  for (size_t t = 0; t < tids.size(); ++t) {
-    const auto& rows = byTid[tids[t]];
-    const auto& spans = model.spans;
-    out.push_back(',');
-    out.append("{\"name\":");
-    appendJsonString(out, trackName(tids[t]));
-    out.append(",\"dma\":").append(tids[t] % kLaneTidStride >= kDmaTidBase ? "true" : "false");
-    array<double>(out, "s", rows, [&](size_t i) { return spans[i].startNs; });
-    array<double>(out, "d", rows, [&](size_t i) { return spans[i].endNs - spans[i].startNs; });
-    array<int64_t>(out, "o", rows, [&](size_t i) { return opcodes.id(spans[i].opcode); });
-    array<int64_t>(out, "i", rows, [&](size_t i) { return spans[i].index; });
-    array<double>(out, "st", rows, [&](size_t i) { return spans[i].stallNs; });
-    array<int64_t>(out, "c", rows, [&](size_t i) { return causes.id(spans[i].stallCause); });
-    array<int64_t>(out, "sem", rows, [&](size_t i) { return semaphores.id(spans[i].semaphore); });
-    array<int64_t>(out, "w", rows, [&](size_t i) { return spans[i].waitedOn; });
-    array<int64_t>(out, "b", rows, [&](size_t i) { return spans[i].bytes; });
-    array<int64_t>(out, "f", rows, [&](size_t i) { return spans[i].flops; });
-    array<int64_t>(out, "a", rows, [&](size_t i) { return assembly.id(spans[i].assembly); });
-    out.push_back('}');
-  }
-  out.append("],\"counters\":[");
-  for (size_t c = 0; c < model.counters.size(); ++c) {
-    const auto& series = model.counters[c];
-    if (c) out.push_back(',');
-    out.append("{\"name\":");
-    appendJsonString(out, series.name);
-    out.append(",\"t\":[");
-    for (size_t k = 0; k < series.points.size(); ++k) {
-      if (k) out.push_back(',');
-      num(out, series.points[k].first);
+  StringTable opcodes, causes, semaphores, assembly, notes;
+  notes.id("");
+  JsonWriter out;
+  out.beginObject().field("title", title).field("summaryText", summaryText(model.summary));
+  out.field("analysisText", analysisText(model));
+  out.key("summary").json(model.summary.dump());
+  out.key("warnings").beginArray();
+  for (const std::string& w : traceWarnings(model)) out.value(w);
+  out.endArray();
+  out.field("total", std::max(model.summary.value("total_ns", 0.0), model.maxEndNs));
+  out.key("tracks").beginArray();
+  writeCriticalRow(out, criticalPath(model));
+  const auto& spans = model.spans;
+  for (int tid : tids) {
+    const auto& rows = byTid[tid];
+    const bool dma = tid % kLaneTidStride >= kDmaTidBase;
+    out.beginObject().field("name", trackName(tid)).field("dma", dma);
+    column<double>(out, "s", rows, [&](size_t i) { return spans[i].startNs; });
+    column<double>(out, "d", rows, [&](size_t i) { return spans[i].endNs - spans[i].startNs; });
+    column<int64_t>(out, "o", rows, [&](size_t i) { return opcodes.id(spans[i].opcode); });
+    column<int64_t>(out, "i", rows, [&](size_t i) { return spans[i].index; });
+    column<double>(out, "st", rows, [&](size_t i) { return spans[i].stallNs; });
+    column<int64_t>(out, "c", rows, [&](size_t i) { return causes.id(spans[i].stallCause); });
+    column<int64_t>(out, "sem", rows, [&](size_t i) { return semaphores.id(spans[i].semaphore); });
+    column<int64_t>(out, "w", rows, [&](size_t i) { return spans[i].waitedOn; });
+    column<int64_t>(out, "b", rows, [&](size_t i) { return spans[i].bytes; });
+    column<int64_t>(out, "f", rows, [&](size_t i) { return spans[i].flops; });
+    column<int64_t>(out, "a", rows, [&](size_t i) { return assembly.id(spans[i].assembly); });
+    column<int64_t>(out, "nt", rows, [&](size_t i) { return notes.id(spans[i].note); });
+    if (dma) {
+      column<int64_t>(out, "bp", rows, [&](size_t i) { return spans[i].bytesPerPartition; });
+      column<double>(out, "pk", rows,
+                     [&](size_t i) { return transferPeakGbps(spans[i], model.machine); });
     }
-    out.append("],\"v\":[");
-    for (size_t k = 0; k < series.points.size(); ++k) {
-      if (k) out.push_back(',');
-      num(out, series.points[k].second);
-    }
-    out.append("]}");
+    out.endObject();
   }
-  out.append("],\"opcodes\":");
-  opcodes.write(out);
-  out.append(",\"causes\":");
-  causes.write(out);
-  out.append(",\"semaphores\":");
-  semaphores.write(out);
-  out.append(",\"asm\":");
-  assembly.write(out);
-  out.append("}");
-  escapeScriptEnd(out);
-  return out;
+  out.endArray().key("counters").beginArray();
+  for (const CounterSeries& series : model.counters) {
+    out.beginObject().field("name", series.name);
+    out.key("t").beginArray();
+    for (const auto& [ns, value] : series.points) out.value(ns);
+    out.endArray().key("v").beginArray();
+    for (const auto& [ns, value] : series.points) out.value(value);
+    out.endArray().endObject();
+  }
+  out.endArray();
+  opcodes.write(out, "opcodes");
+  causes.write(out, "causes");
+  semaphores.write(out, "semaphores");
+  assembly.write(out, "asm");
+  notes.write(out, "notes");
+  out.endObject();
+  std::string text = out.take();
+  escapeScriptEnd(text);
+  return text;
 }
 
 std::string viewerHtml(const TraceModel& model, const std::string& title) {

@@ -1,42 +1,4 @@
-// The viewer page: HTML, CSS and JS of a canvas timeline; the data is spliced in at the marker.
-#include "traces/viewer/viewer.h"
-
-namespace neuronsim::traces {
-
-const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>neuronsim trace</title>
-<style>
-  html, body { margin: 0; height: 100%; font: 12px/1.35 system-ui, sans-serif; color: #222; background: #fff; }
-  header { display: flex; gap: 16px; align-items: baseline; padding: 6px 10px; border-bottom: 1px solid #ddd; }
-  header b { font-size: 14px; }
-  #hint { color: #777; }
-  #status { margin-left: auto; color: #777; }
-  #main { display: flex; align-items: flex-start; }
-  #timeline { flex: 1; position: relative; min-width: 0; }
-  #c { display: block; width: 100%; cursor: grab; }
-  #c.dragging { cursor: grabbing; }
-  aside { width: 360px; flex: none; border-left: 1px solid #ddd; padding: 8px; box-sizing: border-box; }
-  aside pre { margin: 0 0 8px 0; font: 11px/1.35 ui-monospace, monospace; white-space: pre-wrap; }
-  #warnings { margin: 0 0 8px 0; padding-left: 16px; color: #8a4b00; }
-  #warnings:empty { display: none; }
-  #legend span { display: inline-block; margin: 0 8px 3px 0; white-space: nowrap; }
-  #legend i { display: inline-block; width: 8px; height: 8px; margin-right: 3px; vertical-align: middle; }
-  #tip { position: absolute; display: none; pointer-events: none; background: rgba(255,255,255,0.97);
-         border: 1px solid #999; padding: 6px 8px; max-width: 560px; box-shadow: 0 2px 6px rgba(0,0,0,0.2);
-         font: 11px/1.4 ui-monospace, monospace; white-space: pre-wrap; z-index: 2; }
-</style>
-</head>
-<body data-status="loading">
-<header><b id="title">neuronsim trace</b><span id="hint">wheel: zoom &middot; drag or shift+wheel: pan &middot; double-click: whole run</span><span id="status">loading</span></header>
-<div id="main">
-  <div id="timeline"><canvas id="c"></canvas><div id="tip"></div></div>
-  <aside><pre id="summary"></pre><ul id="warnings"></ul><div id="legend"></div></aside>
-</div>
-<script type="application/json" id="data">/*NEURONSIM_DATA*/</script>
-<script>
+// The viewer page's timeline; embedded into the page at build time (embed_viewer.cmake).
 'use strict';
 (function () {
   const statusEl = document.getElementById('status');
@@ -83,6 +45,26 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     if (!r.critical) continue;
     r.colors = r.labels.map(function (_, i) { return 'hsl(' + (i * 97 + 20) % 360 + ',45%,62%)'; });
     r.dense = r.labels.map(function (_, i) { return 'hsl(' + (i * 97 + 20) % 360 + ',45%,45%)'; });
+  }
+
+  /// DMA efficiency view: transfers coloured by achieved / peak rate (the report's buckets).
+  const efficiencyBox = document.getElementById('efficiency');
+  const SHARE_EDGES = [10, 25, 50, 75];
+  const SHARE_NAMES = ['< 10% of peak', '10-25%', '25-50%', '50-75%', '>= 75%'];
+  const SHARE_COLORS = ['#c0392b', '#e67e22', '#f1c40f', '#9ccc65', '#2e7d32'];
+  function shareBucket(r, k) {
+    if (!r.pk || !(r.pk[k] > 0) || !(r.d[k] > 0)) return -1;
+    const percent = 100 * r.b[k] / r.d[k] / r.pk[k];
+    let b = 0;
+    while (b < SHARE_EDGES.length && percent >= SHARE_EDGES[b]) b++;
+    return b;
+  }
+  function eventColor(r, k, pal) {
+    if (r.dma && efficiencyBox.checked) {
+      const b = shareBucket(r, k);
+      return b < 0 ? '#999' : SHARE_COLORS[b];
+    }
+    return pal[r.o[k]];
   }
 
   let canvasWidth = 1;
@@ -132,7 +114,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       let x0 = X(s[k]), x1 = X(s[k] + d[k]);
       if (x1 - x0 < 1) {
         const px = Math.floor(Math.max(x0, LABEL));
-        fill(pdense[r.o[k]]);
+        fill(eventColor(r, k, pdense));
         ctx.fillRect(px, y + 3, 1, ROW - 6);
         k = Math.max(k + 1, lowerBound(s, T(px + 1)) - 1);
         continue;
@@ -144,7 +126,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       }
       x0 = Math.max(x0, LABEL);
       x1 = Math.min(x1, right);
-      fill(pal[r.o[k]]);
+      fill(eventColor(r, k, pal));
       ctx.fillRect(x0, y + 3, Math.max(1, x1 - x0 - 0.5), ROW - 8);
       if (x1 - x0 > 48) {
         fill('#fff');
@@ -261,7 +243,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   function describe(r, k) {
     if (r.critical)
       return 'critical path (bound by ' + r.bound + '): ' + r.labels[r.o[k]] + ' owns ' + fmt(r.s[k]) + ' to ' +
-             fmt(r.s[k] + r.d[k]) + ' (' + fmt(r.d[k]) + ', ' + r.n[k] + ' events)';
+             fmt(r.s[k] + r.d[k]) + ' (' + fmt(r.d[k]) + ', ' + r.n[k] + ' pieces)';
     const lines = [
       D.opcodes[r.o[k]] + '  #' + r.i[k] + '  on ' + r.name,
       'start ' + fmt(r.s[k]) + '  end ' + fmt(r.s[k] + r.d[k]) + '  duration ' + fmt(r.d[k]),
@@ -273,6 +255,13 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       lines.push(why + ')');
     }
     lines.push('bytes ' + r.b[k] + (r.f[k] ? '  flops ' + r.f[k] : ''));
+    if (r.dma && r.d[k] > 0) {
+      const gbps = r.b[k] / r.d[k];
+      let rate = 'achieved ' + gbps.toFixed(1) + ' GB/s';
+      if (r.pk[k] > 0) rate += ' of ' + r.pk[k].toFixed(1) + ' GB/s peak (' + (100 * gbps / r.pk[k]).toFixed(1) + '%)';
+      lines.push(rate + ', ' + r.bp[k] + ' B per partition');
+    }
+    if (D.notes[r.nt[k]]) lines.push('phase: ' + D.notes[r.nt[k]]);
     lines.push(D.asm[r.a[k]]);
     return lines.join('\n');
   }
@@ -330,6 +319,7 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   document.getElementById('title').textContent = D.title;
   document.title = D.title + ' - neuronsim';
   document.getElementById('summary').textContent = D.summaryText;
+  document.getElementById('analysis').textContent = D.analysisText;
   const warnings = document.getElementById('warnings');
   for (const w of D.warnings) {
     const item = document.createElement('li');
@@ -337,13 +327,20 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
     warnings.appendChild(item);
   }
   const legend = document.getElementById('legend');
-  D.opcodes.forEach(function (name, i) {
-    const item = document.createElement('span'), sw = document.createElement('i');
-    sw.style.background = colors[i];
-    item.appendChild(sw);
-    item.appendChild(document.createTextNode(name));
-    legend.appendChild(item);
-  });
+  function showLegend() {
+    legend.textContent = '';
+    const names = efficiencyBox.checked ? SHARE_NAMES : D.opcodes;
+    const swatches = efficiencyBox.checked ? SHARE_COLORS : colors;
+    names.forEach(function (name, i) {
+      const item = document.createElement('span'), sw = document.createElement('i');
+      sw.style.background = swatches[i];
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(name));
+      legend.appendChild(item);
+    });
+  }
+  showLegend();
+  efficiencyBox.addEventListener('change', function () { showLegend(); requestDraw(); });
   /// Drives hover, wheel zoom, drag pan and double-click through real DOM events; throws on failure.
   function selfTest() {
     const i = rows.findIndex(function (r) { return r.s.length > 0 && !r.critical; });
@@ -368,8 +365,14 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
       throw new Error('selftest: shift+wheel did not pan');
     canvas.dispatchEvent(new MouseEvent('dblclick', at(LABEL + 100, y)));
     if (t0 !== 0 || t1 !== total) throw new Error('selftest: double-click did not reset');
+    efficiencyBox.checked = true;
+    efficiencyBox.dispatchEvent(new Event('change'));
     draw();
-    return 'selftest passed (hover, zoom, drag, shift+wheel, reset)';
+    if (legend.textContent.indexOf(SHARE_NAMES[0]) < 0) throw new Error('selftest: no efficiency legend');
+    efficiencyBox.checked = false;
+    efficiencyBox.dispatchEvent(new Event('change'));
+    draw();
+    return 'selftest passed (hover, zoom, drag, shift+wheel, reset, efficiency view)';
   }
 
   const began = performance.now();
@@ -393,9 +396,3 @@ const char* const kViewerTemplate = R"NSVIEW(<!DOCTYPE html>
   if (location.hash === '#selftest') text += ', ' + selfTest();
   setStatus(text, 'ok');
 })();
-</script>
-</body>
-</html>
-)NSVIEW";
-
-}  // namespace neuronsim::traces
