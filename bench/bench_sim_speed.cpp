@@ -1,8 +1,11 @@
 // Simulator speed: simulated instructions per second of host time, timing-only mode.
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 
 #include "isa/program.h"
 #include "sim/machine_config.h"
@@ -89,30 +92,63 @@ isa::Program buildProgram(int64_t steps) {
   return p;
 }
 
-}  // namespace
+/// Host cost of one simulate() call.
+struct Measured {
+  double wall = 0;
+  double cpu = 0;
+  sim::SimResult result;
+};
 
-int main(int argc, char** argv) {
-  const int64_t steps = argc > 1 ? std::atoll(argv[1]) : 300000;
-  const isa::Program program = buildProgram(steps);
-  const sim::MachineConfig machine = sim::loadMachine(argc > 2 ? argv[2] : "trn2");
+Measured measure(const isa::Program& program, const sim::MachineConfig& machine, bool races) {
   sim::SimOptions options;
   options.timingOnly = true;
-  options.detectRaces = false;
+  options.detectRaces = races;
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
-  const sim::SimResult r = sim::simulate(program, machine, nullptr, options);
-  const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double n = static_cast<double>(r.totals.instructions);
-  std::printf("instructions: %lld\nsimulated: %.1f us\nhost: %.3f s wall, %.3f s cpu\n",
-              static_cast<long long>(r.totals.instructions), r.totals.totalNs / 1000.0, host, cpu);
-  std::printf("speed: %.2f M simulated instructions/s wall, %.2f M per cpu-second\n",
-              n / host / 1e6, n / cpu / 1e6);
-  options.detectRaces = true;
-  const auto t1 = std::chrono::steady_clock::now();
-  const sim::SimResult r2 = sim::simulate(program, machine, nullptr, options);
-  const double host2 = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  std::printf("with race detection: %.2f M instructions/s (%zu races)\n",
-              static_cast<double>(r2.totals.instructions) / host2 / 1e6, r2.races.size());
+  Measured m;
+  m.result = sim::simulate(program, machine, nullptr, options);
+  m.cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  m.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return m;
+}
+
+/// Peak resident set size of this process so far, in MB.
+double peakRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+void print(const char* mode, const Measured& m) {
+  const double n = static_cast<double>(m.result.totals.instructions);
+  std::printf(
+      "%-22s %.3f s wall, %.3f s cpu: %.2f M instructions/s wall, %.2f M per cpu-second; "
+      "peak RSS %.0f MB\n",
+      mode, m.wall, m.cpu, n / m.wall / 1e6, n / m.cpu / 1e6, peakRssMb());
+}
+
+}  // namespace
+
+/// Usage: bench_sim_speed [steps (300000)] [machine (trn2)] [all|timing|races]
+int main(int argc, char** argv) {
+  const int64_t steps = argc > 1 ? std::atoll(argv[1]) : 300000;
+  const sim::MachineConfig machine = sim::loadMachine(argc > 2 ? argv[2] : "trn2");
+  const std::string modes = argc > 3 ? argv[3] : "all";
+  const isa::Program program = buildProgram(steps);
+  std::printf("program: %zu instructions; peak RSS after building it %.0f MB\n",
+              program.instructions.size(), peakRssMb());
+  double timingCpu = 0;
+  if (modes == "all" || modes == "timing") {
+    const Measured m = measure(program, machine, false);
+    std::printf("simulated: %.1f us\n", m.result.totals.total.ns() / 1000.0);
+    print("timing-only:", m);
+    timingCpu = m.cpu;
+  }
+  if (modes == "all" || modes == "races") {
+    const Measured m = measure(program, machine, true);
+    print("with race detection:", m);
+    if (timingCpu > 0) std::printf("race detection costs %.2fx cpu\n", m.cpu / timingCpu);
+    if (!m.result.races.empty()) std::printf("races: %zu (expected none)\n", m.result.races.size());
+  }
   return 0;
 }

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
               run.program.instructions.size(), log.instructions.size(), log.dmas.size(),
               log.counters.size());
   std::printf("simulated: %.1f us; traced run: build %.3f s, simulate %.3f s\n",
-              run.sim.totals.totalNs / 1000, run.buildSeconds, run.runSeconds);
+              run.sim.totals.total.ns() / 1000, run.buildSeconds, run.runSeconds);
   std::printf("run without sink: %.3f s, with sink: %.3f s, trace write: %.3f s (%.1f MB)\n",
               plainSeconds, tracedSeconds, writeSeconds,
               static_cast<double>(std::filesystem::file_size(path)) / 1e6);

@@ -1,15 +1,83 @@
-// libFuzzer target: the .npy reader, on a file holding the input bytes.
+// libFuzzer target: the streamed .npy reader, on both of its paths: a regular file (size known
+// up front) and a FIFO (size unknown, data checked as it arrives). Both must accept the same
+// inputs with the same values, and an accepted array must survive writeNpyFile and a re-read.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
 
 #include "fuzz/memory_file.h"
 #include "isa/error.h"
 #include "isa/npy.h"
 
+namespace {
+
+using neuronsim::isa::NpyArray;
+
+/// The array readNpy makes of `path`, or nothing when it refuses with neuronsim::Error.
+std::optional<NpyArray> tryRead(const std::string& path) {
+  try {
+    return neuronsim::isa::readNpy(path);
+  } catch (const neuronsim::Error&) {
+    return std::nullopt;
+  }
+}
+
+/// A FIFO in a fresh private directory, removed at exit.
+class Fifo {
+ public:
+  Fifo() {
+    char dir[] = "/tmp/neuronsim-fuzz-npy-XXXXXX";
+    if (!mkdtemp(dir)) std::abort();
+    dir_ = dir;
+    path_ = dir_ + "/fifo.npy";
+    if (mkfifo(path_.c_str(), 0600) != 0) std::abort();
+    signal(SIGPIPE, SIG_IGN);  // the reader may stop before the writer is done
+  }
+  ~Fifo() {
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  /// readNpy on the FIFO while a thread writes the `size` bytes at `data` into it.
+  std::optional<NpyArray> read(const uint8_t* data, size_t size) {
+    std::thread writer([&] {
+      std::ofstream(path_, std::ios::binary)
+          .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    });
+    std::optional<NpyArray> array = tryRead(path_);
+    writer.join();
+    return array;
+  }
+
+ private:
+  std::string dir_, path_;
+};
+
+bool sameArray(const NpyArray& a, const NpyArray& b) {
+  return a.shape == b.shape && a.values.size() == b.values.size() &&
+         (a.values.empty() ||
+          std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) == 0);
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static neuronsim::fuzz::MemoryFile file;
-  try {
-    neuronsim::isa::readNpy(file.write(data, size));
-  } catch (const neuronsim::Error&) {
-  }
+  static Fifo fifo;
+  const std::optional<NpyArray> fromFile = tryRead(file.write(data, size));
+  const std::optional<NpyArray> fromStream = fifo.read(data, size);
+  if (fromFile.has_value() != fromStream.has_value()) std::abort();
+  if (!fromFile) return 0;
+  if (!sameArray(*fromFile, *fromStream)) std::abort();
+  neuronsim::isa::writeNpyFile(file.write(nullptr, 0), fromFile->shape, fromFile->values);
+  const std::optional<NpyArray> reread = tryRead(file.path());
+  if (!reread || !sameArray(*fromFile, *reread)) std::abort();
   return 0;
 }

@@ -30,6 +30,8 @@ class MemoryFile {
     }
     return path_;
   }
+  /// The path that opens the file (its content as last written).
+  const std::string& path() const { return path_; }
 
  private:
   int fd_;

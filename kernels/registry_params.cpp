@@ -1,8 +1,11 @@
 // Kernel parameter values: typed getters and parsing from command-line text.
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstdlib>
 
 #include "isa/error.h"
+#include "isa/size_limits.h"
 #include "kernels/registry.h"
 
 namespace neuronsim::kernels {
@@ -28,8 +31,11 @@ int64_t parseInt(const KernelSpec& spec, const ParamSpec& param, const std::stri
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0)
+  if (text.empty() || *end != '\0')
     throw Error(spec.name + ": parameter " + param.name + " takes integers, not '" + text + "'");
+  if (errno == ERANGE || v > isa::kMaxParamValue || v < -isa::kMaxParamValue)
+    throw Error(fmt::format("{}: parameter {} value {} is out of range (at most {} in magnitude)",
+                            spec.name, param.name, text, isa::kMaxParamValue));
   return v;
 }
 
@@ -164,7 +170,11 @@ std::string flagName(const std::string& paramName) {
 
 int64_t shapeElements(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    const auto product = isa::checkedMul(n, d);
+    if (!product) throw Error("shape " + shapeText(shape) + " has more than 2^63 elements");
+    n = *product;
+  }
   return n;
 }
 

@@ -2,6 +2,8 @@
 #include "sim/machine_config.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -9,6 +11,8 @@
 #include <variant>
 
 #include "isa/error.h"
+#include "isa/file_read.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::sim {
 namespace {
@@ -27,60 +31,78 @@ using Field =
     std::variant<double MachineConfig::*, int64_t MachineConfig::*, int32_t MachineConfig::*,
                  bool MachineConfig::*, int32_t isa::Geometry::*, int64_t isa::Geometry::*>;
 
-/// One machine parameter: its JSON key and the field it sets.
+/// One machine parameter: its JSON key, the field it sets, and its allowed range (inclusive).
+/// The ranges keep every run inside the simulated-time limit's scale: a clock of 1e-12 GHz or
+/// a latency of 1e15 ns is a typo, not a machine.
 struct Parameter {
   const char* key;
   Field field;
-  bool positive;  ///< must be > 0 (otherwise >= 0)
+  double min;
+  double max;
 };
 
+constexpr double kMaxCycles = 1e6;   ///< any fixed cost in cycles
+constexpr double kMaxFixedNs = 1e6;  ///< any fixed latency: 1 ms
+constexpr double kMaxFactor = 1000;  ///< any cost multiplier or speedup
+
 const Parameter kParameters[] = {
-    {"partitions", &isa::Geometry::partitions, true},
-    {"sbuf_partition_bytes", &isa::Geometry::sbufPartitionBytes, true},
-    {"psum_partition_bytes", &isa::Geometry::psumPartitionBytes, true},
-    {"psum_banks", &isa::Geometry::psumBanks, true},
-    {"max_moving_free", &isa::Geometry::maxMovingFree, true},
-    {"pe_ghz", &MachineConfig::peGhz, true},
-    {"hbm_gbps", &MachineConfig::hbmGBps, true},
-    {"dve_ghz", &MachineConfig::dveGhz, true},
-    {"act_ghz", &MachineConfig::actGhz, true},
-    {"pool_ghz", &MachineConfig::poolGhz, true},
-    {"sync_ghz", &MachineConfig::syncGhz, true},
-    {"mm_min_cycles", &MachineConfig::mmMinCycles, false},
-    {"ls_speedup", &MachineConfig::lsSpeedup, true},
-    {"fp32_matmul_factor", &MachineConfig::fp32MatmulFactor, true},
-    {"fp32_transpose_factor", &MachineConfig::fp32TransposeFactor, true},
-    {"pe_throttle", &MachineConfig::peThrottle, false},
-    {"throttle_start_fraction", &MachineConfig::throttleStartFraction, true},
-    {"throttle_ramp_ns", &MachineConfig::throttleRampNs, false},
-    {"throttle_window_ns", &MachineConfig::throttleWindowNs, true},
-    {"throttle_utilization", &MachineConfig::throttleUtilization, false},
-    {"min_ii_cycles", &MachineConfig::minIiCycles, false},
-    {"gpsimd_start_cycles", &MachineConfig::gpsimdStartCycles, false},
-    {"access_overhead_cycles", &MachineConfig::accessOverheadCycles, false},
-    {"static_overhead_cycles", &MachineConfig::staticOverheadCycles, false},
-    {"stride_threshold_bytes", &MachineConfig::strideThresholdBytes, false},
-    {"strided_slowdown", &MachineConfig::stridedSlowdown, true},
-    {"vector_perf_mode", &MachineConfig::vectorPerfMode, false},
-    {"access_conflicts", &MachineConfig::accessConflicts, false},
-    {"dma_engines", &MachineConfig::dmaEngines, true},
-    {"dma_queues", &MachineConfig::dmaQueues, true},
-    {"dma_queue_inflight", &MachineConfig::dmaQueueInflight, true},
-    {"dma_engine_bytes_per_ns", &MachineConfig::dmaEngineBytesPerNs, true},
-    {"dma_latency_ns", &MachineConfig::dmaLatencyNs, false},
-    {"dma_transfer_overhead_ns", &MachineConfig::dmaTransferOverheadNs, false},
-    {"dma_min_descriptor_bytes", &MachineConfig::dmaMinDescriptorBytes, false},
-    {"dma_trigger_ns", &MachineConfig::dmaTriggerNs, false},
-    {"dma_swdge", &MachineConfig::dmaSwdge, false},
-    {"dma_swdge_descriptor_cycles", &MachineConfig::dmaSwdgeDescriptorCycles, false},
-    {"dma_transpose_hbm_efficiency", &MachineConfig::dmaTransposeHbmEfficiency, true},
-    {"dma_transpose_sbuf_efficiency", &MachineConfig::dmaTransposeSbufEfficiency, true},
+    {"partitions", &isa::Geometry::partitions, 1, 1024},
+    {"sbuf_partition_bytes", &isa::Geometry::sbufPartitionBytes, 1, 1 << 30},
+    {"psum_partition_bytes", &isa::Geometry::psumPartitionBytes, 1, 1 << 30},
+    {"psum_banks", &isa::Geometry::psumBanks, 1, 1024},
+    {"max_moving_free", &isa::Geometry::maxMovingFree, 1, 65535},
+    {"pe_ghz", &MachineConfig::peGhz, 0.01, 100},
+    {"hbm_gbps", &MachineConfig::hbmGBps, 0.01, 1e6},
+    {"dve_ghz", &MachineConfig::dveGhz, 0.01, 100},
+    {"act_ghz", &MachineConfig::actGhz, 0.01, 100},
+    {"pool_ghz", &MachineConfig::poolGhz, 0.01, 100},
+    {"sync_ghz", &MachineConfig::syncGhz, 0.01, 100},
+    {"mm_min_cycles", &MachineConfig::mmMinCycles, 0, kMaxCycles},
+    {"ls_speedup", &MachineConfig::lsSpeedup, 0.001, kMaxFactor},
+    {"fp32_matmul_factor", &MachineConfig::fp32MatmulFactor, 0.001, kMaxFactor},
+    {"fp32_transpose_factor", &MachineConfig::fp32TransposeFactor, 0.001, kMaxFactor},
+    {"pe_throttle", &MachineConfig::peThrottle, 0, 1},
+    {"throttle_start_fraction", &MachineConfig::throttleStartFraction, 0.01, 1},
+    {"throttle_ramp_ns", &MachineConfig::throttleRampNs, 0, kMaxFixedNs},
+    {"throttle_window_ns", &MachineConfig::throttleWindowNs, 1, kMaxFixedNs},
+    {"throttle_utilization", &MachineConfig::throttleUtilization, 0, 1},
+    {"min_ii_cycles", &MachineConfig::minIiCycles, 0, kMaxCycles},
+    {"gpsimd_start_cycles", &MachineConfig::gpsimdStartCycles, 0, kMaxCycles},
+    {"access_overhead_cycles", &MachineConfig::accessOverheadCycles, 0, kMaxCycles},
+    {"static_overhead_cycles", &MachineConfig::staticOverheadCycles, 0, kMaxCycles},
+    {"stride_threshold_bytes", &MachineConfig::strideThresholdBytes, 0, 1 << 30},
+    {"strided_slowdown", &MachineConfig::stridedSlowdown, 0.001, kMaxFactor},
+    {"vector_perf_mode", &MachineConfig::vectorPerfMode, 0, 1},
+    {"access_conflicts", &MachineConfig::accessConflicts, 0, 1},
+    {"dma_engines", &MachineConfig::dmaEngines, 1, 64},
+    {"dma_queues", &MachineConfig::dmaQueues, 1, 16},
+    {"dma_queue_inflight", &MachineConfig::dmaQueueInflight, 1, 1024},
+    {"dma_engine_bytes_per_ns", &MachineConfig::dmaEngineBytesPerNs, 0.01, 1e6},
+    {"dma_latency_ns", &MachineConfig::dmaLatencyNs, 0, kMaxFixedNs},
+    {"dma_transfer_overhead_ns", &MachineConfig::dmaTransferOverheadNs, 0, kMaxFixedNs},
+    {"dma_min_descriptor_bytes", &MachineConfig::dmaMinDescriptorBytes, 0, 1 << 20},
+    {"dma_trigger_ns", &MachineConfig::dmaTriggerNs, 0, kMaxFixedNs},
+    {"dma_swdge", &MachineConfig::dmaSwdge, 0, 1},
+    {"dma_swdge_descriptor_cycles", &MachineConfig::dmaSwdgeDescriptorCycles, 0, kMaxCycles},
+    {"dma_transpose_hbm_efficiency", &MachineConfig::dmaTransposeHbmEfficiency, 0.01, 1},
+    {"dma_transpose_sbuf_efficiency", &MachineConfig::dmaTransposeSbufEfficiency, 0.01, 1},
+    {"semaphore_handoff_cycles", &MachineConfig::semaphoreHandoffCycles, 0, kMaxCycles},
 };
 
 const Parameter* findParameter(const std::string& key) {
   for (const Parameter& p : kParameters)
     if (key == p.key) return &p;
   return nullptr;
+}
+
+/// A range bound as people write it (1e+06 -> 1e6, 0.01, 1073741824).
+std::string shortNumber(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  std::string out = text;
+  const size_t e = out.find("e+");
+  if (e != std::string::npos) out.erase(e + 1, out[e + 2] == '0' ? 2 : 1);
+  return out;
 }
 
 [[noreturn]] void badValue(const std::string& where, const std::string& key,
@@ -92,14 +114,19 @@ const Parameter* findParameter(const std::string& key) {
 void setParameter(MachineConfig& config, const Parameter& param, const nlohmann::json& value,
                   const std::string& where) {
   const std::string key = param.key;
-  const std::string shown = value.dump();
+  const std::string shown = [&]() -> std::string {
+    if (!value.is_number_float() || std::isfinite(value.get<double>())) return value.dump();
+    return std::isnan(value.get<double>()) ? "nan" : value.get<double>() > 0 ? "inf" : "-inf";
+  }();
   std::visit(
       [&](auto member) {
         using Member = decltype(member);
         auto checkNumber = [&](double v) {
           if (!value.is_number()) badValue(where, key, shown, "must be a number");
-          if (param.positive ? !(v > 0) : !(v >= 0))
-            badValue(where, key, shown, param.positive ? "must be > 0" : "must be >= 0");
+          if (!(v >= param.min && v <= param.max))
+            badValue(
+                where, key, shown,
+                "must be within [" + shortNumber(param.min) + ", " + shortNumber(param.max) + "]");
         };
         if constexpr (std::is_same_v<Member, bool MachineConfig::*>) {
           if (!value.is_boolean()) badValue(where, key, shown, "must be true or false");
@@ -224,9 +251,8 @@ MachineConfig loadMachine(const std::string& nameOrPath,
       throw Error("--machine " + nameOrPath + ": not a preset (" + names +
                   ") nor a readable JSON file");
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    const nlohmann::json doc = parseJson(text.str(), nameOrPath);
+    const nlohmann::json doc = parseJson(
+        isa::readTextFile(nameOrPath, isa::kMaxMachineFileBytes, "machine file"), nameOrPath);
     std::string base = "trn2";
     if (doc.is_object() && doc.contains("base")) {
       if (!doc["base"].is_string() || !findPreset(doc["base"].get<std::string>()))
@@ -245,11 +271,6 @@ MachineConfig loadMachine(const std::string& nameOrPath,
     if (!param) throw Error("--set " + item + ": unknown machine parameter '" + key + "'");
     setParameter(config, *param, parseOverrideValue(key, item.substr(eq + 1)), "--set");
   }
-  if (config.dmaQueues > 16)
-    throw Error("machine " + config.name + ": dma_queues = " + std::to_string(config.dmaQueues) +
-                ": at most 16 are modelled");
-  if (config.throttleStartFraction > 1)
-    throw Error("machine " + config.name + ": throttle_start_fraction must be <= 1");
   if (config.geometry.psumPartitionBytes % config.geometry.psumBanks != 0)
     throw Error("machine " + config.name +
                 ": psum_partition_bytes must divide into psum_banks banks");

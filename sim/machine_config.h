@@ -60,10 +60,15 @@ struct MachineConfig {
   double dmaSwdgeDescriptorCycles = 0;      ///< GpSimd cycles per generated descriptor
   double dmaTransposeHbmEfficiency = 0.9;   ///< DMA transpose HBM->SBUF, fraction of copy rate
   double dmaTransposeSbufEfficiency = 0.5;  ///< DMA transpose SBUF->SBUF, fraction of copy rate
+
+  // Synchronization.
+  int64_t semaphoreHandoffCycles = 64;  ///< base-clock cycles from an engine's semaphore update to
+                                        ///< a waiter on another engine seeing it
 };
 
 /// Loads a preset by name (trn2, trn1) or a JSON file path, then applies KEY=VALUE
-/// overrides. Throws neuronsim::Error naming an unknown key or a bad value.
+/// overrides. Throws neuronsim::Error naming an unknown key, or a bad value with the key's
+/// allowed range.
 MachineConfig loadMachine(const std::string& nameOrPath,
                           const std::vector<std::string>& overrides = {});
 

@@ -53,8 +53,11 @@ std::string semaphoreName(const isa::Program& program, int32_t sem) {
   return concat("#", std::to_string(sem));
 }
 
-void checkSemaphores(const isa::Program& program) {
+/// One pass over the program: checks what the timed model relies on, splits the
+/// instructions into the engines' streams and notes who signals each semaphore.
+std::vector<std::vector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage) {
   const int64_t n = static_cast<int64_t>(program.semaphores.size());
+  std::vector<std::vector<int64_t>> streams(isa::kNumEngines);
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const isa::Instruction& inst = program.instructions[i];
     for (const isa::SemWait& w : inst.waits)
@@ -70,7 +73,10 @@ void checkSemaphores(const isa::Program& program) {
                          std::to_string(inst.dmaQueue), " is outside 0..15"));
     if (isa::isDma(inst.opcode) && inst.srcs.empty())
       throw Error(concat("instruction ", std::to_string(i), ": a DMA needs one source"));
+    usage.note(inst);
+    streams[static_cast<size_t>(inst.engine)].push_back(static_cast<int64_t>(i));
   }
+  return streams;
 }
 
 }  // namespace
@@ -78,20 +84,18 @@ void checkSemaphores(const isa::Program& program) {
 SimResult simulate(const isa::Program& program, const MachineConfig& machine,
                    isa::MemoryState* memory, const SimOptions& options) {
   const auto hostStart = std::chrono::steady_clock::now();
-  checkSemaphores(program);
-  std::vector<std::vector<int64_t>> streams(isa::kNumEngines);
-  for (size_t i = 0; i < program.instructions.size(); ++i)
-    streams[static_cast<size_t>(program.instructions[i].engine)].push_back(static_cast<int64_t>(i));
+  SemaphoreUsage usage(program.semaphores.size());
+  std::vector<std::vector<int64_t>> streams = prepare(program, usage);
 
   SimResult result;
   std::string deadlock;
   {
     KernelScope kernel;
-    CoreContext ctx(program, machine, options.timingOnly ? nullptr : memory, options.sink,
+    CoreContext ctx(program, machine, usage, options.timingOnly ? nullptr : memory, options.sink,
                     options.detectRaces);
     std::vector<std::unique_ptr<EngineModule>> engines;
     auto dma = std::make_unique<DmaModule>("dma", ctx);
-    ctx.dma = dma.get();
+    ctx.attachDma(*dma);
     for (int e = 0; e < isa::kNumEngines; ++e) {
       const auto engine = static_cast<isa::Engine>(e);
       engines.push_back(std::make_unique<EngineModule>(std::string(isa::engineName(engine)).c_str(),
@@ -99,7 +103,7 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
                                                        std::move(streams[static_cast<size_t>(e)])));
     }
     sc_core::sc_start();
-    if (ctx.error) std::rethrow_exception(ctx.error);
+    if (ctx.error()) std::rethrow_exception(ctx.error());
 
     for (const auto& engine : engines) {
       if (engine->finished()) continue;
@@ -110,13 +114,12 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
       if (w)
         deadlock += concat(" waits for semaphore ", semaphoreName(program, w->sem),
                            " >= ", std::to_string(w->value), " (value ",
-                           std::to_string(ctx.semaphores[w->sem].timeline.finalValue()), ")");
+                           std::to_string(ctx.semaphores().value(w->sem)), ")");
       else
         deadlock += " cannot proceed";
     }
-    result.totals = ctx.totals;
-    result.totals.totalNs = ctx.endNs;
-    if (ctx.races) result.races = ctx.races->reports();
+    result.totals = ctx.recorder().finish();
+    if (ctx.races()) result.races = ctx.races()->reports();
     engines.clear();
     dma.reset();
   }

@@ -1,4 +1,4 @@
-// Command-line option parsing.
+// Command-line option parsing for calibrate.
 #include "tools/args.h"
 
 #include "isa/error.h"
@@ -8,6 +8,9 @@ namespace neuronsim::tools {
 namespace {
 bool isBoolWord(const std::string& s) {
   return s == "true" || s == "false";
+}
+bool looksLikeOption(const std::string& s) {
+  return s.size() > 1 && s[0] == '-' && (s[1] == '-' || std::isalpha(s[1]));
 }
 }  // namespace
 
@@ -23,29 +26,35 @@ Args::Args(int argc, char** argv, int first, const std::set<std::string>& boolea
     if (eq != std::string::npos) {
       options_.emplace_back(body.substr(0, eq), body.substr(eq + 1));
     } else if (booleanFlags.count(body)) {
-      if (i + 1 < argc && isBoolWord(argv[i + 1])) {
-        options_.emplace_back(body, argv[++i]);
-      } else {
-        options_.emplace_back(body, "true");
-      }
-    } else {
-      if (i + 1 >= argc) throw Error("option --" + body + " needs a value");
+      options_.emplace_back(body, i + 1 < argc && isBoolWord(argv[i + 1]) ? argv[++i] : "true");
+    } else if (i + 1 < argc && !looksLikeOption(argv[i + 1])) {
       options_.emplace_back(body, argv[++i]);
+    } else {
+      options_.emplace_back(body, std::nullopt);
     }
   }
 }
 
 std::optional<std::string> Args::get(const std::string& name) const {
   std::optional<std::string> value;
-  for (const auto& [k, v] : options_)
-    if (k == name) value = v;
+  bool seen = false;
+  for (const auto& [k, v] : options_) {
+    if (k != name) continue;
+    if (seen) throw Error("option --" + name + " given twice");
+    if (!v) throw Error("option --" + name + " needs a value");
+    value = v;
+    seen = true;
+  }
   return value;
 }
 
 std::vector<std::string> Args::all(const std::string& name) const {
   std::vector<std::string> values;
-  for (const auto& [k, v] : options_)
-    if (k == name) values.push_back(v);
+  for (const auto& [k, v] : options_) {
+    if (k != name) continue;
+    if (!v) throw Error("option --" + name + " needs a value");
+    values.push_back(*v);
+  }
   return values;
 }
 
@@ -60,6 +69,8 @@ bool Args::flag(const std::string& name) const {
 void Args::allowOnly(const std::string& command, const std::set<std::string>& known) const {
   for (const auto& [k, v] : options_)
     if (!known.count(k)) throw Error(command + ": unknown option --" + k);
+  for (const auto& [k, v] : options_)
+    if (!v) throw Error(command + ": option --" + k + " needs a value");
 }
 
 }  // namespace neuronsim::tools

@@ -1,50 +1,44 @@
 // neuronsim list: every registered kernel with its inputs, outputs and parameters.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <string>
 
-#include "isa/error.h"
 #include "kernels/registry.h"
-#include "tools/args.h"
 #include "tools/commands.h"
 
 namespace neuronsim::tools {
 
-int listCommand(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"help"});
-  if (args.flag("help")) {
-    std::printf(
-        "usage: neuronsim list\n\nPrints every kernel, its inputs, outputs and parameters.\n");
-    return 0;
-  }
-  args.allowOnly("list", {"help"});
-  if (!args.positional().empty())
-    throw Error("list: unexpected argument '" + args.positional()[0] + "'");
+namespace {
+
+void printKernels() {
   for (const kernels::KernelSpec& spec : kernels::kernelRegistry()) {
-    std::printf("%s\n  %s\n", spec.name.c_str(), spec.description.c_str());
     std::string in, out;
     for (const auto& t : spec.inputs) {
-      if (!in.empty()) in += ", ";
-      in += t.name;
-      if (t.optional) in += " (optional)";
-      auto shape = spec.defaultShapes.find(t.name);
-      if (shape != spec.defaultShapes.end()) {
-        in += ' ';
-        in += kernels::shapeText(shape->second);
-      }
+      const auto shape = spec.defaultShapes.find(t.name);
+      in += fmt::format(
+          "{}{}{}{}", in.empty() ? "" : ", ", t.name, t.optional ? " (optional)" : "",
+          shape == spec.defaultShapes.end() ? "" : " " + kernels::shapeText(shape->second));
     }
-    for (const auto& t : spec.outputs) {
-      if (!out.empty()) out += ", ";
-      out += t.name;
-    }
-    std::printf("  inputs:  %s\n  outputs: %s\n", in.c_str(), out.c_str());
-    for (const auto& p : spec.params) {
-      std::printf("  --%s (%s, default %s): %s\n", kernels::flagName(p.name).c_str(),
-                  std::string(kernels::paramTypeName(p.type)).c_str(),
-                  p.defaultValue.empty() ? "unset" : p.defaultValue.c_str(), p.meaning.c_str());
-    }
-    std::printf("\n");
+    for (const auto& t : spec.outputs) out += (out.empty() ? "" : ", ") + t.name;
+    print("{}\n  {}\n  inputs:  {}\n  outputs: {}\n", spec.name, spec.description, in, out);
+    for (const auto& p : spec.params)
+      print("  --{} ({}, default {}): {}\n", kernels::flagName(p.name),
+            kernels::paramTypeName(p.type), p.defaultValue.empty() ? "unset" : p.defaultValue,
+            p.meaning);
+    print("\n");
   }
-  return 0;
+}
+
+}  // namespace
+
+Command addListCommand(CLI::App& app) {
+  CLI::App* list = addSubcommand(app, "list", "kernels, their inputs, outputs and parameters");
+  return {list, [list] {
+            checkExtras(list, "list");
+            printKernels();
+            return 0;
+          }};
 }
 
 }  // namespace neuronsim::tools

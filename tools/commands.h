@@ -1,15 +1,24 @@
 #pragma once
-// One function per `neuronsim` subcommand; each returns the process exit status.
+// One function per `neuronsim` subcommand: each adds its CLI11 subcommand to the app and returns
+// what runs when it is chosen.
+
+#include "tools/cli.h"
 
 namespace neuronsim::tools {
 
-/// argv[0] is the program, argv[1] the subcommand; options start at argv[2].
-int runCommand(int argc, char** argv);        // run KERNEL
-int listCommand(int argc, char** argv);       // list
-int asmCommand(int argc, char** argv);        // asm FILE
-int reportCommand(int argc, char** argv);     // report TRACE.json
-int viewCommand(int argc, char** argv);       // view TRACE.json
-int diffCommand(int argc, char** argv);       // diff A.json B.json
-int calibrateCommand(int argc, char** argv);  // calibrate
+Command addListCommand(CLI::App& app);    // list
+Command addRunCommand(CLI::App& app);     // run KERNEL
+Command addAsmCommand(CLI::App& app);     // asm FILE
+Command addReportCommand(CLI::App& app);  // report TRACE.json
+Command addViewCommand(CLI::App& app);    // view TRACE.json
+Command addDiffCommand(CLI::App& app);    // diff A.json B.json
+
+/// calibrate parses its own options: argv[0] is the program, argv[1] "calibrate".
+int calibrateCommand(int argc, char** argv);
+
+/// `kernel` names a Python kernel (FILE.py:NAME).
+bool isPythonKernel(const char* kernel);
+/// run FILE.py:NAME [options]: replaces the process with python3 -m neuronsim run ...
+int runPythonKernel(int argc, char** argv);
 
 }  // namespace neuronsim::tools

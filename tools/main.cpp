@@ -1,67 +1,104 @@
 // neuronsim: dispatches to one subcommand; user errors become one line and exit status 2.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
+#include <vector>
 
 #include "isa/error.h"
 #include "tools/commands.h"
 
 namespace {
 
-struct Subcommand {
-  const char* name;
-  const char* usage;
-  int (*run)(int, char**);
-};
+using neuronsim::Error;
+using namespace neuronsim::tools;
 
-constexpr Subcommand kSubcommands[] = {
-    {"list", "list                        kernels, their inputs, outputs and parameters",
-     neuronsim::tools::listCommand},
-    {"run", "run KERNEL [options]        build the kernel's program and simulate it",
-     neuronsim::tools::runCommand},
-    {"asm", "asm FILE [options]          simulate a hand-written or dumped program",
-     neuronsim::tools::asmCommand},
-    {"report", "report TRACE.json           text summary of a saved trace",
-     neuronsim::tools::reportCommand},
-    {"view", "view TRACE.json [-o F.html] self-contained HTML timeline",
-     neuronsim::tools::viewCommand},
-    {"diff", "diff A.json B.json          what changed between two runs",
-     neuronsim::tools::diffCommand},
-    {"calibrate", "calibrate [--machine M]     compare the model with published measurements",
-     neuronsim::tools::calibrateCommand},
-};
+/// The deepest subcommand chosen on the command line ("run matmul"), for messages.
+std::string chosenPath(const CLI::App& app) {
+  std::string path;
+  for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
+    at = at->get_subcommands()[0];
+    path += (path.empty() ? "" : " ") + at->get_name();
+  }
+  return path;
+}
 
-void printHelp(std::FILE* out) {
-  std::fprintf(out, "neuronsim: a cycle-approximate simulator of one AWS NeuronCore\n\nusage:\n");
-  for (const auto& sub : kSubcommands) std::fprintf(out, "  neuronsim %s\n", sub.usage);
-  std::fprintf(out, "\n'neuronsim COMMAND --help' describes a command's options.\n");
+/// CLI11's message in the project's words where they differ.
+std::string parseErrorText(const CLI::ParseError& e) {
+  std::string text = e.what();
+  const std::string tooMany = ": At Most 1 required but received ";
+  if (const size_t at = text.find(tooMany); at != std::string::npos)
+    return text.substr(0, at) + " given " + text.substr(at + tooMany.size()) +
+           " times (at most once)";
+  return text;
+}
+
+/// Standard output must have reached its destination (a full disk, a closed pipe).
+int checkedStdout(int status) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return status;
+  std::fprintf(stderr, "error: cannot write standard output: %s\n", std::strerror(errno));
+  return 2;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app("neuronsim: a cycle-approximate simulator of one AWS NeuronCore", "neuronsim");
+  app.footer("'neuronsim COMMAND --help' describes a command's options.");
+  app.allow_extras();
+  app.require_subcommand(0, 1);
+  std::vector<Command> commands = {addListCommand(app),   addRunCommand(app),  addAsmCommand(app),
+                                   addReportCommand(app), addViewCommand(app), addDiffCommand(app)};
+  CLI::App* calibrate =
+      app.add_subcommand("calibrate", "compare the model with published measurements");
+  calibrate->prefix_command();
+  calibrate->set_help_flag();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    const std::string where = chosenPath(app);
+    std::fprintf(stderr, "error: %s%s\n", where.empty() ? "" : (where + ": ").c_str(),
+                 parseErrorText(e).c_str());
+    return 2;
+  }
+  if (calibrate->parsed()) {
+    std::vector<std::string> rest = calibrate->remaining();
+    std::vector<char*> args = {argv[0], const_cast<char*>("calibrate")};
+    for (std::string& arg : rest) args.push_back(arg.data());
+    return calibrateCommand(static_cast<int>(args.size()), args.data());
+  }
+  for (const Command& command : commands)
+    if (command.app->parsed()) return command.run();
+  const std::vector<std::string> extras = app.remaining();
+  if (extras.empty()) throw Error("no command given (try neuronsim --help)");
+  if (extras[0].size() > 1 && extras[0][0] == '-')
+    throw Error("unknown option " + extras[0] + " (try neuronsim --help)");
+  throw Error("unknown command '" + extras[0] + "' (try neuronsim --help)");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "error: no command given (try neuronsim --help)\n");
+  if (argc == 2 && !std::strcmp(argv[1], "help")) argv[1] = const_cast<char*>("--help");
+  try {
+    if (argc > 2 && !std::strcmp(argv[1], "run") && isPythonKernel(argv[2]))
+      return runPythonKernel(argc, argv);  // the Python package parses its own options
+    return checkedStdout(run(argc, argv));
+  } catch (const neuronsim::Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "error: out of host memory (more than the run's estimate; see docs/kernels.md)\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: internal: %s\n", e.what());
+    return 3;
   }
-  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
-      !std::strcmp(argv[1], "help")) {
-    printHelp(stdout);
-    return 0;
-  }
-  for (const auto& sub : kSubcommands) {
-    if (std::strcmp(argv[1], sub.name) != 0) continue;
-    try {
-      return sub.run(argc, argv);
-    } catch (const neuronsim::Error& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return 2;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: internal: %s\n", e.what());
-      return 3;
-    }
-  }
-  std::fprintf(stderr, "error: unknown command '%s' (try neuronsim --help)\n", argv[1]);
-  return 2;
 }

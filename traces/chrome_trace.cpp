@@ -8,6 +8,9 @@
 #include <sstream>
 
 #include "isa/error.h"
+#include "isa/file_read.h"
+#include "isa/file_write.h"
+#include "isa/size_limits.h"
 #include "traces/json_writer.h"
 #include "traces/trace_model.h"
 #include "traces/track_layout.h"
@@ -122,14 +125,14 @@ class TraceWriter {
     if (index < 0 || static_cast<size_t>(index) >= dmaAt_.size()) return false;
     if (int64_t d = dmaAt_[static_cast<size_t>(index)]; d >= 0) {
       tid = layout_.dmaTids[static_cast<size_t>(d)];
-      tsNs = middle(log_.dmas[static_cast<size_t>(d)].startNs,
-                    log_.dmas[static_cast<size_t>(d)].endNs);
+      tsNs = middle(log_.dmas[static_cast<size_t>(d)].start.ns(),
+                    log_.dmas[static_cast<size_t>(d)].end.ns());
       return true;
     }
     if (int64_t i = instructionAt_[static_cast<size_t>(index)]; i >= 0) {
       tid = layout_.instructionTids[static_cast<size_t>(i)];
-      tsNs = middle(log_.instructions[static_cast<size_t>(i)].startNs,
-                    log_.instructions[static_cast<size_t>(i)].endNs);
+      tsNs = middle(log_.instructions[static_cast<size_t>(i)].start.ns(),
+                    log_.instructions[static_cast<size_t>(i)].end.ns());
       return true;
     }
     return false;
@@ -169,9 +172,9 @@ class TraceWriter {
         .raw(",\"cat\":\"instruction\",\"name\":\"");
     out_.raw(isa::opcodeName(e.opcode))
         .raw("\",\"ts\":")
-        .num(us(e.startNs))
+        .num(us(e.start.ns()))
         .raw(",\"dur\":")
-        .num(us(e.endNs - e.startNs));
+        .num(us(e.end.ns() - e.start.ns()));
     out_.raw(",\"args\":{\"index\":")
         .num(e.index)
         .raw(",\"engine\":\"")
@@ -183,12 +186,12 @@ class TraceWriter {
     out_.raw(",\"cycles\":").num(e.cycles).raw(",\"bytes_read\":").num(e.bytesRead);
     out_.raw(",\"bytes_written\":").num(e.bytesWritten).raw(",\"flops\":").num(e.flops);
     out_.raw(",\"ready_ns\":")
-        .num(e.readyNs)
+        .num(e.ready.ns())
         .raw(",\"start_ns\":")
-        .num(e.startNs)
+        .num(e.start.ns())
         .raw(",\"end_ns\":")
-        .num(e.endNs);
-    out_.raw(",\"stall_ns\":").num(std::max(0.0, e.startNs - e.readyNs));
+        .num(e.end.ns());
+    out_.raw(",\"stall_ns\":").num(std::max(0.0, e.start.ns() - e.ready.ns()));
     out_.raw(",\"stall_cause\":\"").raw(stallCauseName(e.stall)).raw("\"");
     if (e.waitSemaphore >= 0) {
       out_.raw(",\"semaphore\":")
@@ -201,7 +204,7 @@ class TraceWriter {
     int fromTid = 0;
     double fromNs = 0;
     if (e.waitedOnInstruction >= 0 && flowSource(e.waitedOnInstruction, fromTid, fromNs))
-      writeFlow("semaphore", fromTid, fromNs, tid, middle(e.startNs, e.endNs));
+      writeFlow("semaphore", fromTid, fromNs, tid, middle(e.start.ns(), e.end.ns()));
   }
 
   void writeDma(size_t i) {
@@ -210,14 +213,14 @@ class TraceWriter {
     isa::Opcode opcode = isa::Opcode::DmaCopy;
     if (d.index >= 0 && static_cast<size_t>(d.index) < program_.instructions.size())
       opcode = program_.instructions[static_cast<size_t>(d.index)].opcode;
-    const double dur = d.endNs - d.startNs;
+    const double dur = d.end.ns() - d.start.ns();
     begin();
     out_.raw("{\"ph\":\"X\",\"pid\":1,\"tid\":")
         .num(int64_t{tid})
         .raw(",\"cat\":\"dma\",\"name\":\"");
     out_.raw(isa::opcodeName(opcode))
         .raw("\",\"ts\":")
-        .num(us(d.startNs))
+        .num(us(d.start.ns()))
         .raw(",\"dur\":")
         .num(us(dur));
     out_.raw(",\"args\":{\"index\":").num(d.index).raw(",\"queue\":").num(int64_t{d.queue});
@@ -233,16 +236,16 @@ class TraceWriter {
         .num(int64_t{d.descriptors})
         .raw(",\"dma_engines\":")
         .num(int64_t{d.dmaEngines});
-    out_.raw(",\"hbm_bytes\":").num(d.hbmBytes).raw(",\"issue_ns\":").num(d.issueNs);
-    out_.raw(",\"start_ns\":").num(d.startNs).raw(",\"end_ns\":").num(d.endNs);
-    out_.raw(",\"latency_ns\":").num(std::max(0.0, d.startNs - d.issueNs));
+    out_.raw(",\"hbm_bytes\":").num(d.hbmBytes).raw(",\"issue_ns\":").num(d.issue.ns());
+    out_.raw(",\"start_ns\":").num(d.start.ns()).raw(",\"end_ns\":").num(d.end.ns());
+    out_.raw(",\"latency_ns\":").num(std::max(0.0, d.start.ns() - d.issue.ns()));
     out_.raw(",\"gbps\":").num(dur > 0 ? static_cast<double>(d.bytes) / dur : 0.0).raw("}}");
     if (d.index >= 0 && static_cast<size_t>(d.index) < instructionAt_.size()) {
       if (int64_t t = instructionAt_[static_cast<size_t>(d.index)]; t >= 0)
         writeFlow("dma_issue", layout_.instructionTids[static_cast<size_t>(t)],
-                  middle(log_.instructions[static_cast<size_t>(t)].startNs,
-                         log_.instructions[static_cast<size_t>(t)].endNs),
-                  tid, middle(d.startNs, d.endNs));
+                  middle(log_.instructions[static_cast<size_t>(t)].start.ns(),
+                         log_.instructions[static_cast<size_t>(t)].end.ns()),
+                  tid, middle(d.start.ns(), d.end.ns()));
     }
   }
 
@@ -251,7 +254,7 @@ class TraceWriter {
     out_.raw("{\"ph\":\"C\",\"pid\":1,\"name\":\"")
         .raw(counterName(c.counter))
         .raw("\",\"ts\":")
-        .num(us(c.ns));
+        .num(us(c.at.ns()));
     out_.raw(",\"args\":{\"value\":").num(c.value).raw("}}");
   }
 
@@ -291,25 +294,14 @@ class TraceWriter {
 
 void writeChromeTrace(const std::string& path, const isa::Program& program, const EventLog& log,
                       const nlohmann::json& summary) {
-  const std::string temporary = path + ".tmp";
-  try {
+  isa::writeAtomically(path, [&](const std::string& temporary) {
     TraceWriter(temporary, program, log).write(summary);
-  } catch (...) {
-    std::remove(temporary.c_str());
-    throw;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Error("cannot write '" + path + "': " + std::strerror(errno));
-  }
+  });
 }
 
 nlohmann::json readTrace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read trace '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  nlohmann::json trace = nlohmann::json::parse(text.str(), nullptr, false);
+  const std::string text = isa::readTextFile(path, isa::kMaxTraceBytes, "trace");
+  nlohmann::json trace = nlohmann::json::parse(text, nullptr, false);
   if (trace.is_discarded()) throw Error("trace '" + path + "' is not valid JSON");
   if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
     throw Error("trace '" + path + "' has no traceEvents array (not a Chrome trace)");

@@ -7,8 +7,8 @@ namespace neuronsim::traces {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kStallNames{
-    "none", "semaphore", "engine_busy", "dma_bandwidth", "throttle", "access_conflict"};
+constexpr std::array<std::string_view, 5> kStallNames{"none", "semaphore", "engine_busy",
+                                                      "throttle", "access_conflict"};
 constexpr std::array<std::string_view, 6> kCounterNames{
     "pe_utilization", "dma_gbps", "sbuf_bytes", "psum_bytes", "pending_dmas", "throttle"};
 

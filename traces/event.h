@@ -6,28 +6,25 @@
 #include <vector>
 
 #include "isa/instruction.h"
+#include "traces/tick.h"
 
 namespace neuronsim::traces {
 
 /// Why an instruction started later than the moment it reached the head of its stream.
-enum class StallCause : uint8_t {
-  None,
-  Semaphore,
-  EngineBusy,
-  DmaBandwidth,
-  Throttle,
-  AccessConflict
-};
+/// Semaphore: a wait had not held yet; EngineBusy: the engine's previous work (an earlier result
+/// still in the pipeline, LoadStationary); Throttle: the TensorE dI/dt throttle held the issue
+/// back; AccessConflict: an NC-v2 SBUF/PSUM port was taken.
+enum class StallCause : uint8_t { None, Semaphore, EngineBusy, Throttle, AccessConflict };
 std::string_view stallCauseName(StallCause cause);  // none, semaphore, engine_busy, ...
 
-/// One executed instruction on a compute engine or sequencer. Times in ns of simulated time.
+/// One executed instruction on a compute engine or sequencer.
 struct InstructionEvent {
   int64_t index = -1;  ///< position in Program::instructions
   isa::Engine engine = isa::Engine::Vector;
   isa::Opcode opcode = isa::Opcode::TensorCopy;
-  double readyNs = 0;  ///< reached the head of its stream (previous one issued)
-  double startNs = 0;
-  double endNs = 0;
+  Tick ready;  ///< reached the head of its stream (previous one issued)
+  Tick start;
+  Tick end;  ///< the engine is free again (results land a pipeline latency later)
   StallCause stall = StallCause::None;
   int32_t waitSemaphore = -1;        ///< when stall == Semaphore: the semaphore that held it
   int64_t waitValue = 0;             ///< ... and the value it waited for
@@ -42,16 +39,16 @@ struct InstructionEvent {
 struct DmaEvent {
   int64_t index = -1;  ///< the DMA instruction
   int32_t queue = 0;
-  double issueNs = 0;  ///< triggered by its engine
-  double startNs = 0;  ///< first byte moves
-  double endNs = 0;    ///< last descriptor done and completion signalled
+  Tick issue;  ///< triggered by its engine
+  Tick start;  ///< first byte moves
+  Tick end;    ///< last descriptor done and completion signalled
   int64_t bytes = 0;
   int32_t descriptors = 0;
   int32_t dmaEngines = 0;  ///< how many of the 16 engines carried it
   int64_t hbmBytes = 0;    ///< bytes read from or written to HBM
 };
 
-/// A sampled counter (a step function: holds `value` from `ns` until the next sample).
+/// A sampled counter (a step function: holds `value` from `at` until the next sample).
 enum class Counter : uint8_t {
   PeUtilization,
   DmaGbps,
@@ -63,7 +60,7 @@ enum class Counter : uint8_t {
 std::string_view counterName(Counter counter);
 struct CounterSample {
   Counter counter = Counter::PeUtilization;
-  double ns = 0;
+  Tick at;
   double value = 0;
 };
 

@@ -31,7 +31,7 @@ std::string text(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 nlohmann::json summaryJson(const RunInfo& info, const RunTotals& totals) {
-  const double total = totals.totalNs;
+  const double total = totals.total.ns();
   nlohmann::json s;
   s["kernel"] = info.kernel;
   s["machine"] = info.machine;
@@ -43,16 +43,16 @@ nlohmann::json summaryJson(const RunInfo& info, const RunTotals& totals) {
   for (int e = 0; e < isa::kNumEngines; ++e) {
     const EngineTotals& t = totals.engines[static_cast<size_t>(e)];
     engines[std::string(isa::engineName(static_cast<isa::Engine>(e)))] = {
-        {"busy_ns", t.busyNs},
-        {"active_percent", 100.0 * ratio(t.busyNs, total)},
+        {"busy_ns", t.busy.ns()},
+        {"active_percent", 100.0 * ratio(t.busy.ns(), total)},
         {"instructions", t.instructions}};
   }
   s["engines"] = engines;
 
   s["dma"] = {{"bytes", totals.dmaBytes},
               {"transfers", totals.dmaTransfers},
-              {"active_ns", totals.dmaActiveNs},
-              {"active_percent", 100.0 * ratio(totals.dmaActiveNs, total)},
+              {"active_ns", totals.dmaActive.ns()},
+              {"active_percent", 100.0 * ratio(totals.dmaActive.ns(), total)},
               {"achieved_gbps", ratio(static_cast<double>(totals.dmaBytes), total)},
               {"average_bytes", ratio(static_cast<double>(totals.dmaBytes),
                                       static_cast<double>(totals.dmaTransfers))}};

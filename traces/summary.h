@@ -7,24 +7,25 @@
 #include <string>
 
 #include "isa/instruction.h"
+#include "traces/tick.h"
 
 namespace neuronsim::traces {
 
 struct EngineTotals {
-  double busyNs = 0;  ///< executing, semaphore waits excluded
+  Tick busy;  ///< executing, semaphore waits excluded
   int64_t instructions = 0;
 };
 
 /// What a timed run measured (filled by sim::simulate).
 struct RunTotals {
-  double totalNs = 0;
+  Tick total;  ///< the last result landed
   std::array<EngineTotals, isa::kNumEngines> engines{};
   int64_t instructions = 0;
   int64_t dmaBytes = 0;
   int64_t dmaTransfers = 0;
-  double dmaActiveNs = 0;  ///< time at least one transfer was moving data
-  int64_t hbmBytes = 0;    ///< bytes that crossed HBM (read + written)
-  int64_t flops = 0;       ///< raw matmul flops executed (2 per MAC)
+  Tick dmaActive;        ///< time at least one transfer was moving data
+  int64_t hbmBytes = 0;  ///< bytes that crossed HBM (read + written)
+  int64_t flops = 0;     ///< raw matmul flops executed (2 per MAC)
   int64_t transposeFlops = 0;
   int64_t sbufReadBytes = 0;
   int64_t sbufWriteBytes = 0;

@@ -12,6 +12,8 @@
 
 #include "isa/assembly.h"
 #include "isa/error.h"
+#include "isa/file_read.h"
+#include "isa/size_limits.h"
 #include "traces/flat_event.h"
 #include "traces/trace_sax.h"
 #include "traces/track_layout.h"
@@ -199,9 +201,7 @@ TraceModel traceModel(const nlohmann::json& trace) {
 }
 
 TraceModel loadTraceModel(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read trace '" + path + "': " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = isa::readTextFile(path, isa::kMaxTraceBytes, "trace");
   ModelBuilder builder("trace '" + path + "'");
   const StreamedTrace trace =
       streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });
@@ -224,10 +224,10 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
     s.tid = layout.instructionTids[i];
     s.track = baseTrack(s.tid);
     s.opcode = isa::opcodeName(e.opcode);
-    s.readyNs = e.readyNs;
-    s.startNs = e.startNs;
-    s.endNs = e.endNs;
-    s.stallNs = std::max(0.0, e.startNs - e.readyNs);
+    s.readyNs = e.ready.ns();
+    s.startNs = e.start.ns();
+    s.endNs = e.end.ns();
+    s.stallNs = std::max(0.0, e.start.ns() - e.ready.ns());
     s.stallCause = stallCauseName(e.stall);
     s.semaphore = semaphoreLabel(program, e.waitSemaphore);
     s.waitValue = e.waitSemaphore >= 0 ? e.waitValue : 0;
@@ -255,10 +255,10 @@ TraceModel traceModel(const isa::Program& program, const EventLog& log) {
     s.tid = layout.dmaTids[i];
     s.track = baseTrack(s.tid);
     s.opcode = isa::opcodeName(opcode);
-    s.readyNs = d.issueNs;
-    s.startNs = d.startNs;
-    s.endNs = d.endNs;
-    s.stallNs = std::max(0.0, d.startNs - d.issueNs);
+    s.readyNs = d.issue.ns();
+    s.startNs = d.start.ns();
+    s.endNs = d.end.ns();
+    s.stallNs = std::max(0.0, d.start.ns() - d.issue.ns());
     s.stallCause = s.stallNs > 0 ? "dma_latency" : "none";
     s.bytes = d.bytes;
     s.bytesPerPartition = d.bytes / dmaPartitionCount(program, d.index);

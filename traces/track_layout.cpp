@@ -66,16 +66,16 @@ TrackLayout layoutTracks(const EventLog& log) {
   std::vector<double> starts, ends;
   for (const auto& e : log.instructions) {
     layout.instructionTids.push_back(engineTid(e.engine));
-    starts.push_back(e.startNs);
-    ends.push_back(e.endNs);
+    starts.push_back(e.start.ns());
+    ends.push_back(e.end.ns());
   }
   assignLanes(layout.instructionTids, starts, ends);
   starts.clear();
   ends.clear();
   for (const auto& d : log.dmas) {
     layout.dmaTids.push_back(queueTid(d.queue));
-    starts.push_back(d.startNs);
-    ends.push_back(d.endNs);
+    starts.push_back(d.start.ns());
+    ends.push_back(d.end.ns());
   }
   assignLanes(layout.dmaTids, starts, ends);
   std::set<int> used(layout.instructionTids.begin(), layout.instructionTids.end());

@@ -44,23 +44,23 @@ int streamOfQueue(int32_t queue) {
 namespace {
 
 /// Cuts element runs [lo, hi) into rows of `rowLength` and merges vertically adjacent
-/// rectangles with equal columns.
+/// rectangles with equal columns: keys are rows, layers are columns.
 std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& runs,
                              int64_t rowLength) {
   std::vector<Box> boxes;
-  auto push = [&](int64_t r0, int64_t r1, int64_t lo, int64_t hi) {
+  auto push = [&](int64_t row0, int64_t row1, int64_t col0, int64_t col1) {
     if (!boxes.empty()) {
       Box& last = boxes.back();
-      if (last.lo == lo && last.hi == hi && last.r1 == r0) {
-        last.r1 = r1;
+      if (last.p0 == col0 && last.p1 == col1 && last.hi == row0) {
+        last.hi = row1;
         return;
       }
     }
-    boxes.push_back(Box{r0, r1, lo, hi});
+    boxes.push_back(Box{col0, col1, row0, row1});
   };
   for (auto [lo, hi] : runs) {
     if (rowLength <= 0) {
-      push(0, 1, lo, hi);
+      boxes.push_back(Box{0, 1, lo, hi});
       continue;
     }
     int64_t row = lo / rowLength;
@@ -165,7 +165,7 @@ void DependencyTracker::gather(const Region& region, bool write,
     if (it != map.begin() && std::prev(it)->second.hi > box.lo) --it;
     for (; it != map.end() && it->first < box.hi; ++it) {
       for (const Layer& layer : it->second.layers) {
-        if (!overlaps(layer.p0, layer.p1, box.r0, box.r1)) continue;
+        if (!overlaps(layer.p0, layer.p1, box.p0, box.p1)) continue;
         if (layer.writer.stream >= 0)
           need[layer.writer.stream] = std::max(need[layer.writer.stream], layer.writer.count);
         if (!write) continue;
@@ -187,8 +187,8 @@ void DependencyTracker::splitAt(SegmentMap& map, int64_t at) {
 
 void DependencyTracker::recordRead(SegmentMap& map, const Box& box, Access self) {
   Layer fresh;
-  fresh.p0 = box.r0;
-  fresh.p1 = box.r1;
+  fresh.p0 = box.p0;
+  fresh.p1 = box.p1;
   fresh.readers.push_back(self);
   splitAt(map, box.lo);
   splitAt(map, box.hi);
@@ -197,8 +197,8 @@ void DependencyTracker::recordRead(SegmentMap& map, const Box& box, Access self)
     if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {fresh}});
     bool covered = false;
     for (Layer& layer : it->second.layers) {
-      if (!overlaps(layer.p0, layer.p1, box.r0, box.r1)) continue;
-      covered = covered || (layer.p0 <= box.r0 && layer.p1 >= box.r1);
+      if (!overlaps(layer.p0, layer.p1, box.p0, box.p1)) continue;
+      covered = covered || (layer.p0 <= box.p0 && layer.p1 >= box.p1);
       auto r = std::find_if(layer.readers.begin(), layer.readers.end(),
                             [&](const Access& a) { return a.stream == self.stream; });
       if (r == layer.readers.end()) {
@@ -215,8 +215,8 @@ void DependencyTracker::recordRead(SegmentMap& map, const Box& box, Access self)
 
 void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self) {
   Layer written;
-  written.p0 = box.r0;
-  written.p1 = box.r1;
+  written.p0 = box.p0;
+  written.p1 = box.p1;
   written.writer = self;
   splitAt(map, box.lo);
   splitAt(map, box.hi);
@@ -225,7 +225,7 @@ void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self
     if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {written}});
     auto& layers = it->second.layers;
     layers.erase(std::remove_if(layers.begin(), layers.end(),
-                                [&](const Layer& l) { return l.p0 >= box.r0 && l.p1 <= box.r1; }),
+                                [&](const Layer& l) { return l.p0 >= box.p0 && l.p1 <= box.p1; }),
                  layers.end());
     layers.push_back(written);
     cursor = it->second.hi;

@@ -21,11 +21,13 @@ std::vector<std::string> streamSemaphoreNames();
 int streamOfEngine(isa::Engine engine);
 int streamOfQueue(int32_t queue);
 
-/// A rectangle of memory: rows [r0, r1) and columns [lo, hi). On chip a row is a partition
-/// and a column a byte; in HBM a row is a row of the tensor's last axis and a column an
-/// element within it.
+/// A rectangle of memory: [lo, hi) along the axis the tracker's maps are keyed by and [p0, p1)
+/// along the axis kept as layers inside each map segment. On chip the key is the byte within a
+/// partition and the layers are partitions. In HBM the key is the row (of the tensor's last
+/// axis) and the layers are elements within the row: a program touches ever more rows, so rows
+/// must be the searchable key, while a row is short.
 struct Box {
-  int64_t r0 = 0, r1 = 1;
+  int64_t p0 = 0, p1 = 1;
   int64_t lo = 0, hi = 0;
 };
 
@@ -38,7 +40,8 @@ struct Region {
 
 /// The region an access pattern covers. On chip: one box (its partitions by the byte
 /// bounding box). HBM: the exact element runs (coarsened to bounding boxes beyond a few
-/// thousand runs) cut into rows of `rowLength` elements and merged into rectangles.
+/// thousand runs) cut into rows of `rowLength` elements and merged into rectangles (without a
+/// row length: element runs keyed by element).
 Region regionOf(const isa::AccessPattern& ap, int64_t rowLength = 0);
 
 /// Tracks, per memory address, the last writer and the readers since, as (stream, count)

@@ -347,6 +347,7 @@ void KernelBuilder::emit(isa::Instruction inst) {
   writes.push_back(region(inst.dst));
   if (inst.reduceDst) writes.push_back(region(*inst.reduceDst));
   tracker_->add(inst, reads, writes);
+  if (!autoSync_) inst.waits.clear();
   waits_ += static_cast<int64_t>(inst.waits.size());
   for (size_t id : touched) {
     std::vector<int64_t>& list = allocations_[id].instructions;

@@ -127,6 +127,11 @@ class KernelBuilder {
   void emit(isa::Instruction inst);
   /// Text attached to the following instructions (printed as an assembly comment).
   void setNote(std::string note) { note_ = std::move(note); }
+  /// Off: the following instructions get no waits (their accesses are still recorded for later
+  /// ones); a what-if for tuning whose hazards the simulator's race detector reports.
+  void setAutoSync(bool on) { autoSync_ = on; }
+  /// The program so far (instructions in builder order).
+  const isa::Program& program() const { return program_; }
 
   int64_t instructionCount() const { return static_cast<int64_t>(program_.instructions.size()); }
   /// Waits added so far (for tests and statistics).
@@ -160,6 +165,7 @@ class KernelBuilder {
   std::unordered_map<int64_t, size_t> liveSbufRecords_,
       livePsumRecords_;  ///< live offset -> allocations_ index
   std::string note_;
+  bool autoSync_ = true;
   int64_t waits_ = 0;
   int tileCounter_ = 0;
   bool finished_ = false;

@@ -45,11 +45,11 @@ ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params,
             [](const auto& a, const auto& b) { return a.index < b.index; });
   for (const traces::DmaEvent& d : dmas) {
     auto it = last.find(d.queue);
-    if (it != last.end() && d.endNs < it->second.second)
+    if (it != last.end() && d.end.ns() < it->second.second)
       result.queueOrderViolations.push_back(
           "queue " + std::to_string(d.queue) + ": instruction " + std::to_string(d.index) +
           " completed before instruction " + std::to_string(it->second.first));
-    if (it == last.end() || d.endNs >= it->second.second) last[d.queue] = {d.index, d.endNs};
+    if (it == last.end() || d.end.ns() >= it->second.second) last[d.queue] = {d.index, d.end.ns()};
   }
   return result;
 }

@@ -30,17 +30,17 @@ struct IndexTimes {
 void sweep(std::vector<std::pair<double, int64_t>> steps, traces::Counter counter,
            std::vector<traces::CounterSample>& out) {
   std::sort(steps.begin(), steps.end());
-  out.push_back({counter, 0.0, 0.0});
+  out.push_back({counter, traces::Tick(), 0.0});
   int64_t level = 0;
   for (size_t i = 0; i < steps.size();) {
     const double ns = steps[i].first;
     for (; i < steps.size() && steps[i].first == ns; ++i) level += steps[i].second;
     const double value = static_cast<double>(level);
     if (value == out.back().value) continue;
-    if (ns <= out.back().ns) {
+    if (ns <= out.back().at.ns()) {
       out.back().value = value;  // a change at the very start replaces the opening zero
     } else {
-      out.push_back({counter, ns, value});
+      out.push_back({counter, traces::Tick::fromNs(ns), value});
     }
   }
 }
@@ -51,8 +51,8 @@ std::vector<LiveInterval> liveIntervals(const std::vector<AllocationRecord>& all
                                         const traces::EventLog& log) {
   IndexTimes times;
   for (const traces::InstructionEvent& e : log.instructions)
-    times.cover(e.index, e.startNs, e.endNs);
-  for (const traces::DmaEvent& e : log.dmas) times.cover(e.index, e.startNs, e.endNs);
+    times.cover(e.index, e.start.ns(), e.end.ns());
+  for (const traces::DmaEvent& e : log.dmas) times.cover(e.index, e.start.ns(), e.end.ns());
   std::vector<LiveInterval> intervals;
   for (const AllocationRecord& record : allocations) {
     LiveInterval live{record.space, record.bytes, std::numeric_limits<double>::infinity(),

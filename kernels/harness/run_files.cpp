@@ -1,10 +1,8 @@
-// Shape text, NAME=VALUE options and atomic writes for the run command.
+// Shape text and NAME=VALUE options of the run command.
 #include "kernels/harness/run_files.h"
 
-#include <cstdio>
-#include <fstream>
-
 #include "isa/error.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::kernels {
 
@@ -27,6 +25,7 @@ Shape parseShape(const std::string& text, const std::string& what) {
     }
   }
   flush();
+  isa::checkedElements(shape, what);
   return shape;
 }
 
@@ -36,20 +35,6 @@ std::pair<std::string, std::string> splitAssignment(const std::string& text,
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw Error(option + " '" + text + "': expected NAME=VALUE");
   return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
-void writeFileAtomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write '" + path + "'");
-    out << content;
-    if (!out) throw Error("cannot write '" + path + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("cannot write '" + path + "'");
-  }
 }
 
 }  // namespace neuronsim::kernels

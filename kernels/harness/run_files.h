@@ -1,5 +1,5 @@
 #pragma once
-// Command-line helpers of a kernel run: shape text, NAME=VALUE pairs, atomic file writes.
+// Command-line helpers of a kernel run: shape text and NAME=VALUE pairs.
 
 #include <string>
 #include <utility>
@@ -8,12 +8,11 @@
 
 namespace neuronsim::kernels {
 
-/// "4x8x16" -> [4, 8, 16]; throws neuronsim::Error naming `what` on anything else.
+/// "4x8x16" -> [4, 8, 16]; throws neuronsim::Error naming `what` on anything else, and on a
+/// shape over the size limits (isa/size_limits.h).
 Shape parseShape(const std::string& text, const std::string& what);
 /// "NAME=VALUE" -> (NAME, VALUE); throws neuronsim::Error naming `option` when malformed.
 std::pair<std::string, std::string> splitAssignment(const std::string& text,
                                                     const std::string& option);
-/// Writes `content` to a temporary beside `path`, then renames it over `path`.
-void writeFileAtomically(const std::string& path, const std::string& content);
 
 }  // namespace neuronsim::kernels

@@ -8,6 +8,7 @@
 #include "isa/dtype.h"
 #include "isa/error.h"
 #include "isa/interpreter.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::kernels {
 
@@ -37,10 +38,7 @@ KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs,
     bool known = false;
     for (const TensorSpec& t : spec.inputs) known = known || t.name == name;
     if (!known) throw Error(spec.name + ": no input named '" + name + "'");
-    for (int64_t d : shape)
-      if (d < 1)
-        throw Error(spec.name + ": " + name + " has shape " + shapeText(shape) +
-                    " with an empty axis");
+    isa::checkedElements(shape, spec.name + ": input " + name);
   }
   for (const TensorSpec& t : spec.inputs)
     if (!t.optional && !inputs.count(t.name))
@@ -48,6 +46,8 @@ KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs,
   KernelShapes shapes;
   shapes.inputs = inputs;
   shapes.outputs = spec.inferShapes(inputs, params);
+  for (const auto& [name, shape] : shapes.outputs)
+    isa::checkedElements(shape, spec.name + ": output " + name);
   return shapes;
 }
 
@@ -81,9 +81,11 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
                     const sim::MachineConfig& machine, const RunOptions& options) {
   if (options.dtype != isa::Dtype::Fp32 && options.dtype != isa::Dtype::Bf16)
     throw Error(spec.name + ": dtype must be fp32 or bf16");
+  const bool numerics = options.mode != RunMode::TimingOnly;
   ShapeMap inputShapes;
   for (const auto& [name, tensor] : inputs) {
-    if (static_cast<int64_t>(tensor.values.size()) != shapeElements(tensor.shape))
+    const bool shapeOnly = !numerics && tensor.values.empty();
+    if (!shapeOnly && static_cast<int64_t>(tensor.values.size()) != shapeElements(tensor.shape))
       throw Error(spec.name + ": " + name + " has " + std::to_string(tensor.values.size()) +
                   " values for shape " + shapeText(tensor.shape));
     inputShapes[name] = tensor.shape;
@@ -96,33 +98,41 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
   run.program =
       buildKernel(spec, params, run.shapes, options.dtype, machine.geometry, &run.allocations);
   run.buildSeconds = secondsSince(start);
+  // Outputs the kernel declared itself while building (a Python kernel declares its own).
+  for (const isa::TensorDecl& t : run.program.tensors)
+    if (t.kind == isa::TensorKind::Output) run.shapes.outputs.emplace(t.name, t.shape);
 
   if (options.phase)
     options.phase((options.mode == RunMode::Interpret ? "interpreting " : "simulating ") +
                   std::to_string(run.program.instructions.size()) + " instructions");
   start = std::chrono::steady_clock::now();
+  if (!numerics) {
+    sim::SimOptions simOptions;
+    simOptions.timingOnly = true;
+    simOptions.sink = options.sink;
+    run.sim = sim::simulate(run.program, machine, nullptr, simOptions);
+    run.runSeconds = secondsSince(start);
+    return run;
+  }
   isa::MemoryState memory(run.program, machine.geometry);
-  if (options.mode != RunMode::TimingOnly)
-    for (const auto& [name, tensor] : inputs)
-      memory.setTensor(run.program.tensorIndex(name), tensor.values);
+  for (const auto& [name, tensor] : inputs)
+    memory.setTensor(run.program.tensorIndex(name), tensor.values);
   if (options.mode == RunMode::Interpret) {
     isa::interpret(run.program, memory);
   } else {
     sim::SimOptions simOptions;
-    simOptions.timingOnly = options.mode == RunMode::TimingOnly;
     simOptions.sink = options.sink;
-    run.sim =
-        sim::simulate(run.program, machine, simOptions.timingOnly ? nullptr : &memory, simOptions);
+    run.sim = sim::simulate(run.program, machine, &memory, simOptions);
   }
   run.runSeconds = secondsSince(start);
   run.uninitializedReads = memory.uninitializedReads();
-  if (options.mode != RunMode::TimingOnly)
-    for (const auto& [name, shape] : run.shapes.outputs)
-      run.outputs[name] = HostTensor{shape, memory.getTensor(run.program.tensorIndex(name))};
+  for (const auto& [name, shape] : run.shapes.outputs)
+    run.outputs[name] = HostTensor{shape, memory.getTensor(run.program.tensorIndex(name))};
   return run;
 }
 
 int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype) {
+  if (spec.rooflineBytes) return spec.rooflineBytes(shapes.inputs, shapes.outputs, dtype);
   int64_t bytes = 0;
   for (const auto& [name, shape] : shapes.inputs)
     bytes += shapeElements(shape) * isa::dtypeBytes(dtype);
@@ -155,10 +165,14 @@ HostTensors generateInputs(const KernelSpec& spec, const ShapeMap& shapes, uint6
   return tensors;
 }
 
+void roundInPlace(HostTensors& tensors, isa::Dtype dtype) {
+  for (auto& [name, tensor] : tensors)
+    for (float& v : tensor.values) v = isa::roundTo(dtype, v);
+}
+
 HostTensors roundedTo(const HostTensors& tensors, isa::Dtype dtype) {
   HostTensors out = tensors;
-  for (auto& [name, tensor] : out)
-    for (float& v : tensor.values) v = isa::roundTo(dtype, v);
+  roundInPlace(out, dtype);
   return out;
 }
 
@@ -167,8 +181,12 @@ double normalizedError(const HostTensor& out, const HostTensor& ref) {
     return std::numeric_limits<double>::infinity();
   double maxDiff = 0, maxRef = 1;
   for (size_t i = 0; i < ref.values.size(); ++i) {
-    const double diff = std::fabs(static_cast<double>(out.values[i]) - ref.values[i]);
-    if (std::isnan(diff)) return std::numeric_limits<double>::infinity();
+    const float o = out.values[i], r = ref.values[i];
+    if (!std::isfinite(o) || !std::isfinite(r)) {
+      if ((std::isnan(o) && std::isnan(r)) || o == r) continue;  // NaN and Inf match exactly
+      return std::numeric_limits<double>::infinity();
+    }
+    const double diff = std::fabs(static_cast<double>(o) - r);
     maxDiff = std::max(maxDiff, diff);
     maxRef = std::max(maxRef, std::fabs(static_cast<double>(ref.values[i])));
   }

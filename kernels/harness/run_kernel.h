@@ -18,7 +18,7 @@ namespace neuronsim::kernels {
 
 enum class RunMode {
   Timed,       ///< the SystemC model with numerics
-  TimingOnly,  ///< the SystemC model without numerics (no outputs)
+  TimingOnly,  ///< the SystemC model without numerics: no tensor data at all, no outputs
   Interpret,   ///< the sequential interpreter only (no time)
 };
 
@@ -48,8 +48,9 @@ struct KernelRun {
   double runSeconds = 0;
 };
 
-/// Checks that every required input has a shape, no unknown tensor is named, and the
-/// parameters fit (spec.inferShapes). Throws neuronsim::Error naming the culprit.
+/// Checks that every required input has a shape, no unknown tensor is named, the parameters fit
+/// (spec.inferShapes) and every input and output is within isa::kMaxTensorElements. Throws
+/// neuronsim::Error naming the culprit.
 KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs, const ParamValues& params);
 /// Declares the tensors and builds the (validated) program; fills `allocations`, when given,
 /// with the builder's SBUF/PSUM allocation records.
@@ -58,11 +59,12 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
                          const isa::Geometry& geometry,
                          std::vector<AllocationRecord>* allocations = nullptr);
 /// Builds and runs the kernel on `inputs` (fp32 values, converted to the kernel dtype on load).
+/// In TimingOnly mode an input may carry its shape alone (no values): no memory is allocated.
 KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
                     const sim::MachineConfig& machine, const RunOptions& options);
 
-/// Bytes the kernel must move at minimum: every input at the kernel dtype plus every output at
-/// its dtype, each once.
+/// Bytes the kernel must move at minimum: spec.rooflineBytes when set, else every input at the
+/// kernel dtype plus every output at its dtype, each once.
 int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype);
 /// Dtype of the kernel's outputs.
 isa::Dtype outputDtype(const KernelSpec& spec, isa::Dtype dtype);
@@ -74,8 +76,11 @@ std::vector<float> normalValues(const Shape& shape, uint64_t seed, uint64_t stre
 HostTensors generateInputs(const KernelSpec& spec, const ShapeMap& shapes, uint64_t seed);
 /// Every value rounded through `dtype`.
 HostTensors roundedTo(const HostTensors& tensors, isa::Dtype dtype);
+/// roundedTo without the copy.
+void roundInPlace(HostTensors& tensors, isa::Dtype dtype);
 
-/// max|out - ref| / max(1, max|ref|); infinity on a shape mismatch or a NaN in out.
+/// max|out - ref| / max(1, max|ref|) over the finite pairs; NaN and Inf must match the
+/// reference exactly (else infinity, as on a shape mismatch).
 double normalizedError(const HostTensor& out, const HostTensor& ref);
 /// The largest normalizedError over the reference's outputs (missing output: infinity).
 double maxNormalizedError(const HostTensors& outputs, const HostTensors& reference);

@@ -41,8 +41,15 @@ std::vector<TapBox> chunkTaps(const std::array<PoolAxis, 3>& axes, const PoolChu
       }
     }
   }
-  while (!taps.empty() && boxEmpty(taps.back().owned)) taps.pop_back();
   return taps;
+}
+
+/// Taps the equality sweep visits: up to the last one that owns an output (later taps hand
+/// nothing to this chunk's inputs).
+size_t sweptTaps(const std::vector<TapBox>& taps) {
+  size_t n = taps.size();
+  while (n > 0 && boxEmpty(taps[n - 1].owned)) --n;
+  return n;
 }
 
 /// `tile` (whose axes cover `base`) restricted to the outputs `r`.
@@ -82,6 +89,49 @@ std::vector<Box> splitInTwo(const Box& box) {
     return {first, second};
   }
   return {box};
+}
+
+/// Tiles the NaN sweep works in, all free once the equality sweep is done.
+struct NanScratch {
+  Tile pending;                ///< output box: gradient of NaN windows not handed out yet
+  std::array<Tile, 2> shares;  ///< output box, alternating per tap
+};
+
+/// Windows whose maximum is NaN get nothing from the equality sweep (NaN != NaN); PyTorch
+/// gives their gradient to the window's last NaN (its argmax takes every NaN it meets). This
+/// sweep turns the loaded input into its NaN mask (in place), starts `pending` from what the
+/// equality sweep left in `ug` where output_tensor is NaN (zero elsewhere), and walks the taps
+/// backwards: share = mask * pending, pending -= share, grad_input_view += share, so the first
+/// NaN met takes the gradient. Lanes as in the equality sweep.
+void routeNanWindows(KernelBuilder& builder, const std::array<PoolAxis, 3>& axes,
+                     const PoolChunk& chunk, const std::vector<TapBox>& taps,
+                     const std::vector<Box>& lanes, const std::array<Engine, 2>& laneEngines,
+                     const Tile& in, const Tile& ot, const Tile& ug, const Tile& gin,
+                     const NanScratch& scratch) {
+  const Box& out = chunk.outputs;
+  builder.tensorTensor(scratch.shares[0], ot, ot, AluOp::NotEqual, Engine::Vector);
+  builder.memset(scratch.pending, 0.0f, Engine::GpSimd);
+  builder.copyPredicated(scratch.pending, scratch.shares[0], ug, Engine::Vector);
+  builder.tensorTensor(in, in, in, AluOp::NotEqual, Engine::GpSimd);
+  size_t first = 0;
+  while (first < taps.size() && boxEmpty(taps[first].owned)) ++first;
+  for (size_t k = taps.size(); k-- > first;) {
+    const TapBox& tb = taps[k];
+    const Tile& share = scratch.shares[k % 2];
+    for (size_t lane = 0; lane < lanes.size(); ++lane) {
+      const Box r = intersect(tb.reach, lanes[lane]);
+      if (boxEmpty(r)) continue;
+      const Tile p = outputView(scratch.pending, out, r);
+      const Tile s = outputView(share, out, r);
+      builder.tensorTensor(s, inputView(axes, in, chunk.inputs, tb.tap, r), p, AluOp::Multiply,
+                           laneEngines[lane]);
+      if (k > first) builder.tensorTensor(p, p, s, AluOp::Subtract, laneEngines[lane]);
+    }
+    if (boxEmpty(tb.owned)) continue;
+    const Tile ginView = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
+    builder.tensorTensor(ginView, ginView, outputView(share, out, tb.owned), AluOp::Add,
+                         k % 2 == 0 ? Engine::GpSimd : Engine::Vector);
+  }
 }
 
 }  // namespace
@@ -171,8 +221,9 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
         const RowTile tile = rows[item / numChunks];
         const Buffers& buf = sets[set];
         const Tile gin = boxTile(buf.gin, tile.count, chunk.owned);
-        const std::vector<TapBox> taps =
+        const std::vector<TapBox> allTaps =
             boxEmpty(chunk.outputs) ? std::vector<TapBox>{} : chunkTaps(axes, chunk);
+        const std::vector<TapBox> taps(allTaps.begin(), allTaps.begin() + sweptTaps(allTaps));
         int64_t covered = 0;
         for (const TapBox& tb : taps) covered += boxEmpty(tb.owned) ? 0 : boxElements(tb.owned);
         if (!disjoint || covered < boxElements(chunk.owned))
@@ -224,6 +275,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
               }
             }
           }
+          routeNanWindows(builder, axes, chunk, allTaps, lanes, laneEngines, in, ot, ug, gin,
+                          NanScratch{boxTile(buf.eq[0], tile.count, out),
+                                     {boxTile(buf.nw[0], tile.count, out),
+                                      boxTile(buf.nw[ring > 1 ? 1 : 0], tile.count, out)}});
         }
         target.store(builder, tile, chunk.owned, gin, storeQueues.taker());
       });

@@ -2,6 +2,8 @@
 
 #include "kernels/pooling/pooling_params.h"
 
+#include <algorithm>
+
 #include "isa/error.h"
 
 namespace neuronsim::kernels {
@@ -48,6 +50,10 @@ PoolingConfig poolingConfig(std::string_view kernel, const Shape& inputShape,
   config.stride = int3Param(params, "stride", config.kernel);
   config.padding = int3Param(params, "padding", {0, 0, 0});
   validateWindow(kernel, config);
+  // A stride past the padded input leaves one window on that axis (legal in PyTorch); any such
+  // stride gives the same windows, so the plan sees the smallest one.
+  for (int a = 0; a < 3; ++a)
+    config.stride[a] = std::min(config.stride[a], config.input[a] + 2 * config.padding[a]);
   return config;
 }
 

@@ -29,6 +29,21 @@ PoolingConfig configOf(const std::string& kernel, const HostTensors& tensors,
   return poolingConfig(kernel, tensors.at("input_tensor").shape, params);
 }
 
+/// The roofline's bytes: the named inputs and every output, each once at the kernel dtype
+/// (pooling outputs have the kernel dtype).
+std::function<int64_t(const ShapeMap&, const ShapeMap&, isa::Dtype)> rooflineOf(
+    std::vector<std::string> needed) {
+  return [needed](const ShapeMap& inputs, const ShapeMap& outputs, isa::Dtype dtype) {
+    int64_t elements = 0;
+    for (const std::string& name : needed) {
+      const auto it = inputs.find(name);
+      if (it != inputs.end()) elements += shapeElements(it->second);
+    }
+    for (const auto& [name, shape] : outputs) elements += shapeElements(shape);
+    return elements * isa::dtypeBytes(dtype);
+  };
+}
+
 const TensorSpec kInputTensor{"input_tensor", "forward input, data_format layout", false};
 
 KernelSpec forwardSpec(const std::string& name, const std::string& description, bool isMax) {
@@ -39,6 +54,7 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   spec.outputs = {{"out", "pooled output, output_format layout", false}};
   spec.params = poolingParamSpecs();
   spec.defaultShapes = {{"input_tensor", kDefaultInput}};
+  spec.rooflineBytes = rooflineOf({"input_tensor"});
   spec.inferShapes = [name](const ShapeMap& shapes, const ParamValues& params) {
     return ShapeMap{{"out", configOf(name, shapes, params).outputShape()}};
   };
@@ -109,6 +125,7 @@ KernelSpec avgPooling3dBackwardSpec() {
   spec.outputs = {{"grad_input", "gradient of the forward input, data_format layout", false}};
   spec.params = poolingParamSpecs();
   spec.defaultShapes = {{"grad_output", kDefaultOutput}, {"input_tensor", kDefaultInput}};
+  spec.rooflineBytes = rooflineOf({"grad_output"});  // input_tensor: only its shape is read
   spec.deriveShapes = [name](const ShapeMap& given, const ParamValues& params) {
     return deriveBackwardShapes(name, given, params, false);
   };
@@ -141,6 +158,7 @@ KernelSpec maxPooling3dBackwardSpec() {
   spec.defaultShapes = {{"grad_output", kDefaultOutput},
                         {"input_tensor", kDefaultInput},
                         {"output_tensor", kDefaultOutput}};
+  spec.rooflineBytes = rooflineOf({"grad_output", "input_tensor", "output_tensor"});
   spec.deriveShapes = [name](const ShapeMap& given, const ParamValues& params) {
     return deriveBackwardShapes(name, given, params, true);
   };

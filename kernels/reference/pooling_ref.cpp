@@ -2,6 +2,7 @@
 
 #include "kernels/reference/pooling_ref.h"
 
+#include <cmath>
 #include <limits>
 
 namespace neuronsim::kernels {
@@ -78,7 +79,7 @@ std::vector<float> maxPool3dRef(const PoolingConfig& cfg, const std::vector<floa
   forEachOutput(cfg, [&](int64_t b, int64_t c, int64_t od, int64_t oh, int64_t ow, int64_t o) {
     float best = -std::numeric_limits<float>::infinity();
     forEachTap(cfg, b, c, od, oh, ow, [&](int64_t i) {
-      if (input[i] > best) best = input[i];
+      if (input[i] > best || std::isnan(input[i])) best = input[i];
       return true;
     });
     out[o] = best;
@@ -106,11 +107,18 @@ std::vector<float> maxPool3dBackwardRef(const PoolingConfig& cfg,
                                         const std::vector<float>& outputTensor) {
   std::vector<float> gradInput(inputCount(cfg), 0.0f);
   forEachOutput(cfg, [&](int64_t b, int64_t c, int64_t od, int64_t oh, int64_t ow, int64_t o) {
+    const bool nanWindow = std::isnan(outputTensor[o]);
+    int64_t target = -1;
     forEachTap(cfg, b, c, od, oh, ow, [&](int64_t i) {
+      if (nanWindow) {
+        if (std::isnan(input[i])) target = i;  // PyTorch's argmax takes every NaN it meets
+        return true;
+      }
       if (input[i] != outputTensor[o]) return true;
-      gradInput[i] += gradOutput[o];
+      target = i;
       return false;
     });
+    if (target >= 0) gradInput[target] += gradOutput[o];
   });
   return gradInput;
 }

@@ -11,7 +11,8 @@ namespace neuronsim::kernels {
 /// result in config.outputFormat. Sums in fp32.
 std::vector<float> avgPool3dRef(const PoolingConfig& config, const std::vector<float>& input);
 
-/// Max pooling with -inf padding. `input` in dataFormat; result in outputFormat.
+/// Max pooling with -inf padding; a window holding a NaN gives NaN (PyTorch's max treats NaN
+/// as the maximum). `input` in dataFormat; result in outputFormat.
 std::vector<float> maxPool3dRef(const PoolingConfig& config, const std::vector<float>& input);
 
 /// Gradient of avgPool3dRef: each output gradient spread over its window with 1/(kD*kH*kW).
@@ -21,8 +22,9 @@ std::vector<float> avgPool3dBackwardRef(const PoolingConfig& config,
 
 /// Gradient of max pooling: each window's gradient goes to the first input element, in
 /// (kd, kh, kw) row-major order, equal to that window's `outputTensor` value (none when no
-/// element equals it). gradOutput and outputTensor in outputFormat; input and the result in
-/// dataFormat.
+/// element equals it); when `outputTensor` is NaN, to the window's last NaN element (PyTorch's
+/// argmax takes every NaN it meets). gradOutput and outputTensor in outputFormat; input and
+/// the result in dataFormat.
 std::vector<float> maxPool3dBackwardRef(const PoolingConfig& config,
                                         const std::vector<float>& gradOutput,
                                         const std::vector<float>& input,

@@ -70,7 +70,7 @@ double dmaSpanNs(const MachineConfig& machine, Engine trigger, int32_t rows, int
   p.tensors.push_back({"x", {rows, cols}, Dtype::Bf16, isa::TensorKind::Input});
   p.instructions.push_back(dmaLoad(trigger, hbmRows(0, 0, rows, cols, Dtype::Bf16), rows, cols));
   const traces::EventLog log = run(p, machine);
-  return log.dmas.at(0).endNs - log.dmas.at(0).startNs;
+  return log.dmas.at(0).end.ns() - log.dmas.at(0).start.ns();
 }
 
 /// Steady-state DMA efficiency (% of dma_engines x dma_engine_bytes_per_ns) of a stream of
@@ -87,7 +87,7 @@ double streamEfficiencyPercent(const MachineConfig& machine, int64_t bytesPerPar
         dmaLoad(Engine::Sync, hbmRows(0, int64_t{i} * rows, rows, cols, Dtype::Bf16), rows, cols));
   const traces::EventLog log = run(p, machine);
   std::map<int64_t, double> landed;
-  for (const traces::DmaEvent& e : log.dmas) landed[e.index] = e.endNs;
+  for (const traces::DmaEvent& e : log.dmas) landed[e.index] = e.end.ns();
   const double bytes = static_cast<double>(kCount - 1 - kSkip) * rows * bytesPerPartition;
   const double ns = landed.at(kCount - 1) - landed.at(kSkip);
   const double peak = machine.dmaEngines * machine.dmaEngineBytesPerNs;
@@ -106,7 +106,7 @@ double dependentActivationGapNs(const MachineConfig& machine) {
     p.instructions.push_back(a);
   }
   const traces::EventLog log = run(p, machine);
-  return (log.instructions.back().startNs - log.instructions.front().startNs) / 7;
+  return (log.instructions.back().start.ns() - log.instructions.front().start.ns()) / 7;
 }
 
 /// One published figure (or range) and how to measure it.

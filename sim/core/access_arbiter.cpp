@@ -11,9 +11,9 @@ constexpr size_t at(Engine e) {
 }
 }  // namespace
 
-double AccessArbiter::freeAt(Engine engine, bool sbuf, bool psum) const {
-  if (!enabled_) return 0;
-  double t = 0;
+traces::Tick AccessArbiter::freeAt(Engine engine, bool sbuf, bool psum) const {
+  if (!enabled_) return {};
+  traces::Tick t;
   if (sbuf) {
     if (engine == Engine::Vector) t = std::max(t, sbufUntil_[at(Engine::GpSimd)]);
     if (engine == Engine::GpSimd) t = std::max(t, sbufUntil_[at(Engine::Vector)]);
@@ -25,10 +25,10 @@ double AccessArbiter::freeAt(Engine engine, bool sbuf, bool psum) const {
   return t;
 }
 
-void AccessArbiter::claim(Engine engine, bool sbuf, bool psum, double untilNs) {
+void AccessArbiter::claim(Engine engine, bool sbuf, bool psum, traces::Tick until) {
   if (!enabled_) return;
-  if (sbuf) sbufUntil_[at(engine)] = untilNs;
-  if (psum) psumUntil_[at(engine)] = untilNs;
+  if (sbuf) sbufUntil_[at(engine)] = until;
+  if (psum) psumUntil_[at(engine)] = until;
 }
 
 }  // namespace neuronsim::sim

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "isa/instruction.h"
+#include "traces/tick.h"
 
 namespace neuronsim::sim {
 
@@ -12,16 +13,16 @@ class AccessArbiter {
  public:
   explicit AccessArbiter(bool enabled) : enabled_(enabled) {}
   bool enabled() const { return enabled_; }
-  /// Earliest ns at which `engine` may start an access to SBUF (`sbuf`) and/or PSUM (`psum`)
+  /// Earliest time at which `engine` may start an access to SBUF (`sbuf`) and/or PSUM (`psum`)
   /// without overlapping a conflicting engine's current access.
-  double freeAt(isa::Engine engine, bool sbuf, bool psum) const;
-  /// Records that `engine` holds the ports it uses until `untilNs`.
-  void claim(isa::Engine engine, bool sbuf, bool psum, double untilNs);
+  traces::Tick freeAt(isa::Engine engine, bool sbuf, bool psum) const;
+  /// Records that `engine` holds the ports it uses until `until`.
+  void claim(isa::Engine engine, bool sbuf, bool psum, traces::Tick until);
 
  private:
   bool enabled_;
-  std::array<double, isa::kNumEngines> sbufUntil_{};
-  std::array<double, isa::kNumEngines> psumUntil_{};
+  std::array<traces::Tick, isa::kNumEngines> sbufUntil_{};
+  std::array<traces::Tick, isa::kNumEngines> psumUntil_{};
 };
 
 }  // namespace neuronsim::sim

@@ -5,40 +5,51 @@
 
 namespace neuronsim::sim {
 
-void SemaphoreTimeline::add(double ns, int64_t delta, int64_t by, double floorNs) {
+void SemaphoreTimeline::add(Tick at, int64_t delta, int64_t by, Tick floor) {
   if (delta <= 0) monotone_ = false;
-  auto pos = std::upper_bound(increments_.begin(), increments_.end(), ns,
-                              [](double t, const Increment& inc) { return t < inc.ns; });
-  const int64_t before = pos == increments_.begin() ? base_ : std::prev(pos)->cumulative;
-  pos = increments_.insert(pos, Increment{ns, before + delta, by});
-  for (auto it = std::next(pos); it != increments_.end(); ++it) it->cumulative += delta;
-  // Fold the settled past (every querier is at or after floorNs).
-  if (increments_.size() >= 4096) {
-    auto settled = std::upper_bound(increments_.begin(), increments_.end(), floorNs,
-                                    [](double t, const Increment& inc) { return t < inc.ns; });
-    if (settled - increments_.begin() >= static_cast<std::ptrdiff_t>(increments_.size() / 2)) {
-      base_ = std::prev(settled)->cumulative;
-      increments_.erase(increments_.begin(), settled);
-    }
+  if (head_ == increments_.size() || increments_.back().at <= at) {  // in time order: common
+    increments_.push_back({at, finalValue() + delta, by});
+  } else {
+    const auto live = increments_.begin() + static_cast<std::ptrdiff_t>(head_);
+    auto pos = std::upper_bound(live, increments_.end(), at,
+                                [](Tick t, const Increment& inc) { return t < inc.at; });
+    const int64_t before = pos == live ? base_ : std::prev(pos)->cumulative;
+    pos = increments_.insert(pos, Increment{at, before + delta, by});
+    for (auto it = std::next(pos); it != increments_.end(); ++it) it->cumulative += delta;
+  }
+  fold(floor);
+}
+
+void SemaphoreTimeline::fold(Tick floor) {
+  // A non-monotone timeline keeps every increment: a value may be reached, lost and reached.
+  if (!monotone_) return;
+  while (head_ < increments_.size() && increments_[head_].at <= floor)
+    base_ = increments_[head_++].cumulative;
+  if (head_ >= 64 && head_ * 2 >= increments_.size()) {
+    increments_.erase(increments_.begin(),
+                      increments_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
   }
 }
 
 SemaphoreTimeline::Reach SemaphoreTimeline::firstReach(int64_t value) const {
-  if (base_ >= value && (monotone_ || increments_.empty())) return {-kNever, -1};
+  const auto live = increments_.begin() + static_cast<std::ptrdiff_t>(head_);
   if (monotone_) {
-    auto it = std::lower_bound(increments_.begin(), increments_.end(), value,
+    if (base_ >= value) return {Tick(), -1};
+    if (finalValue() < value) return {};
+    auto it = std::lower_bound(live, increments_.end(), value,
                                [](const Increment& inc, int64_t v) { return inc.cumulative < v; });
     if (it == increments_.end()) return {};
-    return {it->ns, it->by};
+    return {it->at, it->by};
   }
-  if (base_ >= value) return {-kNever, -1};
-  for (const Increment& inc : increments_)
-    if (inc.cumulative >= value) return {inc.ns, inc.by};
+  if (base_ >= value && head_ == increments_.size()) return {Tick(), -1};
+  for (auto it = live; it != increments_.end(); ++it)
+    if (it->cumulative >= value) return {it->at, it->by};
   return {};
 }
 
 int64_t SemaphoreTimeline::finalValue() const {
-  return increments_.empty() ? base_ : increments_.back().cumulative;
+  return head_ == increments_.size() ? base_ : increments_.back().cumulative;
 }
 
 }  // namespace neuronsim::sim

@@ -1,28 +1,32 @@
 #pragma once
 // A semaphore as a timeline of timestamped increments: an increment is registered when its
-// instruction issues (with the time it lands), so an engine ahead of the SystemC clock can
-// tell whether its wait already holds at its own local time.
+// instruction issues (with the time it becomes visible), so an engine ahead of the SystemC
+// clock can tell whether its wait already holds at its own local time.
 
 #include <cstdint>
-#include <limits>
 #include <vector>
+
+#include "traces/tick.h"
 
 namespace neuronsim::sim {
 
+using traces::Tick;
+
 class SemaphoreTimeline {
  public:
-  static constexpr double kNever = std::numeric_limits<double>::infinity();
-
-  /// When the value first reached `value`, and which instruction's increment did it.
+  /// When the value first reached a target, and which instruction's increment did it.
+  /// `at` is Tick::never() when not reached (yet); Tick() (0) when reached by increments
+  /// folded into the settled past.
   struct Reach {
-    double ns = kNever;
+    Tick at = Tick::never();
     int64_t by = -1;
   };
 
-  /// Registers `delta` landing at `ns` from instruction `by`. `floorNs` is a time no query
-  /// will look before (the SystemC now): older increments may be folded into the base.
-  void add(double ns, int64_t delta, int64_t by, double floorNs);
-  /// First time (over registered increments) the value is >= `value`; kNever if not yet.
+  /// Registers `delta` visible at `at` from instruction `by`. `floor` is a time no query will
+  /// look before (every querier's own time is at or after it): increments up to it may be
+  /// folded into the base.
+  void add(Tick at, int64_t delta, int64_t by, Tick floor);
+  /// First time (over registered increments) the value is >= `value`.
   Reach firstReach(int64_t value) const;
   /// Value after every registered increment.
   int64_t finalValue() const;
@@ -30,12 +34,15 @@ class SemaphoreTimeline {
  private:
   /// One registered increment.
   struct Increment {
-    double ns;
+    Tick at;
     int64_t cumulative;  ///< base + deltas up to and including this one
     int64_t by;
   };
-  int64_t base_ = 0;
-  std::vector<Increment> increments_;  ///< sorted by ns (stable)
+  void fold(Tick floor);
+
+  int64_t base_ = 0;                   ///< value after the folded increments
+  std::vector<Increment> increments_;  ///< sorted by time (stable); [head_, end) are live
+  size_t head_ = 0;
   bool monotone_ = true;
 };
 

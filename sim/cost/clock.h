@@ -1,12 +1,17 @@
 #pragma once
-// Strong time types: engine cycles vs nanoseconds, converted only through an EngineClock.
+// Strong time types: engine cycles vs simulated ticks (ps), converted only through an
+// EngineClock.
 
+#include <cmath>
 #include <cstdint>
 
 #include "isa/instruction.h"
 #include "sim/machine_config.h"
+#include "traces/tick.h"
 
 namespace neuronsim::sim {
+
+using traces::Tick;
 
 /// A count of one engine's clock cycles.
 struct Cycles {
@@ -15,22 +20,24 @@ struct Cycles {
   friend constexpr Cycles operator+(Cycles a, Cycles b) { return {a.value + b.value}; }
 };
 
-/// Simulated nanoseconds.
-struct Nanos {
-  double value = 0;
-};
-
 /// The one place where cycles become time: knows one engine's frequency.
 class EngineClock {
  public:
   explicit EngineClock(double ghz) : ghz_(ghz) {}
-  /// ns taken by `cycles` of this engine's clock.
-  Nanos toNs(Cycles cycles) const { return {static_cast<double>(cycles.value) / ghz_}; }
-  /// Whole cycles of this clock in `ns` (rounded to nearest), for time given in ns.
-  Cycles toCycles(Nanos ns) const { return {static_cast<int64_t>(ns.value * ghz_ + 0.5)}; }
+  /// Time taken by `cycles` of this clock, rounded to the nearest picosecond (saturating at
+  /// 2^62 ps, past the simulated-time limit, so sums cannot overflow).
+  Tick toTicks(Cycles cycles) const {
+    const double ps = static_cast<double>(cycles.value) * 1000.0 / ghz_;
+    return Tick::fromPs(ps < kSaturatePs ? static_cast<int64_t>(ps + 0.5) : int64_t{1} << 62);
+  }
+  /// Whole cycles of this clock in `time` (rounded to nearest), for costs given in time.
+  Cycles toCycles(Tick time) const {
+    return {std::llround(static_cast<double>(time.ps()) * ghz_ / 1000.0)};
+  }
   double ghz() const { return ghz_; }
 
  private:
+  static constexpr double kSaturatePs = 4.6e18;
   double ghz_;
 };
 

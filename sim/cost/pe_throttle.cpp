@@ -9,45 +9,53 @@ namespace neuronsim::sim {
 PeThrottle::PeThrottle(const MachineConfig& machine)
     : enabled_(machine.peThrottle),
       startFraction_(machine.throttleStartFraction),
-      rampNs_(machine.throttleRampNs),
-      windowNs_(machine.throttleWindowNs),
+      ramp_(Tick::fromNs(machine.throttleRampNs)),
+      window_(Tick::fromNs(machine.throttleWindowNs)),
       utilization_(machine.throttleUtilization) {}
 
-void PeThrottle::beginAt(double startNs) {
+void PeThrottle::beginAt(Tick start) {
   if (!enabled_) return;
-  while (!busy_.empty() && busy_.front().second <= startNs - windowNs_) busy_.pop_front();
-  if (rampStart_ < 0) {
-    rampStart_ = startNs;
+  while (!busy_.empty() && busy_.front().second <= start - window_) busy_.pop_front();
+  if (rampStart_ < Tick()) {
+    rampStart_ = start;
     return;
   }
-  const double from = startNs - windowNs_;
-  if (from >= rampStart_ && busyIn(from, startNs) < utilization_ * windowNs_) rampStart_ = startNs;
+  const Tick from = start - window_;
+  if (from >= rampStart_ && static_cast<double>(busyIn(from, start).ps()) <
+                                utilization_ * static_cast<double>(window_.ps()))
+    rampStart_ = start;
 }
 
-double PeThrottle::rateAt(double ns) const {
-  if (!enabled_ || rampStart_ < 0 || ns >= rampStart_ + rampNs_) return 1.0;
-  if (ns < rampStart_) return startFraction_;
-  return startFraction_ + (1.0 - startFraction_) * (ns - rampStart_) / rampNs_;
+double PeThrottle::rateAt(Tick t) const {
+  if (!enabled_ || rampStart_ < Tick() || t >= rampStart_ + ramp_) return 1.0;
+  if (t < rampStart_) return startFraction_;
+  return startFraction_ + (1.0 - startFraction_) * static_cast<double>((t - rampStart_).ps()) /
+                              static_cast<double>(ramp_.ps());
 }
 
-double PeThrottle::endFor(double startNs, double workNs) const {
-  const double rampEnd = rampStart_ + rampNs_;
-  if (!enabled_ || rampStart_ < 0 || startNs >= rampEnd || workNs <= 0) return startNs + workNs;
-  const double a = rateAt(startNs);
-  const double b = (1.0 - startFraction_) / rampNs_;
-  const double span = rampEnd - startNs;
+Tick PeThrottle::endFor(Tick start, Tick work) const {
+  const Tick rampEnd = rampStart_ + ramp_;
+  if (!enabled_ || rampStart_ < Tick() || start >= rampEnd || work <= Tick()) return start + work;
+  // Work done from `start` over x ps: a x + b x^2 / 2, the rate rising linearly at b per ps.
+  const double a = rateAt(start);
+  const double b = (1.0 - startFraction_) / static_cast<double>(ramp_.ps());
+  const double span = static_cast<double>((rampEnd - start).ps());
   const double rampWork = a * span + 0.5 * b * span * span;
-  if (workNs > rampWork) return rampEnd + (workNs - rampWork);
-  return startNs + (-a + std::sqrt(a * a + 2.0 * b * workNs)) / b;
+  const double w = static_cast<double>(work.ps());
+  if (w > rampWork) return rampEnd + Tick::fromPs(std::llround(w - rampWork));
+  return start + Tick::fromPs(std::llround((-a + std::sqrt(a * a + 2.0 * b * w)) / b));
 }
 
-void PeThrottle::recordBusy(double startNs, double endNs) {
-  if (enabled_ && endNs > startNs) busy_.emplace_back(startNs, endNs);
+void PeThrottle::recordBusy(Tick start, Tick end) {
+  if (enabled_ && end > start) busy_.emplace_back(start, end);
 }
 
-double PeThrottle::busyIn(double fromNs, double toNs) const {
-  double total = 0;
-  for (const auto& [s, e] : busy_) total += std::max(0.0, std::min(e, toNs) - std::max(s, fromNs));
+Tick PeThrottle::busyIn(Tick from, Tick to) const {
+  Tick total;
+  for (const auto& [s, e] : busy_) {
+    const Tick overlap = std::min(e, to) - std::max(s, from);
+    if (overlap > Tick()) total += overlap;
+  }
   return total;
 }
 

@@ -6,37 +6,42 @@
 #include <utility>
 
 #include "sim/machine_config.h"
+#include "traces/tick.h"
 
 namespace neuronsim::sim {
 
-/// Plain model, driven by the TensorE module in start-time order.
+using traces::Tick;
+
+/// Plain model, driven by TensorTiming in start-time order.
 class PeThrottle {
  public:
   explicit PeThrottle(const MachineConfig& machine);
 
-  /// Call at each PE instruction start (nondecreasing ns): engages the ramp at the first
-  /// instruction, and again when busy time over the trailing window (lying wholly after
-  /// the last engagement) is below the utilization threshold.
-  void beginAt(double startNs);
-  /// PE rate at `ns` as a fraction of full speed (1 when disabled or ramped up).
-  double rateAt(double ns) const;
-  /// When an instruction needing `workNs` at full rate, starting at `startNs`, ends.
-  double endFor(double startNs, double workNs) const;
-  /// Records that the PE was busy over [startNs, endNs).
-  void recordBusy(double startNs, double endNs);
+  bool enabled() const { return enabled_; }
+  /// Call when a PE instruction is ready to start (nondecreasing): engages the ramp at the first
+  /// instruction, and again when PE work over the trailing window (lying wholly after the
+  /// last engagement) is below the utilization threshold.
+  void beginAt(Tick start);
+  /// PE rate at `t` as a fraction of full speed (1 when disabled or ramped up).
+  double rateAt(Tick t) const;
+  /// When an instruction needing `work` at full rate, ready at `start`, ends (rounded to the
+  /// nearest ps; `start + work` at full rate).
+  Tick endFor(Tick start, Tick work) const;
+  /// Records that the PE did work over [start, end) (at full rate: utilization counts work).
+  void recordBusy(Tick start, Tick end);
   /// Start of the current ramp (negative before the first instruction).
-  double rampStartNs() const { return rampStart_; }
+  Tick rampStart() const { return rampStart_; }
 
  private:
-  double busyIn(double fromNs, double toNs) const;
+  Tick busyIn(Tick from, Tick to) const;
 
   bool enabled_;
   double startFraction_;
-  double rampNs_;
-  double windowNs_;
+  Tick ramp_;
+  Tick window_;
   double utilization_;
-  double rampStart_ = -1;
-  std::deque<std::pair<double, double>> busy_;
+  Tick rampStart_ = Tick::fromPs(-1);
+  std::deque<std::pair<Tick, Tick>> busy_;
 };
 
 }  // namespace neuronsim::sim

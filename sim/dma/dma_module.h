@@ -19,19 +19,19 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   SC_HAS_PROCESS(DmaModule);
   DmaModule(sc_core::sc_module_name name, CoreContext& context);
 
-  /// Posts DMA instruction `index`, triggered at `issueNs` (the SystemC now); it moves data
+  /// Posts DMA instruction `index`, triggered at `issue` (the SystemC now); it moves data
   /// from its admission + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
-  void post(int64_t index, double issueNs, const VectorClock* issuerClock);
-  /// How long triggering DMA instruction `index` holds its issuing engine (ns).
-  double triggerNs(int64_t index) const;
+  void post(int64_t index, Tick issue, const VectorClock* issuerClock);
+  /// How long triggering DMA instruction `index` holds its issuing engine.
+  Tick triggerTime(int64_t index) const;
 
  private:
   /// What the shell remembers of one posted transfer (its fluid tag is its position).
   struct Transfer {
     int64_t index = -1;
     int32_t queue = 0;
-    double issueNs = 0;
-    double startNs = 0;
+    Tick issue;
+    Tick start;
     int64_t bytes = 0;
     int64_t hbmBytes = 0;
     int32_t descriptors = 0;
@@ -40,12 +40,14 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
     VectorClock clock{};
   };
 
+  /// The plan of DMA instruction `index` (the trigger and the post of one DMA share it).
+  const DmaPlan& planOf(int64_t index) const;
   void run();
   void transferStarted(int64_t tag, Picos ps) override;
   void transferFinished(int64_t tag, Picos ps) override;
   void sampleCounters();
   /// Signals completion of the landed transfers at the head of `queue`, in posting order.
-  void signalLandedInOrder(int32_t queue, double ns);
+  void signalLandedInOrder(int32_t queue, Tick at);
 
   CoreContext& ctx_;
   DmaFluid fluid_;
@@ -53,6 +55,8 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   /// Per queue, transfers posted and not yet signalled: a queue's completion semaphore counts
   /// transfers in posting order, so a transfer that lands early waits for its predecessors.
   std::vector<std::deque<int64_t>> unsignalled_;
+  mutable int64_t plannedIndex_ = -1;
+  mutable DmaPlan planned_;
   sc_core::sc_event wake_;
   double lastGbps_ = -1;
   int32_t lastPending_ = -1;

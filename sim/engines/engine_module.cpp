@@ -1,15 +1,13 @@
-// The engine sequencer process: waits, interlocks, port conflicts, cost, semantics, signals.
+// The engine sequencer process: waits, ports, timing, semantics, signals.
 #include "sim/engines/engine_module.h"
 
 #include <algorithm>
-#include <array>
-#include <cmath>
 
 #include "isa/error.h"
 #include "isa/semantics.h"
+#include "sim/core/systemc_time.h"
 #include "sim/core/text.h"
-#include "sim/cost/compute_cost.h"
-#include "sim/cost/operand_traits.h"
+#include "sim/core/time_limit.h"
 #include "sim/dma/dma_module.h"
 
 namespace neuronsim::sim {
@@ -21,24 +19,51 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
     : sc_core::sc_module(name),
       ctx_(context),
       engine_(engine),
-      clock_(engineClock(engine, context.machine)),
-      stream_(std::move(stream)),
       agent_(engineAgent(engine)),
-      lockstep_(context.arbiter.enabled() &&
+      lockstep_(context.arbiter().enabled() &&
                 (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
                  engine == isa::Engine::GpSimd)),
-      throttle_(context.machine) {
+      timing_(makeEngineTiming(engine, context.machine())),
+      stream_(std::move(stream)) {
   SC_THREAD(run);
 }
 
+namespace {
+
+/// Asks the cache for what step() reads of an instruction: with `heap`, the arrays its vectors
+/// point to (the object itself must be cached by then), else the object. Instructions are
+/// large and scattered on the heap; an engine otherwise stalls on each one in turn.
+void prefetch(const isa::Instruction& inst, bool heap) {
+  if (!heap) {
+    const char* bytes = reinterpret_cast<const char*>(&inst);
+    for (size_t line = 0; line < sizeof(isa::Instruction); line += 64)
+      __builtin_prefetch(bytes + line);
+    return;
+  }
+  __builtin_prefetch(inst.dst.dims.data());
+  __builtin_prefetch(inst.srcs.data());
+  __builtin_prefetch(inst.srcs.data() + 1);
+  __builtin_prefetch(inst.waits.data());
+  __builtin_prefetch(inst.signals.data());
+}
+
+}  // namespace
+
 void EngineModule::run() {
   try {
+    const std::vector<isa::Instruction>& instructions = ctx_.program().instructions;
     while (next_ < stream_.size()) {
+      if (next_ + 2 < stream_.size())
+        prefetch(instructions[static_cast<size_t>(stream_[next_ + 2])], false);
+      if (next_ + 1 < stream_.size()) {
+        const isa::Instruction& following = instructions[static_cast<size_t>(stream_[next_ + 1])];
+        prefetch(following, true);
+        for (const isa::AccessPattern& src : following.srcs) __builtin_prefetch(src.dims.data());
+      }
       step(stream_[next_]);
       ++next_;
     }
-    if (engine_ == isa::Engine::Tensor && ctx_.sink && lastPeStartNs_ >= 0)
-      ctx_.sink->counter({traces::Counter::PeUtilization, lastPeEndNs_, 0});
+    ctx_.semaphores().advanceFrontier(agent_, Tick::never());
   } catch (const sc_core::sc_unwind_exception&) {
     throw;
   } catch (const Error&) {
@@ -46,217 +71,104 @@ void EngineModule::run() {
   } catch (const std::exception& e) {
     // A malformed instruction the caller did not validate: name it instead of crashing.
     const int64_t index = headInstruction();
-    const isa::Instruction& inst = ctx_.program.instructions[index];
+    const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
     ctx_.fail(std::make_exception_ptr(
         Error(concat("instruction ", std::to_string(index), " (", isa::opcodeName(inst.opcode),
                      " on ", isa::engineName(engine_), "): ", e.what()))));
   }
 }
 
-void EngineModule::pushInFlight(const InFlight& entry) {
-  while (ringSize_ > 0 && ring_[ringHead_].completeNs <= local_) {
-    ringHead_ = (ringHead_ + 1) % kRing;
-    --ringSize_;
-  }
-  if (ringSize_ == kRing) {  // deeper than modelled: forget the oldest
-    ringHead_ = (ringHead_ + 1) % kRing;
-    --ringSize_;
-  }
-  ring_[(ringHead_ + ringSize_) % kRing] = entry;
-  ++ringSize_;
-}
-
-void EngineModule::awaitSemaphore(const isa::SemWait& wait, Stall& stall) {
-  Semaphore& sem = ctx_.semaphores[wait.sem];
-  SemaphoreTimeline::Reach reach = sem.timeline.firstReach(wait.value);
-  if (reach.ns <= local_) return;
-  syncToLocal();
-  blockedOn_ = &wait;
+Tick EngineModule::awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall) {
+  SemaphoreBank& bank = ctx_.semaphores();
   while (true) {
-    reach = sem.timeline.firstReach(wait.value);
-    if (reach.ns <= nowNs() + 1e-6) break;
-    if (reach.ns == SemaphoreTimeline::kNever)
-      sc_core::wait(sem.changed);
-    else
-      sc_core::wait(delayUntilNs(reach.ns), sem.changed);
+    const SemaphoreTimeline::Reach reach = bank.firstReach(wait.sem, wait.value);
+    if (reach.at <= t) break;
+    blockedOn_ = &wait;
+    if (reach.at == Tick::never()) {
+      bank.addWaiter(agent_, wait.sem, wait.value);
+      sc_core::wait(ctx_.wakeEvent(agent_));
+      continue;
+    }
+    // Registered but later than t: final once no signaller can still land an earlier one;
+    // else wait for that time (when every earlier one is registered) or for a change.
+    if (!bank.settled(wait.sem, reach.at, scNow())) {
+      bank.addChangeWaiter(agent_, wait.sem);
+      sc_core::wait(delayUntil(reach.at), ctx_.wakeEvent(agent_));
+      bank.removeWaiter(agent_, wait.sem);
+      continue;
+    }
+    t = reach.at;
+    stall = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
+    break;
   }
   blockedOn_ = nullptr;
-  // A folded (settled) increment has no time left: it landed no later than now.
-  local_ = std::max(local_, reach.ns == -SemaphoreTimeline::kNever ? nowNs() : reach.ns);
-  stall = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
+  return t;
 }
 
-double EngineModule::interlockUntil(const isa::Instruction& inst, int64_t& by) const {
-  std::array<Footprint, 8>
-      reads;  // a validated instruction reads at most 2 srcs, bias, 3 scalar vectors
-  size_t numReads = 0;
-  forEachOperand(inst, [&](const isa::AccessPattern& ap, bool write) {
-    if (!write && numReads < reads.size()) reads[numReads++] = footprintOf(ap);
-  });
-  double until = 0;
-  const double now = local_;
-  for (size_t i = 0; i < ringSize_; ++i) {
-    const InFlight& f = ring_[(ringHead_ + i) % kRing];
-    if (f.completeNs <= now) continue;
-    bool hit = false;
-    for (size_t r = 0; r < numReads && !hit; ++r) hit = boxesOverlap(reads[r], f.dst);
-    if (hit && f.completeNs > until) {
-      until = f.completeNs;
-      by = f.index;
-    }
+Tick EngineModule::awaitPorts(const OperandList& operands, Tick t, Stall& stall) {
+  while (true) {
+    waitUntil(t);
+    const Tick freeAt = ctx_.arbiter().freeAt(engine_, operands.usesSbuf(), operands.usesPsum());
+    if (freeAt <= t) return t;
+    stall = {StallCause::AccessConflict, -1, 0, -1};
+    t = freeAt;
   }
-  return until;
-}
-
-double EngineModule::tensorEnd(const isa::Instruction& inst, double start, bool stalled,
-                               int64_t issueCycles, int64_t lsCycles) {
-  const isa::AccessPattern& stationary = inst.srcs.at(0);
-  const bool changed = !lastStationary_ || !(*lastStationary_ == stationary);
-  double mmStart = start;
-  if (changed) {
-    // LoadStationary runs in the background of the previous matmul when this instruction was
-    // already waiting at the head of the stream; otherwise it is exposed (P1).
-    const double lsNs = clock_.toNs(Cycles{lsCycles}).value;
-    const double lsStart = !stalled && lastPeStartNs_ >= 0 ? lastPeStartNs_ : start;
-    mmStart = std::max(start, lsStart + lsNs);
-  }
-  lastStationary_ = &stationary;
-  throttle_.beginAt(mmStart);
-  const double end = throttle_.endFor(mmStart, clock_.toNs(Cycles{issueCycles}).value);
-  throttle_.recordBusy(mmStart, end);
-  if (ctx_.sink) {
-    if (lastPeStartNs_ >= 0 && start > lastPeEndNs_ + 1e-6)
-      ctx_.sink->counter({traces::Counter::PeUtilization, lastPeEndNs_, 0});
-    if (ctx_.machine.peThrottle)
-      ctx_.sink->counter({traces::Counter::Throttle, mmStart, 100.0 * throttle_.rateAt(mmStart)});
-  }
-  lastPeStartNs_ = mmStart;
-  lastPeEndNs_ = end;
-  return end;
 }
 
 void EngineModule::step(int64_t index) {
-  const isa::Instruction& inst = ctx_.program.instructions[index];
-  const double readyNs = local_;
-  Stall stall;
-  if (lockstep_) syncToLocal();
+  const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
+  const OperandList operands(inst);
+  RaceDetector* races = ctx_.races();
+  const bool dma = isa::isDma(inst.opcode);
 
   // 1. Semaphore waits.
-  for (const isa::SemWait& w : inst.waits) awaitSemaphore(w, stall);
-  if (ctx_.races) {
-    for (const isa::SemWait& w : inst.waits) ctx_.races->acquire(agent_, w.sem, w.value);
-    ctx_.races->tick(agent_);
+  Stall stall;
+  Tick t = timing_->head();
+  for (const isa::SemWait& w : inst.waits) t = awaitSemaphore(w, t, stall);
+  ctx_.semaphores().advanceFrontier(agent_, t);
+  if (races) {
+    for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
+    races->tick(agent_);
   }
 
-  const bool dmaInst = isa::isDma(inst.opcode);
-  // 2. Same-engine read-after-write interlock on results still in the pipeline.
-  if (!dmaInst && engine_ != isa::Engine::Tensor && ringSize_ > 0) {
-    int64_t by = -1;
-    const double until = interlockUntil(inst, by);
-    if (until > local_) {
-      if (stall.cause == StallCause::None) stall = {StallCause::EngineBusy, -1, 0, by};
-      local_ = until;
-    }
-  }
-
-  // 3. NC-v2 SBUF/PSUM port conflicts (lockstep: SystemC now is local time here).
-  bool usesSbuf = false, usesPsum = false;
-  if (lockstep_ && !dmaInst) {
-    forEachOperand(inst, [&](const isa::AccessPattern& ap, bool) {
-      usesSbuf = usesSbuf || ap.space == isa::Space::Sbuf;
-      usesPsum = usesPsum || ap.space == isa::Space::Psum;
-    });
-    while (true) {
-      syncToLocal();
-      const double freeAt = ctx_.arbiter.freeAt(engine_, usesSbuf, usesPsum);
-      if (freeAt <= local_) break;
-      if (stall.cause == StallCause::None) stall = {StallCause::AccessConflict, -1, 0, -1};
-      local_ = freeAt;
-    }
-  }
-  if (dmaInst) syncToLocal();
-
-  // 4. Duration.
-  const double start = local_;
-  double end = start;
-  double latencyNs = 0;
-  int64_t cycles = 0;
+  // 2. Timing: interlock, NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts
+  //    in time order).
+  Issue issue;
   ComputeCost cost;
-  if (dmaInst) {
-    const double triggerNs = ctx_.dma->triggerNs(index);
-    end = start + triggerNs;
-    cycles = clock_.toCycles(Nanos{triggerNs}).value;
+  if (dma) {
+    waitUntil(t);
+    issue = timing_->trigger(t, ctx_.dma().triggerTime(index), stall);
   } else {
-    cost = computeCost(inst, ctx_.machine);
-    cycles = cost.issue.value;
-    latencyNs = clock_.toNs(cost.latency).value;
-    if (engine_ == isa::Engine::Tensor) {
-      end = tensorEnd(inst, start, stall.cause != StallCause::None, cost.issue.value,
-                      cost.loadStationary.value);
-      if (lastPeStartNs_ > start && stall.cause == StallCause::None)
-        stall.cause = StallCause::EngineBusy;
-    } else {
-      end = start + clock_.toNs(cost.issue).value;
+    t = timing_->afterInterlock(operands, t, stall);
+    if (lockstep_) t = awaitPorts(operands, t, stall);
+    cost = computeCost(inst, ctx_.machine());
+    issue = timing_->issue(inst, index, operands, cost, t, stall);
+    ctx_.arbiter().claim(engine_, operands.usesSbuf(), operands.usesPsum(), issue.end);
+  }
+  if (issue.complete > kSimulatedTimeLimit)
+    throwTimeLimit(issue.complete,
+                   concat("instruction ", std::to_string(index), " (", isa::opcodeName(inst.opcode),
+                          " on ", isa::engineName(engine_), ")"));
+
+  // 3. Races, signals, semantics, DMA trigger. @read signals release the clock from before
+  //    this instruction: none of its accesses is finished when it starts reading.
+  const VectorClock* vc = races ? &races->clock(agent_) : nullptr;
+  if (!dma) {
+    const Tick handoff = ctx_.semaphores().handoff();
+    if (races) races->access(agent_, index, operands);
+    const bool readSignal = std::any_of(inst.signals.begin(), inst.signals.end(),
+                                        [](const auto& s) { return s.at == isa::SignalAt::Read; });
+    if (readSignal) {
+      VectorClock before = vc ? *vc : VectorClock{};
+      --before[static_cast<size_t>(agent_)];
+      ctx_.signal(inst, index, isa::SignalAt::Read, issue.start + handoff, vc ? &before : nullptr);
     }
+    ctx_.signal(inst, index, isa::SignalAt::Complete, issue.complete + handoff, vc);
   }
-  ctx_.arbiter.claim(engine_, usesSbuf, usesPsum, end);
-
-  // 5. Races, signals, semantics, DMA trigger.
-  const VectorClock* vc = ctx_.races ? &ctx_.races->clock(agent_) : nullptr;
-  if (ctx_.races && !dmaInst) ctx_.races->access(agent_, index);
-  if (!dmaInst) {
-    ctx_.signal(inst, index, isa::SignalAt::Read, start, vc);
-    ctx_.signal(inst, index, isa::SignalAt::Complete, end + latencyNs, vc);
-  }
-  if (ctx_.memory) isa::execute(inst, index, *ctx_.memory);
-  if (dmaInst) ctx_.dma->post(index, start, vc);
-
-  // 6. Totals and trace.
-  traces::EngineTotals& totals = ctx_.totals.engines[static_cast<size_t>(engine_)];
-  totals.busyNs += end - start;
-  ++totals.instructions;
-  ++ctx_.totals.instructions;
-  ctx_.totals.flops += cost.flops;
-  ctx_.totals.transposeFlops += cost.transposeFlops;
-  if (!dmaInst) {
-    forEachOperand(inst, [&](const isa::AccessPattern& ap, bool write) {
-      if (ap.space != isa::Space::Sbuf) return;
-      (write ? ctx_.totals.sbufWriteBytes : ctx_.totals.sbufReadBytes) +=
-          ap.numElements() * isa::dtypeBytes(ap.dtype);
-    });
-  }
-  if (ctx_.sink) emit(inst, index, readyNs, start, end, stall, cycles, cost.flops);
-
-  // 7. The engine is held until `end`; results land after the pipeline latency.
-  if (!dmaInst && engine_ != isa::Engine::Tensor)
-    pushInFlight({end + latencyNs, index, footprintOf(inst.dst)});
-  ctx_.noteEnd(end + latencyNs);
-  local_ = end;
-}
-
-void EngineModule::emit(const isa::Instruction& inst, int64_t index, double readyNs, double start,
-                        double end, const Stall& stall, int64_t cycles, int64_t flops) {
-  traces::InstructionEvent e;
-  e.index = index;
-  e.engine = engine_;
-  e.opcode = inst.opcode;
-  e.readyNs = readyNs;
-  e.startNs = start;
-  e.endNs = end;
-  e.stall = stall.cause;
-  e.waitSemaphore = stall.sem;
-  e.waitValue = stall.value;
-  e.waitedOnInstruction = stall.by;
-  e.cycles = cycles;
-  e.flops = flops;
-  forEachOperand(inst, [&](const isa::AccessPattern& ap, bool write) {
-    (write ? e.bytesWritten : e.bytesRead) += ap.numElements() * isa::dtypeBytes(ap.dtype);
-  });
-  ctx_.sink->instruction(e);
-  if (engine_ == isa::Engine::Tensor && end > start)
-    ctx_.sink->counter({traces::Counter::PeUtilization, start,
-                        100.0 * static_cast<double>(flops) /
-                            (2.0 * 128 * 128 * ctx_.machine.peGhz * (end - start))});
+  if (isa::MemoryState* memory = ctx_.memory()) isa::execute(inst, index, *memory);
+  if (dma) ctx_.dma().post(index, issue.start, vc);
+  ctx_.recorder().instruction(inst, index, operands, issue, cost);
+  ctx_.semaphores().advanceFrontier(agent_, timing_->head());
 }
 
 }  // namespace neuronsim::sim

@@ -1,18 +1,16 @@
 #pragma once
-// One engine's sequencer: an SC_THREAD walking its in-order stream. It keeps a local time and
-// runs ahead of the SystemC clock while its waits already hold (semaphore increments are
-// registered with their landing times); it synchronizes with SystemC only to block on a
-// semaphore, to trigger a DMA, or (NC-v2) to arbitrate memory ports.
+// The SystemC shell of one engine's sequencer: one SC_THREAD walking its in-order stream. The
+// timing is EngineTiming's; the shell waits (for semaphores, for NC-v2 ports, before a DMA
+// trigger) and signals. It runs ahead of the SystemC clock while a wait's reach is settled
+// (SemaphoreBank::settled) and blocks only when an increment it needs is not registered yet.
 
-#include <array>
 #include <cstdint>
+#include <memory>
 #include <systemc>
 #include <vector>
 
 #include "sim/core/core_context.h"
-#include "sim/cost/clock.h"
-#include "sim/cost/pe_throttle.h"
-#include "sim/race/footprint.h"
+#include "sim/engines/engine_timing.h"
 
 namespace neuronsim::sim {
 
@@ -32,50 +30,23 @@ class EngineModule : public sc_core::sc_module {
   int64_t headInstruction() const { return finished() ? -1 : stream_[next_]; }
 
  private:
-  /// An issued instruction whose results have not landed yet (for the RAW interlock).
-  struct InFlight {
-    double completeNs = 0;
-    int64_t index = -1;
-    Footprint dst;
-  };
-  /// Why the instruction started after it reached the head of the stream.
-  struct Stall {
-    traces::StallCause cause = traces::StallCause::None;
-    int32_t sem = -1;
-    int64_t value = 0;
-    int64_t by = -1;
-  };
-
   void run();
   void step(int64_t index);
-  void awaitSemaphore(const isa::SemWait& wait, Stall& stall);
-  void syncToLocal() { waitUntilNs(local_); }
-  double interlockUntil(const isa::Instruction& inst, int64_t& by) const;
-  double tensorEnd(const isa::Instruction& inst, double start, bool stalled, int64_t issueCycles,
-                   int64_t lsCycles);
-  void pushInFlight(const InFlight& entry);
-  void emit(const isa::Instruction& inst, int64_t index, double readyNs, double start, double end,
-            const Stall& stall, int64_t cycles, int64_t flops);
+  /// The earliest time from `t` on at which `wait` holds; records a Semaphore stall when
+  /// it binds.
+  Tick awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall);
+  /// The earliest time from `t` on at which the NC-v2 ports the operands use are free
+  /// (lockstep with SystemC time).
+  Tick awaitPorts(const OperandList& operands, Tick t, Stall& stall);
 
-  static constexpr size_t kRing = 64;
   CoreContext& ctx_;
   isa::Engine engine_;
-  EngineClock clock_;
+  int agent_;
+  bool lockstep_;  ///< synchronize before every instruction (NC-v2 port arbitration)
+  std::unique_ptr<EngineTiming> timing_;
   std::vector<int64_t> stream_;
   size_t next_ = 0;
   const isa::SemWait* blockedOn_ = nullptr;
-  int agent_;
-  bool lockstep_;     ///< synchronize before every instruction (NC-v2 port arbitration)
-  double local_ = 0;  ///< this engine's time: when its next instruction reaches the head
-
-  std::array<InFlight, kRing> ring_{};
-  size_t ringHead_ = 0, ringSize_ = 0;
-
-  // TensorE state.
-  PeThrottle throttle_;
-  const isa::AccessPattern* lastStationary_ = nullptr;
-  double lastPeStartNs_ = -1;
-  double lastPeEndNs_ = 0;
 };
 
 }  // namespace neuronsim::sim

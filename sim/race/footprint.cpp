@@ -10,12 +10,35 @@ namespace {
 
 constexpr int64_t kExactLimit = int64_t{1} << 22;
 
-/// The free-axis dims, with HBM's partition axis as an outer dim.
-std::vector<isa::Dim> flatDims(const isa::AccessPattern& ap) {
+/// Dims that visit each distinct element of `ap` once in the usual cases, and the base offset
+/// (in elements) they start from: HBM's partition axis becomes an outer dim, dims of one
+/// element and step-0 dims (which revisit the same elements) are dropped, negative steps are
+/// walked the other way, and a dim that continues its inner neighbour is merged into it. So
+/// the walk's length follows the distinct elements touched, not the element count.
+std::vector<isa::Dim> distinctDims(const isa::AccessPattern& ap, int64_t& base) {
   std::vector<isa::Dim> dims;
-  if (ap.space == isa::Space::Hbm) dims.push_back({ap.partitionStep, ap.partitionCount});
-  dims.insert(dims.end(), ap.dims.begin(), ap.dims.end());
-  return dims;
+  base = 0;
+  auto take = [&](int64_t step, int64_t num) {
+    if (num <= 1 || step == 0) return;
+    if (step < 0) {
+      base += step * (num - 1);
+      step = -step;
+    }
+    dims.push_back({step, num});
+  };
+  if (ap.space == isa::Space::Hbm) take(ap.partitionStep, ap.partitionCount);
+  for (const isa::Dim& d : ap.dims) take(d.step, d.num);
+  std::stable_sort(dims.begin(), dims.end(),
+                   [](const isa::Dim& a, const isa::Dim& b) { return a.step > b.step; });
+  std::vector<isa::Dim> merged;
+  for (const isa::Dim& d : dims) {
+    if (!merged.empty() && merged.back().step == d.step * d.num) {
+      merged.back() = {d.step, merged.back().num * d.num};
+    } else {
+      merged.push_back(d);
+    }
+  }
+  return merged;
 }
 
 int64_t countOf(const std::vector<isa::Dim>& dims) {
@@ -50,35 +73,34 @@ void forEachElement(const std::vector<isa::Dim>& dims, Fn&& fn) {
 
 }  // namespace
 
-Footprint footprintOf(const isa::AccessPattern& ap) {
+Footprint footprintOf(const isa::AccessPattern& ap, int64_t elementBytes, int64_t* freeSize) {
   Footprint f;
   f.space = ap.space;
-  f.tensor = ap.space == isa::Space::Hbm ? ap.tensor : -1;
   int64_t lo = 0, hi = 0;  // element span relative to offset
-  auto extend = [&](int64_t step, int64_t num) {
-    if (num <= 1) return;
-    const int64_t span = step * (num - 1);
-    if (span < 0)
-      lo += span;
-    else
-      hi += span;
-  };
-  const int64_t eb = isa::dtypeBytes(ap.dtype);
+  int64_t free = 1;
+  for (const isa::Dim& d : ap.dims) {
+    free *= d.num;
+    if (d.num <= 1) continue;
+    const int64_t span = d.step * (d.num - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  if (freeSize) *freeSize = free;
   if (ap.space == isa::Space::Hbm) {
-    extend(ap.partitionStep, ap.partitionCount);
+    f.tensor = ap.tensor;
+    if (ap.partitionCount > 1) {
+      const int64_t span = ap.partitionStep * (ap.partitionCount - 1);
+      (span < 0 ? lo : hi) += span;
+    }
     f.partBegin = 0;
     f.partEnd = 1;
+    f.byteBegin = (ap.offset + lo) * elementBytes;
+    f.byteEnd = (ap.offset + hi + 1) * elementBytes;
   } else {
+    f.tensor = -1;
     f.partBegin = ap.partitionStart;
     f.partEnd = ap.partitionStart + ap.partitionCount;
-  }
-  for (const isa::Dim& d : ap.dims) extend(d.step, d.num);
-  if (ap.space == isa::Space::Hbm) {
-    f.byteBegin = (ap.offset + lo) * eb;
-    f.byteEnd = (ap.offset + hi + 1) * eb;
-  } else {
-    f.byteBegin = ap.offset + lo * eb;
-    f.byteEnd = ap.offset + hi * eb + eb;
+    f.byteBegin = ap.offset + lo * elementBytes;
+    f.byteEnd = ap.offset + hi * elementBytes + elementBytes;
   }
   return f;
 }
@@ -105,12 +127,13 @@ void forEachSpan(std::vector<isa::Dim> dims, int64_t base, int64_t elementBytes,
 }
 
 bool operandsOverlap(const isa::AccessPattern& a, const isa::AccessPattern& b) {
-  const std::vector<isa::Dim> da = flatDims(a), db = flatDims(b);
+  int64_t shiftA = 0, shiftB = 0;
+  const std::vector<isa::Dim> da = distinctDims(a, shiftA), db = distinctDims(b, shiftB);
   if (countOf(da) > kExactLimit || countOf(db) > kExactLimit) return true;
   // Byte addresses: HBM offsets count elements, on-chip offsets count bytes.
   const int64_t ea = isa::dtypeBytes(a.dtype), eb = isa::dtypeBytes(b.dtype);
-  const int64_t baseA = a.space == isa::Space::Hbm ? a.offset * ea : a.offset;
-  const int64_t baseB = b.space == isa::Space::Hbm ? b.offset * eb : b.offset;
+  const int64_t baseA = (a.space == isa::Space::Hbm ? a.offset * ea : a.offset) + shiftA * ea;
+  const int64_t baseB = (b.space == isa::Space::Hbm ? b.offset * eb : b.offset) + shiftB * eb;
   std::vector<std::pair<int64_t, int64_t>> spans;
   forEachSpan(da, baseA, ea, [&](int64_t lo, int64_t hi) { spans.emplace_back(lo, hi); });
   std::sort(spans.begin(), spans.end());

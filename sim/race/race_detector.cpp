@@ -11,7 +11,6 @@ namespace {
 
 constexpr int64_t kOnChipBlockBytes = 1024;
 constexpr int64_t kHbmBlockBytes = 16384;
-constexpr int32_t kPartitionsPerGroup = 32;
 
 std::string operandName(const isa::Instruction& inst, int slot) {
   if (slot == 0) return "dst";
@@ -46,180 +45,140 @@ std::string rangeText(const isa::Program& program, const isa::AccessPattern& ap)
 
 }  // namespace
 
-const isa::AccessPattern* operandAt(const isa::Instruction& inst, int slot) {
-  if (slot == 0) return &inst.dst;
-  const int nsrc = static_cast<int>(inst.srcs.size());
-  if (slot <= nsrc) return &inst.srcs[slot - 1];
-  switch (slot - nsrc) {
-    case 1:
-      return inst.bias ? &*inst.bias : nullptr;
-    case 2:
-      return inst.reduceDst ? &*inst.reduceDst : nullptr;
-    case 3:
-      return inst.operand0.vec ? &*inst.operand0.vec : nullptr;
-    case 4:
-      return inst.operand1.vec ? &*inst.operand1.vec : nullptr;
-    case 5:
-      return inst.scale.vec ? &*inst.scale.vec : nullptr;
-    default:
-      return nullptr;
-  }
-}
-
-RaceDetector::Bucket RaceDetector::emptyBucket() {
-  Bucket empty;
-  for (Slots& s : empty.writes) s.fill(-1);
-  for (Slots& s : empty.reads) s.fill(-1);
-  return empty;
-}
-
-RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& machine)
+RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& machine,
+                           const std::vector<int64_t>& signalsPerSemaphore)
     : program_(program), semaphores_(program.semaphores.size()) {
-  const Bucket empty = emptyBucket();
-  const int64_t groups =
-      (machine.geometry.partitions + kPartitionsPerGroup - 1) / kPartitionsPerGroup;
-  sbufBlocks_ = (machine.geometry.sbufPartitionBytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes;
-  psumBlocks_ = (machine.geometry.psumPartitionBytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes;
-  sbuf_.assign(static_cast<size_t>(groups * sbufBlocks_), empty);
-  psum_.assign(static_cast<size_t>(groups * psumBlocks_), empty);
+  for (size_t sem = 0; sem < semaphores_.size() && sem < signalsPerSemaphore.size(); ++sem)
+    semaphores_[sem].signals.reserve(static_cast<size_t>(signalsPerSemaphore[sem]));
+  auto blocks = [](int64_t bytes) {
+    return static_cast<size_t>((bytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes);
+  };
+  sbuf_.resize(blocks(machine.geometry.sbufPartitionBytes));
+  psum_.resize(blocks(machine.geometry.psumPartitionBytes));
   hbm_.resize(program.tensors.size());
 }
 
 void RaceDetector::acquire(int agent, int32_t sem, int64_t value) {
   if (sem < 0 || sem >= static_cast<int32_t>(semaphores_.size())) return;
-  const SemaphoreHistory& h = semaphores_[sem];
-  if (h.signals.empty()) return;
-  const SignalRecord* pick = &h.signals.back();
-  if (h.monotone) {
-    auto it = std::lower_bound(h.signals.begin(), h.signals.end(), value,
-                               [](const SignalRecord& r, int64_t v) { return r.value < v; });
-    if (it != h.signals.end()) pick = &*it;
+  const std::vector<SignalRecord>& signals = semaphores_[static_cast<size_t>(sem)].signals;
+  if (signals.empty()) return;
+  const SignalRecord* pick = &signals.back();
+  if (semaphores_[static_cast<size_t>(sem)].monotone) {
+    // Waits mostly ask for recent values: look back a little before searching.
+    auto it = signals.end();
+    for (int step = 0; step < 4 && it != signals.begin() && std::prev(it)->value >= value; ++step)
+      --it;
+    if (it != signals.begin() && std::prev(it)->value >= value)
+      it = std::lower_bound(signals.begin(), it, value,
+                            [](const SignalRecord& r, int64_t v) { return r.value < v; });
+    if (it != signals.end()) pick = &*it;
   }
-  joinInto(clocks_[agent], pick->cumulative);
+  joinInto(clocks_[static_cast<size_t>(agent)], pick->cumulative);
 }
 
-void RaceDetector::release(int32_t sem, double ns, int64_t delta, const VectorClock& vc) {
+void RaceDetector::release(int32_t sem, traces::Tick at, int64_t delta, const VectorClock& vc) {
   if (sem < 0 || sem >= static_cast<int32_t>(semaphores_.size())) return;
-  SemaphoreHistory& h = semaphores_[sem];
+  SemaphoreHistory& h = semaphores_[static_cast<size_t>(sem)];
   if (delta <= 0) h.monotone = false;
-  auto pos = std::upper_bound(h.signals.begin(), h.signals.end(), ns,
-                              [](double t, const SignalRecord& r) { return t < r.ns; });
-  pos = h.signals.insert(pos, SignalRecord{ns, delta, 0, vc, vc});
-  for (auto it = pos; it != h.signals.end(); ++it) {
-    if (it == h.signals.begin()) {
-      it->value = it->delta;
-      it->cumulative = it->vc;
-    } else {
-      it->value = std::prev(it)->value + it->delta;
-      it->cumulative = it->vc;
-      joinInto(it->cumulative, std::prev(it)->cumulative);
-    }
+  auto pos = h.signals.empty() || h.signals.back().at <= at
+                 ? h.signals.end()
+                 : std::upper_bound(h.signals.begin(), h.signals.end(), at,
+                                    [](traces::Tick t, const SignalRecord& r) { return t < r.at; });
+  SignalRecord added{at, delta, vc};
+  if (pos != h.signals.begin()) {
+    added.value += std::prev(pos)->value;
+    joinInto(added.cumulative, std::prev(pos)->cumulative);
+  }
+  pos = h.signals.insert(pos, added);
+  // Later increments (registered earlier, visible later) now also follow this one.
+  for (auto it = std::next(pos); it != h.signals.end(); ++it) {
+    it->value += delta;
+    joinInto(it->cumulative, vc);
   }
 }
 
-void RaceDetector::access(int agent, int64_t index) {
-  const isa::Instruction& inst = program_.instructions[index];
-  for (int slot = 0;; ++slot) {
-    if (slot > static_cast<int>(inst.srcs.size()) + 5) break;
-    const isa::AccessPattern* ap = operandAt(inst, slot);
-    if (!ap) continue;
-    const bool write = slot == 0 || (slot == static_cast<int>(inst.srcs.size()) + 2);
-    accessOperand(agent, index, slot, *ap, write);
-  }
+void RaceDetector::access(int agent, int64_t index, const OperandList& operands) {
+  for (const Operand& op : operands) accessOperand(agent, index, op);
 }
 
-std::vector<RaceDetector::Bucket>* RaceDetector::bucketsFor(const Footprint& f, int64_t& blockBytes,
-                                                            int64_t& blocksPerRow) {
+std::vector<RaceDetector::Bucket>* RaceDetector::bucketsFor(const Footprint& f,
+                                                            int64_t& blockBytes) {
   switch (f.space) {
     case isa::Space::Sbuf:
       blockBytes = kOnChipBlockBytes;
-      blocksPerRow = sbufBlocks_;
       return &sbuf_;
     case isa::Space::Psum:
       blockBytes = kOnChipBlockBytes;
-      blocksPerRow = psumBlocks_;
       return &psum_;
     case isa::Space::Hbm: {
       if (f.tensor < 0 || f.tensor >= static_cast<int32_t>(hbm_.size())) return nullptr;
-      std::vector<Bucket>& b = hbm_[f.tensor];
+      std::vector<Bucket>& b = hbm_[static_cast<size_t>(f.tensor)];
       if (b.empty()) {
-        const isa::TensorDecl& t = program_.tensors[f.tensor];
+        const isa::TensorDecl& t = program_.tensors[static_cast<size_t>(f.tensor)];
         const int64_t bytes = std::max<int64_t>(1, t.numElements() * isa::dtypeBytes(t.dtype));
-        const Bucket empty = emptyBucket();
-        b.assign(static_cast<size_t>((bytes + kHbmBlockBytes - 1) / kHbmBlockBytes), empty);
+        b.resize(static_cast<size_t>((bytes + kHbmBlockBytes - 1) / kHbmBlockBytes));
       }
       blockBytes = kHbmBlockBytes;
-      blocksPerRow = static_cast<int64_t>(b.size());
       return &b;
     }
   }
   return nullptr;
 }
 
-void RaceDetector::accessOperand(int agent, int64_t index, int slot, const isa::AccessPattern& ap,
-                                 bool write) {
-  const Footprint fp = footprintOf(ap);
-  int64_t blockBytes = 0, blocksPerRow = 0;
-  std::vector<Bucket>* buckets = bucketsFor(fp, blockBytes, blocksPerRow);
-  if (!buckets || blocksPerRow == 0) return;
-  const int32_t id = static_cast<int32_t>(records_.size());
-  const Record current{
-      index, clocks_[agent][agent], static_cast<int8_t>(agent), static_cast<int8_t>(slot), write,
-      fp};
-  records_.push_back(current);
-  const int64_t groups = static_cast<int64_t>(buckets->size()) / blocksPerRow;
-  const int64_t g0 = fp.space == isa::Space::Hbm ? 0 : fp.partBegin / kPartitionsPerGroup;
-  const int64_t g1 = fp.space == isa::Space::Hbm
-                         ? 0
-                         : std::min(groups - 1, int64_t{fp.partEnd - 1} / kPartitionsPerGroup);
-  const int64_t b0 = std::clamp<int64_t>(fp.byteBegin / blockBytes, 0, blocksPerRow - 1);
-  const int64_t b1 = std::clamp<int64_t>((fp.byteEnd - 1) / blockBytes, 0, blocksPerRow - 1);
+void RaceDetector::accessOperand(int agent, int64_t index, const Operand& op) {
+  int64_t blockBytes = 0;
+  std::vector<Bucket>* buckets = bucketsFor(op.box, blockBytes);
+  if (!buckets || buckets->empty()) return;
+  const Entry current{op.box,
+                      index,
+                      clocks_[static_cast<size_t>(agent)][static_cast<size_t>(agent)],
+                      ++age_,
+                      static_cast<int8_t>(agent),
+                      op.slot,
+                      op.write};
+  const int64_t last = static_cast<int64_t>(buckets->size()) - 1;
+  const int64_t b0 = std::clamp<int64_t>(op.box.byteBegin / blockBytes, 0, last);
+  const int64_t b1 = std::clamp<int64_t>((op.box.byteEnd - 1) / blockBytes, 0, last);
   checked_.clear();
-  for (int64_t g = g0; g <= g1; ++g) {
-    for (int64_t blk = b0; blk <= b1; ++blk) {
-      Bucket& bucket = (*buckets)[static_cast<size_t>(g * blocksPerRow + blk)];
-      for (int other = 0; other < kNumAgents; ++other) {
-        if (other == agent) continue;
-        for (int32_t w : bucket.writes[other])
-          if (w >= 0) check(w, current, ap);
-        if (!write) continue;
-        for (int32_t r : bucket.reads[other])
-          if (r >= 0) check(r, current, ap);
-      }
-      remember((write ? bucket.writes : bucket.reads)[agent], id);
-    }
-  }
+  for (int64_t b = b0; b <= b1; ++b) visit((*buckets)[static_cast<size_t>(b)], current, *op.ap);
 }
 
-void RaceDetector::remember(Slots& slots, int32_t id) {
-  const Footprint& box = records_[id].box;
-  int pick = 0;
-  for (int i = 0; i < kSlots; ++i) {
-    if (slots[i] < 0) {
-      pick = i;
-      break;
+void RaceDetector::visit(Bucket& bucket, const Entry& current, const isa::AccessPattern& ap) {
+  const Footprint& box = current.box;
+  const VectorClock& clock = clocks_[static_cast<size_t>(current.agent)];
+  Entry* covered = nullptr;
+  Entry* oldest = nullptr;
+  int mine = 0;
+  for (Entry& e : bucket) {
+    if (e.agent != current.agent) {
+      if ((e.write || current.write) && clock[static_cast<size_t>(e.agent)] < e.epoch)
+        check(e, current, ap);
+      continue;
     }
-    const Footprint& old = records_[slots[i]].box;
-    if (old.partBegin >= box.partBegin && old.partEnd <= box.partEnd &&
-        old.byteBegin >= box.byteBegin && old.byteEnd <= box.byteEnd) {
-      pick = i;
-      break;
-    }
-    if (slots[i] < slots[pick]) pick = i;
+    if (e.write != current.write) continue;
+    ++mine;
+    if (!covered && e.box.partBegin >= box.partBegin && e.box.partEnd <= box.partEnd &&
+        e.box.byteBegin >= box.byteBegin && e.box.byteEnd <= box.byteEnd)
+      covered = &e;
+    if (!oldest || e.age < oldest->age) oldest = &e;
   }
-  slots[pick] = id;
+  Entry* replaced = covered ? covered : mine >= kSlots ? oldest : nullptr;
+  if (replaced)
+    *replaced = current;
+  else
+    bucket.push_back(current);
 }
 
-void RaceDetector::check(int32_t candidate, const Record& current, const isa::AccessPattern& ap) {
-  const Record& prior = records_[candidate];
-  if (clocks_[current.agent][prior.agent] >= prior.epoch) return;
-  if (std::find(checked_.begin(), checked_.end(), candidate) != checked_.end()) return;
-  checked_.push_back(candidate);
+void RaceDetector::check(const Entry& prior, const Entry& current, const isa::AccessPattern& ap) {
+  const uint64_t key = static_cast<uint64_t>(prior.index) << 4 | static_cast<uint64_t>(prior.slot);
+  if (std::find(checked_.begin(), checked_.end(), key) != checked_.end()) return;
+  checked_.push_back(key);
   const uint64_t lo = static_cast<uint64_t>(std::min(prior.index, current.index));
   const uint64_t hi = static_cast<uint64_t>(std::max(prior.index, current.index));
   const uint64_t pair = (lo << 32) ^ hi;
   if (reportedPairs_.count(pair)) return;
-  const isa::AccessPattern* priorAp = operandAt(program_.instructions[prior.index], prior.slot);
+  const isa::AccessPattern* priorAp =
+      operandAt(program_.instructions[static_cast<size_t>(prior.index)], prior.slot);
   if (!priorAp || !boxesOverlap(prior.box, current.box) || !operandsOverlap(*priorAp, ap)) return;
   reportedPairs_.insert(pair);
   if (reports_.size() >= kMaxReports) {
@@ -230,8 +189,8 @@ void RaceDetector::check(int32_t candidate, const Record& current, const isa::Ac
                             " overlap with no semaphore ordering between them"));
 }
 
-std::string RaceDetector::describe(const Record& r) const {
-  const isa::Instruction& inst = program_.instructions[r.index];
+std::string RaceDetector::describe(const Entry& r) const {
+  const isa::Instruction& inst = program_.instructions[static_cast<size_t>(r.index)];
   const std::string where = r.agent >= isa::kNumEngines
                                 ? concat("dma queue ", std::to_string(r.agent - isa::kNumEngines))
                                 : std::string(isa::engineName(inst.engine));

@@ -5,9 +5,8 @@ set -u
 bin=$1
 source "$(dirname "$0")/lib/cli_test.sh"
 
-# total_ns from a summary JSON, and the "on MACHINE: T ns" figure from asm's first line.
-summary_ns() { python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["total_ns"])' "$1"; }
-asm_ns() { printf '%s\n' "$1" | head -1 | sed -n 's/.*: \([0-9.]*\) ns,.*/\1/p'; }
+# total_ns from a summary JSON.
+summary_ns() { "$py" -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["total_ns"])' "$1"; }
 
 kernels=$("$bin" list | grep -E '^[a-z0-9_]+$')
 [ -n "$kernels" ] || bad "neuronsim list shows no kernels"
@@ -19,18 +18,18 @@ for kernel in $kernels; do
       bad "$name: run failed: $(cat "$tmp/err")"
       continue
     fi
-    if ! out=$("$bin" asm "$tmp/$name.nsasm" --timing-only 2>&1); then
+    if ! out=$("$bin" asm "$tmp/$name.nsasm" --timing-only --summary-json "$tmp/$name.asm.json" 2>&1); then
       bad "$name: asm of the dump failed: $out"
       continue
     fi
     want=$(summary_ns "$tmp/$name.json")
-    got=$(asm_ns "$out")
+    got=$(summary_ns "$tmp/$name.asm.json")
     if [ "$want" = "$got" ]; then ok; else bad "$name: asm $got ns, run $want ns"; fi
   done
 done
 
 # matmul with given inputs: run and asm of its dump write the same bits.
-python3 - "$tmp" <<'EOF'
+"$py" - "$tmp" <<'EOF'
 import sys
 from npy import write_matrix
 write_matrix(sys.argv[1] + '/lhsT.npy', 192, 96, lambda i, j: ((i * 5 + j) % 9) * 0.25 - 1)

@@ -16,7 +16,7 @@ check no-args 2 "$bin"
 check unknown-command 2 "$bin" frobnicate
 out=$("$bin" --help)
 for sub in run list asm report view diff calibrate; do
-  printf '%s\n' "$out" | grep -q "neuronsim $sub" || { echo "FAIL help lists $sub"; fail=1; }
+  printf '%s\n' "$out" | grep -q "^  $sub  " || { echo "FAIL help lists $sub"; fail=1; }
 done
 [ $fail = 0 ] && echo "cli_basics: 1 passed, 0 failed" || echo "cli_basics: 0 passed, 1 failed"
 exit $fail

@@ -19,7 +19,7 @@ expect_check "conv3d_bwd bf16 derived dy" run conv3d_bwd --check --dtype bf16 --
 expect_check "conv3d_bwd dw only" run conv3d_bwd --check --compute-dx false --compute-db false
 
 # x [1,2,3,3,4] and filters [2,1,2,2,3] as .npy; the output against direct Python loops.
-python3 - "$tmp" <<'PY'
+"$py" - "$tmp" <<'PY'
 import sys
 from npy import read_npy, write_npy
 tmp = sys.argv[1]
@@ -30,7 +30,7 @@ PY
   --output-dir "$tmp/fwd" > "$tmp/fwd.txt" 2>&1 && ok || { bad "conv3d from npy"; cat "$tmp/fwd.txt"; }
 "$bin" run conv3d_transpose --input x_in="$tmp/x.npy" --input filters="$tmp/w.npy" --stride 2,1,2 --padding 0,1,0,0,1,0 \
   --output-dir "$tmp/tr" > "$tmp/tr.txt" 2>&1 && ok || { bad "conv3d_transpose from npy"; cat "$tmp/tr.txt"; }
-python3 - "$tmp" <<'PY' && ok || bad "npy results equal the Python reference"
+"$py" - "$tmp" <<'PY' && ok || bad "npy results equal the Python reference"
 import sys
 from npy import read_npy, write_npy
 tmp = sys.argv[1]

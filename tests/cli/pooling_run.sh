@@ -15,7 +15,7 @@ expect_check "avg backward uneven" run avg_pooling_3d_backward --check --shape i
   --kernel-size 3,2,2 --stride 1,2,3 --padding 1,0,1
 
 # Forward max pool, then its backward, through .npy files; values are multiples of 0.5 with ties.
-python3 - "$tmp" <<'PY'
+"$py" - "$tmp" <<'PY'
 import sys
 from npy import read_npy, write_npy
 tmp = sys.argv[1]
@@ -29,7 +29,7 @@ win="--kernel-size 3,2,2 --stride 2,2,2 --padding 1,0,1"
 "$bin" run max_pooling_3d_backward --input input_tensor="$tmp/x.npy" --input output_tensor="$tmp/fwd/out.npy" \
   --input grad_output="$tmp/g.npy" $win --output-dir "$tmp/bwd" > "$tmp/bwd.txt" 2>&1 \
   && ok || { bad "max backward from npy"; cat "$tmp/bwd.txt"; }
-python3 - "$tmp" <<'PY' && ok || bad "npy results equal the Python reference"
+"$py" - "$tmp" <<'PY' && ok || bad "npy results equal the Python reference"
 import sys
 from npy import read_npy, write_npy
 tmp = sys.argv[1]

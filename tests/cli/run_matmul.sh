@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib/cli_test.sh"
   --summary-json "$tmp/summary.json" --dump-asm "$tmp/prog.nsasm" --trace "$tmp/trace.json" > "$tmp/bf16.txt" 2>&1
 [ $? -eq 0 ] && ok || { bad "bf16 --check"; cat "$tmp/bf16.txt"; }
 
-python3 - "$tmp/summary.json" <<'PY' && ok || bad "summary keys"
+"$py" - "$tmp/summary.json" <<'PY' && ok || bad "summary keys"
 import json, sys
 s = json.load(open(sys.argv[1]))
 keys = ["kernel", "machine", "dtype", "total_ns", "instructions", "engines", "dma", "flops", "mfu_percent",
@@ -33,7 +33,7 @@ assert set(["bytes", "transfers", "active_percent", "achieved_gbps"]) <= set(s["
 assert 0 < s["roofline_percent"] <= 100.0 + 1e-9, s["roofline_percent"]
 PY
 
-python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/trace.json" && ok || bad "trace is JSON"
+"$py" -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/trace.json" && ok || bad "trace is JSON"
 "$bin" asm "$tmp/prog.nsasm" --timing-only > "$tmp/asm.txt" 2>&1 && ok || { bad "dumped asm runs"; cat "$tmp/asm.txt"; }
 
 "$bin" run matmul --timing-only --shape lhsT=1024x512 --shape rhs=1024x2048 --dtype bf16 > "$tmp/timing.txt" 2>&1

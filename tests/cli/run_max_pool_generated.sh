@@ -6,7 +6,7 @@ bin=$1
 source "$(dirname "$0")/lib/cli_test.sh"
 "$bin" run max_pooling_3d_backward --shape input_tensor=1x3x4x6x8 --seed 7 --check \
   --output-dir "$tmp" >/dev/null && ok || bad "run --check"
-python3 - "$tmp/grad_input.npy" <<'PY' && ok || bad "one nonzero gradient per window"
+"$py" - "$tmp/grad_input.npy" <<'PY' && ok || bad "one nonzero gradient per window"
 import sys
 from npy import read_npy
 _, values = read_npy(sys.argv[1])

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# neuronsim run matmul with .npy inputs (float32 and float64, written here with struct only):
+# neuronsim run matmul with .npy inputs (float32 and float64, written here with numpy.save):
 # --output-dir writes out.npy whose values equal a matmul computed here in Python.
 set -u
 bin=$1
 source "$(dirname "$0")/lib/cli_test.sh"
 
-python3 - "$tmp" <<'PY'
+"$py" - "$tmp" <<'PY'
 import sys
 from npy import write_matrix
 tmp = sys.argv[1]
@@ -18,7 +18,7 @@ PY
   > "$tmp/run.txt" 2>&1
 [ $? -eq 0 ] && ok || { bad "run with --input"; cat "$tmp/run.txt"; }
 
-python3 - "$tmp/out/out.npy" <<'PY' && ok || bad "out.npy equals the Python matmul"
+"$py" - "$tmp/out/out.npy" <<'PY' && ok || bad "out.npy equals the Python matmul"
 import sys
 from npy import read_npy
 K, M, N = 150, 70, 530

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib/cli_test.sh"
 if "$bin" run max_pooling_3d_backward --trace "$tmp/t.json" >"$tmp/run.out" 2>&1; then ok; else bad "run"; cat "$tmp/run.out"; fi
 
 check_occupancy() {
-  python3 - "$1" <<'PY'
+  "$py" - "$1" <<'PY'
 import json, sys
 trace = json.load(open(sys.argv[1]))
 events = trace["traceEvents"]

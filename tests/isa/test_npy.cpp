@@ -1,12 +1,19 @@
-// .npy reading and writing: round trip, v1/v2 headers, float64/float16, and each error.
+// .npy reading and writing: round trip, v1/v2 headers, float64/float16, files from and for numpy,
+// streams, size bounds, and each error.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "isa/error.h"
 #include "isa/npy.h"
@@ -168,4 +175,150 @@ TEST_CASE("writeNpy rejects a shape that does not match the values and leaves no
   CHECK_THROWS_AS(writeNpy(path, a), neuronsim::Error);
   CHECK_FALSE(fs::exists(path));
   CHECK_THROWS_AS(writeNpy(dir.file("no/such/dir/x.npy"), NpyArray{{1}, {1}}), neuronsim::Error);
+}
+
+namespace {
+
+/// Runs Debian's python3 (with numpy) on `script` with `dir` as sys.argv[1]; its exit status.
+int python(const std::string& script, const std::string& dir) {
+  const std::string path = dir + "/script.py";
+  std::ofstream(path) << "import sys\nimport numpy as np\nd = sys.argv[1]\n" << script;
+  return std::system(("/usr/bin/python3 " + path + " " + dir).c_str());
+}
+
+std::vector<float> ramp(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = 0.5f * static_cast<float>(i) - 3.0f;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("npy reads what numpy.save writes: float16/32/64, 0-d to 4-d, an empty axis") {
+  TempDir dir;
+  REQUIRE(python("for t in ('f2', 'f4', 'f8'):\n"
+                 "    for s in ((), (5,), (3, 4), (2, 3, 1, 2), (0, 3)):\n"
+                 "        n = int(np.prod(s))\n"
+                 "        np.save('%s/%s_%s.npy' % (d, t, 'x'.join(map(str, s)) or 'scalar'),\n"
+                 "                (np.arange(n) * 0.5 - 3).astype(t).reshape(s))\n",
+                 dir.path.string()) == 0);
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
+      {"scalar", {}}, {"5", {5}}, {"3x4", {3, 4}}, {"2x3x1x2", {2, 3, 1, 2}}, {"0x3", {0, 3}}};
+  for (const char* type : {"f2", "f4", "f8"}) {
+    for (const auto& [name, shape] : shapes) {
+      CAPTURE(type);
+      CAPTURE(name);
+      const NpyArray a = readNpy(dir.file(std::string(type) + "_" + name + ".npy"));
+      CHECK(a.shape == shape);
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      CHECK(a.values == ramp(static_cast<size_t>(n)));  // every value is exact in float16
+      CHECK(readNpyHeader(dir.file(std::string(type) + "_" + name + ".npy")).elements == n);
+    }
+  }
+}
+
+TEST_CASE("numpy.load reads what writeNpy writes") {
+  TempDir dir;
+  writeNpy(dir.file("w.npy"), NpyArray{{2, 3, 4}, ramp(24)});
+  writeNpy(dir.file("s.npy"), NpyArray{{}, {7.5f}});
+  CHECK(python("a = np.load(d + '/w.npy')\n"
+               "assert a.dtype == np.float32 and a.shape == (2, 3, 4), (a.dtype, a.shape)\n"
+               "assert (a.ravel() == np.arange(24) * 0.5 - 3).all()\n"
+               "s = np.load(d + '/s.npy')\n"
+               "assert s.shape == () and s == 7.5\n",
+               dir.path.string()) == 0);
+}
+
+TEST_CASE("npy sizes are bounded before anything as large as the data is allocated") {
+  TempDir dir;
+  const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': ";
+  SUBCASE("a shape of (4, 2^62 + 1) over 16 bytes") {
+    writeRaw(dir.file("h.npy"), 1, f4 + "(4, 4611686018427387905), }", std::string(16, '\0'));
+    CHECK(errorOf(dir.file("h.npy")).find("extent over the limit of 4294967296") !=
+          std::string::npos);
+  }
+  SUBCASE("a product over the element limit") {
+    writeRaw(dir.file("p.npy"), 1, f4 + "(70000, 70000), }", std::string(16, '\0'));
+    CHECK(errorOf(dir.file("p.npy")).find("4900000000 elements, over the limit") !=
+          std::string::npos);
+  }
+  SUBCASE("more than 8 axes") {
+    writeRaw(dir.file("r.npy"), 1, f4 + "(1, 1, 1, 1, 1, 1, 1, 1, 1), }", std::string(4, '\0'));
+    CHECK(errorOf(dir.file("r.npy")).find("more than 8 axes") != std::string::npos);
+  }
+  SUBCASE("a header length of 2^31") {
+    std::ofstream(dir.file("l.npy"), std::ios::binary)
+        << std::string("\x93NUMPY\x02\x00\x00\x00\x00\x80{", 13);
+    CHECK(errorOf(dir.file("l.npy"))
+              .find("npy header of 2147483648 bytes, over the limit of 65536") !=
+          std::string::npos);
+  }
+  SUBCASE("a device: magic checked first, nothing more read") {
+    CHECK(errorOf("/dev/zero").find("bad magic") != std::string::npos);
+  }
+}
+
+TEST_CASE("npy header dicts are parsed, not searched") {
+  TempDir dir;
+  auto error = [&](const std::string& header) {
+    writeRaw(dir.file("x.npy"), 1, header, rawBytes<float>({1, 2}));
+    return errorOf(dir.file("x.npy"));
+  };
+  CHECK(error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (1,)}")
+            .find("repeated key 'shape'") != std::string::npos);
+  CHECK(
+      error("{'descr': '<f4', 'shape': (2,), }").find("no 'descr', 'fortran_order' and 'shape'") !=
+      std::string::npos);
+  CHECK(error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), } junk")
+            .find("text after the dict") != std::string::npos);
+  CHECK(error("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }")
+            .find("not a non-negative integer") != std::string::npos);
+  CHECK(error("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }")
+            .find("not True or False") != std::string::npos);
+  CHECK(error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }").empty());
+  writeRaw(dir.file("v.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+           rawBytes<float>({1, 2}));
+  std::string bytes;
+  {
+    std::ifstream in(dir.file("v.npy"), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  bytes[6] = 4;
+  std::ofstream(dir.file("v.npy"), std::ios::binary) << bytes;
+  CHECK(errorOf(dir.file("v.npy")).find("unsupported .npy format version 4.0") !=
+        std::string::npos);
+}
+
+TEST_CASE("npy reads a stream (FIFO) in chunks and notices extra or missing data") {
+  TempDir dir;
+  writeNpy(dir.file("src.npy"), NpyArray{{300, 1000}, ramp(300000)});
+  std::string bytes;
+  {
+    std::ifstream in(dir.file("src.npy"), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string fifo = dir.file("fifo.npy");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const auto& [name, content] :
+       {std::pair{"exact", bytes}, {"extra", bytes + "x"}, {"short", bytes.substr(0, 9999)}}) {
+    CAPTURE(name);
+    std::thread writer(
+        [&, content = content] { std::ofstream(fifo, std::ios::binary) << content; });
+    std::string error;
+    NpyArray a;
+    try {
+      a = readNpy(fifo);
+    } catch (const neuronsim::Error& e) {
+      error = e.what();
+    }
+    writer.join();
+    if (std::string(name) == "exact") {
+      CHECK(error.empty());
+      CHECK(a.values == ramp(300000));
+    } else {
+      CHECK(error.find(std::string(name) == "extra" ? "does not match the data"
+                                                    : "truncated data") != std::string::npos);
+    }
+  }
 }

@@ -42,7 +42,7 @@ inline double checkConvCase(const KernelSpec& spec, const ConvCase& c) {
   INFO("shape x_in " << shapeText(c.x) << " filters " << shapeText(c.filters) << " dtype "
                      << isa::dtypeName(c.dtype));
   const ConsistencyResult result = checkConsistent(spec, params, inputs, trn2(), c.dtype);
-  return result.timed.sim.totals.totalNs;
+  return result.timed.sim.totals.total.ns();
 }
 
 }  // namespace neuronsim::kernels::testing

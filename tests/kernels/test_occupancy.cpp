@@ -48,8 +48,8 @@ std::vector<AllocationRecord> tinyKernel() {
 void instruction(EventLog& log, int64_t index, double start, double end) {
   neuronsim::traces::InstructionEvent e;
   e.index = index;
-  e.startNs = start;
-  e.endNs = end;
+  e.start = neuronsim::traces::Tick::fromNs(start);
+  e.end = neuronsim::traces::Tick::fromNs(end);
   log.instruction(e);
 }
 
@@ -65,7 +65,7 @@ void checkSamples(const std::vector<CounterSample>& got,
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     CAPTURE(i);
-    CHECK(got[i].ns == want[i].first);
+    CHECK(got[i].at.ns() == want[i].first);
     CHECK(got[i].value == want[i].second);
   }
 }
@@ -105,9 +105,9 @@ TEST_CASE("occupancy: exact step samples from overlapping and disjoint lifetimes
   instruction(log, 4, 60, 61);  // the DMA's trigger ...
   neuronsim::traces::DmaEvent dma;
   dma.index = 4;
-  dma.issueNs = 61;
-  dma.startNs = 62;
-  dma.endNs = 80;  // ... and its transfer, which ends c's life
+  dma.issue = neuronsim::traces::Tick::fromNs(61);
+  dma.start = neuronsim::traces::Tick::fromNs(62);
+  dma.end = neuronsim::traces::Tick::fromNs(80);  // ... and its transfer, which ends c's life
   log.dma(dma);
   instruction(log, 5, 70, 75);
   instruction(log, 6, 65, 72);  // later in program order, earlier in time: p starts at 65
@@ -158,13 +158,13 @@ TEST_CASE(
   const auto intervals = neuronsim::kernels::liveIntervals(b.allocations(), log);
   REQUIRE(intervals.size() == 2);
   REQUIRE(log.dmas.size() == 2);
-  CHECK(intervals[0].startNs <= log.dmas[0].startNs);
-  CHECK(intervals[0].endNs > log.dmas[0].endNs);   // x lives until the activation reading it ends
-  CHECK(intervals[1].endNs == log.dmas[1].endNs);  // y lives until its store ends
+  CHECK(intervals[0].startNs <= log.dmas[0].start.ns());
+  CHECK(intervals[0].endNs > log.dmas[0].end.ns());  // x lives until the activation reading it ends
+  CHECK(intervals[1].endNs == log.dmas[1].end.ns());  // y lives until its store ends
   const auto sbuf = only(neuronsim::kernels::occupancySamples(intervals), Counter::SbufBytes);
   double peak = 0;
   for (size_t i = 0; i < sbuf.size(); ++i) {
-    if (i) CHECK(sbuf[i].ns > sbuf[i - 1].ns);
+    if (i) CHECK(sbuf[i].at > sbuf[i - 1].at);
     peak = std::max(peak, sbuf[i].value);
   }
   CHECK(peak == 512);  // x and y overlap during the activation

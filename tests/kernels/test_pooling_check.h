@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,16 +51,42 @@ inline HostTensors poolInputs(const KernelSpec& spec, const PoolingConfig& confi
   return inputs;
 }
 
+/// Puts NaN, +Inf and -Inf into input_tensor at seeded positions (about one element in
+/// `every`, NaNs often in runs so that windows hold several) and recomputes max backward's
+/// output_tensor.
+inline void addNonFinite(const KernelSpec& spec, const PoolingConfig& config, HostTensors& inputs,
+                         uint64_t every, uint64_t seed) {
+  std::vector<float>& x = inputs["input_tensor"].values;
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < x.size(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t pick = (state >> 33) % (every * 4);
+    if (pick < 2) x[i] = std::nanf("");
+    if (pick == 2) x[i] = std::numeric_limits<float>::infinity();
+    if (pick == 3) x[i] = -std::numeric_limits<float>::infinity();
+    if (pick == 4 && i + 1 < x.size()) x[i] = x[i + 1] = std::nanf("");
+  }
+  if (spec.name == "max_pooling_3d_backward")
+    inputs["output_tensor"].values = maxPool3dRef(config, x);
+}
+
 /// Runs `kernel` on `c` (interpreter and timed model) and checks the reference error, reads
-/// of unwritten memory, bit equality of the two runs and the race detector.
+/// of unwritten memory, bit equality of the two runs and the race detector. `nonFiniteEvery`
+/// > 0 puts NaN and Inf into the input (addNonFinite).
 inline void checkPoolCase(const std::string& kernel, const PoolCase& c, isa::Dtype dtype,
-                          const sim::MachineConfig& machine, uint64_t seed = 1) {
+                          const sim::MachineConfig& machine, uint64_t seed = 1,
+                          uint64_t nonFiniteEvery = 0) {
   const KernelSpec& spec = findKernel(kernel);
   const ParamValues params = parseParams(spec, c.params);
   const PoolingConfig config = poolingConfig(kernel, c.input, params);
-  const HostTensors inputs = poolInputs(spec, config, dtype, seed);
+  HostTensors inputs = poolInputs(spec, config, dtype, seed);
+  if (nonFiniteEvery > 0) addNonFinite(spec, config, inputs, nonFiniteEvery, seed);
   INFO(kernel << " " << isa::dtypeName(dtype) << " " << c.label << " input " << shapeText(c.input));
-  testing::checkConsistent(spec, params, inputs, machine, dtype);
+  const ConsistencyResult both = testing::checkConsistent(spec, params, inputs, machine, dtype);
+  // The roofline counts only bytes the kernel must move, so no run may beat it.
+  const double rooflineNs =
+      static_cast<double>(minimumHbmBytes(spec, both.timed.shapes, dtype)) / machine.hbmGBps;
+  CHECK(both.timed.sim.totals.total.ns() >= rooflineNs);
 }
 
 }  // namespace neuronsim::kernels::pooling_testing

@@ -132,3 +132,25 @@ TEST_CASE("pooling: planes whose steps exceed int16 and rows whose counts exceed
                   Dtype::Fp32, machine, 12);
   }
 }
+
+TEST_CASE("max pooling kernels: NaN and Inf inputs follow PyTorch") {
+  // A window holding a NaN has maximum NaN and its gradient goes to its last NaN.
+  auto machine = neuronsim::sim::loadMachine("trn2");
+  const std::vector<PoolCase> cases = {
+      {"k3 s1 p1", {1, 3, 6, 5, 7}, window("3", "1", "1")},
+      {"k2 s2", {2, 5, 6, 6, 6}, window("2", "", "0")},
+      {"k3 s2 p1 NDHWC -> NCDHW", {2, 5, 7, 6, 9}, window("3", "2", "1", "NDHWC", "NCDHW")},
+      {"B*C=150 k(2,3,1) s(1,2,1)", {3, 50, 4, 5, 6}, window("2,3,1", "1,2,1", "1,1,0")},
+  };
+  uint64_t seed = 40;
+  for (const std::string kernel : {"max_pooling_3d_backward", "max_pooling_3d"}) {
+    for (const PoolCase& c : cases) {
+      for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
+        checkPoolCase(kernel, c, dtype, machine, ++seed, 8);
+    }
+  }
+  machine.geometry.sbufPartitionBytes = 3 * 1024;
+  checkPoolCase("max_pooling_3d_backward",
+                {"chunked k3 s1 p1", {1, 2, 10, 14, 9}, window("3", "1", "1")}, Dtype::Fp32,
+                machine, 50, 6);
+}

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -70,6 +72,23 @@ TEST_CASE("pooling reference: max backward gives each window's gradient to its f
         std::vector<float>{11, 100, 0, 11000});
   CHECK(maxPool3dBackwardRef(c, {1, 1, 1, 1, 1}, x, {7, 7, 7, 7, 7}) ==
         std::vector<float>{0, 0, 0, 0});
+}
+
+TEST_CASE("pooling reference: NaN is the maximum and takes the gradient, the last NaN first") {
+  const float nan = std::nanf("");
+  const PoolingConfig c = config1d(5, 3, 1, 1);
+  const std::vector<float> x{1, nan, 2, nan, 0};
+  const std::vector<float> maxima = maxPool3dRef(c, x);
+  REQUIRE(maxima.size() == 5);
+  for (float m : maxima) CHECK(std::isnan(m));
+  // Windows [p,1,nan], [1,nan,2], [nan,2,nan], [2,nan,0], [nan,0,p]: the last NaN of each.
+  CHECK(maxPool3dBackwardRef(c, {1, 10, 100, 1000, 10000}, x, maxima) ==
+        std::vector<float>{0, 11, 0, 11100, 0});
+  const std::vector<float> inf{1, std::numeric_limits<float>::infinity(), 3};
+  const PoolingConfig k2 = config1d(3, 2, 1, 0);
+  CHECK(maxPool3dRef(k2, inf) == std::vector<float>{inf[1], inf[1]});
+  CHECK(maxPool3dBackwardRef(k2, {1, 10}, inf, maxPool3dRef(k2, inf)) ==
+        std::vector<float>{0, 11, 0});
 }
 
 TEST_CASE("pooling reference: NDHWC equals NCDHW on the transposed tensor") {

@@ -1,12 +1,22 @@
 #pragma once
 // Small builders of hand-written programs for the timed-model tests.
 
+#include <doctest/doctest.h>
+
 #include <string>
 #include <vector>
 
 #include "isa/program.h"
 #include "sim/machine_config.h"
 #include "sim/simulator.h"
+
+/// Ticks print as picoseconds in failed checks.
+template <>
+struct doctest::StringMaker<neuronsim::traces::Tick> {
+  static doctest::String convert(neuronsim::traces::Tick t) {
+    return (std::to_string(t.ps()) + " ps").c_str();
+  }
+};
 
 namespace neuronsim::simtest {
 
@@ -90,6 +100,11 @@ inline int32_t addTensor(isa::Program& p, const std::string& name, std::vector<i
                          Dtype dtype = Dtype::Fp32, isa::TensorKind kind = isa::TensorKind::Input) {
   p.tensors.push_back({name, std::move(shape), dtype, kind});
   return static_cast<int32_t>(p.tensors.size() - 1);
+}
+
+/// ns from an engine's semaphore update to a waiter on another engine seeing it.
+inline double handoffNs(const sim::MachineConfig& m) {
+  return static_cast<double>(m.semaphoreHandoffCycles) / m.syncGhz;
 }
 
 inline sim::SimResult runTiming(const isa::Program& p, const sim::MachineConfig& m,

@@ -141,11 +141,18 @@ TEST_CASE("pipeline latency: MM_INIT on PE, static + 2 accesses on Vector/Scalar
   CHECK(sim::pipelineLatency(Engine::Tensor, m).value == 64);
   CHECK(sim::pipelineLatency(Engine::Scalar, m).value == 100 + 2 * 60);
   CHECK(sim::pipelineLatency(Engine::Sync, m).value == 0);
-  CHECK(sim::engineClock(Engine::Scalar, m).toNs(sim::Cycles{140}).value == doctest::Approx(100.0));
-  CHECK(sim::engineClock(Engine::Vector, sim::loadMachine("trn2")).toNs(sim::Cycles{96}).value ==
-        doctest::Approx(100.0));
-  CHECK(sim::engineClock(Engine::Sync, sim::loadMachine("trn2")).toCycles(sim::Nanos{600}).value ==
-        720);
+}
+
+TEST_CASE("cycles become picoseconds only at the engine's clock, rounded to the nearest ps") {
+  using traces::Tick;
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  const sim::MachineConfig trn2 = sim::loadMachine("trn2");
+  CHECK(sim::engineClock(Engine::Scalar, trn1).toTicks(sim::Cycles{140}) == Tick::fromPs(100000));
+  CHECK(sim::engineClock(Engine::Vector, trn2).toTicks(sim::Cycles{96}) == Tick::fromPs(100000));
+  // One PE cycle at 2.4 GHz is 416.67 ps: 417 alone, three make exactly 1250.
+  CHECK(sim::engineClock(Engine::Tensor, trn2).toTicks(sim::Cycles{1}) == Tick::fromPs(417));
+  CHECK(sim::engineClock(Engine::Tensor, trn2).toTicks(sim::Cycles{3}) == Tick::fromPs(1250));
+  CHECK(sim::engineClock(Engine::Sync, trn2).toCycles(Tick::fromNs(600)).value == 720);
 }
 
 TEST_CASE("a strided matmul operand streams at half rate: moving and LoadStationary (A1)") {

@@ -1,6 +1,9 @@
 // Engines in the SystemC core: overlap, semaphore ordering, matmul II, throttle, port conflicts.
 #include <doctest/doctest.h>
 
+#include "isa/error.h"
+#include "sim/cost/clock.h"
+#include "sim/cost/compute_cost.h"
 #include "sim_test_util.h"
 
 using namespace neuronsim;
@@ -14,7 +17,7 @@ const traces::InstructionEvent& eventOf(const traces::EventLog& log, int64_t ind
   return log.instructions.front();
 }
 bool overlap(const traces::InstructionEvent& a, const traces::InstructionEvent& b) {
-  return a.startNs < b.endNs - 1e-9 && b.startNs < a.endNs - 1e-9;
+  return a.start.ns() < b.end.ns() - 1e-9 && b.start.ns() < a.end.ns() - 1e-9;
 }
 }  // namespace
 
@@ -26,12 +29,12 @@ TEST_CASE("independent engines run in parallel") {
       copy(Engine::Scalar, sbuf(0, 128, 16384, 1200), sbuf(0, 128, 24576, 1200)));
   traces::EventLog log;
   const sim::SimResult r = runTiming(p, m, &log);
-  CHECK(eventOf(log, 0).startNs == 0.0);
-  CHECK(eventOf(log, 1).startNs == 0.0);
-  CHECK(eventOf(log, 0).endNs == doctest::Approx(1000.0));  // 960 cycles at 0.96 GHz
-  CHECK(eventOf(log, 1).endNs == doctest::Approx(1000.0));  // 1200 cycles at 1.2 GHz
-  CHECK(r.totals.engines[1].busyNs == doctest::Approx(1000.0));
-  CHECK(r.totals.engines[2].busyNs == doctest::Approx(1000.0));
+  CHECK(eventOf(log, 0).start.ns() == 0.0);
+  CHECK(eventOf(log, 1).start.ns() == 0.0);
+  CHECK(eventOf(log, 0).end.ns() == doctest::Approx(1000.0));  // 960 cycles at 0.96 GHz
+  CHECK(eventOf(log, 1).end.ns() == doctest::Approx(1000.0));  // 1200 cycles at 1.2 GHz
+  CHECK(r.totals.engines[1].busy.ns() == doctest::Approx(1000.0));
+  CHECK(r.totals.engines[2].busy.ns() == doctest::Approx(1000.0));
 }
 
 TEST_CASE("a wait holds until the semaphore reaches its value: not at N-1, at N") {
@@ -52,7 +55,7 @@ TEST_CASE("a wait holds until the semaphore reaches its value: not at N-1, at N"
     traces::EventLog log;
     runTiming(p, m, &log);
     const traces::InstructionEvent& e = eventOf(log, 2);
-    CHECK(e.startNs == doctest::Approx(want * issue + latency));
+    CHECK(e.start.ns() == doctest::Approx(want * issue + latency + handoffNs(m)));
     CHECK(e.stall == traces::StallCause::Semaphore);
     CHECK(e.waitSemaphore == s);
     CHECK(e.waitValue == want);
@@ -73,7 +76,7 @@ TEST_CASE("a read signal releases the waiter at the producer's start") {
   p.instructions.push_back(c);
   traces::EventLog log;
   runTiming(p, m, &log);
-  CHECK(eventOf(log, 2).startNs == doctest::Approx(1000.0));
+  CHECK(eventOf(log, 2).start.ns() == doctest::Approx(1000.0 + handoffNs(m)));
 }
 
 TEST_CASE("dependent tiny activations on one engine are ~MIN_II + pipeline latency apart (A1)") {
@@ -88,10 +91,11 @@ TEST_CASE("dependent tiny activations on one engine are ~MIN_II + pipeline laten
   traces::EventLog a, b;
   runTiming(chain, m, &a);
   runTiming(independent, m, &b);
-  CHECK(eventOf(a, 3).startNs - eventOf(a, 2).startNs == doctest::Approx((64 + 100 + 120) / 1.4));
+  CHECK(eventOf(a, 3).start.ns() - eventOf(a, 2).start.ns() ==
+        doctest::Approx((64 + 100 + 120) / 1.4));
   CHECK(eventOf(a, 3).stall == traces::StallCause::EngineBusy);
   CHECK(eventOf(a, 3).waitedOnInstruction == 2);
-  CHECK(eventOf(b, 3).startNs - eventOf(b, 2).startNs == doctest::Approx(64 / 1.4));
+  CHECK(eventOf(b, 3).start.ns() - eventOf(b, 2).start.ns() == doctest::Approx(64 / 1.4));
 }
 
 TEST_CASE("matmul stream: II per instruction, background LoadStationary, fp32 4x") {
@@ -108,11 +112,12 @@ TEST_CASE("matmul stream: II per instruction, background LoadStationary, fp32 4x
       traces::EventLog log;
       const sim::SimResult r = runTiming(p, m, &log);
       const double factor = dtype == Dtype::Fp32 ? 4 : 1;
-      CHECK(eventOf(log, 5).endNs - eventOf(log, 5).startNs == doctest::Approx(512 * factor / 2.8));
+      CHECK(eventOf(log, 5).end.ns() - eventOf(log, 5).start.ns() ==
+            doctest::Approx(512 * factor / 2.8));
       // Only the first LoadStationary is exposed.
-      CHECK(eventOf(log, 9).endNs == doctest::Approx((32 + 5120) * factor / 2.8));
+      CHECK(eventOf(log, 9).end.ns() == doctest::Approx((32 + 5120) * factor / 2.8));
       CHECK(r.totals.flops == 10 * 2 * 128 * 128 * 512);
-      CHECK(r.totals.totalNs == doctest::Approx(((32 + 5120) * factor + 64) / 2.8));
+      CHECK(r.totals.total.ns() == doctest::Approx(((32 + 5120) * factor + 64) / 2.8));
     }
   }
 }
@@ -134,13 +139,13 @@ TEST_CASE("LoadStationary is exposed after a semaphore stall, hidden otherwise")
     p.instructions.push_back(mm);
     traces::EventLog log;
     runTiming(p, m, &log);
-    CHECK(eventOf(log, 1).endNs == doctest::Approx((32 + 512) / 2.8));
-    const double released = 1000.0 + 220 / 1.12;
+    CHECK(eventOf(log, 1).end.ns() == doctest::Approx((32 + 512) / 2.8));
+    const double released = 1000.0 + 220 / 1.12 + handoffNs(m);
     if (stalled) {
-      CHECK(eventOf(log, 2).startNs == doctest::Approx(released));
-      CHECK(eventOf(log, 2).endNs == doctest::Approx(released + (32 + 512) / 2.8));
+      CHECK(eventOf(log, 2).start.ns() == doctest::Approx(released));
+      CHECK(eventOf(log, 2).end.ns() == doctest::Approx(released + (32 + 512) / 2.8));
     } else {
-      CHECK(eventOf(log, 2).endNs == doctest::Approx((32 + 1024) / 2.8));
+      CHECK(eventOf(log, 2).end.ns() == doctest::Approx((32 + 1024) / 2.8));
     }
   }
 }
@@ -158,13 +163,13 @@ TEST_CASE("trn2 throttle: the first matmul runs at the ramp's rate, full rate af
   runTiming(p, flat, &flatLog);
   const double ls = 32 / 2.4, mm = 512 / 2.4;
   // 0.5x + x^2/12000 = 213.33 ns of work gives x = 400 ns.
-  CHECK(eventOf(log, 0).endNs == doctest::Approx(ls + 400.0));
-  CHECK(eventOf(flatLog, 0).endNs == doctest::Approx(ls + mm));
+  CHECK(eventOf(log, 0).end.ns() == doctest::Approx(ls + 400.0));
+  CHECK(eventOf(flatLog, 0).end.ns() == doctest::Approx(ls + mm));
   const traces::InstructionEvent& late = eventOf(log, 39);
-  CHECK(late.startNs > ls + 3000);
-  CHECK(late.endNs - late.startNs == doctest::Approx(mm));
+  CHECK(late.start.ns() > ls + 3000);
+  CHECK(late.end.ns() - late.start.ns() == doctest::Approx(mm));
   // Ramp work: 0.75 * 3000 ns of full-rate work over the first 3 us.
-  CHECK(eventOf(log, 39).endNs - eventOf(flatLog, 39).endNs ==
+  CHECK(eventOf(log, 39).end.ns() - eventOf(flatLog, 39).end.ns() ==
         doctest::Approx(750.0).epsilon(0.01));
 }
 
@@ -190,7 +195,7 @@ TEST_CASE(
     CHECK(overlap(trn2.instructions[0], trn2.instructions[1]));
     CHECK(overlap(trn1.instructions[0], trn1.instructions[1]) == (p == &noConflict));
     if (p != &noConflict) {
-      const auto& later = trn1.instructions[0].startNs > trn1.instructions[1].startNs
+      const auto& later = trn1.instructions[0].start.ns() > trn1.instructions[1].start.ns()
                               ? trn1.instructions[0]
                               : trn1.instructions[1];
       CHECK(later.stall == traces::StallCause::AccessConflict);
@@ -232,6 +237,86 @@ TEST_CASE("long semaphore histories (folded timelines) keep exact wait times") {
   const double latency = 220 / 0.96;
   for (int i : {0, 4095, 4096, 8191, n - 1}) {
     const traces::InstructionEvent& e = eventOf(log, 2 * i + 1);
-    CHECK(e.startNs == doctest::Approx(100.0 * (i + 1) + latency));
+    CHECK(e.start.ns() == doctest::Approx(100.0 * (i + 1) + latency + handoffNs(m)));
   }
+}
+
+TEST_CASE("a run past the simulated-time limit stops with an error naming the instruction") {
+  // 65535 x 65535 x 10 step-0 elements per partition at the slowest allowed clock: ~4e10
+  // cycles of 100 ns, far past one hour.
+  const sim::MachineConfig slow = sim::loadMachine("trn2", {"dve_ghz=0.01"});
+  isa::Program p;
+  Instruction big = copy(Engine::Vector, sbuf(0, 1, 0, 1), sbuf(0, 1, 64, 1));
+  big.dst.dims = {{0, 65535}, {0, 65535}, {0, 10}};
+  big.srcs[0].dims = big.dst.dims;
+  p.instructions.push_back(big);
+  std::string error;
+  try {
+    runTiming(p, slow);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  CHECK(error.find(
+            "instruction 0 (tensor_copy on vector) would end past the simulated-time limit") == 0);
+  big.dst.dims = {{0, 65535}, {0, 10}};  // 65 ms: fine
+  big.srcs[0].dims = big.dst.dims;
+  p.instructions[0] = big;
+  CHECK(runTiming(p, slow).totals.total > traces::Tick::fromNs(6e7));
+}
+
+TEST_CASE("a throttled matmul is held back at the head and runs at full rate: a Throttle stall") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  isa::Program p;
+  for (int i = 0; i < 3; ++i)
+    p.instructions.push_back(matmul(psum(0, 128, (i % 4) * 2048, 512),
+                                    sbuf(0, 128, 0, 128, Dtype::Bf16),
+                                    sbuf(0, 128, 65536, 512, Dtype::Bf16)));
+  traces::EventLog log;
+  runTiming(p, m, &log);
+  const traces::Tick work = sim::engineClock(Engine::Tensor, m).toTicks(sim::Cycles{512});
+  for (int i = 0; i < 3; ++i) {
+    const traces::InstructionEvent& e = eventOf(log, i);
+    CAPTURE(i);
+    CHECK(e.stall == traces::StallCause::Throttle);
+    CHECK(e.start > e.ready);
+    // The first one's span also holds its exposed LoadStationary.
+    if (i > 0) CHECK(e.end - e.start == work);
+  }
+  // Without the throttle nothing is held back.
+  traces::EventLog flat;
+  runTiming(p, sim::loadMachine("trn2", {"pe_throttle=false"}), &flat);
+  for (const auto& e : flat.instructions) CHECK(e.stall != traces::StallCause::Throttle);
+}
+
+TEST_CASE(
+    "two engines signal one semaphore: the earlier landing releases the waiter, registered last") {
+  const sim::MachineConfig m = sim::loadMachine("trn2", {"pe_throttle=false"});
+  isa::Program p;
+  const int32_t g = addSemaphore(p, "gpsimd");
+  const int32_t s = addSemaphore(p, "shared");
+  // Vector registers its increment first (it needs nothing), landing late.
+  Instruction slow = copy(Engine::Vector, sbuf(0, 128, 0, 1920), sbuf(0, 128, 8192, 1920));
+  signal(slow, s);
+  p.instructions.push_back(slow);
+  // Scalar can register only after GpSimd, but lands much earlier.
+  Instruction ms = make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 16384, 64));
+  signal(ms, g);
+  p.instructions.push_back(ms);
+  Instruction quick = copy(Engine::Scalar, sbuf(0, 128, 24576, 64), sbuf(0, 128, 32768, 64));
+  waitFor(quick, g, 1);
+  signal(quick, s);
+  p.instructions.push_back(quick);
+  Instruction mm = matmul(psum(0, 128, 0, 512), sbuf(0, 128, 40960, 128, Dtype::Bf16),
+                          sbuf(0, 128, 49152, 512, Dtype::Bf16));
+  waitFor(mm, s, 1);
+  p.instructions.push_back(mm);
+  traces::EventLog log;
+  runTiming(p, m, &log);
+  const traces::Tick handoff =
+      sim::engineClock(Engine::Sync, m).toTicks(sim::Cycles{m.semaphoreHandoffCycles});
+  const traces::Tick scalarLatency =
+      sim::engineClock(Engine::Scalar, m).toTicks(sim::pipelineLatency(Engine::Scalar, m));
+  CHECK(eventOf(log, 3).start == eventOf(log, 2).end + scalarLatency + handoff);
+  CHECK(eventOf(log, 3).waitedOnInstruction == 2);
+  CHECK(eventOf(log, 3).start < eventOf(log, 0).end);
 }

@@ -64,7 +64,8 @@ TEST_CASE("--set overrides one parameter - bad keys and values are named") {
   CHECK(errorOf("trn2", {"dma_latency_ns=abc"}).find("'abc' is not a number") != std::string::npos);
   CHECK(errorOf("trn2", {"dma_engines=1.5"}).find("dma_engines = 1.5: must be an integer") !=
         std::string::npos);
-  CHECK(errorOf("trn2", {"pe_ghz=0"}).find("pe_ghz = 0: must be > 0") != std::string::npos);
+  CHECK(errorOf("trn2", {"pe_ghz=0"}).find("pe_ghz = 0: must be within [0.01, 100]") !=
+        std::string::npos);
   CHECK(errorOf("trn2", {"pe_throttle=1"}).find("pe_throttle = 1: must be true or false") !=
         std::string::npos);
   CHECK(errorOf("trn2", {"novalue"}).find("expected KEY=VALUE") != std::string::npos);
@@ -85,4 +86,22 @@ TEST_CASE("a machine file overrides a base preset - every number needs a source"
   CHECK(errorOf(broken).find("not valid JSON") != std::string::npos);
   std::remove(good.c_str());
   CHECK(errorOf("trn9").find("--machine trn9: not a preset (trn2, trn1)") != std::string::npos);
+}
+
+TEST_CASE("parameters out of scale are refused with their key and range - inf too") {
+  for (const char* item : {"pe_ghz=1e-12", "pe_ghz=inf", "dma_latency_ns=1e15", "hbm_gbps=1e-300",
+                           "throttle_start_fraction=1.5", "dma_queues=17", "sync_ghz=nan"}) {
+    const std::string error = errorOf("trn2", {item});
+    const std::string key(item, std::string(item).find('='));
+    CAPTURE(item);
+    CHECK(error.find("--set: " + key + " = ") == 0);
+    CHECK(error.find("must be within [") != std::string::npos);
+  }
+  CHECK(errorOf("trn2", {"dma_latency_ns=1e15"}).find("must be within [0, 1e6]") !=
+        std::string::npos);
+  CHECK(errorOf("trn2", {"pe_ghz=inf"}).find("pe_ghz = inf: must be within [0.01, 100]") !=
+        std::string::npos);
+  // The bounds themselves are accepted.
+  CHECK(sim::loadMachine("trn2", {"pe_ghz=0.01"}).peGhz == 0.01);
+  CHECK(sim::loadMachine("trn2", {"dma_queues=16"}).dmaQueues == 16);
 }

@@ -96,12 +96,12 @@ TEST_CASE("timing-only gives exactly the times of the full run") {
     o.sink = &fast;
     o.timingOnly = true;
     const sim::SimResult b = sim::simulate(p, m, nullptr, o);
-    CHECK(a.totals.totalNs == b.totals.totalNs);
+    CHECK(a.totals.total.ns() == b.totals.total.ns());
     REQUIRE(full.instructions.size() == fast.instructions.size());
     for (size_t i = 0; i < full.instructions.size(); ++i) {
-      CHECK(full.instructions[i].startNs == fast.instructions[i].startNs);
-      CHECK(full.instructions[i].endNs == fast.instructions[i].endNs);
+      CHECK(full.instructions[i].start.ns() == fast.instructions[i].start.ns());
+      CHECK(full.instructions[i].end.ns() == fast.instructions[i].end.ns());
     }
-    CHECK(a.totals.totalNs > 2 * 1300);  // two dependent DMA latencies at least
+    CHECK(a.totals.total.ns() > 2 * 1300);  // two dependent DMA latencies at least
   }
 }

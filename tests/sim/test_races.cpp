@@ -11,6 +11,13 @@ namespace {
 std::vector<std::string> races(const isa::Program& p) {
   return runTiming(p, sim::loadMachine("trn2")).races;
 }
+/// Checks that `p` has exactly one race and that its line names both accesses.
+void checkOneRace(const isa::Program& p, const std::string& first, const std::string& second) {
+  const std::vector<std::string> found = races(p);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].find(first) != std::string::npos);
+  CHECK(found[0].find(second) != std::string::npos);
+}
 }  // namespace
 
 TEST_CASE("a write and a read on two engines without a semaphore are a race naming both") {
@@ -133,4 +140,82 @@ TEST_CASE(
   CHECK_FALSE(sim::operandsOverlap(even, odd));
   CHECK(sim::operandsOverlap(even, fourth));
   CHECK_FALSE(sim::operandsOverlap(odd, fourth));
+}
+
+TEST_CASE("a read signal does not order the signaller's own write: the waiter reading it races") {
+  // vector add signals vector+1@read; the matmul waits for it and reads the add's destination,
+  // which the add is still writing (effects are applied at issue, so only the race detector
+  // can tell).
+  isa::Program p;
+  const int32_t v = addSemaphore(p, "vector");
+  Instruction add =
+      make(Opcode::TensorTensor, Engine::Vector, sbuf(0, 128, 0, 128, Dtype::Bf16),
+           {sbuf(0, 128, 8192, 128, Dtype::Bf16), sbuf(0, 128, 16384, 128, Dtype::Bf16)});
+  add.op0 = isa::AluOp::Add;
+  signal(add, v, 1, isa::SignalAt::Read);
+  p.instructions.push_back(add);
+  Instruction mm = matmul(psum(0, 128, 0, 512), sbuf(0, 128, 0, 128, Dtype::Bf16),
+                          sbuf(0, 128, 24576, 512, Dtype::Bf16));
+  waitFor(mm, v, 1);
+  p.instructions.push_back(mm);
+  checkOneRace(p, "instruction 0 (tensor_tensor on vector) writes dst",
+               "instruction 1 (nc_matmul on tensor) reads srcs[0]");
+  // Signalled at completion, the same wait orders them.
+  p.instructions[0].signals[0].at = isa::SignalAt::Complete;
+  CHECK(races(p).empty());
+}
+
+TEST_CASE("a read signal still orders what the signaller did before it") {
+  isa::Program p;
+  const int32_t v = addSemaphore(p, "vector");
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 64), sbuf(0, 128, 8192, 64)));
+  Instruction second = copy(Engine::Vector, sbuf(0, 128, 4096, 64), sbuf(0, 128, 12288, 64));
+  signal(second, v, 1, isa::SignalAt::Read);
+  p.instructions.push_back(second);
+  Instruction reader = copy(Engine::Scalar, sbuf(0, 128, 16384, 64), sbuf(0, 128, 0, 64));
+  waitFor(reader, v, 1);
+  p.instructions.push_back(reader);
+  CHECK(races(p).empty());  // the first copy's write is ordered by the second's @read
+}
+
+TEST_CASE("DMA loads signalling @read: a waiter touching the destination races") {
+  isa::Program p;
+  addTensor(p, "x", {128, 64});
+  const int32_t q = addSemaphore(p, "q0");
+  Instruction first = dma(0, Engine::Sync, sbuf(0, 128, 0, 64), hbm(0, 128, 64));
+  signal(first, q, 1, isa::SignalAt::Read);
+  p.instructions.push_back(first);
+  // A second load on another queue waits for the first's @read and overwrites the same bytes.
+  Instruction second = dma(1, Engine::Scalar, sbuf(0, 128, 0, 64), hbm(0, 128, 64));
+  waitFor(second, q, 1);
+  p.instructions.push_back(second);
+  checkOneRace(p, "instruction 0 (dma_copy on dma queue 0) writes dst",
+               "instruction 1 (dma_copy on dma queue 1) writes dst");
+  // A compute reader released by the @read races too.
+  p.instructions.pop_back();
+  Instruction use = copy(Engine::Vector, sbuf(0, 128, 4096, 64), sbuf(0, 128, 0, 64));
+  waitFor(use, q, 1);
+  p.instructions.push_back(use);
+  CHECK(races(p).size() == 1);
+  p.instructions[0].signals[0].at = isa::SignalAt::Complete;
+  CHECK(races(p).empty());
+}
+
+TEST_CASE("a step-0 operand of billions of elements is checked exactly, by its distinct bytes") {
+  // Two [65535 x 65535] step-0 walks each touch one element; 2^32 elements would be beyond any
+  // element-by-element walk.
+  AccessPattern a = sbuf(0, 1, 0, 1);
+  a.dims = {{0, 65535}, {0, 65535}};
+  AccessPattern b = a;
+  b.offset = 4;
+  CHECK_FALSE(sim::operandsOverlap(a, b));
+  b.offset = 0;
+  CHECK(sim::operandsOverlap(a, b));
+  // Negative and merged dims: [4 x 8] walked backwards rows covers bytes 0-127 once.
+  AccessPattern rows = sbuf(0, 1, 96, 8);
+  rows.dims = {{-8, 4}, {1, 8}};
+  AccessPattern last = sbuf(0, 1, 124, 1);
+  CHECK(sim::operandsOverlap(rows, last));
+  last.offset = 128;
+  CHECK_FALSE(sim::operandsOverlap(rows, last));
 }

@@ -1,48 +1,55 @@
-// The Trn2 PE throttle ramp and its re-engagement, on the plain model.
+// The Trn2 PE throttle ramp and its re-engagement, on the plain model (times in ticks).
 #include <doctest/doctest.h>
 
 #include "sim/cost/pe_throttle.h"
 
 using namespace neuronsim;
+using traces::Tick;
+
+namespace {
+Tick ns(double v) {
+  return Tick::fromNs(v);
+}
+}  // namespace
 
 TEST_CASE("throttle starts at 50% and reaches full rate after the ramp") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   sim::PeThrottle t(m);
-  t.beginAt(100);
-  CHECK(t.rateAt(100) == doctest::Approx(0.5));
-  CHECK(t.rateAt(1600) == doctest::Approx(0.75));
-  CHECK(t.rateAt(3099.9) < 1.0);
-  CHECK(t.rateAt(3100) == doctest::Approx(1.0));
-  // 213.33 ns of work from the ramp start: 0.5x + x^2/12000 = 213.33 gives x = 400 ns.
-  CHECK(t.endFor(100, 512 / 2.4) == doctest::Approx(500.0));
-  // Work spanning the ramp end: ramp gives 0.75 * 3000 = 2250 ns of work.
-  CHECK(t.endFor(100, 2250 + 10) == doctest::Approx(3110.0));
-  CHECK(t.endFor(3100, 10) == doctest::Approx(3110.0));
+  t.beginAt(ns(100));
+  CHECK(t.rateAt(ns(100)) == 0.5);
+  CHECK(t.rateAt(ns(1600)) == 0.75);
+  CHECK(t.rateAt(ns(3100) - Tick::fromPs(1)) < 1.0);
+  CHECK(t.rateAt(ns(3100)) == 1.0);
+  // 157.5 ns of work from the ramp start: 0.5x + x^2/12000 = 157.5 gives x = 300 ns.
+  CHECK(t.endFor(ns(100), ns(157.5)) == ns(400));
+  // Work spanning the ramp end: the ramp does 0.75 * 3000 = 2250 ns of work.
+  CHECK(t.endFor(ns(100), ns(2250 + 10)) == ns(3110));
+  CHECK(t.endFor(ns(3100), ns(10)) == ns(3110));
 }
 
 TEST_CASE("throttle re-engages below 50% utilization over the window, not at 50%") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   sim::PeThrottle exactlyHalf(m);
-  exactlyHalf.beginAt(0);
-  exactlyHalf.recordBusy(0, 5000);
-  exactlyHalf.recordBusy(6500, 8000);  // busy 1500 of [5000, 8000] with the next start at 8000
-  exactlyHalf.beginAt(8000);
-  CHECK(exactlyHalf.rampStartNs() == doctest::Approx(0.0));
-  CHECK(exactlyHalf.rateAt(8000) == doctest::Approx(1.0));
+  exactlyHalf.beginAt(ns(0));
+  exactlyHalf.recordBusy(ns(0), ns(5000));
+  exactlyHalf.recordBusy(ns(6500), ns(8000));  // busy 1500 of [5000, 8000], next start at 8000
+  exactlyHalf.beginAt(ns(8000));
+  CHECK(exactlyHalf.rampStart() == ns(0));
+  CHECK(exactlyHalf.rateAt(ns(8000)) == 1.0);
 
   sim::PeThrottle belowHalf(m);
-  belowHalf.beginAt(0);
-  belowHalf.recordBusy(0, 5000);
-  belowHalf.recordBusy(6501, 8000);  // 1499 of 3000
-  belowHalf.beginAt(8000);
-  CHECK(belowHalf.rampStartNs() == doctest::Approx(8000.0));
-  CHECK(belowHalf.rateAt(8000) == doctest::Approx(0.5));
+  belowHalf.beginAt(ns(0));
+  belowHalf.recordBusy(ns(0), ns(5000));
+  belowHalf.recordBusy(ns(6500) + Tick::fromPs(1), ns(8000));  // 1 ps short of half
+  belowHalf.beginAt(ns(8000));
+  CHECK(belowHalf.rampStart() == ns(8000));
+  CHECK(belowHalf.rateAt(ns(8000)) == 0.5);
 }
 
 TEST_CASE("trn1 has no throttle") {
   const sim::MachineConfig m = sim::loadMachine("trn1");
   sim::PeThrottle t(m);
-  t.beginAt(0);
-  CHECK(t.rateAt(0) == 1.0);
-  CHECK(t.endFor(0, 100) == 100.0);
+  t.beginAt(ns(0));
+  CHECK(t.rateAt(ns(0)) == 1.0);
+  CHECK(t.endFor(ns(0), ns(100)) == ns(100));
 }

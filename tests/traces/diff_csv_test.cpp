@@ -33,7 +33,7 @@ TEST_CASE("diff compares totals, per-track and per-opcode time and count") {
   auto a = traces::traceModel(fixture::program(), fixture::log());
   a.summary = fixture::summary(5000);
   auto logB = fixture::log();
-  logB.instructions[2].endNs = 3250;  // matmul twice as fast
+  logB.instructions[2].end = traces::Tick::fromNs(3250);  // matmul twice as fast
   logB.instruction(fixture::inst(4, isa::Engine::Scalar, isa::Opcode::Activation, 0, 0, 300));
   auto b = traces::traceModel(fixture::program(), logB);
   b.summary = fixture::summary(4000);

@@ -81,9 +81,9 @@ inline traces::InstructionEvent inst(int64_t index, isa::Engine engine, isa::Opc
   e.index = index;
   e.engine = engine;
   e.opcode = opcode;
-  e.readyNs = ready;
-  e.startNs = start;
-  e.endNs = end;
+  e.ready = traces::Tick::fromNs(ready);
+  e.start = traces::Tick::fromNs(start);
+  e.end = traces::Tick::fromNs(end);
   return e;
 }
 
@@ -100,9 +100,9 @@ inline traces::DmaEvent dma(int64_t index, int32_t queue, double issue, double s
   traces::DmaEvent d;
   d.index = index;
   d.queue = queue;
-  d.issueNs = issue;
-  d.startNs = start;
-  d.endNs = end;
+  d.issue = traces::Tick::fromNs(issue);
+  d.start = traces::Tick::fromNs(start);
+  d.end = traces::Tick::fromNs(end);
   d.bytes = bytes;
   d.hbmBytes = bytes;
   d.descriptors = 128;
@@ -127,9 +127,9 @@ inline traces::EventLog log() {
   l.instruction(waiting(inst(3, Engine::Sync, Opcode::DmaCopy, 100, 3500, 3600), 2, 2));
   l.dma(dma(0, 0, 100, 1400, 2400, 65536));
   l.dma(dma(3, 1, 3600, 4900, 5000, 524288));
-  l.counter({traces::Counter::PeUtilization, 0, 0.0});
-  l.counter({traces::Counter::PeUtilization, 3000, 1.0});
-  l.counter({traces::Counter::PeUtilization, 3500, 0.0});
+  l.counter({traces::Counter::PeUtilization, traces::Tick::fromNs(0), 0.0});
+  l.counter({traces::Counter::PeUtilization, traces::Tick::fromNs(3000), 1.0});
+  l.counter({traces::Counter::PeUtilization, traces::Tick::fromNs(3500), 0.0});
   return l;
 }
 

@@ -17,14 +17,14 @@ RunInfo info() {
 
 RunTotals totals() {
   RunTotals t;
-  t.totalNs = 1000;
-  t.engines[0] = {250, 4};  // tensor
-  t.engines[1] = {600, 3};  // vector
-  t.engines[4] = {100, 2};  // sync
+  t.total = traces::Tick::fromNs(1000);
+  t.engines[0] = {traces::Tick::fromNs(250), 4};  // tensor
+  t.engines[1] = {traces::Tick::fromNs(600), 3};  // vector
+  t.engines[4] = {traces::Tick::fromNs(100), 2};  // sync
   t.instructions = 10;
   t.dmaBytes = 4000;
   t.dmaTransfers = 2;
-  t.dmaActiveNs = 500;
+  t.dmaActive = traces::Tick::fromNs(500);
   t.hbmBytes = 3000;
   t.flops = 50000;
   t.transposeFlops = 1234;

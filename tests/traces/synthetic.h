@@ -28,8 +28,10 @@ inline Run makeRun(int tiles) {
   auto& p = run.program;
   p.tensors.push_back({"lhs", {128, 512}, isa::Dtype::Bf16, isa::TensorKind::Input});
   p.semaphores = {"load", "mm", "copy", "store"};
-  double syncFree = 0, peFree = 0, vecFree = 0, actFree = 0;
-  double queueFree[6] = {0, 0, 0, 0, 0, 0};
+  using traces::Tick;
+  auto ns = [](double v) { return Tick::fromNs(v); };
+  Tick syncFree, peFree, vecFree, actFree;
+  Tick queueFree[6];
   for (int t = 0; t < tiles; ++t) {
     auto add = [&](isa::Opcode op, isa::Engine engine, int queue) {
       isa::Instruction inst;
@@ -45,27 +47,27 @@ inline Run makeRun(int tiles) {
     };
     const int64_t load = add(isa::Opcode::DmaCopy, isa::Engine::Sync, t % 4);
     traces::InstructionEvent trig{load,     isa::Engine::Sync, isa::Opcode::DmaCopy,
-                                  syncFree, syncFree,          syncFree + 60};
+                                  syncFree, syncFree,          syncFree + ns(60)};
     run.log.instruction(trig);
-    syncFree += 60;
+    syncFree += ns(60);
     traces::DmaEvent ld;
     ld.index = load;
     ld.queue = t % 4;
-    ld.issueNs = trig.endNs;
-    ld.startNs = std::max(trig.endNs + 1300, queueFree[t % 4]);
-    ld.endNs = ld.startNs + 5700;
+    ld.issue = trig.end;
+    ld.start = std::max(trig.end + ns(1300), queueFree[t % 4]);
+    ld.end = ld.start + ns(5700);
     ld.bytes = 131072;
     ld.hbmBytes = 131072;
     ld.descriptors = 128;
     ld.dmaEngines = 16;
-    queueFree[t % 4] = ld.endNs;
+    queueFree[t % 4] = ld.end;
     run.log.dma(ld);
 
     const int64_t mm = add(isa::Opcode::NcMatmul, isa::Engine::Tensor, -1);
-    traces::InstructionEvent m{mm,     isa::Engine::Tensor,        isa::Opcode::NcMatmul,
-                               peFree, std::max(peFree, ld.endNs), 0};
-    m.endNs = m.startNs + 213.3;
-    if (ld.endNs > peFree) {
+    traces::InstructionEvent m{mm,     isa::Engine::Tensor,      isa::Opcode::NcMatmul,
+                               peFree, std::max(peFree, ld.end), Tick()};
+    m.end = m.start + ns(213.3);
+    if (ld.end > peFree) {
       m.stall = traces::StallCause::Semaphore;
       m.waitSemaphore = 0;
       m.waitValue = t + 1;
@@ -73,21 +75,21 @@ inline Run makeRun(int tiles) {
     }
     m.cycles = 512;
     m.flops = 2LL * 128 * 128 * 512;
-    peFree = m.endNs;
+    peFree = m.end;
     run.log.instruction(m);
 
     const bool onVector = t % 2 == 0;
-    double& free = onVector ? vecFree : actFree;
+    Tick& free = onVector ? vecFree : actFree;
     const int64_t cp = add(onVector ? isa::Opcode::TensorCopy : isa::Opcode::Activation,
                            onVector ? isa::Engine::Vector : isa::Engine::Scalar, -1);
     traces::InstructionEvent c{cp,
                                onVector ? isa::Engine::Vector : isa::Engine::Scalar,
                                onVector ? isa::Opcode::TensorCopy : isa::Opcode::Activation,
                                free,
-                               std::max(free, m.endNs),
-                               0};
-    c.endNs = c.startNs + 533.3;
-    if (m.endNs > free) {
+                               std::max(free, m.end),
+                               Tick()};
+    c.end = c.start + ns(533.3);
+    if (m.end > free) {
       c.stall = traces::StallCause::Semaphore;
       c.waitSemaphore = 1;
       c.waitValue = t + 1;
@@ -96,59 +98,59 @@ inline Run makeRun(int tiles) {
     c.cycles = 512;
     c.bytesRead = 262144;
     c.bytesWritten = 131072;
-    free = c.endNs;
+    free = c.end;
     run.log.instruction(c);
 
     const int q = 4 + t % 2;
     const int64_t st = add(isa::Opcode::DmaCopy, isa::Engine::Sync, q);
-    traces::InstructionEvent strig{st,       isa::Engine::Sync,           isa::Opcode::DmaCopy,
-                                   syncFree, std::max(syncFree, c.endNs), 0};
-    strig.endNs = strig.startNs + 60;
-    if (c.endNs > syncFree) {
+    traces::InstructionEvent strig{st,       isa::Engine::Sync,         isa::Opcode::DmaCopy,
+                                   syncFree, std::max(syncFree, c.end), Tick()};
+    strig.end = strig.start + ns(60);
+    if (c.end > syncFree) {
       strig.stall = traces::StallCause::Semaphore;
       strig.waitSemaphore = 2;
       strig.waitValue = t + 1;
       strig.waitedOnInstruction = cp;
     }
-    syncFree = strig.endNs;
+    syncFree = strig.end;
     run.log.instruction(strig);
     traces::DmaEvent sd = ld;
     sd.index = st;
     sd.queue = q;
-    sd.issueNs = strig.endNs;
-    sd.startNs = std::max(strig.endNs + 1300, queueFree[q]);
-    sd.endNs = sd.startNs + 2900;
+    sd.issue = strig.end;
+    sd.start = std::max(strig.end + ns(1300), queueFree[q]);
+    sd.end = sd.start + ns(2900);
     sd.bytes = 65536;
     sd.hbmBytes = 65536;
-    queueFree[q] = sd.endNs;
+    queueFree[q] = sd.end;
     run.log.dma(sd);
-    run.log.counter({traces::Counter::PeUtilization, m.startNs, 1.0});
-    run.log.counter({traces::Counter::PeUtilization, m.endNs, 0.0});
-    run.log.counter({traces::Counter::PendingDmas, ld.issueNs, static_cast<double>(t % 4 + 1)});
+    run.log.counter({traces::Counter::PeUtilization, m.start, 1.0});
+    run.log.counter({traces::Counter::PeUtilization, m.end, 0.0});
+    run.log.counter({traces::Counter::PendingDmas, ld.issue, static_cast<double>(t % 4 + 1)});
   }
-  double total = 0;
-  for (const auto& e : run.log.instructions) total = std::max(total, e.endNs);
-  for (const auto& d : run.log.dmas) total = std::max(total, d.endNs);
+  Tick total;
+  for (const auto& e : run.log.instructions) total = std::max(total, e.end);
+  for (const auto& d : run.log.dmas) total = std::max(total, d.end);
   traces::RunInfo info{"synthetic_matmul", "trn2", "bf16", 78643.2, 360.0, 0};
   traces::RunTotals totals;
-  totals.totalNs = total;
+  totals.total = total;
   for (const auto& e : run.log.instructions) {
     auto& engine = totals.engines[static_cast<size_t>(e.engine)];
-    engine.busyNs += e.endNs - e.startNs;
+    engine.busy += e.end - e.start;
     ++engine.instructions;
     totals.flops += e.flops;
   }
-  std::vector<std::pair<double, double>> moving;
+  std::vector<std::pair<Tick, Tick>> moving;
   for (const auto& d : run.log.dmas) {
     totals.dmaBytes += d.bytes;
     totals.hbmBytes += d.hbmBytes;
     ++totals.dmaTransfers;
-    moving.emplace_back(d.startNs, d.endNs);
+    moving.emplace_back(d.start, d.end);
   }
   std::sort(moving.begin(), moving.end());
-  double dmaEnd = 0;
+  Tick dmaEnd;
   for (const auto& [start, end] : moving) {
-    totals.dmaActiveNs += std::max(0.0, end - std::max(start, dmaEnd));
+    totals.dmaActive += std::max(Tick(), end - std::max(start, dmaEnd));
     dmaEnd = std::max(dmaEnd, end);
   }
   totals.instructions = static_cast<int64_t>(run.program.instructions.size());

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "isa/error.h"
+#include "isa/file_write.h"
 #include "traces/json_writer.h"
 #include "traces/report.h"
 #include "traces/summary.h"
@@ -220,21 +221,7 @@ std::string viewerHtml(const TraceModel& model, const std::string& title) {
 }
 
 void writeViewer(const std::string& path, const TraceModel& model, const std::string& title) {
-  const std::string page = viewerHtml(model, title);
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw Error("cannot write '" + path + "': " + std::strerror(errno));
-    out << page;
-    if (!out.flush()) {
-      std::remove(temporary.c_str());
-      throw Error("cannot write '" + path + "': write failed");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw Error("cannot write '" + path + "': " + std::strerror(errno));
-  }
+  isa::writeFileAtomically(path, viewerHtml(model, title));
 }
 
 }  // namespace neuronsim::traces

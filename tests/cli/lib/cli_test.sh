@@ -39,5 +39,7 @@ finish() {
   exit 0
 }
 
-# Inline Python snippets import the .npy helpers with `from npy import read_npy, write_npy`.
+# Inline Python snippets run as "$py" (Debian's python3, which has numpy) and import the .npy
+# helpers with `from npy import read_npy, write_npy`.
+py=/usr/bin/python3
 export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"

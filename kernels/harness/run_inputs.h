@@ -1,0 +1,35 @@
+#pragma once
+// The inputs of a kernel run: their shapes first (no tensor data read), then their values.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "isa/dtype.h"
+#include "kernels/registry.h"
+
+namespace neuronsim::kernels {
+
+/// Where a run's inputs come from.
+struct InputRequest {
+  std::vector<std::pair<std::string, std::string>> files;  ///< --input NAME=FILE.npy
+  std::vector<std::pair<std::string, Shape>> shapes;       ///< --shape NAME=AxB: generated
+  uint64_t seed = 0;                                       ///< of generated inputs
+};
+
+/// The shape of every input the run will have: files' .npy headers (no data read), --shape,
+/// shapes the kernel derives from those (KernelSpec::deriveShapes), and the default shapes when
+/// no file is given. Throws neuronsim::Error on an unknown name, a name given twice, or a bad file.
+ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
+                            const ParamValues& params);
+
+/// The values of the inputs in `shapes` (from resolveInputShapes): files read, the rest generated
+/// from the seed, all rounded to `dtype`, then completed by KernelSpec::completeInputs.
+HostTensors loadInputs(const KernelSpec& spec, const InputRequest& request, const ShapeMap& shapes,
+                       isa::Dtype dtype, const ParamValues& params);
+
+/// Tensors carrying their shapes alone, for a timing-only run.
+HostTensors shapesOnly(const ShapeMap& shapes);
+
+}  // namespace neuronsim::kernels

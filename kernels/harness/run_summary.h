@@ -1,0 +1,37 @@
+#pragma once
+// What `run` and `asm` report after a run: the summary JSON and the warnings (or, strict, one
+// error).
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "isa/memory_state.h"
+#include "isa/program.h"
+#include "kernels/harness/run_kernel.h"
+#include "sim/machine_config.h"
+#include "sim/simulator.h"
+#include "traces/summary.h"
+
+namespace neuronsim::kernels {
+
+/// RunInfo of a kernel run: the peak at its dtype, the least HBM traffic of its shapes.
+traces::RunInfo kernelRunInfo(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype,
+                              const sim::MachineConfig& machine);
+/// RunInfo of an assembly program, named `name`. A program has no single dtype ("mixed"): the
+/// peak is the bf16 one, and the least HBM traffic is every input and output moved once.
+traces::RunInfo programRunInfo(const isa::Program& program, const sim::MachineConfig& machine,
+                               const std::string& name);
+/// traces::summaryJson of a timed run; host_seconds falls back to `runSeconds` (s) when the
+/// simulator did not measure it.
+nlohmann::json runSummary(const traces::RunInfo& info, const sim::SimResult& result,
+                          double runSeconds);
+
+/// Prints each race and each read of never-written memory (the first 20, then a count) as one
+/// "warning: ..." line on stderr. With `strict` nothing is printed and, if there is any, one
+/// neuronsim::Error "<who>: --strict: N races and M reads of never-written memory (first: ...)".
+void reportDiagnostics(const std::string& who, const isa::Program& program,
+                       const std::vector<std::string>& races,
+                       const std::vector<isa::UninitializedRead>& reads, bool strict);
+
+}  // namespace neuronsim::kernels

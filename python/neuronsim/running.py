@@ -1,0 +1,82 @@
+"""neuronsim.run: a kernel on arrays, through the same harness as ``neuronsim run``."""
+
+import numpy as np
+
+from . import _core
+from . import python_kernel as kernels
+from .errors import CheckError, Error, RaceError
+from .results import Result, last_line, with_lines
+
+_MODES = ("timed", "timing_only", "interpret")
+
+
+def _as_array(value, name):
+    """numpy or anything array-like; torch tensors without importing torch."""
+    if type(value).__module__.split(".")[0] == "torch":
+        value = value.detach().cpu().float().numpy()
+    array = np.asarray(value)
+    if array.dtype.kind not in "fiub":
+        raise Error(f"{name} is not a numeric array ({array.dtype})")
+    return array
+
+
+def _param_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(int(v)) for v in value)
+    return str(value)
+
+
+def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", trace=True, seed=0,
+        shapes=None, check=False, races="raise", raise_on_failure=True, **tensors_and_params):
+    """Builds ``kernel`` (a library kernel's name, a Python kernel, its name, or
+    "file.py:name"), runs it and returns a Result.
+
+    Keyword arguments name the kernel's input tensors (numpy arrays, torch tensors or nested
+    lists, converted to the kernel ``dtype``, "fp32" or "bf16") and its parameters (API names:
+    ``padding=(1, 1, 0)``, ``compute_dx=False``). Inputs not given are generated like the CLI
+    does: from ``shapes`` {name: shape}, shapes the kernel derives, or, when no tensor is given,
+    the defaults, with normal values from ``seed``.
+
+    ``machine``: "trn2", "trn1" or a machine JSON file; ``overrides``: {key: value} of its
+    parameters (the CLI's --set).
+    ``mode``: "timed" (default), "timing_only" (no outputs) or "interpret" (no time).
+    ``check``: compare with the kernel's reference and raise CheckError above the tolerance
+    (1e-4 fp32, 2e-2 bf16). ``races``: "raise" (RaceError naming the kernel lines) or "warn"
+    (left in ``result.races``). ``raise_on_failure=False``: neither races nor a failed check
+    raise (the command line reports them itself).
+    """
+    spec, python_kernel = kernels.find(kernel)
+    if mode not in _MODES:
+        raise Error(f"mode takes {', '.join(_MODES)}, not '{mode}'")
+    if races not in ("raise", "warn"):
+        raise Error(f"races takes 'raise' or 'warn', not '{races}'")
+    input_names = [name for name, _, _ in spec.inputs]
+    param_names = [p[0] for p in spec.params]
+    tensors, params = {}, []
+    for name, value in tensors_and_params.items():
+        if name in input_names:
+            tensors[name] = _as_array(value, f"{spec.name}: {name}")
+        elif name in param_names:
+            params.append((name, _param_text(value)))
+        else:
+            raise Error(f"{spec.name} has no input or parameter named '{name}' (inputs: {', '.join(input_names)}; "
+                        f"parameters: {', '.join(param_names) or 'none'})")
+    sets = [f"{k}={v}" for k, v in (overrides or {}).items()]
+    shape_map = {k: [int(d) for d in v] for k, v in (shapes or {}).items()}
+    core = _core.run(spec, tensors, shape_map, params, dtype, machine, sets, mode, bool(trace), int(seed), bool(check))
+    result = Result(spec.name, core)
+    if not raise_on_failure:
+        return result
+    if result.races and races == "raise":
+        first = core.races[0]
+        raise RaceError(with_lines(first, core.notes) + _more(len(result.races)), last_line(first, core.notes) or "?")
+    if check and not result.check_error <= result.tolerance:
+        raise CheckError(f"{spec.name}: normalized error {result.check_error:.3g} above the tolerance "
+                         f"{result.tolerance:.0e}")
+    return result
+
+
+def _more(count):
+    return "" if count == 1 else f" (and {count - 1} more in result.races; run with races='warn')"

@@ -1,0 +1,50 @@
+#pragma once
+// Every operand of one instruction with its footprint and size, computed once per issue and
+// shared by the interlock, the port arbiter, the race detector, the totals and the trace.
+
+#include <array>
+#include <cstdint>
+
+#include "isa/instruction.h"
+#include "sim/race/footprint.h"
+
+namespace neuronsim::sim {
+
+/// One operand of an instruction.
+struct Operand {
+  const isa::AccessPattern* ap;
+  int8_t slot;  ///< 0 dst, 1.. srcs, then bias, reduceDst, operand0, operand1, scale (operandAt)
+  bool write;
+  Footprint box;
+  int64_t bytes;  ///< elements x element size
+};
+
+/// The operands of one instruction (matmul accumulation counts as a write only).
+class OperandList {
+ public:
+  static constexpr size_t kMax = 12;
+  explicit OperandList(const isa::Instruction& inst);
+
+  const Operand* begin() const { return operands_.data(); }
+  const Operand* end() const { return operands_.data() + size_; }
+  bool usesSbuf() const { return usesSbuf_; }
+  bool usesPsum() const { return usesPsum_; }
+  int64_t bytesRead() const { return bytesRead_; }
+  int64_t bytesWritten() const { return bytesWritten_; }
+  int64_t sbufBytesRead() const { return sbufRead_; }
+  int64_t sbufBytesWritten() const { return sbufWritten_; }
+
+ private:
+  void add(const isa::AccessPattern& ap, int slot, bool write);
+
+  std::array<Operand, kMax> operands_;  // the first size_ are set
+  size_t size_ = 0;
+  bool usesSbuf_ = false, usesPsum_ = false;
+  int64_t bytesRead_ = 0, bytesWritten_ = 0, sbufRead_ = 0, sbufWritten_ = 0;
+};
+
+/// Operand `slot` of an instruction: 0 dst, 1..srcs, then bias, reduceDst, operand0.vec,
+/// operand1.vec, scale.vec; null when absent.
+const isa::AccessPattern* operandAt(const isa::Instruction& inst, int slot);
+
+}  // namespace neuronsim::sim

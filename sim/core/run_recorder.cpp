@@ -1,0 +1,61 @@
+// Totals and trace events of issued instructions.
+#include "sim/core/run_recorder.h"
+
+namespace neuronsim::sim {
+
+RunRecorder::RunRecorder(const MachineConfig& machine, traces::EventSink* sink)
+    : machine_(machine), sink_(sink) {}
+
+void RunRecorder::instruction(const isa::Instruction& inst, int64_t index,
+                              const OperandList& operands, const Issue& issue,
+                              const ComputeCost& cost) {
+  const bool dma = isa::isDma(inst.opcode);
+  traces::EngineTotals& engine = totals_.engines[static_cast<size_t>(inst.engine)];
+  engine.busy += issue.end - issue.start;
+  ++engine.instructions;
+  ++totals_.instructions;
+  totals_.flops += cost.flops;
+  totals_.transposeFlops += cost.transposeFlops;
+  if (!dma) {
+    totals_.sbufReadBytes += operands.sbufBytesRead();
+    totals_.sbufWriteBytes += operands.sbufBytesWritten();
+  }
+  noteEnd(issue.complete);
+  if (!sink_) return;
+
+  traces::InstructionEvent e;
+  e.index = index;
+  e.engine = inst.engine;
+  e.opcode = inst.opcode;
+  e.ready = issue.ready;
+  e.start = issue.start;
+  e.end = issue.end;
+  e.stall = issue.stall.cause;
+  e.waitSemaphore = issue.stall.sem;
+  e.waitValue = issue.stall.value;
+  e.waitedOnInstruction = issue.stall.by;
+  e.cycles = issue.cycles.value;
+  e.flops = cost.flops;
+  e.bytesRead = operands.bytesRead();
+  e.bytesWritten = operands.bytesWritten();
+  sink_->instruction(e);
+  if (inst.engine != isa::Engine::Tensor || issue.end <= issue.start) return;
+  if (peStarted_ && issue.start > lastPeEnd_)
+    sink_->counter({traces::Counter::PeUtilization, lastPeEnd_, 0});
+  if (machine_.peThrottle)
+    sink_->counter({traces::Counter::Throttle, issue.start, 100.0 * issue.throttleRate});
+  const double peakFlops = 2.0 * 128 * 128 * machine_.peGhz * (issue.end - issue.start).ns();
+  sink_->counter({traces::Counter::PeUtilization, issue.start,
+                  100.0 * static_cast<double>(cost.flops) / peakFlops});
+  peStarted_ = true;
+  lastPeEnd_ = issue.end;
+}
+
+traces::RunTotals RunRecorder::finish() {
+  if (sink_ && peStarted_) sink_->counter({traces::Counter::PeUtilization, lastPeEnd_, 0});
+  peStarted_ = false;
+  totals_.total = end_;
+  return totals_;
+}
+
+}  // namespace neuronsim::sim

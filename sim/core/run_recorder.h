@@ -1,0 +1,42 @@
+#pragma once
+// What a run leaves behind: the totals every run keeps, and the events and counters sent to
+// the sink when tracing (nothing is built when there is no sink).
+
+#include <algorithm>
+#include <cstdint>
+
+#include "isa/instruction.h"
+#include "sim/core/operand_list.h"
+#include "sim/cost/compute_cost.h"
+#include "sim/engines/issue.h"
+#include "sim/machine_config.h"
+#include "traces/event.h"
+#include "traces/summary.h"
+
+namespace neuronsim::sim {
+
+class RunRecorder {
+ public:
+  RunRecorder(const MachineConfig& machine, traces::EventSink* sink);
+
+  traces::EventSink* sink() const { return sink_; }
+  traces::RunTotals& totals() { return totals_; }
+  /// Counts one issued instruction (compute or DMA trigger) and, when tracing, emits it
+  /// with the TensorE utilization and throttle counters.
+  void instruction(const isa::Instruction& inst, int64_t index, const OperandList& operands,
+                   const Issue& issue, const ComputeCost& cost);
+  /// Something of the run lasts until `t`.
+  void noteEnd(Tick t) { end_ = std::max(end_, t); }
+  /// Closes the counters and returns the totals (total = the last time noted).
+  traces::RunTotals finish();
+
+ private:
+  const MachineConfig& machine_;
+  traces::EventSink* sink_;
+  traces::RunTotals totals_;
+  Tick end_;
+  bool peStarted_ = false;
+  Tick lastPeEnd_;
+};
+
+}  // namespace neuronsim::sim

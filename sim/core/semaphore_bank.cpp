@@ -1,0 +1,81 @@
+// Semaphore registration, settledness from the signallers' frontiers, and waiter wake-ups.
+#include "sim/core/semaphore_bank.h"
+
+#include <algorithm>
+
+#include "sim/cost/clock.h"
+#include "sim/cost/compute_cost.h"
+
+namespace neuronsim::sim {
+
+void SemaphoreUsage::note(const isa::Instruction& inst) {
+  const bool dma = isa::isDma(inst.opcode);
+  for (const isa::SemSignal& s : inst.signals) {
+    const auto sem = static_cast<size_t>(s.sem);
+    ++signals[sem];
+    signallers[sem] |= 1u << (dma ? queueAgent(inst.dmaQueue) : engineAgent(inst.engine));
+    if (!dma && s.at == isa::SignalAt::Read)
+      readSignallers[sem] |= static_cast<uint8_t>(1u << static_cast<unsigned>(inst.engine));
+  }
+}
+
+SemaphoreBank::SemaphoreBank(const SemaphoreUsage& usage, const MachineConfig& machine)
+    : handoff_(EngineClock(machine.syncGhz).toTicks(Cycles{machine.semaphoreHandoffCycles})),
+      semaphores_(usage.signallers.size()) {
+  std::array<Tick, isa::kNumEngines> latency{};
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    const auto engine = static_cast<isa::Engine>(e);
+    latency[static_cast<size_t>(e)] =
+        engineClock(engine, machine).toTicks(pipelineLatency(engine, machine));
+  }
+  for (size_t sem = 0; sem < semaphores_.size(); ++sem) {
+    semaphores_[sem].signallers = usage.signallers[sem];
+    for (size_t e = 0; e < isa::kNumEngines; ++e) {
+      const bool atRead = (usage.readSignallers[sem] >> e) & 1u;
+      semaphores_[sem].lookahead[e] = (atRead ? Tick() : latency[e]) + handoff_;
+    }
+  }
+}
+
+uint32_t SemaphoreBank::add(int32_t sem, Tick at, int64_t delta, int64_t by) {
+  Semaphore& s = semaphores_[static_cast<size_t>(sem)];
+  // Every later query comes from an engine at or after its frontier.
+  Tick floor = Tick::never();
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    floor = std::min(floor, frontier_[static_cast<size_t>(e)]);
+  s.timeline.add(at, delta, by, floor);
+  uint32_t woken = 0;
+  for (size_t i = 0; i < s.waiters.size();) {
+    const int64_t value = s.waiters[i].value;
+    if (value == kAnyChange || s.timeline.firstReach(value).at != Tick::never()) {
+      woken |= 1u << s.waiters[i].agent;
+      s.waiters[i] = s.waiters.back();
+      s.waiters.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return woken;
+}
+
+bool SemaphoreBank::settled(int32_t sem, Tick t, Tick now) const {
+  if (t <= now) return true;
+  const Semaphore& s = semaphores_[static_cast<size_t>(sem)];
+  for (uint32_t rest = s.signallers; rest != 0; rest &= rest - 1) {
+    const int agent = __builtin_ctz(rest);
+    if (agent >= isa::kNumEngines) return false;  // a DMA queue signals at SystemC time
+    const Tick frontier = frontier_[static_cast<size_t>(agent)];
+    if (frontier != Tick::never() && frontier + s.lookahead[static_cast<size_t>(agent)] < t)
+      return false;
+  }
+  return true;
+}
+
+void SemaphoreBank::removeWaiter(int agent, int32_t sem) {
+  std::vector<Waiter>& waiters = waitersOf(sem);
+  waiters.erase(std::remove_if(waiters.begin(), waiters.end(),
+                               [&](const Waiter& w) { return w.agent == agent; }),
+                waiters.end());
+}
+
+}  // namespace neuronsim::sim

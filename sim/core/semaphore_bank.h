@@ -1,0 +1,90 @@
+#pragma once
+// The core's semaphores: timelines of registered increments, which agents may still signal
+// each one, and who is blocked on which value. Plain C++; the SystemC shell turns "wake these
+// agents" into events.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "isa/program.h"
+#include "sim/core/semaphore_timeline.h"
+#include "sim/machine_config.h"
+#include "sim/race/vector_clock.h"
+
+namespace neuronsim::sim {
+
+/// Which agents signal each semaphore, gathered in the one pass over the program that also
+/// validates it and splits it into streams.
+struct SemaphoreUsage {
+  explicit SemaphoreUsage(size_t semaphores)
+      : signallers(semaphores), readSignallers(semaphores), signals(semaphores) {}
+  /// Records the signals of `inst` (semaphore indices already checked).
+  void note(const isa::Instruction& inst);
+
+  std::vector<uint32_t> signallers;     ///< per semaphore: bit per agent
+  std::vector<uint8_t> readSignallers;  ///< per semaphore: bit per engine signalling it @read
+  std::vector<int64_t> signals;         ///< per semaphore: signals in the program
+};
+
+/// Contract: an engine agent registers its signals when it issues, and each engine keeps its
+/// frontier (advanceFrontier) at or below the start of its next instruction. A DMA queue
+/// registers a signal at the SystemC time it fires. So at SystemC time `now` every increment
+/// visible before `now` is registered, and settled() tells when a later reach is final too.
+class SemaphoreBank {
+ public:
+  SemaphoreBank(const SemaphoreUsage& usage, const MachineConfig& machine);
+
+  /// Delay from an engine's signal landing to a waiter on another engine seeing it
+  /// (semaphore_handoff_cycles of the base clock). DMA signals carry none: their latencies
+  /// are the DMA model's.
+  Tick handoff() const { return handoff_; }
+  /// Registers `delta` on `sem` visible at `at`, from instruction `by`. Returns the agents
+  /// (bit per agent) whose awaited value is now reached; they stop waiting.
+  uint32_t add(int32_t sem, Tick at, int64_t delta, int64_t by);
+  SemaphoreTimeline::Reach firstReach(int32_t sem, int64_t value) const {
+    return semaphores_[static_cast<size_t>(sem)].timeline.firstReach(value);
+  }
+  /// Value after every registered increment.
+  int64_t value(int32_t sem) const {
+    return semaphores_[static_cast<size_t>(sem)].timeline.finalValue();
+  }
+  /// True when no increment still to be registered on `sem` can become visible before `t`.
+  bool settled(int32_t sem, Tick t, Tick now) const;
+  /// Engine agent `agent` will start no instruction before `t` (Tick::never() when done).
+  void advanceFrontier(int agent, Tick t) { frontier_[static_cast<size_t>(agent)] = t; }
+  /// `agent` blocks until `sem` has reached `value` (reported once by add()).
+  void addWaiter(int agent, int32_t sem, int64_t value) {
+    waitersOf(sem).push_back({agent, value});
+  }
+  /// `agent` blocks until any increment of `sem` is registered (reported once by add()).
+  void addChangeWaiter(int agent, int32_t sem) { waitersOf(sem).push_back({agent, kAnyChange}); }
+  /// Forgets `agent`'s waits on `sem` (it stopped waiting for another reason).
+  void removeWaiter(int agent, int32_t sem);
+
+ private:
+  static constexpr int64_t kAnyChange = INT64_MIN;
+  /// One waiting agent: for a value, or for any change (kAnyChange).
+  struct Waiter {
+    int agent;
+    int64_t value;
+  };
+  struct Semaphore {
+    SemaphoreTimeline timeline;
+    uint32_t signallers = 0;  ///< agents with a signal on this semaphore in the program
+    /// Per engine: least time from the engine's frontier to one of its increments becoming
+    /// visible (its pipeline latency when it signals this semaphore only at completion).
+    std::array<Tick, isa::kNumEngines> lookahead{};
+    std::vector<Waiter> waiters;
+  };
+
+  std::vector<Waiter>& waitersOf(int32_t sem) {
+    return semaphores_[static_cast<size_t>(sem)].waiters;
+  }
+
+  Tick handoff_;
+  std::vector<Semaphore> semaphores_;
+  std::array<Tick, kNumAgents> frontier_{};
+};
+
+}  // namespace neuronsim::sim

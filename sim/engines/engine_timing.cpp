@@ -1,0 +1,83 @@
+// Issue timing of the Vector, Scalar, GpSimd and Sync streams, and the factory.
+#include "sim/engines/engine_timing.h"
+
+#include "sim/engines/tensor_timing.h"
+
+namespace neuronsim::sim {
+
+EngineTiming::EngineTiming(isa::Engine engine, const MachineConfig& machine)
+    : clock_(engineClock(engine, machine)),
+      latency_(clock_.toTicks(pipelineLatency(engine, machine))),
+      interlock_(engine != isa::Engine::Tensor) {}
+
+Tick EngineTiming::afterInterlock(const OperandList& operands, Tick t, Stall& stall) const {
+  if (!interlock_) return t;
+  for (size_t i = 0; i < ringSize_; ++i) {
+    const InFlight& f = ring_[(ringHead_ + i) % kRing];
+    if (f.lands <= t) continue;
+    for (const Operand& op : operands) {
+      if (op.write || !boxesOverlap(op.box, f.dst)) continue;
+      t = f.lands;
+      stall = {traces::StallCause::EngineBusy, -1, 0, f.index};
+      break;
+    }
+  }
+  return t;
+}
+
+Issue EngineTiming::begin(Tick start, const Stall& stall) const {
+  Issue issue;
+  issue.ready = head_;
+  issue.start = start;
+  issue.stall = stall;
+  return issue;
+}
+
+Issue EngineTiming::issue(const isa::Instruction& /*inst*/, int64_t index,
+                          const OperandList& operands, const ComputeCost& cost, Tick start,
+                          const Stall& stall) {
+  Issue issue = begin(start, stall);
+  issue.end = start + clock_.toTicks(cost.issue);
+  issue.complete = issue.end + latency_;
+  issue.cycles = cost.issue;
+  if (interlock_) pushInFlight({issue.complete, index, operands.begin()->box});  // dst
+  head_ = issue.end;
+  return issue;
+}
+
+Issue EngineTiming::trigger(Tick start, Tick duration, const Stall& stall) {
+  Issue issue = begin(start, stall);
+  issue.end = start + duration;
+  issue.complete = issue.end;
+  issue.cycles = clock_.toCycles(duration);
+  head_ = issue.end;
+  return issue;
+}
+
+void EngineTiming::pushInFlight(const InFlight& entry) {
+  while (ringSize_ > 0 && ring_[ringHead_].lands <= head_) {
+    ringHead_ = (ringHead_ + 1) % kRing;
+    --ringSize_;
+  }
+  if (ringSize_ == kRing) {  // deeper than modelled: forget the oldest
+    ringHead_ = (ringHead_ + 1) % kRing;
+    --ringSize_;
+  }
+  ring_[(ringHead_ + ringSize_) % kRing] = entry;
+  ++ringSize_;
+}
+
+std::unique_ptr<EngineTiming> makeEngineTiming(isa::Engine engine, const MachineConfig& machine) {
+  switch (engine) {
+    case isa::Engine::Tensor:
+      return std::make_unique<TensorTiming>(machine);
+    case isa::Engine::Vector:
+    case isa::Engine::Scalar:
+    case isa::Engine::GpSimd:
+    case isa::Engine::Sync:
+      return std::make_unique<EngineTiming>(engine, machine);
+  }
+  return std::make_unique<EngineTiming>(engine, machine);
+}
+
+}  // namespace neuronsim::sim

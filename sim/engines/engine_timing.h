@@ -1,0 +1,68 @@
+#pragma once
+// The timing of one engine's in-order stream as a plain C++ model: when the next instruction
+// reaches the head, the same-engine read-after-write interlock, issue and pipeline latency,
+// DMA trigger cost. TensorE adds LoadStationary and the throttle (tensor_timing.h). The
+// SystemC shell (engine_module.h) only waits for semaphores and ports and signals.
+
+#include <array>
+#include <cstddef>
+#include <memory>
+
+#include "isa/instruction.h"
+#include "sim/core/operand_list.h"
+#include "sim/cost/clock.h"
+#include "sim/cost/compute_cost.h"
+#include "sim/engines/issue.h"
+#include "sim/machine_config.h"
+
+namespace neuronsim::sim {
+
+/// Vector, Scalar, GpSimd and Sync timing (the base of TensorTiming).
+class EngineTiming {
+ public:
+  EngineTiming(isa::Engine engine, const MachineConfig& machine);
+  virtual ~EngineTiming() = default;
+  EngineTiming(const EngineTiming&) = delete;
+  EngineTiming& operator=(const EngineTiming&) = delete;
+
+  /// When the next instruction reaches the head of the stream (the previous one issued).
+  Tick head() const { return head_; }
+  const EngineClock& clock() const { return clock_; }
+  /// The earliest start of an instruction whose waits hold from `t`: no earlier than results
+  /// of this engine it reads land (read-after-write interlock). Records an EngineBusy stall
+  /// when the interlock binds.
+  virtual Tick afterInterlock(const OperandList& operands, Tick t, Stall& stall) const;
+  /// Issues a compute instruction that may start at `start` (>= head()); `stall` holds what
+  /// delayed it so far. Moves head() to the end of its issue.
+  virtual Issue issue(const isa::Instruction& inst, int64_t index, const OperandList& operands,
+                      const ComputeCost& cost, Tick start, const Stall& stall);
+  /// Issues a DMA trigger at `start` that holds the engine for `duration` (DmaModule's).
+  Issue trigger(Tick start, Tick duration, const Stall& stall);
+
+ protected:
+  Issue begin(Tick start, const Stall& stall) const;
+
+  EngineClock clock_;
+  Tick latency_;  ///< issue end to results landing
+  Tick head_;
+
+ private:
+  /// A result still in the pipeline.
+  struct InFlight {
+    Tick lands;
+    int64_t index = -1;
+    Footprint dst;
+  };
+  static constexpr size_t kRing = 64;
+
+  void pushInFlight(const InFlight& entry);
+
+  bool interlock_;
+  std::array<InFlight, kRing> ring_{};
+  size_t ringHead_ = 0, ringSize_ = 0;
+};
+
+/// The timing model of `engine` (TensorTiming for Tensor).
+std::unique_ptr<EngineTiming> makeEngineTiming(isa::Engine engine, const MachineConfig& machine);
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,25 @@
+#pragma once
+// TensorE timing: matmul and transpose issue, LoadStationary hidden behind the previous
+// matmul when the stationary changes (P1), and the Trn2 throttle (R2): a throttled
+// instruction is held back at the head of the stream and then runs at full rate, so a
+// throttled stretch shows as Throttle stalls between full-rate spans.
+
+#include "sim/cost/pe_throttle.h"
+#include "sim/engines/engine_timing.h"
+
+namespace neuronsim::sim {
+
+class TensorTiming : public EngineTiming {
+ public:
+  explicit TensorTiming(const MachineConfig& machine);
+
+  Issue issue(const isa::Instruction& inst, int64_t index, const OperandList& operands,
+              const ComputeCost& cost, Tick start, const Stall& stall) override;
+
+ private:
+  PeThrottle throttle_;
+  const isa::AccessPattern* lastStationary_ = nullptr;
+  Tick lastMultiply_ = Tick::fromPs(-1);  ///< when the previous PE instruction began multiplying
+};
+
+}  // namespace neuronsim::sim

@@ -1,0 +1,68 @@
+// Options shared by run and asm, and the checks between them.
+#include "tools/run_flags.h"
+
+#include <optional>
+
+#include "isa/error.h"
+
+namespace neuronsim::tools {
+
+namespace {
+
+std::optional<std::string> given(const CLI::Option* option, const std::string& value) {
+  if (option == nullptr || option->count() == 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+void CommonRunFlags::add(CLI::App* app, Command command) {
+  const std::string inputHelp =
+      command == Command::Run ? "an input (float32/float64/float16, C order; repeatable)"
+                              : "an input tensor (repeatable; every input tensor is required)";
+  addRepeated(app, "--input", inputs, inputHelp, "NAME=FILE.npy");
+  outputDirOption_ = addValue(app, "--output-dir", outputDir,
+                              "write each output as DIR/NAME.npy (float32)", "DIR");
+  traceOption_ = addValue(app, "--trace", trace, "Chrome/Perfetto trace with the summary embedded",
+                          "FILE.json");
+  summaryOption_ = addValue(app, "--summary-json", summaryJson, "the summary as JSON", "FILE");
+  csvOption_ = addValue(app, "--csv", csv,
+                        "the instruction table (start, end, engine, opcode, stall, ...)", "FILE");
+  if (command == Command::Run)
+    dumpAsmOption_ = addValue(app, "--dump-asm", dumpAsm, "the program as text assembly", "FILE");
+  machineOption_ =
+      addValue(app, "--machine", machine, "trn2 (default), trn1 or a machine FILE.json", "M");
+  addRepeated(app, "--set", sets, "override one machine parameter (repeatable)", "KEY=VALUE");
+  addFlag(app, "--timing-only", timingOnly,
+          "simulate without numerics: no tensor data, no outputs");
+  addFlag(app, "--interpret", interpret, "run the sequential interpreter only (no time)");
+  addFlag(
+      app, "--strict", strict,
+      "races and reads of never-written memory are errors (exit 2, nothing written), not warnings");
+}
+
+RunMode CommonRunFlags::mode(const std::string& who) const {
+  if (timingOnly && interpret)
+    throw Error(who + ": --timing-only and --interpret exclude each other");
+  return interpret ? RunMode::Interpret : (timingOnly ? RunMode::TimingOnly : RunMode::Timed);
+}
+
+kernels::OutputRequest CommonRunFlags::outputRequest(const std::string& who, RunMode mode) const {
+  kernels::OutputRequest request;
+  request.outputDir = given(outputDirOption_, outputDir);
+  request.trace = given(traceOption_, trace);
+  request.summaryJson = given(summaryOption_, summaryJson);
+  request.csv = given(csvOption_, csv);
+  request.dumpAsm = given(dumpAsmOption_, dumpAsm);
+  if (mode == RunMode::TimingOnly && request.outputDir)
+    throw Error(who + ": --timing-only computes no outputs; drop --output-dir");
+  if (mode == RunMode::Interpret && (request.trace || request.summaryJson || request.csv))
+    throw Error(who + ": --interpret measures no time; drop --trace, --csv and --summary-json");
+  return request;
+}
+
+std::string CommonRunFlags::machineName() const {
+  return given(machineOption_, machine).value_or("trn2");
+}
+
+}  // namespace neuronsim::tools

@@ -1,0 +1,38 @@
+#pragma once
+// The options `run` and `asm` share: inputs, output files, machine, mode, --strict.
+
+#include <string>
+#include <vector>
+
+#include "kernels/harness/run_kernel.h"
+#include "kernels/harness/run_outputs.h"
+#include "tools/cli.h"
+
+namespace neuronsim::tools {
+
+using kernels::RunMode;
+
+struct CommonRunFlags {
+  enum class Command { Run, Asm };
+
+  std::vector<std::string> inputs;  ///< NAME=FILE.npy
+  std::vector<std::string> sets;    ///< KEY=VALUE machine overrides
+  std::string outputDir, trace, summaryJson, csv, dumpAsm, machine;
+  bool timingOnly = false, interpret = false, strict = false;
+
+  /// Adds the options to `app` (--dump-asm for run only).
+  void add(CLI::App* app, Command command);
+  /// The mode asked for; throws neuronsim::Error "<who>: ..." when --timing-only and --interpret
+  /// meet.
+  RunMode mode(const std::string& who) const;
+  /// The files asked for; throws neuronsim::Error "<who>: ..." for a file the mode cannot produce.
+  kernels::OutputRequest outputRequest(const std::string& who, RunMode mode) const;
+  /// --machine, default trn2.
+  std::string machineName() const;
+
+ private:
+  CLI::Option *outputDirOption_ = nullptr, *traceOption_ = nullptr, *summaryOption_ = nullptr,
+              *csvOption_ = nullptr, *dumpAsmOption_ = nullptr, *machineOption_ = nullptr;
+};
+
+}  // namespace neuronsim::tools
