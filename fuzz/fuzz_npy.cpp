@@ -1,16 +1,19 @@
 // libFuzzer target: the streamed .npy reader, on both of its paths: a regular file (size known
 // up front) and a FIFO (size unknown, data checked as it arrives). Both must accept the same
 // inputs with the same values, and an accepted array must survive writeNpyFile and a re-read.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "fuzz/memory_file.h"
@@ -45,18 +48,47 @@ class Fifo {
     unlink(path_.c_str());
     rmdir(dir_.c_str());
   }
-  /// readNpy on the FIFO while a thread writes the `size` bytes at `data` into it.
+  /// readNpy on the FIFO while a thread writes the `size` bytes at `data` into it. The writer
+  /// opens without blocking and retries until the reader is there, so a reader that gives up
+  /// early cannot leave it waiting for ever; an open interrupted by libFuzzer's SIGALRM is retried.
   std::optional<NpyArray> read(const uint8_t* data, size_t size) {
+    for (;;) {
+      bool interrupted = false;
+      std::optional<NpyArray> array = readOnce(data, size, interrupted);
+      if (!interrupted) return array;
+    }
+  }
+
+ private:
+  std::optional<NpyArray> readOnce(const uint8_t* data, size_t size, bool& interrupted) {
+    std::atomic<bool> readerDone = false;
     std::thread writer([&] {
-      std::ofstream(path_, std::ios::binary)
-          .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+      int fd = -1;
+      while ((fd = open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        if (readerDone) return;
+        std::this_thread::yield();
+      }
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      for (size_t done = 0; done < size;) {
+        const ssize_t n = ::write(fd, data + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;  // EPIPE: the reader stopped early
+        done += static_cast<size_t>(n);
+      }
+      close(fd);
     });
-    std::optional<NpyArray> array = tryRead(path_);
+    std::optional<NpyArray> array;
+    try {
+      array = neuronsim::isa::readNpy(path_);
+    } catch (const neuronsim::Error& e) {
+      interrupted =
+          std::string_view(e.what()).find("Interrupted system call") != std::string_view::npos;
+    }
+    readerDone = true;
     writer.join();
     return array;
   }
 
- private:
   std::string dir_, path_;
 };
 
