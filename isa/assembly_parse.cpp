@@ -90,7 +90,8 @@ AccessPattern parseAp(Reader& r, const Context& ctx) {
   const int64_t end = r.integer();
   if (r.accept(':')) ap.partitionStep = r.integer();
   r.expect(']');
-  if (start < INT32_MIN || start > INT32_MAX || end - start < INT32_MIN || end - start > INT32_MAX)
+  if (start < INT32_MIN || start > INT32_MAX || end < INT32_MIN || end > INT32_MAX ||
+      end - start < INT32_MIN || end - start > INT32_MAX)
     r.problem("partition range does not fit in 32 bits");
   ap.partitionStart = static_cast<int32_t>(start);
   ap.partitionCount = static_cast<int32_t>(end - start);

@@ -202,15 +202,19 @@ NpyArray readNpy(const std::string& path) {
   const NpyHeader header = readHeader(in);
   NpyArray array;
   array.shape = header.shape;
-  array.values.resize(static_cast<size_t>(header.elements));
+  const size_t total = static_cast<size_t>(header.elements);
+  // A stream's header is unchecked against its data: grow with the data that arrives, so a header
+  // cannot make us allocate for data that never comes.
+  if (in.size()) array.values.reserve(total);
   std::vector<char> chunk(kChunkBytes);
   const size_t perChunk = kChunkBytes / static_cast<size_t>(header.itemBytes);
-  for (size_t done = 0; done < array.values.size();) {
-    const size_t count = std::min(perChunk, array.values.size() - done);
+  for (size_t done = 0; done < total;) {
+    const size_t count = std::min(perChunk, total - done);
     const size_t bytes = count * static_cast<size_t>(header.itemBytes);
     if (in.read(chunk.data(), bytes) < bytes)
       fail(path, fmt::format("truncated data: shape {} needs {} bytes", tupleText(header.shape),
                              header.elements * header.itemBytes));
+    array.values.resize(done + count);
     const char* p = chunk.data();
     for (size_t i = 0; i < count; ++i, p += header.itemBytes) {
       float& v = array.values[done + i];

@@ -136,6 +136,8 @@ void setParameter(MachineConfig& config, const Parameter& param, const nlohmann:
           config.*member = value.get<double>();
         } else {
           if (!value.is_number_integer()) badValue(where, key, shown, "must be an integer");
+          if (value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX)
+            badValue(where, key, shown, "is too large");
           checkNumber(static_cast<double>(value.get<int64_t>()));
           const int64_t v = value.get<int64_t>();
           if constexpr (std::is_same_v<Member, int32_t MachineConfig::*> ||
@@ -190,7 +192,7 @@ void applyDocument(MachineConfig& config, const nlohmann::json& doc, const std::
 nlohmann::json parseJson(const std::string& text, const std::string& where) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     throw Error(where + ": not valid JSON (" + std::string(e.what()) + ")");
   }
 }

@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "isa/error.h"
+#include "sim/core/asan_fibers.h"
 #include "sim/core/core_context.h"
 #include "sim/core/text.h"
 #include "sim/dma/dma_module.h"
@@ -26,6 +27,7 @@ class KernelScope {
  public:
   KernelScope() {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    resetAsanFibers();
     context_ = new sc_core::sc_simcontext();
     sc_core::sc_curr_simcontext = context_;
     sc_core::sc_default_global_context = context_;

@@ -40,7 +40,7 @@ int64_t FlatEvent::argInteger(std::string_view key, int64_t fallback) const {
   const FlatValue* v = findArg(key);
   if (!v) return fallback;
   if (v->kind == FlatValue::Kind::Integer) return v->integer;
-  if (v->kind == FlatValue::Kind::Real && std::isfinite(v->real))
+  if (v->kind == FlatValue::Kind::Real && v->real >= -0x1p63 && v->real < 0x1p63)
     return static_cast<int64_t>(v->real);
   return fallback;
 }

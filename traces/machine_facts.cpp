@@ -27,12 +27,14 @@ nlohmann::json machineFactsJson(const MachineFacts& machine) {
 MachineFacts machineFactsFrom(const nlohmann::json& section) {
   MachineFacts machine;
   if (!section.is_object()) return machine;
-  machine.name = section.value("name", std::string());
+  if (auto n = section.find("name"); n != section.end() && n->is_string())
+    machine.name = n->get<std::string>();
   if (auto p = section.find("params"); p != section.end() && p->is_object()) machine.params = *p;
   if (auto l = section.find("pipeline_latency_ns"); l != section.end() && l->is_object())
     for (int e = 0; e < isa::kNumEngines; ++e)
-      machine.pipelineLatencyNs[static_cast<size_t>(e)] =
-          l->value(std::string(isa::engineName(static_cast<isa::Engine>(e))), 0.0);
+      if (auto v = l->find(std::string(isa::engineName(static_cast<isa::Engine>(e))));
+          v != l->end() && v->is_number())
+        machine.pipelineLatencyNs[static_cast<size_t>(e)] = v->get<double>();
   if (auto h = section.find("semaphore_handoff_ns"); h != section.end() && h->is_number())
     machine.semaphoreHandoffNs = h->get<double>();
   return machine;

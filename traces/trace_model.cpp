@@ -104,6 +104,10 @@ class ModelBuilder {
     const std::string ph = event.text("ph", "");
     if (ph == "X") {
       if (!event.findField("ts")) throw Error(source_ + " has a complete event without ts");
+      const double tid = event.number("tid", 0);
+      if (!(tid >= std::numeric_limits<int>::min() && tid <= std::numeric_limits<int>::max()))
+        throw Error(source_ + " has a complete event with tid " + nlohmann::json(tid).dump() +
+                    " (a track id is a 32-bit integer)");
       const double ts = event.number("ts", 0) * 1000.0;
       const double dur = event.number("dur", 0) * 1000.0;
       minStart_ = std::min(minStart_, ts);
@@ -138,13 +142,15 @@ class ModelBuilder {
       model_.minStartNs = minStart_;
       model_.maxEndNs = maxEnd_;
     }
-    for (const auto& t : extras.value("tracks", nlohmann::json::array())) {
-      int tid = t.value("tid", 0);
-      if (tid != kKernelTid) model_.tracks.emplace_back(tid, t.value("name", trackName(tid)));
+    for (const SectionEntry& t : sectionList(extras, "tracks")) {
+      const int64_t tid = t.integer("tid", 0);
+      if (tid < std::numeric_limits<int>::min() || tid > std::numeric_limits<int>::max())
+        t.fail("tid", "a 32-bit integer");
+      if (tid != kKernelTid)
+        model_.tracks.emplace_back(tid, t.text("name", trackName(static_cast<int>(tid))));
     }
-    for (const auto& r : extras.value("uninitialized_reads", nlohmann::json::array()))
-      model_.uninitializedReads.emplace_back(r.value("index", int64_t{-1}),
-                                             r.value("what", std::string()));
+    for (const SectionEntry& r : sectionList(extras, "uninitialized_reads"))
+      model_.uninitializedReads.emplace_back(r.integer("index", -1), r.text("what", ""));
     model_.machine = machineFactsFrom(extras.value("machine", nlohmann::json()));
     return std::move(model_);
   }
@@ -152,6 +158,41 @@ class ModelBuilder {
   explicit ModelBuilder(std::string source) : source_(std::move(source)) {}
 
  private:
+  /// One entry of a list in the neuronsim section; a field of the wrong type is an Error.
+  struct SectionEntry {
+    const nlohmann::json& json;
+    std::string where;  ///< "trace 'T': neuronsim.tracks[2]"
+
+    [[noreturn]] void fail(const char* key, const std::string& rule) const {
+      std::string shown = json[key].dump();
+      if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+      throw Error(where + "." + key + " is " + shown + " (want " + rule + ")");
+    }
+    int64_t integer(const char* key, int64_t fallback) const {
+      if (!json.contains(key)) return fallback;
+      if (!json[key].is_number_integer()) fail(key, "an integer");
+      return json[key].get<int64_t>();
+    }
+    std::string text(const char* key, const std::string& fallback) const {
+      if (!json.contains(key)) return fallback;
+      if (!json[key].is_string()) fail(key, "a string");
+      return json[key].get<std::string>();
+    }
+  };
+
+  /// The entries of list `key` of the neuronsim section (none when absent), each an object.
+  std::vector<SectionEntry> sectionList(const nlohmann::json& extras, const char* key) const {
+    std::vector<SectionEntry> entries;
+    if (!extras.contains(key)) return entries;
+    const std::string where = source_ + ": neuronsim." + key;
+    if (!extras[key].is_array()) throw Error(where + " is not a list");
+    for (size_t i = 0; i < extras[key].size(); ++i) {
+      entries.push_back({extras[key][i], where + "[" + std::to_string(i) + "]"});
+      if (!entries.back().json.is_object()) throw Error(entries.back().where + " is not an object");
+    }
+    return entries;
+  }
+
   std::string source_;
   TraceModel model_;
   std::vector<Span> dmas_;
