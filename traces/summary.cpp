@@ -69,7 +69,7 @@ nlohmann::json summaryJson(const RunInfo& info, const RunTotals& totals) {
   s["min_hbm_bytes"] = info.minHbmBytes;
   s["mbu_percent"] =
       100.0 * ratio(static_cast<double>(totals.hbmBytes), info.hbmBytesPerNs * total);
-  const double computeNs = ratio(flops, info.peakFlopsPerNs);
+  const double computeNs = ratio(info.mustFlops >= 0 ? info.mustFlops : flops, info.peakFlopsPerNs);
   const double memoryNs = ratio(static_cast<double>(info.minHbmBytes), info.hbmBytesPerNs);
   const double roofline = computeNs > memoryNs ? computeNs : memoryNs;
   s["roofline_ns"] = roofline;
