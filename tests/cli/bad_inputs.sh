@@ -142,7 +142,7 @@ kind "machine value type" "dma_latency_ns" run matmul --machine "$f/bad_machine.
 kind "unknown machine key" "unknown machine parameter 'warp_drive'" run matmul --set warp_drive=9
 kind "machine value text" "is not a number" run matmul --set dma_latency_ns=fast
 kind "machine too large to simulate" "run matmul: needs about .* (SBUF and PSUM .*) but .* is available" \
-  run matmul --timing-only --set partitions=100000000
+  run matmul --timing-only --set partitions=1024 --set sbuf_partition_bytes=1073741824
 
 # --- run: output paths, all checked before the run
 kind "output directory missing" "directory '.*nodir' does not exist" "${mm[@]}" --summary-json "$w/nodir/s.json"
