@@ -39,7 +39,7 @@ traces::RunInfo kernelRunInfo(const KernelSpec& spec, const KernelShapes& shapes
       machine.peakBf16Flops() / 1e9 / (dtype == isa::Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0);
   info.hbmBytesPerNs = machine.hbmGBps;
   info.minHbmBytes = minimumHbmBytes(spec, shapes, dtype);
-  if (params) info.mustFlops = spec.flops ? spec.flops(shapes.inputs, *params) : 0.0;
+  if (params && spec.flops) info.mustFlops = spec.flops(shapes.inputs, *params);
   return info;
 }
 

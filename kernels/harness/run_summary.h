@@ -16,8 +16,8 @@
 namespace neuronsim::kernels {
 
 /// RunInfo of a kernel run: the peak at its dtype, the least HBM traffic of its shapes and, with
-/// `params`, the flops it must compute (spec.flops, 0 without; without `params` the roofline
-/// uses the executed flops).
+/// `params`, the flops it must compute (spec.flops; without either the roofline uses the
+/// executed flops).
 traces::RunInfo kernelRunInfo(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype,
                               const sim::MachineConfig& machine,
                               const ParamValues* params = nullptr);
