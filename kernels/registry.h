@@ -38,7 +38,23 @@ struct ParamSpec {
   std::string defaultValue;  ///< text as on the command line; empty: unset (kernel decides)
   std::string meaning;
   std::vector<std::string> choices;  ///< Enum only
+  /// A schedule choice (tile size, buffer count, queue spread, engine), not semantics: it
+  /// changes the time, never the result. Its default is usually kAuto; `neuronsim sweep`
+  /// varies it and `run KERNEL --help` lists it under "Schedule parameters".
+  bool schedule = false;
+  /// Schedule parameters: the values `neuronsim sweep` tries when the parameter is not given
+  /// values (`--param NAME`, or no --param at all); empty for an enum: its choices.
+  std::vector<std::string> candidates = {};
 };
+
+/// The value of a schedule parameter that lets the kernel choose ("auto").
+inline const std::string kAuto = "auto";
+
+/// A schedule parameter defaulting to auto (read it with ParamValues::intOr, or for an enum
+/// whose choices include auto, getString). `candidates`: what a sweep tries (auto included
+/// automatically for non-enums).
+ParamSpec scheduleParam(std::string name, ParamType type, std::string meaning,
+                        std::vector<std::string> candidates, std::vector<std::string> choices = {});
 
 /// One input or output tensor.
 struct TensorSpec {
@@ -55,6 +71,12 @@ class ParamValues {
  public:
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   void set(const std::string& name, ParamValue value) { values_[name] = std::move(value); }
+  /// Unsets `name` (a schedule parameter given as auto).
+  void erase(const std::string& name) { values_.erase(name); }
+  /// A schedule parameter's int value, or `autoValue` when it is auto (unset).
+  int64_t intOr(const std::string& name, int64_t autoValue) const {
+    return has(name) ? getInt(name) : autoValue;
+  }
   int64_t getInt(const std::string& name) const;
   std::array<int64_t, 3> getInt3(const std::string& name) const;
   std::array<int64_t, 6> getInt6(const std::string& name) const;
@@ -127,9 +149,16 @@ const KernelSpec& findKernel(const std::string& name);
 
 /// Parses parameter texts (API names, snake_case) into typed values, filling defaults.
 /// An int3 accepts "2" (broadcast) or "2,2,3"; an int6 accepts 1, 3 (lo = hi per axis) or 6
-/// values. Throws neuronsim::Error naming the kernel, the parameter and the rule.
+/// values. A schedule parameter accepts "auto" (left unset for the kernel to resolve) unless it
+/// is an enum with an "auto" choice, which keeps the text. Throws neuronsim::Error naming the
+/// kernel, the parameter and the rule.
 ParamValues parseParams(const KernelSpec& spec,
                         const std::vector<std::pair<std::string, std::string>>& given);
+/// The kernel's schedule parameters, in declaration order.
+std::vector<const ParamSpec*> scheduleParams(const KernelSpec& spec);
+/// The values a sweep tries for `param`: its candidates, else an enum's choices; empty when it
+/// declares none.
+std::vector<std::string> sweepCandidates(const ParamSpec& param);
 /// `param_name` -> `--param-name`.
 std::string flagName(const std::string& paramName);
 

@@ -32,7 +32,8 @@ int64_t parseInt(const KernelSpec& spec, const ParamSpec& param, const std::stri
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0')
-    throw Error(spec.name + ": parameter " + param.name + " takes integers, not '" + text + "'");
+    throw Error(spec.name + ": parameter " + param.name + " takes integers" +
+                (param.schedule ? " or auto" : "") + ", not '" + text + "'");
   if (errno == ERANGE || v > isa::kMaxParamValue || v < -isa::kMaxParamValue)
     throw Error(fmt::format("{}: parameter {} value {} is out of range (at most {} in magnitude)",
                             spec.name, param.name, text, isa::kMaxParamValue));
@@ -84,6 +85,23 @@ ParamValue parseValue(const KernelSpec& spec, const ParamSpec& param, const std:
     }
   }
   return text;
+}
+
+/// "auto" on a schedule parameter that has no "auto" value of its own: left unset.
+bool leftToKernel(const ParamSpec& param, const std::string& text) {
+  if (!param.schedule || text != kAuto) return false;
+  for (const std::string& c : param.choices)
+    if (c == kAuto) return false;
+  return true;
+}
+
+void assign(ParamValues& values, const KernelSpec& spec, const ParamSpec& param,
+            const std::string& text) {
+  if (leftToKernel(param, text)) {
+    values.erase(param.name);
+  } else {
+    values.set(param.name, parseValue(spec, param, text));
+  }
 }
 
 }  // namespace
@@ -150,15 +168,38 @@ ParamValues parseParams(const KernelSpec& spec,
                         const std::vector<std::pair<std::string, std::string>>& given) {
   ParamValues values;
   for (const ParamSpec& p : spec.params)
-    if (!p.defaultValue.empty()) values.set(p.name, parseValue(spec, p, p.defaultValue));
+    if (!p.defaultValue.empty()) assign(values, spec, p, p.defaultValue);
   for (const auto& [name, text] : given) {
     const ParamSpec* param = nullptr;
     for (const ParamSpec& p : spec.params)
       if (p.name == name) param = &p;
     if (!param) throw Error(spec.name + ": unknown parameter " + name);
-    values.set(name, parseValue(spec, *param, text));
+    assign(values, spec, *param, text);
   }
   return values;
+}
+
+std::vector<const ParamSpec*> scheduleParams(const KernelSpec& spec) {
+  std::vector<const ParamSpec*> out;
+  for (const ParamSpec& p : spec.params)
+    if (p.schedule) out.push_back(&p);
+  return out;
+}
+
+std::vector<std::string> sweepCandidates(const ParamSpec& param) {
+  if (!param.candidates.empty()) return param.candidates;
+  return param.type == ParamType::Enum ? param.choices : std::vector<std::string>{};
+}
+
+ParamSpec scheduleParam(std::string name, ParamType type, std::string meaning,
+                        std::vector<std::string> candidates, std::vector<std::string> choices) {
+  ParamSpec param{std::move(name), type, kAuto, std::move(meaning), std::move(choices)};
+  param.schedule = true;
+  if (type == ParamType::Enum && !param.choices.empty() && param.choices[0] != kAuto)
+    param.choices.insert(param.choices.begin(), kAuto);
+  if (!candidates.empty() && candidates[0] != kAuto) candidates.insert(candidates.begin(), kAuto);
+  param.candidates = std::move(candidates);
+  return param;
 }
 
 std::string flagName(const std::string& paramName) {

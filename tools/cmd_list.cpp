@@ -23,9 +23,9 @@ void printKernels() {
     for (const auto& t : spec.outputs) out += (out.empty() ? "" : ", ") + t.name;
     print("{}\n  {}\n  inputs:  {}\n  outputs: {}\n", spec.name, spec.description, in, out);
     for (const auto& p : spec.params)
-      print("  --{} ({}, default {}): {}\n", kernels::flagName(p.name),
-            kernels::paramTypeName(p.type), p.defaultValue.empty() ? "unset" : p.defaultValue,
-            p.meaning);
+      print("  --{} ({}{}, default {}): {}\n", kernels::flagName(p.name),
+            p.schedule ? "schedule " : "", kernels::paramTypeName(p.type),
+            p.defaultValue.empty() ? "unset" : p.defaultValue, p.meaning);
     print("\n");
   }
 }

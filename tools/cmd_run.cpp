@@ -40,12 +40,6 @@ struct RunFlags {
   std::map<std::string, CLI::Option*> paramOptions;  ///< API name -> its option
 };
 
-isa::Dtype parseDtype(const std::string& text) {
-  if (text == "fp32") return isa::Dtype::Fp32;
-  if (text == "bf16") return isa::Dtype::Bf16;
-  throw Error("run: --dtype takes fp32 or bf16, not '" + text + "'");
-}
-
 uint64_t parseSeed(const std::string& text) {
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
     throw Error("run: --seed takes a non-negative integer below 10^19, not '" + text + "'");
@@ -80,7 +74,7 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   if (flags.check && spec.reference == nullptr)
     throw Error("run: " + spec.name + " has no reference to --check against");
   const kernels::OutputRequest request = f.outputRequest("run", mode);
-  const isa::Dtype dtype = parseDtype(valueOr(flags.dtypeOption, flags.dtype, "fp32"));
+  const isa::Dtype dtype = parseDtype("run", valueOr(flags.dtypeOption, flags.dtype, "fp32"));
   const uint64_t seed = parseSeed(valueOr(flags.seedOption, flags.seed, "0"));
 
   // 1. Everything checkable before any tensor data exists: parameters, machine, shapes, files.
@@ -123,8 +117,8 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
     print("{}: interpreted {} instructions in {:.3f} s (build {:.3f} s)\n", spec.name,
           run.program.instructions.size(), run.runSeconds, run.buildSeconds);
   } else {
-    summary = kernels::runSummary(kernels::kernelRunInfo(spec, run.shapes, dtype, machine), run.sim,
-                                  run.runSeconds);
+    summary = kernels::runSummary(kernels::kernelRunInfo(spec, run.shapes, dtype, machine, &params),
+                                  run.sim, run.runSeconds);
     summary["build_seconds"] = run.buildSeconds;
     summary["seed"] = seed;
     if (flags.check) summary["check_error"] = error;
@@ -169,13 +163,18 @@ void addParams(CLI::App* sub, const KernelSpec& spec, RunFlags& flags) {
   for (const kernels::ParamSpec& p : spec.params) {
     std::string type(kernels::paramTypeName(p.type));
     if (p.type == kernels::ParamType::Enum) type = fmt::format("{}", fmt::join(p.choices, "|"));
-    const std::string help = fmt::format("{} (default {})", p.meaning,
-                                         p.defaultValue.empty() ? "unset" : p.defaultValue);
+    if (p.schedule && p.type != kernels::ParamType::Enum) type += "|auto";
+    std::string help =
+        fmt::format("{} (default {}", p.meaning, p.defaultValue.empty() ? "unset" : p.defaultValue);
+    if (p.schedule && !kernels::sweepCandidates(p).empty())
+      help += fmt::format("; sweep tries {}", fmt::join(kernels::sweepCandidates(p), ","));
+    help += ")";
     CLI::Option* option =
         addValue(sub, "--" + kernels::flagName(p.name), flags.params[p.name], help,
                  p.type == kernels::ParamType::Bool ? "[true|false]" : type);
     if (p.type == kernels::ParamType::Bool) option->expected(0, 1);
-    option->group("Kernel parameters");
+    option->group(p.schedule ? "Schedule parameters (auto: the kernel chooses)"
+                             : "Kernel parameters");
     flags.paramOptions[p.name] = option;
   }
 }

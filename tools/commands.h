@@ -12,6 +12,7 @@ Command addAsmCommand(CLI::App& app);     // asm FILE
 Command addReportCommand(CLI::App& app);  // report TRACE.json
 Command addViewCommand(CLI::App& app);    // view TRACE.json
 Command addDiffCommand(CLI::App& app);    // diff A.json B.json
+Command addSweepCommand(CLI::App& app);   // sweep KERNEL, sweep merge FILES
 
 /// calibrate parses its own options: argv[0] is the program, argv[1] "calibrate".
 int calibrateCommand(int argc, char** argv);

@@ -51,7 +51,8 @@ int run(int argc, char** argv) {
   app.allow_extras();
   app.require_subcommand(0, 1);
   std::vector<Command> commands = {addListCommand(app),   addRunCommand(app),  addAsmCommand(app),
-                                   addReportCommand(app), addViewCommand(app), addDiffCommand(app)};
+                                   addReportCommand(app), addViewCommand(app), addDiffCommand(app),
+                                   addSweepCommand(app)};
   CLI::App* calibrate =
       app.add_subcommand("calibrate", "compare the model with published measurements");
   calibrate->prefix_command();

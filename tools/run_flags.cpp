@@ -16,6 +16,12 @@ std::optional<std::string> given(const CLI::Option* option, const std::string& v
 
 }  // namespace
 
+isa::Dtype parseDtype(const std::string& who, const std::string& text) {
+  if (text == "fp32") return isa::Dtype::Fp32;
+  if (text == "bf16") return isa::Dtype::Bf16;
+  throw Error(who + ": --dtype takes fp32 or bf16, not '" + text + "'");
+}
+
 void CommonRunFlags::add(CLI::App* app, Command command) {
   const std::string inputHelp =
       command == Command::Run ? "an input (float32/float64/float16, C order; repeatable)"

@@ -12,6 +12,9 @@ namespace neuronsim::tools {
 
 using kernels::RunMode;
 
+/// "fp32" or "bf16"; throws neuronsim::Error "<who>: --dtype takes fp32 or bf16, not '...'".
+isa::Dtype parseDtype(const std::string& who, const std::string& text);
+
 struct CommonRunFlags {
   enum class Command { Run, Asm };
 

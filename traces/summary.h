@@ -40,6 +40,9 @@ struct RunInfo {
   double peakFlopsPerNs = 0;  ///< PE peak at this dtype (flop/ns)
   double hbmBytesPerNs = 0;   ///< this core's HBM bandwidth (B/ns)
   int64_t minHbmBytes = 0;    ///< bytes the kernel must move at minimum (inputs + outputs)
+  /// Flops the kernel must compute (the roofline's compute term, capped by the executed flops);
+  /// negative: the executed flops.
+  double mustFlops = -1;
 };
 
 /// Summary JSON with at least the DESIGN.md keys: kernel, machine, dtype, total_ns,

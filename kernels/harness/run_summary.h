@@ -15,9 +15,12 @@
 
 namespace neuronsim::kernels {
 
-/// RunInfo of a kernel run: the peak at its dtype, the least HBM traffic of its shapes.
+/// RunInfo of a kernel run: the peak at its dtype, the least HBM traffic of its shapes and, with
+/// `params`, the flops it must compute (spec.flops; without either the roofline uses the
+/// executed flops).
 traces::RunInfo kernelRunInfo(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype,
-                              const sim::MachineConfig& machine);
+                              const sim::MachineConfig& machine,
+                              const ParamValues* params = nullptr);
 /// RunInfo of an assembly program, named `name`. A program has no single dtype ("mixed"): the
 /// peak is the bf16 one, and the least HBM traffic is every input and output moved once.
 traces::RunInfo programRunInfo(const isa::Program& program, const sim::MachineConfig& machine,

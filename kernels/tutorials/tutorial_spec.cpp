@@ -13,6 +13,8 @@ namespace {
 const char* const kName = "matmul_tutorial";
 const std::vector<std::string> kVariants = {"t1_tiled",     "t1_hoisted", "t1_blocked",
                                             "t1_optimized", "t2_tiled",   "t2_hoisted"};
+/// loop_buffers when auto: double buffering.
+constexpr int64_t kAutoLoopBuffers = 2;
 const char* const kBlockParams[3] = {"tiles_in_block_m", "tiles_in_block_n", "tiles_in_block_k"};
 
 /// Tiles per block of `variant`: the tutorial's constants, or for t1_optimized its
@@ -64,7 +66,7 @@ ShapeMap inferTutorial(const ShapeMap& inputs, const ParamValues& params) {
                   std::to_string(blocks.m) + " x " + std::to_string(kTutorialTileM) + ": " + tiles);
   requireMultiple(variant, "N", "rhs axis 1", rhs[1], kTutorialTileN * blocks.n,
                   std::to_string(blocks.n) + " x " + std::to_string(kTutorialTileN) + ": " + tiles);
-  const int64_t buffers = params.getInt("loop_buffers");
+  const int64_t buffers = params.intOr("loop_buffers", kAutoLoopBuffers);
   if (buffers < 1 || buffers > 8)
     throw Error(prefix + "parameter loop_buffers must be 1..8, not " + std::to_string(buffers));
   return {{"out", {lhsT[1], rhs[1]}}};
@@ -76,8 +78,9 @@ void buildTutorial(KernelBuilder& b, const KernelArgs& args) {
   const HbmView& rhs = args.in("rhs");
   const HbmView& out = args.out("out");
   const bool t2 = variant.rfind("t2_", 0) == 0;
-  const TutorialOptions options{blocksOf(variant, args.params), t2 ? isa::Dtype::Fp32 : args.dtype,
-                                static_cast<int>(args.params.getInt("loop_buffers"))};
+  const TutorialOptions options{
+      blocksOf(variant, args.params), t2 ? isa::Dtype::Fp32 : args.dtype,
+      static_cast<int>(args.params.intOr("loop_buffers", kAutoLoopBuffers))};
   if (variant == "t1_tiled" || variant == "t2_tiled")
     buildTutorialTiled(b, lhsT, rhs, out, options);
   if (variant == "t1_hoisted" || variant == "t2_hoisted")
@@ -100,15 +103,16 @@ KernelSpec matmulTutorialSpec() {
   spec.params = {
       {"variant", ParamType::Enum, "t1_tiled",
        "tutorial stage (T1: matrix multiplication tutorial, T2: kernel optimization)", kVariants},
-      {kBlockParams[0], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_M (default 16)", {}},
-      {kBlockParams[1], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_N (default 2)", {}},
-      {kBlockParams[2], ParamType::Int, "", "t1_optimized: TILES_IN_BLOCK_K (default 8)", {}},
-      {"loop_buffers",
-       ParamType::Int,
-       "2",
-       "most buffers per tensor declared in a loop body (our stand-in for the NKI compiler's "
-       "pipelining)",
-       {}},
+      scheduleParam(kBlockParams[0], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_M (auto: 16)",
+                    {}),
+      scheduleParam(kBlockParams[1], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_N (auto: 2)",
+                    {}),
+      scheduleParam(kBlockParams[2], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_K (auto: 8)",
+                    {}),
+      scheduleParam("loop_buffers", ParamType::Int,
+                    "most buffers per tensor declared in a loop body (our stand-in for the NKI "
+                    "compiler's pipelining; auto: 2)",
+                    {"1", "2", "3", "4"}),
   };
   // Fits every variant's block rules with their default blocks and runs in about a second.
   spec.defaultShapes = {{"lhsT", {1024, 2048}}, {"rhs", {1024, 1024}}};

@@ -146,7 +146,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
     out.checkError = kernels::maxNormalizedError(run.outputs, spec->reference(inputs, params));
   nlohmann::json summary;
   if (mode != kernels::RunMode::Interpret) {
-    summary = runSummary(*spec, machine, dtype, run);
+    summary = runSummary(*spec, machine, dtype, run, params);
     summary["seed"] = seed;
     if (out.checkError) summary["check_error"] = *out.checkError;
     out.summary = pythonJson(summary);

@@ -15,8 +15,10 @@ namespace neuronsim::python {
 /// dtype, each once (a registered kernel's spec.rooflineBytes, when set, counts fewer).
 int64_t minimumHbmBytes(const isa::Program& program);
 
-/// Summary JSON of a timed run (traces::summaryJson's keys) plus `build_seconds`.
+/// Summary JSON of a timed run (traces::summaryJson's keys) plus `build_seconds`; `params` as in
+/// kernels::kernelRunInfo (the must-compute flops of a kernel that declares them).
 nlohmann::json runSummary(const kernels::KernelSpec& spec, const sim::MachineConfig& machine,
-                          isa::Dtype dtype, const kernels::KernelRun& run);
+                          isa::Dtype dtype, const kernels::KernelRun& run,
+                          const kernels::ParamValues& params);
 
 }  // namespace neuronsim::python

@@ -11,6 +11,7 @@
 
 #include "kernels/harness/consistency.h"
 #include "kernels/harness/run_kernel.h"
+#include "kernels/harness/run_summary.h"
 #include "kernels/registry.h"
 #include "sim/machine_config.h"
 
@@ -25,9 +26,18 @@ struct KernelCase {
   uint64_t seed = 0;
 };
 
+/// The timed run's share of its roofline, in percent (the summary's roofline_percent).
+inline double rooflinePercent(const KernelSpec& spec, const ParamValues& params,
+                              const KernelRun& timed, const sim::MachineConfig& machine,
+                              isa::Dtype dtype) {
+  const traces::RunInfo info = kernelRunInfo(spec, timed.shapes, dtype, machine, &params);
+  return runSummary(info, timed.sim, 0)["roofline_percent"].get<double>();
+}
+
 /// The checks every kernel test makes on one run of `spec` on `inputs`: reference error within
 /// the DESIGN.md tolerance, no never-written reads, timed outputs bit-identical to the
-/// interpreter's, no races, queues completing in order. Returns both runs.
+/// interpreter's, no races, queues completing in order, roofline_percent at most 100. Returns
+/// both runs.
 inline ConsistencyResult checkConsistent(const KernelSpec& spec, const ParamValues& params,
                                          const HostTensors& inputs,
                                          const sim::MachineConfig& machine, isa::Dtype dtype) {
@@ -44,6 +54,8 @@ inline ConsistencyResult checkConsistent(const KernelSpec& spec, const ParamValu
   INFO("first queue order violation: "
        << (both.queueOrderViolations.empty() ? "" : both.queueOrderViolations[0]));
   CHECK(both.queueOrderViolations.empty());
+  // The roofline counts only what the kernel must move and compute: no run may beat it.
+  CHECK(rooflinePercent(spec, params, both.timed, machine, dtype) <= 100.0);
   return both;
 }
 

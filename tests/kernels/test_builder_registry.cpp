@@ -63,6 +63,32 @@ TEST_CASE("registry: parameters parse with defaults, broadcast and typed getters
         std::array<int64_t, 3>{1, 2, 3});
 }
 
+TEST_CASE("registry: schedule parameters default to auto, which the kernel resolves") {
+  KernelSpec spec = toySpec();
+  ParamSpec tile{"tile", ParamType::Int, kAuto, "tile size", {}};
+  tile.schedule = true;
+  ParamSpec engine{"engine", ParamType::Enum, kAuto, "engine", {kAuto, "vector", "scalar"}};
+  engine.schedule = true;
+  spec.params.push_back(tile);
+  spec.params.push_back(engine);
+  const ParamValues d = parseParams(spec, {});
+  CHECK_FALSE(d.has("tile"));
+  CHECK(d.intOr("tile", 64) == 64);
+  CHECK(d.getString("engine") == kAuto);  // an enum with an auto choice keeps the text
+  const ParamValues p = parseParams(spec, {{"tile", "256"}, {"engine", "scalar"}});
+  CHECK(p.intOr("tile", 64) == 256);
+  CHECK(p.getString("engine") == "scalar");
+  CHECK_FALSE(parseParams(spec, {{"tile", "256"}, {"tile", "auto"}}).has("tile"));
+  CHECK_THROWS_WITH_AS(parseParams(spec, {{"tile", "big"}}),
+                       "toy: parameter tile takes integers or auto, not 'big'", Error);
+  CHECK_THROWS_WITH_AS(parseParams(spec, {{"count", "auto"}}),
+                       "toy: parameter count takes integers, not 'auto'", Error);
+  const auto schedule = scheduleParams(spec);
+  REQUIRE(schedule.size() == 2);
+  CHECK(schedule[0]->name == "tile");
+  CHECK(schedule[1]->name == "engine");
+}
+
 TEST_CASE("registry: parameter errors name the kernel, the parameter and the rule") {
   const KernelSpec spec = toySpec();
   CHECK_THROWS_WITH_AS(parseParams(spec, {{"kernel_size", "2,2"}}),

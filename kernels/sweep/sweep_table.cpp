@@ -1,0 +1,121 @@
+// The sweep table (aligned columns) and CSV (RFC 4180 quoting).
+#include "kernels/sweep/sweep_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace neuronsim::kernels {
+
+namespace {
+
+using Row = std::vector<std::string>;
+
+std::vector<std::string> paramNames(const nlohmann::json& document) {
+  std::vector<std::string> names;
+  for (const nlohmann::json& axis : document.at("sweep").at("axes"))
+    names.push_back(axis.at("param").get<std::string>());
+  return names;
+}
+
+std::string text(const nlohmann::json& result, const char* key) {
+  const auto it = result.find(key);
+  if (it == result.end()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number_integer()) return fmt::format("{}", it->get<int64_t>());
+  if (it->is_number()) return fmt::format("{}", it->get<double>());
+  return it->dump();
+}
+
+std::string csvField(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::string sweepTable(const nlohmann::json& document) {
+  const nlohmann::json& sweep = document.at("sweep");
+  const nlohmann::json& results = document.at("results");
+  const auto failed = std::count_if(results.begin(), results.end(),
+                                    [](const nlohmann::json& r) { return r.at("status") != "ok"; });
+  std::string out = fmt::format("{} on {} ({}): {} of {} configurations", text(sweep, "kernel"),
+                                text(sweep, "machine"), text(sweep, "dtype"), results.size(),
+                                text(sweep, "configurations"));
+  if (const auto shard = document.find("shard"); shard != document.end())
+    out += fmt::format(" (shard {})", shard->get<std::string>());
+  out += failed > 0 ? fmt::format(", {} failed\n", failed) : "\n";
+
+  const std::vector<std::string> names = paramNames(document);
+  Row header = {"rank"};
+  header.insert(header.end(), names.begin(), names.end());
+  for (const char* column : {"time us", "roofline", "bound", "busiest", "MFU", "MBU"})
+    header.push_back(column);
+  std::vector<Row> rows = {header};
+  int rank = 0;
+  for (const nlohmann::json& r : results) {
+    const bool ok = r.at("status") == "ok";
+    Row row = {ok ? std::to_string(++rank) : "-"};
+    for (const std::string& name : names) row.push_back(text(r.at("params"), name.c_str()));
+    if (ok) {
+      row.push_back(fmt::format("{:.3f}", r.at("total_ns").get<double>() / 1000.0));
+      row.push_back(fmt::format("{:.1f}%", r.at("roofline_percent").get<double>()));
+      row.push_back(text(r, "roofline_bound"));
+      row.push_back(text(r, "bound_engine"));
+      row.push_back(fmt::format("{:.1f}%", r.at("mfu_percent").get<double>()));
+      row.push_back(fmt::format("{:.1f}%", r.at("mbu_percent").get<double>()));
+    } else {
+      row.push_back("failed: " + text(r, "reason"));
+    }
+    rows.push_back(row);
+  }
+  // Numbers right-aligned, words left; a failed row's reason spans the metric columns.
+  std::vector<bool> right(header.size(), true);
+  for (size_t c = 1; c <= names.size(); ++c) right[c] = false;
+  right[names.size() + 3] = right[names.size() + 4] = false;
+  std::vector<size_t> width(header.size(), 0);
+  for (const Row& row : rows)
+    for (size_t c = 0; c < row.size(); ++c)
+      if (row.size() == header.size() || c <= names.size())
+        width[c] = std::max(width[c], row[c].size());
+  for (const Row& row : rows) {
+    std::string line = " ";
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (row.size() != header.size() && c > names.size()) {
+        line += " " + row[c];
+      } else if (c + 1 == row.size() && !right[c]) {
+        line += " " + row[c];
+      } else {
+        line += right[c] ? fmt::format(" {:>{}}", row[c], width[c])
+                         : fmt::format(" {:<{}}", row[c], width[c]);
+      }
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string sweepCsv(const nlohmann::json& document) {
+  const std::vector<std::string> names = paramNames(document);
+  const std::vector<const char*> metrics = {"status",         "total_ns",      "roofline_percent",
+                                            "roofline_bound", "bound_engine",  "mfu_percent",
+                                            "mbu_percent",    "instructions",  "reason",
+                                            "host_seconds",   "peak_rss_bytes"};
+  std::string out = "index";
+  for (const std::string& name : names) out.append(",").append(csvField(name));
+  for (const char* metric : metrics) out += std::string(",") + metric;
+  out += "\n";
+  for (const nlohmann::json& r : document.at("results")) {
+    out += text(r, "index");
+    for (const std::string& name : names)
+      out.append(",").append(csvField(text(r.at("params"), name.c_str())));
+    for (const char* metric : metrics) out.append(",").append(csvField(text(r, metric)));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace neuronsim::kernels

@@ -1,0 +1,16 @@
+#pragma once
+// A sweep document rendered for people (a table) and for tools (CSV).
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace neuronsim::kernels {
+
+/// The table `neuronsim sweep` prints: a title line, then one row per configuration in document
+/// order (fastest first): parameters, simulated time, roofline %, roofline bound, busiest engine,
+/// MFU, MBU; a failed configuration shows its reason instead.
+std::string sweepTable(const nlohmann::json& document);
+/// The same rows as CSV, plus the host cost columns (host_seconds, peak_rss_bytes).
+std::string sweepCsv(const nlohmann::json& document);
+
+}  // namespace neuronsim::kernels
