@@ -2,11 +2,15 @@
 #include "isa/validation.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "isa/error.h"
+#include "isa/footprint.h"
+#include "isa/operands.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::isa {
 
@@ -152,31 +156,6 @@ bool isName(const std::string& s) {
   return true;
 }
 
-/// Smallest and largest element offset an operand's free dims reach (partitions excluded).
-struct Span {
-  __int128 lo = 0;
-  __int128 hi = 0;
-};
-
-Span freeSpan(const std::vector<Dim>& dims) {
-  Span s;
-  for (const Dim& d : dims) {
-    const __int128 reach = static_cast<__int128>(d.step) * (d.num - 1);
-    if (reach < 0) {
-      s.lo += reach;
-    } else {
-      s.hi += reach;
-    }
-  }
-  return s;
-}
-
-int64_t saturate(__int128 v) {
-  if (v > INT64_MAX) return INT64_MAX;
-  if (v < INT64_MIN) return INT64_MIN;
-  return static_cast<int64_t>(v);
-}
-
 /// Checks one instruction; every failure names the instruction, the operand and the rule.
 class InstructionChecker {
  public:
@@ -227,14 +206,9 @@ class InstructionChecker {
   }
 
   void checkOperands() const {
-    checkAp(inst_.dst, "dst");
-    for (size_t i = 0; i < inst_.srcs.size(); ++i)
-      checkAp(inst_.srcs[i], "srcs[" + std::to_string(i) + "]");
-    if (inst_.operand0.vec) checkAp(*inst_.operand0.vec, "operand0");
-    if (inst_.operand1.vec) checkAp(*inst_.operand1.vec, "operand1");
-    if (inst_.scale.vec) checkAp(*inst_.scale.vec, "scale");
-    if (inst_.bias) checkAp(*inst_.bias, "bias");
-    if (inst_.reduceDst) checkAp(*inst_.reduceDst, "reduce_dst");
+    forEachOperand(inst_, [&](const AccessPattern& ap, int slot, bool) {
+      checkAp(ap, operandName(inst_, slot));
+    });
   }
 
   void checkAp(const AccessPattern& ap, const std::string& name) const {
@@ -269,15 +243,15 @@ class InstructionChecker {
     if (ap.partitionStart != 0)
       fail(name, "HBM access patterns have no partition start (got " +
                      std::to_string(ap.partitionStart) + ")");
-    Span s = freeSpan(ap.dims);
-    const __int128 rows = static_cast<__int128>(ap.partitionStep) * (ap.partitionCount - 1);
-    (rows < 0 ? s.lo : s.hi) += rows;
-    s.lo += ap.offset;
-    s.hi += ap.offset;
-    if (s.lo < 0 || s.hi >= t.numElements())
-      fail(name, "elements [" + std::to_string(saturate(s.lo)) + ", " +
-                     std::to_string(saturate(s.hi)) + "] outside tensor '" + t.name + "' (" +
-                     std::to_string(t.numElements()) + " elements)");
+    const ElementSpan s = elementSpan(ap);
+    auto at = [&](int64_t reach) {  // offset + reach, saturated
+      return checkedAdd(ap.offset, reach).value_or(reach < 0 ? INT64_MIN : INT64_MAX);
+    };
+    const int64_t lo = at(s.lo), hi = at(s.hi);
+    if (lo < 0 || hi >= t.numElements())
+      fail(name, "elements [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "] outside tensor '" + t.name + "' (" + std::to_string(t.numElements()) +
+                     " elements)");
   }
 
   void checkOnChipAp(const AccessPattern& ap, const std::string& name) const {
@@ -312,18 +286,11 @@ class InstructionChecker {
     }
     const int64_t limit =
         ap.space == Space::Sbuf ? geometry_.sbufPartitionBytes : geometry_.psumPartitionBytes;
-    const auto [lo, hi] = byteRange(ap);
+    const Footprint box = footprintOf(ap);
+    const int64_t lo = box.byteBegin, hi = box.byteEnd;
     if (lo < 0 || hi > limit)
       fail(name, "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") outside the " +
                      std::to_string(limit) + "-byte " + space + " partition");
-  }
-
-  /// [first byte, one past the last byte) the operand touches inside each partition.
-  /// Saturates at the int64 limits (an offset near them is out of range anyway).
-  static std::pair<int64_t, int64_t> byteRange(const AccessPattern& ap) {
-    const Span s = freeSpan(ap.dims);
-    const int64_t bytes = dtypeBytes(ap.dtype);
-    return {saturate(ap.offset + s.lo * bytes), saturate(ap.offset + (s.hi + 1) * bytes)};
   }
 
   void checkStartPartition(const AccessPattern& ap, const std::string& name) const {
@@ -365,7 +332,8 @@ class InstructionChecker {
 
   void checkOneBank(const AccessPattern& dst) const {
     const int64_t bank = geometry_.psumBankBytes();
-    const auto [lo, hi] = byteRange(dst);
+    const Footprint box = footprintOf(dst);
+    const int64_t lo = box.byteBegin, hi = box.byteEnd;
     if (bank <= 0 || lo / bank != (hi - 1) / bank)
       fail("dst", "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") cross a " +
                       std::to_string(bank) + "-byte PSUM bank");

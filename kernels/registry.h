@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "isa/dtype.h"
+#include "isa/shape_text.h"
 #include "kernels/builder/kernel_builder.h"
 
 namespace neuronsim::kernels {
@@ -135,7 +136,9 @@ std::string flagName(const std::string& paramName);
 
 /// Element count of a shape.
 int64_t shapeElements(const Shape& shape);
-/// "[1,8,4,4,4]".
-std::string shapeText(const Shape& shape);
+/// "[1,8,4,4,4]" (isa::shapeString, under the name the kernels use).
+inline std::string shapeText(const Shape& shape) {
+  return isa::shapeString(shape);
+}
 
 }  // namespace neuronsim::kernels
