@@ -334,7 +334,6 @@ void KernelBuilder::emit(isa::Instruction inst) {
   });
   tracker_->add(inst, reads, writes);
   if (!autoSync_) inst.waits.clear();
-  waits_ += static_cast<int64_t>(inst.waits.size());
   for (size_t id : touched) {
     std::vector<int64_t>& list = allocations_[id].instructions;
     if (list.empty() || list.back() != index) list.push_back(index);
