@@ -23,12 +23,9 @@ std::vector<int64_t> parseShape(std::string_view text, std::string_view what) {
     int64_t extent = 0;
     const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), extent);
     if (digits.empty() || digits.front() == '-' || digits.front() == '+' || ec != std::errc() ||
-        ptr != digits.data() + digits.size() || extent < 1 ||
-        static_cast<int64_t>(shape.size()) >= kMaxRank)
-      throw Error(
-          fmt::format("{}: shape '{}' must be at most {} positive integers joined by x "
-                      "(e.g. 4x8x16)",
-                      what, text, kMaxRank));
+        ptr != digits.data() + digits.size() || extent < 1)
+      throw Error(fmt::format("{}: shape '{}' must be positive integers joined by x (e.g. 4x8x16)",
+                              what, text));
     shape.push_back(extent);
     if (end == text.size()) break;
     start = end + 1;

@@ -125,10 +125,6 @@ constexpr OpPair kScalarEngineTensorScalar[] = {
 
 constexpr AluOp kReduceOps[] = {AluOp::Add, AluOp::Max, AluOp::Min};
 
-/// Upper bound on the elements one access pattern covers. Assumption: a sanity cap (2^40)
-/// that keeps index arithmetic in range; no real operand comes near it.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
-
 std::string engineList(uint8_t engines) {
   std::string out;
   for (int e = 0; e < kNumEngines; ++e) {
@@ -219,9 +215,11 @@ class InstructionChecker {
       const Dim& d = ap.dims[j];
       const std::string dim = "dims[" + std::to_string(j) + "]";
       if (d.num < 1) fail(name, dim + " num " + std::to_string(d.num) + " (need at least 1)");
-      if (d.num > kMaxElements || elements > kMaxElements / d.num)
-        fail(name, "covers more than 2^40 elements");
-      elements *= d.num;
+      const std::optional<int64_t> product = checkedMul(elements, d.num);
+      if (!product || *product > kMaxTensorElements)
+        fail(name, "covers more than " + std::to_string(kMaxTensorElements) +
+                       " elements (the per-tensor limit)");
+      elements = *product;
     }
     if (ap.space == Space::Hbm) {
       checkHbmAp(ap, name);
@@ -520,15 +518,7 @@ void validateProgram(const Program& program, const Geometry& geometry) {
   std::vector<std::string> tensorNames;
   for (const TensorDecl& t : program.tensors) {
     tensorNames.push_back(t.name);
-    int64_t elements = 1;
-    for (int64_t d : t.shape) {
-      if (d < 1)
-        throw Error("tensor '" + t.name + "': shape entry " + std::to_string(d) +
-                    " (need at least 1)");
-      if (d > kMaxElements || elements > kMaxElements / d)
-        throw Error("tensor '" + t.name + "': more than 2^40 elements");
-      elements *= d;
-    }
+    checkedElements(t.shape, "tensor '" + t.name + "'");
   }
   checkNames(tensorNames, "tensor");
   checkNames(program.semaphores, "semaphore");
