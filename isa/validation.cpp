@@ -97,23 +97,9 @@ constexpr StartRule kStartRules[] = {
     {.maxCount = 64, .alignment = 64, .allowed = "0 or 64"},
 };
 
-/// nc_matmul operand limits (reference 2.1): stationary [K<=128, M<=128]; N from the geometry.
-constexpr int64_t kMaxContraction = 128;
-constexpr int64_t kMaxStationaryFree = 128;
-
-/// nc_transpose block limits per engine (reference 2.1).
-struct TransposeLimit {
-  Engine engine;
-  int64_t maxPartitions;
-  int64_t maxFree;
-};
-constexpr TransposeLimit kTransposeLimits[] = {
-    {.engine = Engine::Tensor, .maxPartitions = 128, .maxFree = 128},
-    {.engine = Engine::Vector, .maxPartitions = 32, .maxFree = 32},
-};
-
-/// DMA queues per engine (D1).
-constexpr int32_t kDmaQueues = 16;
+/// VectorE nc_transpose block: 32x32 (reference 2.1). TensorE's is the PE array, which like the
+/// nc_matmul stationary [K, M] limit is the geometry's partitions x partitions.
+constexpr int64_t kVectorTransposeBlock = 32;
 
 /// The tensor_scalar op pairs ScalarE supports: mult+add, mult, add (reference 2.1).
 struct OpPair {
@@ -193,9 +179,9 @@ class InstructionChecker {
     if (!(rule.engines & bit(inst_.engine)))
       fail("", "engine " + std::string(engineName(inst_.engine)) +
                    " cannot run it (allowed: " + engineList(rule.engines) + ")");
-    if (dma() && (inst_.dmaQueue < 0 || inst_.dmaQueue >= kDmaQueues))
+    if (dma() && (inst_.dmaQueue < 0 || inst_.dmaQueue >= geometry_.dmaQueues))
       fail("queue", "DMA queue " + std::to_string(inst_.dmaQueue) + " outside 0.." +
-                        std::to_string(kDmaQueues - 1));
+                        std::to_string(geometry_.dmaQueues - 1));
     if (!dma() && inst_.dmaQueue != -1)
       fail("queue",
            "only DMA instructions take a queue (got " + std::to_string(inst_.dmaQueue) + ")");
@@ -354,12 +340,10 @@ class InstructionChecker {
     const int64_t k = stationary.partitionCount;
     const int64_t m = stationary.freeSize();
     const int64_t n = moving.freeSize();
-    if (k > kMaxContraction)
-      fail(names[0],
-           "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(kMaxContraction));
-    if (m > kMaxStationaryFree)
-      fail(names[0],
-           "M=" + std::to_string(m) + " free exceeds " + std::to_string(kMaxStationaryFree));
+    const int64_t pe = geometry_.partitions;  // the PE array is pe x pe
+    if (k > pe)
+      fail(names[0], "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(pe));
+    if (m > pe) fail(names[0], "M=" + std::to_string(m) + " free exceeds " + std::to_string(pe));
     if (moving.partitionCount != k)
       fail(names[1], "K=" + std::to_string(moving.partitionCount) +
                          " partitions differs from stationary K=" + std::to_string(k));
@@ -378,13 +362,11 @@ class InstructionChecker {
 
   void checkTranspose() const {
     const AccessPattern& src = inst_.srcs[0];
-    for (const TransposeLimit& lim : kTransposeLimits) {
-      if (lim.engine != inst_.engine) continue;
-      if (src.partitionCount > lim.maxPartitions || src.freeSize() > lim.maxFree)
-        fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(lim.engine)) +
-                            " limit " + std::to_string(lim.maxPartitions) + "x" +
-                            std::to_string(lim.maxFree));
-    }
+    const int64_t block =
+        inst_.engine == Engine::Tensor ? int64_t{geometry_.partitions} : kVectorTransposeBlock;
+    if (src.partitionCount > block || src.freeSize() > block)
+      fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(inst_.engine)) +
+                          " limit " + std::to_string(block) + "x" + std::to_string(block));
     checkTransposedShape(src);
     if (inst_.engine == Engine::Tensor) {
       if (src.space != Space::Sbuf) fail("srcs[0]", "must be in SBUF");

@@ -23,11 +23,11 @@ bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
 
 }  // namespace
 
-std::vector<std::string> streamSemaphoreNames() {
+std::vector<std::string> streamSemaphoreNames(int32_t queues) {
   std::vector<std::string> names;
   for (int e = 0; e < isa::kNumEngines; ++e)
     names.emplace_back(isa::engineName(static_cast<isa::Engine>(e)));
-  for (int q = 0; q < kNumQueues; ++q) {
+  for (int q = 0; q < queues; ++q) {
     std::string name = "q";
     name += std::to_string(q);
     names.push_back(std::move(name));

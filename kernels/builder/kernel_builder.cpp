@@ -48,13 +48,29 @@ KernelBuilder::KernelBuilder(std::string kernel, const isa::Geometry& geometry)
       sbufAlloc_(std::make_unique<TileAllocator>(geometry.sbufPartitionBytes, 0, kSbufAlignment)),
       psumAlloc_(std::make_unique<TileAllocator>(geometry.psumPartitionBytes,
                                                  geometry.psumBankBytes(), kPsumAlignment)) {
-  program_.semaphores = streamSemaphoreNames();
+  const int32_t queues = geometry.dmaQueues;
+  if (queues < 1 || queues > isa::kMaxDmaQueues)
+    throw Error(kernel_ + ": " + std::to_string(queues) + " DMA queues (supported: 1.." +
+                std::to_string(isa::kMaxDmaQueues) + ")");
+  program_.semaphores = streamSemaphoreNames(queues);
   dmaQueues_.resize(isa::kNumEngines);
   nextQueue_.assign(isa::kNumEngines, 0);
-  queueOwner_.assign(kNumQueues, -1);
-  for (int32_t q = 0; q < 12; ++q) dmaQueues_[static_cast<int>(isa::Engine::Sync)].push_back(q);
-  dmaQueues_[static_cast<int>(isa::Engine::Scalar)] = {12, 13};
-  dmaQueues_[static_cast<int>(isa::Engine::GpSimd)] = {14, 15};
+  queueOwner_.assign(static_cast<size_t>(queues), -1);
+  // Default round robins: GpSimd and Scalar each get the last eighth of the queues (at least one),
+  // Sync the rest (16 queues: Sync 0..11, Scalar 12..13, GpSimd 14..15). Below 3 queues every
+  // engine shares them all, and a queue is then owned by the first engine that uses it.
+  const int32_t side = std::max(1, queues / 8);
+  auto range = [](int32_t from, int32_t to) {
+    std::vector<int32_t> r;
+    for (int32_t q = from; q < to; ++q) r.push_back(q);
+    return r;
+  };
+  const bool share = queues < 3;
+  dmaQueues_[static_cast<int>(isa::Engine::Sync)] = range(0, share ? queues : queues - 2 * side);
+  dmaQueues_[static_cast<int>(isa::Engine::Scalar)] =
+      share ? range(0, queues) : range(queues - 2 * side, queues - side);
+  dmaQueues_[static_cast<int>(isa::Engine::GpSimd)] =
+      share ? range(0, queues) : range(queues - side, queues);
 }
 
 KernelBuilder::~KernelBuilder() = default;
@@ -104,11 +120,13 @@ Tile KernelBuilder::allocate(isa::Space space, const std::vector<int64_t>& shape
   TileAllocator& alloc = space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
   const int64_t offset = alloc.allocate(bytes);
   if (offset < 0)
-    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' asks " +
-                std::to_string(bytes) + " bytes per partition but only " +
-                std::to_string(alloc.capacity() - alloc.inUse()) + " of " +
-                std::to_string(alloc.capacity()) + " are free" +
-                (space == isa::Space::Psum ? " (in one place that respects the 2 KiB banks)" : ""));
+    throw Error(
+        kernel_ + ": " + spaceText + " tile '" + tileName + "' asks " + std::to_string(bytes) +
+        " bytes per partition but only " + std::to_string(alloc.capacity() - alloc.inUse()) +
+        " of " + std::to_string(alloc.capacity()) + " are free" +
+        (space == isa::Space::Psum ? " (in one place that respects the " +
+                                         std::to_string(geometry_.psumBankBytes()) + "-byte banks)"
+                                   : std::string()));
   liveRecords(space)[offset] = allocations_.size();
   allocations_.push_back(AllocationRecord{
       space, tileName, offset, alloc.sizeAt(offset), static_cast<int32_t>(shape[0]), {}});
@@ -148,8 +166,9 @@ int64_t KernelBuilder::sbufBytesFree() const {
 void KernelBuilder::setDmaQueues(const std::vector<int32_t>& queues, isa::Engine issue) {
   if (queues.empty()) throw Error(kernel_ + ": empty DMA queue list");
   for (int32_t q : queues)
-    if (q < 0 || q >= kNumQueues)
-      throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0..15");
+    if (q < 0 || q >= geometry_.dmaQueues)
+      throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0.." +
+                  std::to_string(geometry_.dmaQueues - 1) + " (the machine's dma_queues)");
   dmaQueues_[static_cast<int>(issue)] = queues;
   nextQueue_[static_cast<int>(issue)] = 0;
 }
@@ -291,8 +310,9 @@ void KernelBuilder::emit(isa::Instruction inst) {
   if (finished_) throw Error(kernel_ + ": instruction emitted after finish()");
   if (isa::isDma(inst.opcode)) {
     if (inst.dmaQueue < 0) inst.dmaQueue = nextDmaQueue(inst.engine);
-    if (inst.dmaQueue >= kNumQueues)
-      throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0..15");
+    if (inst.dmaQueue >= geometry_.dmaQueues)
+      throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0.." +
+                  std::to_string(geometry_.dmaQueues - 1) + " (the machine's dma_queues)");
     int& owner = queueOwner_[inst.dmaQueue];
     if (owner >= 0 && owner != static_cast<int>(inst.engine))
       throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is fed by " +

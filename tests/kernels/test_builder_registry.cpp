@@ -207,3 +207,27 @@ TEST_CASE("harness: progress lines appear only for phases that run long") {
   CHECK(text.find("neuronsim: slow phase") != std::string::npos);
   CHECK(text.find("quick phase") == std::string::npos);
 }
+
+TEST_CASE("buildKernel refuses a machine with fewer partitions than the kernel declares") {
+  KernelSpec spec;
+  spec.name = "k";
+  spec.inputs = {{"x", "input"}};
+  spec.outputs = {{"y", "output"}};
+  int built = 0;
+  spec.build = [&](KernelBuilder&, const KernelArgs&) { ++built; };
+  const ParamValues params;
+  KernelShapes shapes;
+  shapes.inputs = {{"x", {4, 4}}};
+  shapes.outputs = {{"y", {4, 4}}};
+  neuronsim::isa::Geometry g;
+  g.partitions = 64;
+  spec.minPartitions = 128;
+  CHECK_THROWS_WITH_AS(buildKernel(spec, params, shapes, Dtype::Fp32, g),
+                       "k is written for at least 128 partitions; the machine has 64 "
+                       "(--set partitions)",
+                       Error);
+  CHECK(built == 0);
+  spec.minPartitions = 64;
+  CHECK_NOTHROW(buildKernel(spec, params, shapes, Dtype::Fp32, g));
+  CHECK(built == 1);
+}
