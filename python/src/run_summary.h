@@ -12,7 +12,7 @@
 namespace neuronsim::python {
 
 /// Bytes the program must move at minimum: every input and output tensor at its declared
-/// dtype, each once (equals minimumHbmBytes for a registered kernel).
+/// dtype, each once (a registered kernel's spec.rooflineBytes, when set, counts fewer).
 int64_t minimumHbmBytes(const isa::Program& program);
 
 /// Summary JSON of a timed run (traces::summaryJson's keys) plus `build_seconds`.
