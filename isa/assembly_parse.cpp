@@ -5,6 +5,7 @@
 #include "isa/assembly.h"
 #include "isa/assembly_reader.h"
 #include "isa/error.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::isa {
 
@@ -296,6 +297,11 @@ void parseTensorDecl(const std::vector<std::string_view>& tokens, Context& ctx) 
     r.expect(']');
   }
   if (!r.done()) r.problem("unexpected text after the shape");
+  try {
+    checkedElements(t.shape, "tensor " + quoted(t.name));
+  } catch (const Error& e) {
+    fail(e.what());
+  }
   if (auto d = dtypeFromName(tokens[3])) {
     t.dtype = *d;
   } else {

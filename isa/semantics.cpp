@@ -93,6 +93,20 @@ void copyInto(const OperandRef& src, OperandRef& dst) {
   }
 }
 
+void execTranspose(const Instruction& inst, int64_t index, MemoryState& memory) {
+  const OperandRef src(memory, source(inst, 0));
+  OperandRef dst(memory, inst.dst);
+  src.checkInitialized(index, "srcs[0]");
+  transposeInto(src, dst);
+}
+
+void execCopy(const Instruction& inst, int64_t index, MemoryState& memory) {
+  const OperandRef src(memory, source(inst, 0));
+  OperandRef dst(memory, inst.dst);
+  src.checkInitialized(index, "srcs[0]");
+  copyInto(src, dst);
+}
+
 }  // namespace detail
 
 namespace {
@@ -103,7 +117,8 @@ void dispatch(const Instruction& inst, int64_t index, MemoryState& memory) {
     case Opcode::NcMatmul:
       return execNcMatmul(inst, index, memory);
     case Opcode::NcTranspose:
-      return execNcTranspose(inst, index, memory);
+    case Opcode::DmaTranspose:
+      return execTranspose(inst, index, memory);
     case Opcode::Activation:
       return execActivation(inst, index, memory);
     case Opcode::TensorTensor:
@@ -115,7 +130,8 @@ void dispatch(const Instruction& inst, int64_t index, MemoryState& memory) {
     case Opcode::TensorReduce:
       return execTensorReduce(inst, index, memory);
     case Opcode::TensorCopy:
-      return execTensorCopy(inst, index, memory);
+    case Opcode::DmaCopy:
+      return execCopy(inst, index, memory);
     case Opcode::CopyPredicated:
       return execCopyPredicated(inst, index, memory);
     case Opcode::Memset:
@@ -124,10 +140,6 @@ void dispatch(const Instruction& inst, int64_t index, MemoryState& memory) {
       return execIota(inst, index, memory);
     case Opcode::AffineSelect:
       return execAffineSelect(inst, index, memory);
-    case Opcode::DmaCopy:
-      return execDmaCopy(inst, index, memory);
-    case Opcode::DmaTranspose:
-      return execDmaTranspose(inst, index, memory);
   }
   throw Error("unknown opcode " + std::to_string(static_cast<int>(inst.opcode)));
 }

@@ -12,19 +12,19 @@
 namespace neuronsim::isa::detail {
 
 void execNcMatmul(const Instruction& inst, int64_t index, MemoryState& memory);
-void execNcTranspose(const Instruction& inst, int64_t index, MemoryState& memory);
+/// nc_transpose and dma_transpose: srcs[0] [A parts, B free] -> dst [B parts, A free].
+void execTranspose(const Instruction& inst, int64_t index, MemoryState& memory);
+/// tensor_copy and dma_copy: srcs[0] -> dst in visiting order, converting dtype.
+void execCopy(const Instruction& inst, int64_t index, MemoryState& memory);
 void execActivation(const Instruction& inst, int64_t index, MemoryState& memory);
 void execTensorTensor(const Instruction& inst, int64_t index, MemoryState& memory);
 void execTensorScalar(const Instruction& inst, int64_t index, MemoryState& memory);
 void execScalarTensorTensor(const Instruction& inst, int64_t index, MemoryState& memory);
 void execTensorReduce(const Instruction& inst, int64_t index, MemoryState& memory);
-void execTensorCopy(const Instruction& inst, int64_t index, MemoryState& memory);
 void execCopyPredicated(const Instruction& inst, int64_t index, MemoryState& memory);
 void execMemset(const Instruction& inst, int64_t index, MemoryState& memory);
 void execIota(const Instruction& inst, int64_t index, MemoryState& memory);
 void execAffineSelect(const Instruction& inst, int64_t index, MemoryState& memory);
-void execDmaCopy(const Instruction& inst, int64_t index, MemoryState& memory);
-void execDmaTranspose(const Instruction& inst, int64_t index, MemoryState& memory);
 
 /// Throws neuronsim::Error naming `what` when `actual` != `expected`.
 void requireCount(std::string_view what, int64_t actual, int64_t expected);

@@ -39,11 +39,4 @@ void execNcMatmul(const Instruction& inst, int64_t index, MemoryState& memory) {
   dst.storeFloats(sum.data());
 }
 
-void execNcTranspose(const Instruction& inst, int64_t index, MemoryState& memory) {
-  const OperandRef src(memory, source(inst, 0));
-  OperandRef dst(memory, inst.dst);
-  src.checkInitialized(index, "srcs[0]");
-  transposeInto(src, dst);
-}
-
 }  // namespace neuronsim::isa::detail

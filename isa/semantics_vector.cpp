@@ -142,13 +142,6 @@ void execTensorReduce(const Instruction& inst, int64_t index, MemoryState& memor
   dst.storeFloats(out.data());
 }
 
-void execTensorCopy(const Instruction& inst, int64_t index, MemoryState& memory) {
-  const OperandRef src(memory, source(inst, 0));
-  OperandRef dst(memory, inst.dst);
-  src.checkInitialized(index, "srcs[0]");
-  copyInto(src, dst);
-}
-
 void execCopyPredicated(const Instruction& inst, int64_t index, MemoryState& memory) {
   const std::vector<float> pred = readFloats(memory, source(inst, 0), index, "srcs[0]");
   const OperandRef src(memory, source(inst, 1));

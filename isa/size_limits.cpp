@@ -1,4 +1,4 @@
-// Shape checks against the size limits, and size texts for error messages.
+// Shape checks against the size limits, and byte counts for error messages.
 #include "isa/size_limits.h"
 
 #include <fmt/format.h>
@@ -6,10 +6,6 @@
 #include "isa/error.h"
 
 namespace neuronsim::isa {
-
-std::string shapeString(std::span<const int64_t> shape) {
-  return fmt::format("[{}]", fmt::join(shape, ","));
-}
 
 std::string byteString(int64_t bytes) {
   constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "isa/shape_text.h"
+
 namespace neuronsim::isa {
 
 /// Elements in one tensor (a shape, an .npy array, an assembly tensor): 2^32, 16 GiB of fp32.
@@ -38,8 +40,15 @@ inline std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
   return r;
 }
 
-/// "[4,8,16]".
-std::string shapeString(std::span<const int64_t> shape);
+/// a / b rounded up (toward +infinity, also for negative a); b > 0.
+constexpr int64_t ceilDiv(int64_t a, int64_t b) {
+  return a / b + (a % b > 0 ? 1 : 0);
+}
+/// a / b rounded down (toward -infinity, also for negative a); b > 0.
+constexpr int64_t floorDiv(int64_t a, int64_t b) {
+  return a / b - (a % b < 0 ? 1 : 0);
+}
+
 /// "2.0 GiB", "312 B": a byte count for people.
 std::string byteString(int64_t bytes);
 

@@ -1,12 +1,17 @@
 // Hardware rules a program must keep: engines per opcode, operand placement, shapes, semaphores.
 #include "isa/validation.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "isa/error.h"
+#include "isa/footprint.h"
+#include "isa/operands.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::isa {
 
@@ -93,19 +98,9 @@ constexpr StartRule kStartRules[] = {
     {.maxCount = 64, .alignment = 64, .allowed = "0 or 64"},
 };
 
-/// nc_transpose block limits per engine (reference 2.1).
-struct TransposeLimit {
-  Engine engine;
-  int64_t maxPartitions;
-  int64_t maxFree;
-};
-constexpr TransposeLimit kTransposeLimits[] = {
-    {.engine = Engine::Tensor, .maxPartitions = 128, .maxFree = 128},
-    {.engine = Engine::Vector, .maxPartitions = 32, .maxFree = 32},
-};
-
-/// DMA queues per engine (D1).
-constexpr int32_t kDmaQueues = 16;
+/// VectorE nc_transpose block: 32x32 (reference 2.1). TensorE's is the PE array
+/// (kMaxContraction x kMaxStationaryFree), no larger than the geometry's partitions.
+constexpr int64_t kVectorTransposeBlock = 32;
 
 /// The tensor_scalar op pairs ScalarE supports: mult+add, mult, add (reference 2.1).
 struct OpPair {
@@ -116,10 +111,6 @@ constexpr OpPair kScalarEngineTensorScalar[] = {
     {AluOp::Multiply, AluOp::Add}, {AluOp::Multiply, AluOp::Bypass}, {AluOp::Add, AluOp::Bypass}};
 
 constexpr AluOp kReduceOps[] = {AluOp::Add, AluOp::Max, AluOp::Min};
-
-/// Upper bound on the elements one access pattern covers. Assumption: a sanity cap (2^40)
-/// that keeps index arithmetic in range; no real operand comes near it.
-constexpr int64_t kMaxElements = int64_t{1} << 40;
 
 std::string engineList(uint8_t engines) {
   std::string out;
@@ -146,31 +137,6 @@ bool isName(const std::string& s) {
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
       return false;
   return true;
-}
-
-/// Smallest and largest element offset an operand's free dims reach (partitions excluded).
-struct Span {
-  __int128 lo = 0;
-  __int128 hi = 0;
-};
-
-Span freeSpan(const std::vector<Dim>& dims) {
-  Span s;
-  for (const Dim& d : dims) {
-    const __int128 reach = static_cast<__int128>(d.step) * (d.num - 1);
-    if (reach < 0) {
-      s.lo += reach;
-    } else {
-      s.hi += reach;
-    }
-  }
-  return s;
-}
-
-int64_t saturate(__int128 v) {
-  if (v > INT64_MAX) return INT64_MAX;
-  if (v < INT64_MIN) return INT64_MIN;
-  return static_cast<int64_t>(v);
 }
 
 /// Checks one instruction; every failure names the instruction, the operand and the rule.
@@ -214,23 +180,18 @@ class InstructionChecker {
     if (!(rule.engines & bit(inst_.engine)))
       fail("", "engine " + std::string(engineName(inst_.engine)) +
                    " cannot run it (allowed: " + engineList(rule.engines) + ")");
-    if (dma() && (inst_.dmaQueue < 0 || inst_.dmaQueue >= kDmaQueues))
+    if (dma() && (inst_.dmaQueue < 0 || inst_.dmaQueue >= geometry_.dmaQueues))
       fail("queue", "DMA queue " + std::to_string(inst_.dmaQueue) + " outside 0.." +
-                        std::to_string(kDmaQueues - 1));
+                        std::to_string(geometry_.dmaQueues - 1));
     if (!dma() && inst_.dmaQueue != -1)
       fail("queue",
            "only DMA instructions take a queue (got " + std::to_string(inst_.dmaQueue) + ")");
   }
 
   void checkOperands() const {
-    checkAp(inst_.dst, "dst");
-    for (size_t i = 0; i < inst_.srcs.size(); ++i)
-      checkAp(inst_.srcs[i], "srcs[" + std::to_string(i) + "]");
-    if (inst_.operand0.vec) checkAp(*inst_.operand0.vec, "operand0");
-    if (inst_.operand1.vec) checkAp(*inst_.operand1.vec, "operand1");
-    if (inst_.scale.vec) checkAp(*inst_.scale.vec, "scale");
-    if (inst_.bias) checkAp(*inst_.bias, "bias");
-    if (inst_.reduceDst) checkAp(*inst_.reduceDst, "reduce_dst");
+    forEachOperand(inst_, [&](const AccessPattern& ap, int slot, bool) {
+      checkAp(ap, operandName(inst_, slot));
+    });
   }
 
   void checkAp(const AccessPattern& ap, const std::string& name) const {
@@ -241,9 +202,11 @@ class InstructionChecker {
       const Dim& d = ap.dims[j];
       const std::string dim = "dims[" + std::to_string(j) + "]";
       if (d.num < 1) fail(name, dim + " num " + std::to_string(d.num) + " (need at least 1)");
-      if (d.num > kMaxElements || elements > kMaxElements / d.num)
-        fail(name, "covers more than 2^40 elements");
-      elements *= d.num;
+      const std::optional<int64_t> product = checkedMul(elements, d.num);
+      if (!product || *product > kMaxTensorElements)
+        fail(name, "covers more than " + std::to_string(kMaxTensorElements) +
+                       " elements (the per-tensor limit)");
+      elements = *product;
     }
     if (ap.space == Space::Hbm) {
       checkHbmAp(ap, name);
@@ -265,15 +228,15 @@ class InstructionChecker {
     if (ap.partitionStart != 0)
       fail(name, "HBM access patterns have no partition start (got " +
                      std::to_string(ap.partitionStart) + ")");
-    Span s = freeSpan(ap.dims);
-    const __int128 rows = static_cast<__int128>(ap.partitionStep) * (ap.partitionCount - 1);
-    (rows < 0 ? s.lo : s.hi) += rows;
-    s.lo += ap.offset;
-    s.hi += ap.offset;
-    if (s.lo < 0 || s.hi >= t.numElements())
-      fail(name, "elements [" + std::to_string(saturate(s.lo)) + ", " +
-                     std::to_string(saturate(s.hi)) + "] outside tensor '" + t.name + "' (" +
-                     std::to_string(t.numElements()) + " elements)");
+    const ElementSpan s = elementSpan(ap);
+    auto at = [&](int64_t reach) {  // offset + reach, saturated
+      return checkedAdd(ap.offset, reach).value_or(reach < 0 ? INT64_MIN : INT64_MAX);
+    };
+    const int64_t lo = at(s.lo), hi = at(s.hi);
+    if (lo < 0 || hi >= t.numElements())
+      fail(name, "elements [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "] outside tensor '" + t.name + "' (" + std::to_string(t.numElements()) +
+                     " elements)");
   }
 
   void checkOnChipAp(const AccessPattern& ap, const std::string& name) const {
@@ -308,18 +271,11 @@ class InstructionChecker {
     }
     const int64_t limit =
         ap.space == Space::Sbuf ? geometry_.sbufPartitionBytes : geometry_.psumPartitionBytes;
-    const auto [lo, hi] = byteRange(ap);
+    const Footprint box = footprintOf(ap);
+    const int64_t lo = box.byteBegin, hi = box.byteEnd;
     if (lo < 0 || hi > limit)
       fail(name, "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") outside the " +
                      std::to_string(limit) + "-byte " + space + " partition");
-  }
-
-  /// [first byte, one past the last byte) the operand touches inside each partition.
-  /// Saturates at the int64 limits (an offset near them is out of range anyway).
-  static std::pair<int64_t, int64_t> byteRange(const AccessPattern& ap) {
-    const Span s = freeSpan(ap.dims);
-    const int64_t bytes = dtypeBytes(ap.dtype);
-    return {saturate(ap.offset + s.lo * bytes), saturate(ap.offset + (s.hi + 1) * bytes)};
   }
 
   void checkStartPartition(const AccessPattern& ap, const std::string& name) const {
@@ -361,7 +317,8 @@ class InstructionChecker {
 
   void checkOneBank(const AccessPattern& dst) const {
     const int64_t bank = geometry_.psumBankBytes();
-    const auto [lo, hi] = byteRange(dst);
+    const Footprint box = footprintOf(dst);
+    const int64_t lo = box.byteBegin, hi = box.byteEnd;
     if (bank <= 0 || lo / bank != (hi - 1) / bank)
       fail("dst", "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") cross a " +
                       std::to_string(bank) + "-byte PSUM bank");
@@ -384,12 +341,12 @@ class InstructionChecker {
     const int64_t k = stationary.partitionCount;
     const int64_t m = stationary.freeSize();
     const int64_t n = moving.freeSize();
-    if (k > kMaxContraction)
-      fail(names[0],
-           "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(kMaxContraction));
-    if (m > kMaxStationaryFree)
-      fail(names[0],
-           "M=" + std::to_string(m) + " free exceeds " + std::to_string(kMaxStationaryFree));
+    const int64_t maxK = std::min<int64_t>(geometry_.partitions, kMaxContraction);
+    const int64_t maxM = std::min<int64_t>(geometry_.partitions, kMaxStationaryFree);
+    if (k > maxK)
+      fail(names[0], "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(maxK));
+    if (m > maxM)
+      fail(names[0], "M=" + std::to_string(m) + " free exceeds " + std::to_string(maxM));
     if (moving.partitionCount != k)
       fail(names[1], "K=" + std::to_string(moving.partitionCount) +
                          " partitions differs from stationary K=" + std::to_string(k));
@@ -408,13 +365,12 @@ class InstructionChecker {
 
   void checkTranspose() const {
     const AccessPattern& src = inst_.srcs[0];
-    for (const TransposeLimit& lim : kTransposeLimits) {
-      if (lim.engine != inst_.engine) continue;
-      if (src.partitionCount > lim.maxPartitions || src.freeSize() > lim.maxFree)
-        fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(lim.engine)) +
-                            " limit " + std::to_string(lim.maxPartitions) + "x" +
-                            std::to_string(lim.maxFree));
-    }
+    const int64_t block = inst_.engine == Engine::Tensor
+                              ? std::min<int64_t>(geometry_.partitions, kMaxContraction)
+                              : kVectorTransposeBlock;
+    if (src.partitionCount > block || src.freeSize() > block)
+      fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(inst_.engine)) +
+                          " limit " + std::to_string(block) + "x" + std::to_string(block));
     checkTransposedShape(src);
     if (inst_.engine == Engine::Tensor) {
       if (src.space != Space::Sbuf) fail("srcs[0]", "must be in SBUF");
@@ -548,15 +504,7 @@ void validateProgram(const Program& program, const Geometry& geometry) {
   std::vector<std::string> tensorNames;
   for (const TensorDecl& t : program.tensors) {
     tensorNames.push_back(t.name);
-    int64_t elements = 1;
-    for (int64_t d : t.shape) {
-      if (d < 1)
-        throw Error("tensor '" + t.name + "': shape entry " + std::to_string(d) +
-                    " (need at least 1)");
-      if (d > kMaxElements || elements > kMaxElements / d)
-        throw Error("tensor '" + t.name + "': more than 2^40 elements");
-      elements *= d;
-    }
+    checkedElements(t.shape, "tensor '" + t.name + "'");
   }
   checkNames(tensorNames, "tensor");
   checkNames(program.semaphores, "semaphore");

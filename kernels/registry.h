@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "isa/dtype.h"
+#include "isa/shape_text.h"
 #include "kernels/builder/kernel_builder.h"
 
 namespace neuronsim::kernels {
@@ -140,6 +141,9 @@ struct KernelSpec {
       rooflineBytes;
   /// Outputs are fp32 whatever the kernel dtype (otherwise they have the kernel dtype).
   bool fp32Outputs = false;
+  /// Fewest partitions the kernel's tiling supports: buildKernel refuses a machine with fewer
+  /// before building. The Trn2 count until a kernel takes its tiling from the geometry (then 1).
+  int32_t minPartitions = isa::Geometry{}.partitions;
 };
 
 /// Every registered kernel, in `neuronsim list` order.
@@ -164,7 +168,9 @@ std::string flagName(const std::string& paramName);
 
 /// Element count of a shape.
 int64_t shapeElements(const Shape& shape);
-/// "[1,8,4,4,4]".
-std::string shapeText(const Shape& shape);
+/// "[1,8,4,4,4]" (isa::shapeString, under the name the kernels use).
+inline std::string shapeText(const Shape& shape) {
+  return isa::shapeString(shape);
+}
 
 }  // namespace neuronsim::kernels

@@ -219,14 +219,4 @@ int64_t shapeElements(const Shape& shape) {
   return n;
 }
 
-std::string shapeText(const Shape& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(shape[i]);
-  }
-  s += ']';
-  return s;
-}
-
 }  // namespace neuronsim::kernels

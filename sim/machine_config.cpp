@@ -75,7 +75,7 @@ const Parameter kParameters[] = {
     {"vector_perf_mode", &MachineConfig::vectorPerfMode, 0, 1},
     {"access_conflicts", &MachineConfig::accessConflicts, 0, 1},
     {"dma_engines", &MachineConfig::dmaEngines, 1, 64},
-    {"dma_queues", &MachineConfig::dmaQueues, 1, 16},
+    {"dma_queues", &isa::Geometry::dmaQueues, 1, isa::kMaxDmaQueues},
     {"dma_queue_inflight", &MachineConfig::dmaQueueInflight, 1, 1024},
     {"dma_engine_bytes_per_ns", &MachineConfig::dmaEngineBytesPerNs, 0.01, 1e6},
     {"dma_latency_ns", &MachineConfig::dmaLatencyNs, 0, kMaxFixedNs},

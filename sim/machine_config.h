@@ -18,7 +18,10 @@ struct MachineConfig {
   isa::Geometry geometry;
   double peGhz = 2.4;  ///< TensorE clock
   double hbmGBps = 0;  ///< this core's HBM bandwidth (GB/s = B/ns)
-  double peakBf16Flops() const { return 2.0 * 128 * 128 * peGhz * 1e9; }
+  /// 2 flops per MAC of the partitions x partitions PE array per PE cycle.
+  double peakBf16Flops() const {
+    return 2.0 * geometry.partitions * geometry.partitions * peGhz * 1e9;
+  }
 
   // Engine clocks (GHz = cycles per ns).
   double dveGhz = 0.96;  ///< VectorE
@@ -50,7 +53,6 @@ struct MachineConfig {
 
   // DMA (sim/dma/; docs/timing-model.md section 3).
   int32_t dmaEngines = 16;           ///< DMA engines per core; each serves partitions/engines rows
-  int32_t dmaQueues = 16;            ///< queues per engine
   int32_t dmaQueueInflight = 2;      ///< transfers of one queue in flight (latency overlapped)
   double dmaEngineBytesPerNs = 23;   ///< sustained bytes per ns per DMA engine
   double dmaLatencyNs = 1300;        ///< admission to first byte (semaphore-to-start)

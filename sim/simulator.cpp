@@ -69,7 +69,8 @@ void prefetchSemaphores(const isa::Program& program, size_t object, size_t array
 
 /// One pass over the program: checks what the timed model relies on, splits the
 /// instructions into the engines' streams and notes who signals each semaphore.
-std::vector<std::vector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage) {
+std::vector<std::vector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage,
+                                          int32_t dmaQueues) {
   const int64_t n = static_cast<int64_t>(program.semaphores.size());
   std::vector<std::vector<int64_t>> streams(isa::kNumEngines);
   // Room for the whole program in each: only the pages a stream fills become resident.
@@ -86,9 +87,10 @@ std::vector<std::vector<int64_t>> prepare(const isa::Program& program, Semaphore
       if (s.sem < 0 || s.sem >= n)
         throw Error(concat("instruction ", std::to_string(i), ": signals semaphore ",
                            std::to_string(s.sem), " but the program declares ", std::to_string(n)));
-    if (isa::isDma(inst.opcode) && (inst.dmaQueue < 0 || inst.dmaQueue >= 16))
+    if (isa::isDma(inst.opcode) && (inst.dmaQueue < 0 || inst.dmaQueue >= dmaQueues))
       throw Error(concat("instruction ", std::to_string(i), ": dma queue ",
-                         std::to_string(inst.dmaQueue), " is outside 0..15"));
+                         std::to_string(inst.dmaQueue), " is outside 0..",
+                         std::to_string(dmaQueues - 1)));
     if (isa::isDma(inst.opcode) && inst.srcs.empty())
       throw Error(concat("instruction ", std::to_string(i), ": a DMA needs one source"));
     usage.note(inst);
@@ -103,7 +105,7 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
                    isa::MemoryState* memory, const SimOptions& options) {
   const auto hostStart = std::chrono::steady_clock::now();
   SemaphoreUsage usage(program.semaphores.size());
-  std::vector<std::vector<int64_t>> streams = prepare(program, usage);
+  std::vector<std::vector<int64_t>> streams = prepare(program, usage, machine.geometry.dmaQueues);
 
   SimResult result;
   std::string deadlock;

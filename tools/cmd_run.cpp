@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "isa/error.h"
+#include "isa/shape_text.h"
 #include "kernels/harness/host_memory.h"
 #include "kernels/harness/progress.h"
 #include "kernels/harness/run_files.h"
@@ -53,7 +54,7 @@ kernels::InputRequest inputRequest(const RunFlags& flags, uint64_t seed) {
     request.files.push_back(kernels::splitAssignment(text, "--input"));
   for (const std::string& text : flags.shapes) {
     const auto [name, shape] = kernels::splitAssignment(text, "--shape");
-    request.shapes.emplace_back(name, kernels::parseShape(shape, "run: --shape " + name));
+    request.shapes.emplace_back(name, isa::parseShape(shape, "run: --shape " + name));
   }
   return request;
 }

@@ -2,13 +2,11 @@
 #include "traces/csv.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <numeric>
 
 #include "isa/error.h"
+#include "isa/file_write.h"
 
 namespace neuronsim::traces {
 
@@ -78,11 +76,7 @@ std::string instructionCsv(const TraceModel& model) {
 }
 
 void writeInstructionCsv(const std::string& path, const TraceModel& model) {
-  const std::string text = instructionCsv(model);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error("cannot write csv '" + path + "': " + std::strerror(errno));
-  out << text;
-  if (!out.flush()) throw Error("cannot write csv '" + path + "': write failed");
+  isa::writeFileDirectly(path, instructionCsv(model));
 }
 
 void writeInstructionCsv(const std::string& path, const isa::Program& program,

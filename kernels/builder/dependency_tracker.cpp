@@ -2,8 +2,9 @@
 #include "kernels/builder/dependency_tracker.h"
 
 #include <algorithm>
+#include <span>
 
-#include "isa/dtype.h"
+#include "isa/footprint.h"
 #include "kernels/builder/views.h"
 
 namespace neuronsim::kernels {
@@ -22,11 +23,11 @@ bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
 
 }  // namespace
 
-std::vector<std::string> streamSemaphoreNames() {
+std::vector<std::string> streamSemaphoreNames(int32_t queues) {
   std::vector<std::string> names;
   for (int e = 0; e < isa::kNumEngines; ++e)
     names.emplace_back(isa::engineName(static_cast<isa::Engine>(e)));
-  for (int q = 0; q < kNumQueues; ++q) {
+  for (int q = 0; q < queues; ++q) {
     std::string name = "q";
     name += std::to_string(q);
     names.push_back(std::move(name));
@@ -86,15 +87,8 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
   Region region;
   region.space = ap.space;
   if (ap.space != isa::Space::Hbm) {
-    const int64_t bytes = isa::dtypeBytes(ap.dtype);
-    int64_t lo = 0, hi = 0;
-    for (const isa::Dim& d : ap.dims) {
-      const int64_t span = d.step * (d.num - 1);
-      lo += std::min<int64_t>(0, span);
-      hi += std::max<int64_t>(0, span);
-    }
-    region.boxes.push_back(Box{ap.partitionStart, ap.partitionStart + ap.partitionCount,
-                               ap.offset + lo * bytes, ap.offset + (hi + 1) * bytes});
+    const isa::Footprint f = isa::footprintOf(ap);
+    region.boxes.push_back(Box{f.partBegin, f.partEnd, f.byteBegin, f.byteEnd});
     return region;
   }
   region.tensor = ap.tensor;
@@ -109,12 +103,7 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
     return runs;
   };
   while (k > 0 && outerRuns(k) > kMaxRuns) --k;
-  int64_t innerLo = 0, innerHi = 0;
-  for (int j = k; j < n; ++j) {
-    const int64_t span = dims[j].step * (dims[j].num - 1);
-    innerLo += std::min<int64_t>(0, span);
-    innerHi += std::max<int64_t>(0, span);
-  }
+  const auto [innerLo, innerHi] = isa::dimsSpan(std::span(dims).subspan(static_cast<size_t>(k)));
   std::vector<int64_t> index(k, 0);
   std::vector<std::pair<int64_t, int64_t>> runs;
   runs.reserve(outerRuns(k));

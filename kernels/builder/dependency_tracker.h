@@ -7,17 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "isa/geometry.h"
 #include "isa/instruction.h"
 #include "isa/program.h"
 
 namespace neuronsim::kernels {
 
-/// Streams that own a semaphore: the five engines, then DMA queues q0..q15. The semaphore
-/// index equals the stream index.
-inline constexpr int kNumQueues = 16;
-inline constexpr int kNumStreams = isa::kNumEngines + kNumQueues;
-/// Semaphore names in index order: tensor, vector, scalar, gpsimd, sync, q0 .. q15.
-std::vector<std::string> streamSemaphoreNames();
+/// Streams that own a semaphore: the five engines, then DMA queues q0.. (at most
+/// isa::kMaxDmaQueues). The semaphore index equals the stream index.
+inline constexpr int kNumStreams = isa::kNumEngines + isa::kMaxDmaQueues;
+/// Semaphore names in index order: tensor, vector, scalar, gpsimd, sync, q0 .. q<queues-1>.
+std::vector<std::string> streamSemaphoreNames(int32_t queues);
 int streamOfEngine(isa::Engine engine);
 int streamOfQueue(int32_t queue);
 

@@ -3,6 +3,9 @@
 
 #include "isa/dtype.h"
 #include "isa/error.h"
+#include "isa/footprint.h"
+#include "isa/operands.h"
+#include "isa/size_limits.h"
 #include "isa/validation.h"
 #include "kernels/builder/dependency_tracker.h"
 #include "kernels/builder/tile_allocator.h"
@@ -18,15 +21,6 @@ int64_t product(const std::vector<int64_t>& v, size_t from) {
   int64_t n = 1;
   for (size_t i = from; i < v.size(); ++i) n *= v[i];
   return n;
-}
-
-std::string shapeString(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
 }
 
 void applyScalar(const ScalarArg& arg, isa::ScalarOperand& into) {
@@ -54,13 +48,29 @@ KernelBuilder::KernelBuilder(std::string kernel, const isa::Geometry& geometry)
       sbufAlloc_(std::make_unique<TileAllocator>(geometry.sbufPartitionBytes, 0, kSbufAlignment)),
       psumAlloc_(std::make_unique<TileAllocator>(geometry.psumPartitionBytes,
                                                  geometry.psumBankBytes(), kPsumAlignment)) {
-  program_.semaphores = streamSemaphoreNames();
+  const int32_t queues = geometry.dmaQueues;
+  if (queues < 1 || queues > isa::kMaxDmaQueues)
+    throw Error(kernel_ + ": " + std::to_string(queues) + " DMA queues (supported: 1.." +
+                std::to_string(isa::kMaxDmaQueues) + ")");
+  program_.semaphores = streamSemaphoreNames(queues);
   dmaQueues_.resize(isa::kNumEngines);
   nextQueue_.assign(isa::kNumEngines, 0);
-  queueOwner_.assign(kNumQueues, -1);
-  for (int32_t q = 0; q < 12; ++q) dmaQueues_[static_cast<int>(isa::Engine::Sync)].push_back(q);
-  dmaQueues_[static_cast<int>(isa::Engine::Scalar)] = {12, 13};
-  dmaQueues_[static_cast<int>(isa::Engine::GpSimd)] = {14, 15};
+  queueOwner_.assign(static_cast<size_t>(queues), -1);
+  // Default round robins: GpSimd and Scalar each get the last eighth of the queues (at least one),
+  // Sync the rest (16 queues: Sync 0..11, Scalar 12..13, GpSimd 14..15). Below 3 queues every
+  // engine shares them all, and a queue is then owned by the first engine that uses it.
+  const int32_t side = std::max(1, queues / 8);
+  auto range = [](int32_t from, int32_t to) {
+    std::vector<int32_t> r;
+    for (int32_t q = from; q < to; ++q) r.push_back(q);
+    return r;
+  };
+  const bool share = queues < 3;
+  dmaQueues_[static_cast<int>(isa::Engine::Sync)] = range(0, share ? queues : queues - 2 * side);
+  dmaQueues_[static_cast<int>(isa::Engine::Scalar)] =
+      share ? range(0, queues) : range(queues - 2 * side, queues - side);
+  dmaQueues_[static_cast<int>(isa::Engine::GpSimd)] =
+      share ? range(0, queues) : range(queues - side, queues);
 }
 
 KernelBuilder::~KernelBuilder() = default;
@@ -71,7 +81,7 @@ HbmView KernelBuilder::declare(const std::string& name, const std::vector<int64_
     throw Error(kernel_ + ": HBM tensor '" + name + "' declared twice");
   for (int64_t d : shape)
     if (d < 1)
-      throw Error(kernel_ + ": HBM tensor '" + name + "' has shape " + shapeString(shape) +
+      throw Error(kernel_ + ": HBM tensor '" + name + "' has shape " + isa::shapeString(shape) +
                   " with an empty axis");
   program_.tensors.push_back(isa::TensorDecl{name, shape, dtype, kind});
   return HbmView(static_cast<int32_t>(program_.tensors.size() - 1), dtype,
@@ -101,7 +111,7 @@ Tile KernelBuilder::allocate(isa::Space space, const std::vector<int64_t>& shape
   ++tileCounter_;
   if (shape.empty() || shape[0] < 1 || shape[0] > geometry_.partitions)
     throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' shape " +
-                shapeString(shape) + " needs 1.." + std::to_string(geometry_.partitions) +
+                isa::shapeString(shape) + " needs 1.." + std::to_string(geometry_.partitions) +
                 " partitions first");
   for (int64_t d : shape)
     if (d < 1)
@@ -110,11 +120,13 @@ Tile KernelBuilder::allocate(isa::Space space, const std::vector<int64_t>& shape
   TileAllocator& alloc = space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
   const int64_t offset = alloc.allocate(bytes);
   if (offset < 0)
-    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' asks " +
-                std::to_string(bytes) + " bytes per partition but only " +
-                std::to_string(alloc.capacity() - alloc.inUse()) + " of " +
-                std::to_string(alloc.capacity()) + " are free" +
-                (space == isa::Space::Psum ? " (in one place that respects the 2 KiB banks)" : ""));
+    throw Error(
+        kernel_ + ": " + spaceText + " tile '" + tileName + "' asks " + std::to_string(bytes) +
+        " bytes per partition but only " + std::to_string(alloc.capacity() - alloc.inUse()) +
+        " of " + std::to_string(alloc.capacity()) + " are free" +
+        (space == isa::Space::Psum ? " (in one place that respects the " +
+                                         std::to_string(geometry_.psumBankBytes()) + "-byte banks)"
+                                   : std::string()));
   liveRecords(space)[offset] = allocations_.size();
   allocations_.push_back(AllocationRecord{
       space, tileName, offset, alloc.sizeAt(offset), static_cast<int32_t>(shape[0]), {}});
@@ -154,8 +166,9 @@ int64_t KernelBuilder::sbufBytesFree() const {
 void KernelBuilder::setDmaQueues(const std::vector<int32_t>& queues, isa::Engine issue) {
   if (queues.empty()) throw Error(kernel_ + ": empty DMA queue list");
   for (int32_t q : queues)
-    if (q < 0 || q >= kNumQueues)
-      throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0..15");
+    if (q < 0 || q >= geometry_.dmaQueues)
+      throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0.." +
+                  std::to_string(geometry_.dmaQueues - 1) + " (the machine's dma_queues)");
   dmaQueues_[static_cast<int>(issue)] = queues;
   nextQueue_[static_cast<int>(issue)] = 0;
 }
@@ -196,9 +209,10 @@ void KernelBuilder::matmul(const Tile& dst, const Tile& stationary, const Tile& 
     throw Error(kernel_ + ": matmul output '" + dst.name() + "' must be in PSUM");
   const isa::AccessPattern out = dst.ap();
   const int64_t bank = geometry_.psumBankBytes();
-  const Box box = regionOf(out).boxes.front();
-  if (box.lo / bank != (box.hi - 1) / bank)
-    throw Error(kernel_ + ": matmul output '" + dst.name() + "' crosses a 2 KiB PSUM bank");
+  const isa::Footprint box = isa::footprintOf(out);
+  if (box.byteBegin / bank != (box.byteEnd - 1) / bank)
+    throw Error(kernel_ + ": matmul output '" + dst.name() + "' crosses a " + std::to_string(bank) +
+                "-byte PSUM bank");
   isa::Instruction inst = makeInstruction(isa::Opcode::NcMatmul, isa::Engine::Tensor, out,
                                           {stationary.ap(), moving.ap()});
   inst.accumulate = accumulate;
@@ -296,8 +310,9 @@ void KernelBuilder::emit(isa::Instruction inst) {
   if (finished_) throw Error(kernel_ + ": instruction emitted after finish()");
   if (isa::isDma(inst.opcode)) {
     if (inst.dmaQueue < 0) inst.dmaQueue = nextDmaQueue(inst.engine);
-    if (inst.dmaQueue >= kNumQueues)
-      throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0..15");
+    if (inst.dmaQueue >= geometry_.dmaQueues)
+      throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0.." +
+                  std::to_string(geometry_.dmaQueues - 1) + " (the machine's dma_queues)");
     int& owner = queueOwner_[inst.dmaQueue];
     if (owner >= 0 && owner != static_cast<int>(inst.engine))
       throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is fed by " +
@@ -316,11 +331,11 @@ void KernelBuilder::emit(isa::Instruction inst) {
   };
   const int64_t index = static_cast<int64_t>(program_.instructions.size());
   std::vector<size_t> touched;  // allocations this instruction reads or writes
-  auto checkLive = [&](const isa::AccessPattern& ap, const char* operand) {
+  auto checkLive = [&](const isa::AccessPattern& ap, const std::string& operand) {
     if (ap.space == isa::Space::Hbm) return;
-    const Box box = regionOf(ap).boxes.front();
+    const isa::Footprint box = isa::footprintOf(ap);
     const TileAllocator& alloc = ap.space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
-    const int64_t owner = alloc.ownerOf(box.lo, box.hi);
+    const int64_t owner = alloc.ownerOf(box.byteBegin, box.byteEnd);
     if (owner >= 0) {
       auto record = liveRecords(ap.space).find(owner);
       if (record != liveRecords(ap.space).end()) touched.push_back(record->second);
@@ -328,27 +343,17 @@ void KernelBuilder::emit(isa::Instruction inst) {
     }
     throw Error(kernel_ + ": instruction " + std::to_string(index) + " (" +
                 std::string(isa::opcodeName(inst.opcode)) + ") " + operand + " touches " +
-                std::string(isa::spaceName(ap.space)) + " bytes [" + std::to_string(box.lo) + ", " +
-                std::to_string(box.hi) + ") outside every live tile (used after release?)");
+                std::string(isa::spaceName(ap.space)) + " bytes [" + std::to_string(box.byteBegin) +
+                ", " + std::to_string(box.byteEnd) +
+                ") outside every live tile (used after release?)");
   };
-  for (const isa::AccessPattern& src : inst.srcs) checkLive(src, "a source");
-  checkLive(inst.dst, "dst");
-  if (inst.bias) checkLive(*inst.bias, "bias");
-  if (inst.reduceDst) checkLive(*inst.reduceDst, "reduce_dst");
-  if (inst.scale.vec) checkLive(*inst.scale.vec, "scale");
-  if (inst.operand0.vec) checkLive(*inst.operand0.vec, "operand0");
-  if (inst.operand1.vec) checkLive(*inst.operand1.vec, "operand1");
   std::vector<Region> reads, writes;
-  for (const isa::AccessPattern& src : inst.srcs) reads.push_back(region(src));
-  if (inst.bias) reads.push_back(region(*inst.bias));
-  if (inst.scale.vec) reads.push_back(region(*inst.scale.vec));
-  if (inst.operand0.vec) reads.push_back(region(*inst.operand0.vec));
-  if (inst.operand1.vec) reads.push_back(region(*inst.operand1.vec));
-  writes.push_back(region(inst.dst));
-  if (inst.reduceDst) writes.push_back(region(*inst.reduceDst));
+  isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
+    checkLive(ap, isa::operandName(inst, slot));
+    (write ? writes : reads).push_back(region(ap));
+  });
   tracker_->add(inst, reads, writes);
   if (!autoSync_) inst.waits.clear();
-  waits_ += static_cast<int64_t>(inst.waits.size());
   for (size_t id : touched) {
     std::vector<int64_t>& list = allocations_[id].instructions;
     if (list.empty() || list.back() != index) list.push_back(index);

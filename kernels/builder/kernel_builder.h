@@ -136,8 +136,6 @@ class KernelBuilder {
   const isa::Program& program() const { return program_; }
 
   int64_t instructionCount() const { return static_cast<int64_t>(program_.instructions.size()); }
-  /// Waits added so far (for tests and statistics).
-  int64_t waitCount() const { return waits_; }
 
   /// Ends the kernel: validates (isa::validateProgram) and returns the program. The builder
   /// must not be used afterwards.
@@ -168,7 +166,6 @@ class KernelBuilder {
       livePsumRecords_;  ///< live offset -> allocations_ index
   std::string note_;
   bool autoSync_ = true;
-  int64_t waits_ = 0;
   int tileCounter_ = 0;
   bool finished_ = false;
 };

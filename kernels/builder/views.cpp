@@ -5,6 +5,7 @@
 
 #include "isa/dtype.h"
 #include "isa/error.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::kernels {
 
@@ -43,7 +44,7 @@ StridedLayout StridedLayout::slice(int axis, int64_t start, int64_t stop, int64_
                 std::to_string(shape[axis]));
   StridedLayout out = *this;
   out.offset += start * strides[axis];
-  out.shape[axis] = (stop - start + step - 1) / step;
+  out.shape[axis] = isa::ceilDiv(stop - start, step);
   out.strides[axis] *= step;
   return out;
 }

@@ -16,17 +16,20 @@ struct InputRequest {
   std::vector<std::pair<std::string, std::string>> files;  ///< --input NAME=FILE.npy
   std::vector<std::pair<std::string, Shape>> shapes;       ///< --shape NAME=AxB: generated
   uint64_t seed = 0;                                       ///< of generated inputs
+  HostTensors arrays;  ///< inputs given as fp32 values (the Python API's tensors=)
 };
 
-/// The shape of every input the run will have: files' .npy headers (no data read), --shape,
-/// shapes the kernel derives from those (KernelSpec::deriveShapes), and the default shapes when
-/// no file is given. Throws neuronsim::Error on an unknown name, a name given twice, or a bad file.
+/// The shape of every input the run will have: files' .npy headers (no data read), given
+/// arrays, --shape, shapes the kernel derives from those (KernelSpec::deriveShapes), and the
+/// default shapes when no file or array is given. Throws neuronsim::Error on an unknown name, a
+/// name given twice, or a bad file.
 ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
                             const ParamValues& params);
 
-/// The values of the inputs in `shapes` (from resolveInputShapes): files read, the rest generated
-/// from the seed, all rounded to `dtype`, then completed by KernelSpec::completeInputs.
-HostTensors loadInputs(const KernelSpec& spec, const InputRequest& request, const ShapeMap& shapes,
+/// The values of the inputs in `shapes` (from resolveInputShapes): files read, arrays taken
+/// (moved out of `request`), the rest generated from the seed, all rounded to `dtype`, then
+/// completed by KernelSpec::completeInputs.
+HostTensors loadInputs(const KernelSpec& spec, InputRequest request, const ShapeMap& shapes,
                        isa::Dtype dtype, const ParamValues& params);
 
 /// Tensors carrying their shapes alone, for a timing-only run.

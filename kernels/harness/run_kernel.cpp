@@ -1,6 +1,8 @@
 // Build, load, run and read back one kernel; input generation and error metrics.
 #include "kernels/harness/run_kernel.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -59,6 +61,11 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
                          const KernelShapes& shapes, isa::Dtype dtype,
                          const isa::Geometry& geometry,
                          std::vector<AllocationRecord>* allocations) {
+  if (geometry.partitions < spec.minPartitions)
+    throw Error(
+        fmt::format("{} is written for at least {} partitions; the machine has {} "
+                    "(--set partitions)",
+                    spec.name, spec.minPartitions, geometry.partitions));
   KernelBuilder builder(spec.name, geometry);
   KernelArgs args{params, dtype, {}, {}};
   for (const TensorSpec& t : spec.inputs) {

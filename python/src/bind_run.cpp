@@ -11,12 +11,12 @@
 #include "isa/assembly.h"
 #include "isa/error.h"
 #include "kernels/harness/occupancy.h"
+#include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/harness/trace_machine.h"
 #include "python/src/bindings.h"
 #include "python/src/host_arrays.h"
 #include "python/src/python_kernel.h"
-#include "python/src/run_inputs.h"
 #include "python/src/run_summary.h"
 #include "sim/machine_config.h"
 #include "traces/chrome_trace.h"
@@ -118,12 +118,15 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   if (check && !spec->reference) throw Error(spec->name + " has no reference to check against");
   const kernels::ParamValues params = kernels::parseParams(*spec, paramTexts);
   const sim::MachineConfig machine = sim::loadMachine(machineName, sets);
-  kernels::HostTensors given;
+  kernels::InputRequest request;
+  request.seed = seed;
+  request.shapes.assign(shapes.begin(), shapes.end());
   for (const auto& [name, array] : tensors)
-    given[name.cast<std::string>()] =
+    request.arrays[name.cast<std::string>()] =
         hostTensorFrom(array, spec->name + ": " + name.cast<std::string>());
+  const kernels::ShapeMap inputShapes = kernels::resolveInputShapes(*spec, request, params);
   const kernels::HostTensors inputs =
-      prepareInputs(*spec, std::move(given), shapes, seed, dtype, params);
+      kernels::loadInputs(*spec, std::move(request), inputShapes, dtype, params);
 
   traces::EventLog log;
   kernels::RunOptions options;

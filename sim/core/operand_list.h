@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "isa/instruction.h"
+#include "isa/operands.h"
 #include "sim/race/footprint.h"
 
 namespace neuronsim::sim {
@@ -13,7 +14,7 @@ namespace neuronsim::sim {
 /// One operand of an instruction.
 struct Operand {
   const isa::AccessPattern* ap;
-  int8_t slot;  ///< 0 dst, 1.. srcs, then bias, reduceDst, operand0, operand1, scale (operandAt)
+  int8_t slot;  ///< see isa::forEachOperand
   bool write;
   Footprint box;
   int64_t bytes;  ///< elements x element size
@@ -42,9 +43,5 @@ class OperandList {
   bool usesSbuf_ = false, usesPsum_ = false;
   int64_t bytesRead_ = 0, bytesWritten_ = 0, sbufRead_ = 0, sbufWritten_ = 0;
 };
-
-/// Operand `slot` of an instruction: 0 dst, 1..srcs, then bias, reduceDst, operand0.vec,
-/// operand1.vec, scale.vec; null when absent.
-const isa::AccessPattern* operandAt(const isa::Instruction& inst, int slot);
 
 }  // namespace neuronsim::sim

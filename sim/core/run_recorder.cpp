@@ -42,7 +42,7 @@ void RunRecorder::instruction(const DecodedInstruction& inst, const Issue& issue
     sink_->counter({traces::Counter::PeUtilization, lastPeEnd_, 0});
   if (machine_.peThrottle)
     sink_->counter({traces::Counter::Throttle, issue.start, 100.0 * issue.throttleRate});
-  const double peakFlops = 2.0 * 128 * 128 * machine_.peGhz * (issue.end - issue.start).ns();
+  const double peakFlops = machine_.peakBf16Flops() * 1e-9 * (issue.end - issue.start).ns();
   sink_->counter({traces::Counter::PeUtilization, issue.start,
                   100.0 * static_cast<double>(cost.flops) / peakFlops});
   peStarted_ = true;

@@ -31,7 +31,7 @@ bool onChip(const isa::AccessPattern& ap) {
 /// True when some operand on chip has an innermost stride above the threshold (A1).
 bool isStrided(const isa::Instruction& inst, const MachineConfig& machine) {
   bool strided = false;
-  forEachOperand(inst, [&](const isa::AccessPattern& ap, bool) {
+  isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int, bool) {
     if (onChip(ap) && innermostStrideBytes(ap) > machine.strideThresholdBytes) strided = true;
   });
   return strided;

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "isa/instruction.h"
+#include "isa/operands.h"
 
 namespace neuronsim::sim {
 
@@ -31,19 +32,6 @@ inline bool isSixteenBitFloat(isa::Dtype dtype) {
 /// Elements per partition an instruction processes: srcs[0]'s free size, else dst's.
 inline int64_t elementsPerPartition(const isa::Instruction& inst) {
   return inst.srcs.empty() ? inst.dst.freeSize() : inst.srcs.front().freeSize();
-}
-
-/// Calls fn(ap, isWrite) for every operand the instruction touches (dst, srcs, bias, reduceDst,
-/// scalar-operand vectors). Matmul accumulation counts as a write only.
-template <typename Fn>
-void forEachOperand(const isa::Instruction& inst, Fn&& fn) {
-  fn(inst.dst, true);
-  for (const isa::AccessPattern& src : inst.srcs) fn(src, false);
-  if (inst.bias) fn(*inst.bias, false);
-  if (inst.reduceDst) fn(*inst.reduceDst, true);
-  if (inst.operand0.vec) fn(*inst.operand0.vec, false);
-  if (inst.operand1.vec) fn(*inst.operand1.vec, false);
-  if (inst.scale.vec) fn(*inst.scale.vec, false);
 }
 
 }  // namespace neuronsim::sim

@@ -12,14 +12,14 @@ using Wide = __int128;
 
 DmaFluid::DmaFluid(const MachineConfig& machine)
     : engines_(machine.dmaEngines),
-      queues_(machine.dmaQueues),
+      queues_(machine.geometry.dmaQueues),
       queueInflight_(machine.dmaQueueInflight),
       latencyPs_(std::llround(machine.dmaLatencyNs * 1000.0)),
       hbmBytesPerNs_(machine.hbmGBps),
-      fifos_(static_cast<size_t>(machine.dmaEngines) * machine.dmaQueues),
+      fifos_(static_cast<size_t>(machine.dmaEngines) * machine.geometry.dmaQueues),
       busy_((fifos_.size() + 63) / 64, 0),
-      waiting_(static_cast<size_t>(machine.dmaQueues)),
-      admitted_(static_cast<size_t>(machine.dmaQueues), 0) {}
+      waiting_(static_cast<size_t>(machine.geometry.dmaQueues)),
+      admitted_(static_cast<size_t>(machine.geometry.dmaQueues), 0) {}
 
 void DmaFluid::add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t tag) {
   int32_t slot;

@@ -1,4 +1,4 @@
-// Bounding boxes and exact byte overlap of access patterns.
+// Exact byte overlap of access patterns.
 #include "sim/race/footprint.h"
 
 #include <algorithm>
@@ -72,45 +72,6 @@ void forEachElement(const std::vector<isa::Dim>& dims, Fn&& fn) {
 }
 
 }  // namespace
-
-Footprint footprintOf(const isa::AccessPattern& ap, int64_t elementBytes, int64_t* freeSize) {
-  Footprint f;
-  f.space = ap.space;
-  int64_t lo = 0, hi = 0;  // element span relative to offset
-  int64_t free = 1;
-  for (const isa::Dim& d : ap.dims) {
-    free *= d.num;
-    if (d.num <= 1) continue;
-    const int64_t span = d.step * (d.num - 1);
-    (span < 0 ? lo : hi) += span;
-  }
-  if (freeSize) *freeSize = free;
-  if (ap.space == isa::Space::Hbm) {
-    f.tensor = ap.tensor;
-    if (ap.partitionCount > 1) {
-      const int64_t span = ap.partitionStep * (ap.partitionCount - 1);
-      (span < 0 ? lo : hi) += span;
-    }
-    f.partBegin = 0;
-    f.partEnd = 1;
-    f.byteBegin = (ap.offset + lo) * elementBytes;
-    f.byteEnd = (ap.offset + hi + 1) * elementBytes;
-  } else {
-    f.tensor = -1;
-    f.partBegin = ap.partitionStart;
-    f.partEnd = ap.partitionStart + ap.partitionCount;
-    f.byteBegin = ap.offset + lo * elementBytes;
-    f.byteEnd = ap.offset + hi * elementBytes + elementBytes;
-  }
-  return f;
-}
-
-bool boxesOverlap(const Footprint& a, const Footprint& b) {
-  if (a.space != b.space) return false;
-  if (a.space == isa::Space::Hbm && a.tensor != b.tensor) return false;
-  return a.partBegin < b.partEnd && b.partBegin < a.partEnd && a.byteBegin < b.byteEnd &&
-         b.byteBegin < a.byteEnd;
-}
 
 /// Calls fn(begin, end) with the byte spans `dims` covers from `base`: one per innermost run
 /// when the innermost dim is contiguous, else one per element.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "isa/size_limits.h"
 #include "sim/core/text.h"
 
 namespace neuronsim::sim {
@@ -11,24 +12,6 @@ namespace {
 
 constexpr int64_t kOnChipBlockBytes = 1024;
 constexpr int64_t kHbmBlockBytes = 16384;
-
-std::string operandName(const isa::Instruction& inst, int slot) {
-  if (slot == 0) return "dst";
-  const int nsrc = static_cast<int>(inst.srcs.size());
-  if (slot <= nsrc) return concat("srcs[", std::to_string(slot - 1), "]");
-  switch (slot - nsrc) {
-    case 1:
-      return "bias";
-    case 2:
-      return "reduce_dst";
-    case 3:
-      return "operand0";
-    case 4:
-      return "operand1";
-    default:
-      return "scale";
-  }
-}
 
 std::string rangeText(const isa::Program& program, const isa::AccessPattern& ap) {
   const Footprint f = footprintOf(ap);
@@ -51,7 +34,7 @@ RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& mac
   for (size_t sem = 0; sem < semaphores_.size() && sem < signalsPerSemaphore.size(); ++sem)
     semaphores_[sem].signals.reserve(static_cast<size_t>(signalsPerSemaphore[sem]));
   auto blocks = [](int64_t bytes) {
-    return static_cast<size_t>((bytes + kOnChipBlockBytes - 1) / kOnChipBlockBytes);
+    return static_cast<size_t>(isa::ceilDiv(bytes, kOnChipBlockBytes));
   };
   sbuf_.resize(blocks(machine.geometry.sbufPartitionBytes));
   psum_.resize(blocks(machine.geometry.psumPartitionBytes));
@@ -116,7 +99,7 @@ std::vector<RaceDetector::Bucket>* RaceDetector::bucketsFor(const Footprint& f,
       if (b.empty()) {
         const isa::TensorDecl& t = program_.tensors[static_cast<size_t>(f.tensor)];
         const int64_t bytes = std::max<int64_t>(1, t.numElements() * isa::dtypeBytes(t.dtype));
-        b.resize(static_cast<size_t>((bytes + kHbmBlockBytes - 1) / kHbmBlockBytes));
+        b.resize(static_cast<size_t>(isa::ceilDiv(bytes, kHbmBlockBytes)));
       }
       blockBytes = kHbmBlockBytes;
       return &b;
@@ -178,7 +161,7 @@ void RaceDetector::check(const Entry& prior, const Entry& current, const isa::Ac
   const uint64_t pair = (lo << 32) ^ hi;
   if (reportedPairs_.count(pair)) return;
   const isa::AccessPattern* priorAp =
-      operandAt(program_.instructions[static_cast<size_t>(prior.index)], prior.slot);
+      isa::operandAt(program_.instructions[static_cast<size_t>(prior.index)], prior.slot);
   if (!priorAp || !boxesOverlap(prior.box, current.box) || !operandsOverlap(*priorAp, ap)) return;
   reportedPairs_.insert(pair);
   if (reports_.size() >= kMaxReports) {
@@ -194,9 +177,9 @@ std::string RaceDetector::describe(const Entry& r) const {
   const std::string where = r.agent >= isa::kNumEngines
                                 ? concat("dma queue ", std::to_string(r.agent - isa::kNumEngines))
                                 : std::string(isa::engineName(inst.engine));
-  const isa::AccessPattern* ap = operandAt(inst, r.slot);
+  const isa::AccessPattern* ap = isa::operandAt(inst, r.slot);
   return concat("instruction ", std::to_string(r.index), " (", isa::opcodeName(inst.opcode), " on ",
-                where, ") ", r.write ? "writes " : "reads ", operandName(inst, r.slot), " ",
+                where, ") ", r.write ? "writes " : "reads ", isa::operandName(inst, r.slot), " ",
                 ap ? rangeText(program_, *ap) : std::string("?"));
 }
 

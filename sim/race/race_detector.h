@@ -52,7 +52,7 @@ class RaceDetector {
     uint32_t epoch;  ///< its agent's epoch
     uint32_t age;    ///< larger is newer
     int8_t agent;
-    int8_t slot;  ///< operand slot (see operandAt)
+    int8_t slot;  ///< operand slot (see isa::forEachOperand)
     bool write;
   };
   static constexpr int kSlots = 4;

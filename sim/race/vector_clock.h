@@ -1,16 +1,16 @@
 #pragma once
-// Vector clocks over the agents that run instructions: the 5 engines and 16 DMA queues.
+// Vector clocks over the agents that run instructions: the 5 engines and up to 16 DMA queues.
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 
+#include "isa/geometry.h"
 #include "isa/instruction.h"
 
 namespace neuronsim::sim {
 
-inline constexpr int kMaxDmaQueues = 16;
-inline constexpr int kNumAgents = isa::kNumEngines + kMaxDmaQueues;
+inline constexpr int kNumAgents = isa::kNumEngines + isa::kMaxDmaQueues;
 
 /// Agent ids: engines first (isa::Engine order), then DMA queues.
 inline int engineAgent(isa::Engine engine) {

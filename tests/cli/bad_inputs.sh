@@ -143,6 +143,8 @@ kind "unknown machine key" "unknown machine parameter 'warp_drive'" run matmul -
 kind "machine value text" "is not a number" run matmul --set dma_latency_ns=fast
 kind "machine too large to simulate" "run matmul: needs about .* (SBUF and PSUM .*) but .* is available" \
   run matmul --timing-only --set partitions=1024 --set sbuf_partition_bytes=1073741824
+kind "machine geometry out of range" "--set: partitions = 100000000: must be within \[1, 1024\]" \
+  run matmul --timing-only --set partitions=100000000
 
 # --- run: output paths, all checked before the run
 kind "output directory missing" "directory '.*nodir' does not exist" "${mm[@]}" --summary-json "$w/nodir/s.json"
@@ -173,7 +175,7 @@ kind "asm missing file" "nope.nsasm: cannot open" asm "$f/nope.nsasm"
 kind "asm directory" "cannot open: it is a directory" asm "$f"
 kind "asm binary file" "assembly file '/dev/zero' is not a text file" asm /dev/zero
 kind "asm syntax" "syntax.nsasm:2: unknown field 'colour'" asm "$f/syntax.nsasm" --interpret
-kind "asm tensor over the element limit" "tensor 'a': more than 2^40 elements" \
+kind "asm tensor over the element limit" "huge_tensor.nsasm:1: tensor 'a' has shape \[100000,100000,100000\]: 1000000000000000 elements, over the limit of 4294967296 per tensor" \
   asm "$f/huge_tensor.nsasm" --timing-only
 kind "asm more host memory than available" "asm .*memory.nsasm: needs about .* of host memory" \
   asm "$f/memory.nsasm" --input "a=$f/a.npy" --output-dir "$w/o6"

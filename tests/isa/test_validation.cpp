@@ -625,7 +625,7 @@ TEST_CASE("validation: program-level names and shapes") {
   CHECK(contains(errorOf(badSem), "semaphore '2x': names are letters"));
   Program zero = p;
   zero.tensors[0].shape = {128, 0};
-  CHECK(errorOf(zero) == "tensor 'a': shape entry 0 (need at least 1)");
+  CHECK(errorOf(zero) == "tensor 'a' has shape [128,0] with an extent below 1");
 }
 
 TEST_CASE("validation: extreme field values are errors, not overflows") {
@@ -637,10 +637,18 @@ TEST_CASE("validation: extreme field values are errors, not overflows") {
   d.srcs[0] = hbmView(0, 128, INT64_MAX, INT64_MAX, {{INT64_MIN, 2}});
   CHECK(contains(errorOf(d), "outside tensor 'a'"));
   d.srcs[0] = hbmView(0, 1, 0, 0, {{1, INT64_MAX}, {1, INT64_MAX}});
-  CHECK(contains(errorOf(d), "covers more than 2^40 elements"));
+  CHECK(contains(errorOf(d), "covers more than 4294967296 elements (the per-tensor limit)"));
+  d.srcs[0] = hbmView(0, 1, 0, 0, {{1, 65536}, {1, 65536}});  // exactly the limit: no overflow
+  CHECK_FALSE(contains(errorOf(d), "covers more than"));
+  d.srcs[0] = hbmView(0, 2, 0, 0, {{1, 65536}, {1, 65536}});
+  CHECK(contains(errorOf(d), "covers more than 4294967296 elements"));
   Program huge = withInstruction(valid(Opcode::Memset));
   huge.tensors[0].shape = {INT64_MAX, 2};
-  CHECK(errorOf(huge) == "tensor 'a': more than 2^40 elements");
+  CHECK(errorOf(huge) ==
+        "tensor 'a' has shape [9223372036854775807,2]: more than 2^63 elements, over the limit "
+        "of 4294967296 per tensor");
+  huge.tensors[0].shape = {65536, 65537};
+  CHECK(contains(errorOf(huge), "4295032832 elements, over the limit of 4294967296 per tensor"));
 }
 
 namespace {

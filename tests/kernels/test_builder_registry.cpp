@@ -122,12 +122,7 @@ TEST_CASE("registry: lookup and the matmul entry") {
   }
 }
 
-TEST_CASE("run files: shapes and assignments") {
-  CHECK(parseShape("4x8x16", "s") == Shape{4, 8, 16});
-  CHECK(parseShape("7", "s") == Shape{7});
-  CHECK_THROWS_AS(parseShape("4x", "s"), Error);
-  CHECK_THROWS_AS(parseShape("4x0", "s"), Error);
-  CHECK_THROWS_AS(parseShape("-4", "s"), Error);
+TEST_CASE("run files: assignments") {
   CHECK(splitAssignment("a=b=c", "--x") == std::pair<std::string, std::string>{"a", "b=c"});
   CHECK_THROWS_AS(splitAssignment("=b", "--x"), Error);
 }
@@ -237,4 +232,28 @@ TEST_CASE("harness: progress lines appear only for phases that run long") {
   const std::string text(buffer, n);
   CHECK(text.find("neuronsim: slow phase") != std::string::npos);
   CHECK(text.find("quick phase") == std::string::npos);
+}
+
+TEST_CASE("buildKernel refuses a machine with fewer partitions than the kernel declares") {
+  KernelSpec spec;
+  spec.name = "k";
+  spec.inputs = {{"x", "input"}};
+  spec.outputs = {{"y", "output"}};
+  int built = 0;
+  spec.build = [&](KernelBuilder&, const KernelArgs&) { ++built; };
+  const ParamValues params;
+  KernelShapes shapes;
+  shapes.inputs = {{"x", {4, 4}}};
+  shapes.outputs = {{"y", {4, 4}}};
+  neuronsim::isa::Geometry g;
+  g.partitions = 64;
+  spec.minPartitions = 128;
+  CHECK_THROWS_WITH_AS(buildKernel(spec, params, shapes, Dtype::Fp32, g),
+                       "k is written for at least 128 partitions; the machine has 64 "
+                       "(--set partitions)",
+                       Error);
+  CHECK(built == 0);
+  spec.minPartitions = 64;
+  CHECK_NOTHROW(buildKernel(spec, params, shapes, Dtype::Fp32, g));
+  CHECK(built == 1);
 }

@@ -296,7 +296,7 @@ TEST_CASE("builder: an operand outside every live tile (use after release) is an
   b.memset(a, 0.0f);
   b.release(a);
   CHECK_THROWS_WITH_AS(b.tensorCopy(c, a),
-                       "t: instruction 1 (tensor_copy) a source touches sbuf bytes [0, 32) outside "
+                       "t: instruction 1 (tensor_copy) srcs[0] touches sbuf bytes [0, 32) outside "
                        "every live tile (used after release?)",
                        Error);
   Tile p = b.psum({128, 8}, Dtype::Fp32, "p");

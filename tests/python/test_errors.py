@@ -184,7 +184,7 @@ def wide_matmul(x):
 
 
 def test_matmul_output_across_psum_banks():
-    raises_at("MARK-psum", wide_matmul, "crosses a 2 KiB PSUM bank", x=X)
+    raises_at("MARK-psum", wide_matmul, "crosses a 2048-byte PSUM bank", x=X)
 
 
 @neuronsim.kernel

@@ -103,5 +103,5 @@ TEST_CASE("parameters out of scale are refused with their key and range - inf to
         std::string::npos);
   // The bounds themselves are accepted.
   CHECK(sim::loadMachine("trn2", {"pe_ghz=0.01"}).peGhz == 0.01);
-  CHECK(sim::loadMachine("trn2", {"dma_queues=16"}).dmaQueues == 16);
+  CHECK(sim::loadMachine("trn2", {"dma_queues=16"}).geometry.dmaQueues == 16);
 }
