@@ -14,6 +14,7 @@
 #include "isa/error.h"
 #include "isa/file_read.h"
 #include "isa/file_write.h"
+#include "isa/shape_text.h"
 #include "kernels/harness/run_files.h"
 #include "kernels/registry.h"
 #include "kernels/sweep/child_pool.h"
@@ -110,7 +111,7 @@ int runSweep(CLI::App* app, const SweepFlags& flags) {
   sim::loadMachine(setup.machine, setup.sets);  // throws: unknown machine, bad --set
   for (const std::string& text : flags.shapes) {
     const auto [name, shape] = kernels::splitAssignment(text, "--shape");
-    setup.shapes.emplace_back(name, kernels::parseShape(shape, "sweep: --shape " + name));
+    setup.shapes.emplace_back(name, isa::parseShape(shape, "sweep: --shape " + name));
   }
   std::vector<kernels::SweepAxis> axes;
   for (const std::string& text : flags.params) axes.push_back(kernels::parseAxis(spec, text));
