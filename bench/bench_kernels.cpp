@@ -127,7 +127,8 @@ json runCase(const BenchCase& c, const sim::MachineConfig& machine) {
     const kernels::KernelRun run =
         kernels::runKernel(spec, params, kernels::shapesOnly(shapes), machine, options);
     json summary = kernels::runSummary(
-        kernels::kernelRunInfo(spec, run.shapes, options.dtype, machine), run.sim, run.runSeconds);
+        kernels::kernelRunInfo(spec, run.shapes, options.dtype, machine, params), run.sim,
+        run.runSeconds);
     summary["build_seconds"] = run.buildSeconds;
     return summary;
   } catch (const std::exception& e) {

@@ -135,9 +135,10 @@ struct KernelSpec {
   /// Useful flops (2 per MAC) for MFU and the roofline; null: 0.
   std::function<double(const ShapeMap& inputs, const ParamValues& params)> flops;
   /// Optional: HBM bytes the kernel must move at minimum (the roofline's memory term) for
-  /// these input and output shapes at kernel dtype `dtype`: only tensors whose values it needs,
-  /// each once. Null: every input and output once.
-  std::function<int64_t(const ShapeMap& inputs, const ShapeMap& outputs, isa::Dtype dtype)>
+  /// these input and output shapes and parameters at kernel dtype `dtype`: only the elements
+  /// whose values it needs, each once. Null: every input and output once.
+  std::function<int64_t(const ShapeMap& inputs, const ShapeMap& outputs, const ParamValues& params,
+                        isa::Dtype dtype)>
       rooflineBytes;
   /// Outputs are fp32 whatever the kernel dtype (otherwise they have the kernel dtype).
   bool fp32Outputs = false;

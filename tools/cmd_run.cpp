@@ -118,7 +118,7 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
     print("{}: interpreted {} instructions in {:.3f} s (build {:.3f} s)\n", spec.name,
           run.program.instructions.size(), run.runSeconds, run.buildSeconds);
   } else {
-    summary = kernels::runSummary(kernels::kernelRunInfo(spec, run.shapes, dtype, machine, &params),
+    summary = kernels::runSummary(kernels::kernelRunInfo(spec, run.shapes, dtype, machine, params),
                                   run.sim, run.runSeconds);
     summary["build_seconds"] = run.buildSeconds;
     summary["seed"] = seed;

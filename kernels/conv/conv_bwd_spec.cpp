@@ -60,6 +60,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
 KernelSpec conv3dBwdSpec() {
   KernelSpec spec;
   spec.name = "conv3d_bwd";
+  spec.minPartitions = 1;  // tiles sized from the geometry
   spec.description =
       "gradients of conv3d (no bias/activation) w.r.t. x_in, filters and bias: any subset of dx, "
       "dw, db";

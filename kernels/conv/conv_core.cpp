@@ -2,6 +2,7 @@
 #include "kernels/conv/conv_core.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "isa/error.h"
 
@@ -154,6 +155,21 @@ double usefulMacs(const ConvCore& core) {
     macs *= static_cast<double>(pairs);
   }
   return macs;
+}
+
+int64_t mustReadInputElements(const ConvCore& core) {
+  int64_t elements = core.batch * core.cin;
+  for (int a = 0; a < 3; ++a) {
+    std::vector<char> read(static_cast<size_t>(core.in[a]), 0);
+    for (int64_t o = 0; o < core.out[a]; ++o)
+      for (int64_t k = 0; k < core.taps[a]; ++k) {
+        const int64_t v = o * core.stride[a] + k * core.dilation[a] - core.padLo[a];
+        const int64_t idl = core.inputDilation[a];
+        if (v >= 0 && v % idl == 0 && v / idl < core.in[a]) read[static_cast<size_t>(v / idl)] = 1;
+      }
+    elements *= std::count(read.begin(), read.end(), 1);
+  }
+  return elements;
 }
 
 ConvCore dxCore(const ConvCore& forward) {

@@ -57,6 +57,9 @@ ConvCore dxCore(const ConvCore& forward);
 /// padding, cropped outputs and inserted zeros excluded). The conv kernels' roofline flops are
 /// twice this (conv3d_bwd: per gradient of dx and dw).
 double usefulMacs(const ConvCore& core);
+/// x_in elements some tap of some output reads (the rest, e.g. rows a wide dilation or a stride
+/// skips, need never be loaded).
+int64_t mustReadInputElements(const ConvCore& core);
 
 /// The ActFn of an activation_fn parameter value (none -> Copy).
 isa::ActFn convActivation(const std::string& kernel, const std::string& name);

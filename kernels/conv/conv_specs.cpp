@@ -65,6 +65,7 @@ ShapeMap shapesOf(const HostTensors& inputs) {
 KernelSpec conv3dSpec() {
   KernelSpec spec;
   spec.name = "conv3d";
+  spec.minPartitions = 1;  // tiles sized from the geometry
   spec.description =
       "3D convolution (cross-correlation, asymmetric zero padding) + bias + activation, NCDHW";
   spec.inputs = convInputs("filters [Kd, Kh, Kw, C_in, C_out]");
@@ -88,12 +89,22 @@ KernelSpec conv3dSpec() {
   spec.flops = [](const ShapeMap& inputs, const ParamValues& params) {
     return 2.0 * usefulMacs(conv3dCore(inputs, params));
   };
+  // x_in only where a tap reads it; filters, bias and out whole.
+  spec.rooflineBytes = [](const ShapeMap& inputs, const ShapeMap& outputs,
+                          const ParamValues& params, isa::Dtype dtype) {
+    int64_t elements = mustReadInputElements(conv3dCore(inputs, params));
+    for (const auto& [name, shape] : inputs)
+      if (name != "x_in") elements += shapeElements(shape);
+    for (const auto& [name, shape] : outputs) elements += shapeElements(shape);
+    return elements * isa::dtypeBytes(dtype);
+  };
   return spec;
 }
 
 KernelSpec conv3dTransposeSpec() {
   KernelSpec spec;
   spec.name = "conv3d_transpose";
+  spec.minPartitions = 1;  // tiles sized from the geometry
   spec.description =
       "3D transposed convolution (conv_transpose3d, asymmetric padding) + bias + activation, NCDHW";
   spec.inputs =

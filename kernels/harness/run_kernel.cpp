@@ -138,8 +138,9 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
   return run;
 }
 
-int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype) {
-  if (spec.rooflineBytes) return spec.rooflineBytes(shapes.inputs, shapes.outputs, dtype);
+int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype,
+                        const ParamValues& params) {
+  if (spec.rooflineBytes) return spec.rooflineBytes(shapes.inputs, shapes.outputs, params, dtype);
   int64_t bytes = 0;
   for (const auto& [name, shape] : shapes.inputs)
     bytes += shapeElements(shape) * isa::dtypeBytes(dtype);

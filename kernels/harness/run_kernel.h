@@ -66,7 +66,8 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
 
 /// Bytes the kernel must move at minimum: spec.rooflineBytes when set, else every input at the
 /// kernel dtype plus every output at its dtype, each once.
-int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype);
+int64_t minimumHbmBytes(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype,
+                        const ParamValues& params);
 /// Dtype of the kernel's outputs.
 isa::Dtype outputDtype(const KernelSpec& spec, isa::Dtype dtype);
 

@@ -30,7 +30,7 @@ std::string readText(const isa::Program& program, const isa::UninitializedRead& 
 }  // namespace
 
 traces::RunInfo kernelRunInfo(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype,
-                              const sim::MachineConfig& machine, const ParamValues* params) {
+                              const sim::MachineConfig& machine, const ParamValues& params) {
   traces::RunInfo info;
   info.kernel = spec.name;
   info.machine = machine.name;
@@ -38,8 +38,8 @@ traces::RunInfo kernelRunInfo(const KernelSpec& spec, const KernelShapes& shapes
   info.peakFlopsPerNs =
       machine.peakBf16Flops() / 1e9 / (dtype == isa::Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0);
   info.hbmBytesPerNs = machine.hbmGBps;
-  info.minHbmBytes = minimumHbmBytes(spec, shapes, dtype);
-  if (params && spec.flops) info.mustFlops = spec.flops(shapes.inputs, *params);
+  info.minHbmBytes = minimumHbmBytes(spec, shapes, dtype, params);
+  if (spec.flops) info.mustFlops = spec.flops(shapes.inputs, params);
   return info;
 }
 

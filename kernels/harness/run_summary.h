@@ -15,12 +15,11 @@
 
 namespace neuronsim::kernels {
 
-/// RunInfo of a kernel run: the peak at its dtype, the least HBM traffic of its shapes and, with
-/// `params`, the flops it must compute (spec.flops; without either the roofline uses the
+/// RunInfo of a kernel run: the peak at its dtype, the least HBM traffic of its shapes and
+/// parameters, and the flops it must compute (spec.flops; without it the roofline uses the
 /// executed flops).
 traces::RunInfo kernelRunInfo(const KernelSpec& spec, const KernelShapes& shapes, isa::Dtype dtype,
-                              const sim::MachineConfig& machine,
-                              const ParamValues* params = nullptr);
+                              const sim::MachineConfig& machine, const ParamValues& params);
 /// RunInfo of an assembly program, named `name`. A program has no single dtype ("mixed"): the
 /// peak is the bf16 one, and the least HBM traffic is every input and output moved once.
 traces::RunInfo programRunInfo(const isa::Program& program, const sim::MachineConfig& machine,

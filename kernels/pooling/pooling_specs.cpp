@@ -33,9 +33,10 @@ PoolingConfig configOf(const std::string& kernel, const HostTensors& tensors,
 
 /// The roofline's bytes: the named inputs and every output, each once at the kernel dtype
 /// (pooling outputs have the kernel dtype).
-std::function<int64_t(const ShapeMap&, const ShapeMap&, isa::Dtype)> rooflineOf(
+std::function<int64_t(const ShapeMap&, const ShapeMap&, const ParamValues&, isa::Dtype)> rooflineOf(
     std::vector<std::string> needed) {
-  return [needed](const ShapeMap& inputs, const ShapeMap& outputs, isa::Dtype dtype) {
+  return [needed](const ShapeMap& inputs, const ShapeMap& outputs, const ParamValues&,
+                  isa::Dtype dtype) {
     int64_t elements = 0;
     for (const std::string& name : needed) {
       const auto it = inputs.find(name);
@@ -58,6 +59,7 @@ const TensorSpec kInputTensor{"input_tensor", "forward input, data_format layout
 KernelSpec forwardSpec(const std::string& name, const std::string& description, bool isMax) {
   KernelSpec spec;
   spec.name = name;
+  spec.minPartitions = 1;  // tiles sized from the geometry
   spec.description = description;
   spec.inputs = {kInputTensor};
   spec.outputs = {{"out", "pooled output, output_format layout", false}};
@@ -130,6 +132,7 @@ KernelSpec avgPooling3dBackwardSpec() {
   const std::string name = "avg_pooling_3d_backward";
   KernelSpec spec;
   spec.name = name;
+  spec.minPartitions = 1;  // tiles sized from the geometry
   spec.description = "backward of 3D average pooling, spread separably along W, H, D";
   spec.inputs = {{"grad_output", "gradient of the forward output, output_format layout", false},
                  {"input_tensor", "forward input (only its shape is read), data_format", false}};
@@ -170,6 +173,7 @@ KernelSpec maxPooling3dBackwardSpec() {
   const std::string name = "max_pooling_3d_backward";
   KernelSpec spec;
   spec.name = name;
+  spec.minPartitions = 1;  // tiles sized from the geometry
   spec.description =
       "backward of 3D max pooling: first maximal element per window (last NaN in NaN windows)";
   spec.inputs = {{"grad_output", "gradient of the forward output, output_format layout", false},

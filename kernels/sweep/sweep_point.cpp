@@ -33,7 +33,7 @@ nlohmann::json runSweepPoint(const SweepSetup& setup, const SweepPoint& point) {
   options.mode = RunMode::TimingOnly;
   const KernelRun run = runKernel(spec, params, shapesOnly(inputShapes), machine, options);
   const nlohmann::json summary =
-      runSummary(kernelRunInfo(spec, run.shapes, setup.dtype, machine, &params), run.sim, 0);
+      runSummary(kernelRunInfo(spec, run.shapes, setup.dtype, machine, params), run.sim, 0);
   return {{"total_ns", summary.at("total_ns")},
           {"roofline_percent", summary.at("roofline_percent")},
           {"roofline_bound", summary.at("roofline_bound")},

@@ -19,7 +19,7 @@ int64_t minimumHbmBytes(const isa::Program& program) {
 nlohmann::json runSummary(const kernels::KernelSpec& spec, const sim::MachineConfig& machine,
                           isa::Dtype dtype, const kernels::KernelRun& run,
                           const kernels::ParamValues& params) {
-  traces::RunInfo info = kernels::kernelRunInfo(spec, run.shapes, dtype, machine, &params);
+  traces::RunInfo info = kernels::kernelRunInfo(spec, run.shapes, dtype, machine, params);
   if (!spec.rooflineBytes) info.minHbmBytes = minimumHbmBytes(run.program);
   nlohmann::json summary = kernels::runSummary(info, run.sim, run.runSeconds);
   summary["build_seconds"] = run.buildSeconds;

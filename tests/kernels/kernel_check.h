@@ -30,7 +30,7 @@ struct KernelCase {
 inline double rooflinePercent(const KernelSpec& spec, const ParamValues& params,
                               const KernelRun& timed, const sim::MachineConfig& machine,
                               isa::Dtype dtype) {
-  const traces::RunInfo info = kernelRunInfo(spec, timed.shapes, dtype, machine, &params);
+  const traces::RunInfo info = kernelRunInfo(spec, timed.shapes, dtype, machine, params);
   return runSummary(info, timed.sim, 0)["roofline_percent"].get<double>();
 }
 

@@ -204,7 +204,7 @@ TEST_CASE("harness: bf16 runs store inputs in bf16 and matmul outputs in fp32") 
   const auto program = buildKernel(spec, params, shapes, Dtype::Bf16, neuronsim::isa::Geometry{});
   CHECK(program.tensors.at(program.tensorIndex("lhsT")).dtype == Dtype::Bf16);
   CHECK(program.tensors.at(program.tensorIndex("out")).dtype == Dtype::Fp32);
-  CHECK(minimumHbmBytes(spec, shapes, Dtype::Bf16) == (6 + 12) * 2 + 8 * 4);
+  CHECK(minimumHbmBytes(spec, shapes, Dtype::Bf16, params) == (6 + 12) * 2 + 8 * 4);
   // An input value that is not a bf16 is rounded on load: 1 + 2^-10 becomes 1.
   HostTensors inputs{{"lhsT", {{1, 1}, {1.0f + 1.0f / 1024}}}, {"rhs", {{1, 1}, {1.0f}}}};
   RunOptions options;

@@ -42,7 +42,7 @@ double rooflinePercent(const Shape3& s, Dtype dtype) {
   options.mode = RunMode::TimingOnly;
   const KernelRun run = runKernel(
       spec, params, shapesOnly({{"lhsT", {s.k, s.m}}, {"rhs", {s.k, s.n}}}), machine, options);
-  return runSummary(kernelRunInfo(spec, run.shapes, dtype, machine), run.sim, 0)
+  return runSummary(kernelRunInfo(spec, run.shapes, dtype, machine, params), run.sim, 0)
       .at("roofline_percent")
       .get<double>();
 }

@@ -132,7 +132,8 @@ inline void checkPoolCase(const std::string& kernel, const PoolCase& c, isa::Dty
   const ConsistencyResult both = testing::checkConsistent(spec, params, inputs, machine, dtype);
   // The roofline counts only bytes the kernel must move, so no run may beat it.
   const double rooflineNs =
-      static_cast<double>(minimumHbmBytes(spec, both.timed.shapes, dtype)) / machine.hbmGBps;
+      static_cast<double>(minimumHbmBytes(spec, both.timed.shapes, dtype, params)) /
+      machine.hbmGBps;
   CHECK(both.timed.sim.totals.total.ns() >= rooflineNs);
 }
 
