@@ -2,9 +2,9 @@
 
 Run it: PYTHONPATH=build/python /usr/bin/python3 examples/rmsnorm.py
 Tuning story (trn2 preset, fp32, x [2048, 1024]; docs/python.md tells it in full):
-  v1 138.3 us: Sync triggers loads and stores in order; each store waits for its tile's
+  v1 143.0 us: Sync triggers loads and stores in order; each store waits for its tile's
      compute, so loads cannot run ahead (Sync stalls on semaphores most of the run).
-  v2  85.6 us: stores triggered by GpSimd (88.2 us alone), loads triggered alternately by Sync
+  v2  86.0 us: stores triggered by GpSimd (88.2 us alone), loads triggered alternately by Sync
      and ScalarE (85.6 us). Tried and dropped: writing the unused squares as bf16 (no change:
      ScalarE is not the bottleneck, VectorE's scalar_tensor_tensor is, at 42% busy).
 """

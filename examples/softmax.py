@@ -2,10 +2,10 @@
 
 Run it: PYTHONPATH=build/python /usr/bin/python3 examples/softmax.py
 Tuning story (trn2 preset, fp32, [2048, 512]; docs/python.md tells it in full):
-  v1 83.6 us: the report's critical path is DMA latency, triggers and transfers end to end:
+  v1 87.1 us: the report's critical path is DMA latency, triggers and transfers end to end:
      Sync triggers loads and stores in order, and each store waits for its
      tile's compute, so the next load cannot start early.
-  v2 55.6 us: stores triggered by GpSimd (queues q14, q15), scaling alternated between VectorE
+  v2 54.7 us: stores triggered by GpSimd (queues q14, q15), scaling alternated between VectorE
      and GpSimd. Tried and dropped: 512 rows per step (partition p holding 4 rows) made fewer,
      larger DMAs but needed broadcast tensor_tensor ops that kept VectorE 70% busy: 73.5 us.
 """
