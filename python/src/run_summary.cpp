@@ -3,24 +3,18 @@
 
 #include <string>
 
-#include "isa/dtype.h"
 #include "kernels/harness/run_summary.h"
 #include "traces/summary.h"
 
 namespace neuronsim::python {
 
-int64_t minimumHbmBytes(const isa::Program& program) {
-  int64_t bytes = 0;
-  for (const isa::TensorDecl& t : program.tensors)
-    if (t.kind != isa::TensorKind::Internal) bytes += t.numElements() * isa::dtypeBytes(t.dtype);
-  return bytes;
-}
-
 nlohmann::json runSummary(const kernels::KernelSpec& spec, const sim::MachineConfig& machine,
                           isa::Dtype dtype, const kernels::KernelRun& run,
                           const kernels::ParamValues& params) {
   traces::RunInfo info = kernels::kernelRunInfo(spec, run.shapes, dtype, machine, params);
-  if (!spec.rooflineBytes) info.minHbmBytes = minimumHbmBytes(run.program);
+  // A Python kernel declares its tensors per program: every input and output once.
+  if (!spec.rooflineBytes)
+    info.minHbmBytes = kernels::programRunInfo(run.program, machine, spec.name).minHbmBytes;
   nlohmann::json summary = kernels::runSummary(info, run.sim, run.runSeconds);
   summary["build_seconds"] = run.buildSeconds;
   return summary;

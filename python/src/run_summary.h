@@ -11,10 +11,6 @@
 
 namespace neuronsim::python {
 
-/// Bytes the program must move at minimum: every input and output tensor at its declared
-/// dtype, each once (a registered kernel's spec.rooflineBytes, when set, counts fewer).
-int64_t minimumHbmBytes(const isa::Program& program);
-
 /// Summary JSON of a timed run (traces::summaryJson's keys) plus `build_seconds`; `params` as in
 /// kernels::kernelRunInfo (the must-compute flops of a kernel that declares them).
 nlohmann::json runSummary(const kernels::KernelSpec& spec, const sim::MachineConfig& machine,
