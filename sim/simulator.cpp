@@ -69,12 +69,12 @@ void prefetchSemaphores(const isa::Program& program, size_t object, size_t array
 
 /// One pass over the program: checks what the timed model relies on, splits the
 /// instructions into the engines' streams and notes who signals each semaphore.
-std::vector<std::vector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage,
+std::vector<LargeVector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage,
                                           int32_t dmaQueues) {
   const int64_t n = static_cast<int64_t>(program.semaphores.size());
-  std::vector<std::vector<int64_t>> streams(isa::kNumEngines);
+  std::vector<LargeVector<int64_t>> streams(isa::kNumEngines);
   // Room for the whole program in each: only the pages a stream fills become resident.
-  for (std::vector<int64_t>& stream : streams) stream.reserve(program.instructions.size());
+  for (LargeVector<int64_t>& stream : streams) stream.reserve(program.instructions.size());
   const size_t size = program.instructions.size();
   for (size_t i = 0; i < size; ++i) {
     prefetchSemaphores(program, i + 32, i + 16);
@@ -105,7 +105,7 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
                    isa::MemoryState* memory, const SimOptions& options) {
   const auto hostStart = std::chrono::steady_clock::now();
   SemaphoreUsage usage(program.semaphores.size());
-  std::vector<std::vector<int64_t>> streams = prepare(program, usage, machine.geometry.dmaQueues);
+  std::vector<LargeVector<int64_t>> streams = prepare(program, usage, machine.geometry.dmaQueues);
 
   SimResult result;
   std::string deadlock;

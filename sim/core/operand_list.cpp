@@ -13,15 +13,14 @@ OperandList::OperandList(const isa::Instruction& inst) {
 void OperandList::add(const isa::AccessPattern& ap, int slot, bool write) {
   if (size_ == kMax) throw Error("an instruction has more than 12 operands");
   Operand& op = operands_[size_++];
-  op.ap = &ap;
+  op.box = isa::footprintOf(ap);
   op.slot = static_cast<int8_t>(slot);
   op.write = write;
-  op.box = isa::footprintOf(ap);
-  op.bytes = ap.numElements() * isa::dtypeBytes(ap.dtype);
-  (write ? bytesWritten_ : bytesRead_) += op.bytes;
+  const int64_t bytes = ap.numElements() * isa::dtypeBytes(ap.dtype);
+  (write ? bytesWritten_ : bytesRead_) += bytes;
   if (ap.space == isa::Space::Sbuf) {
     usesSbuf_ = true;
-    (write ? sbufWritten_ : sbufRead_) += op.bytes;
+    (write ? sbufWritten_ : sbufRead_) += bytes;
   }
   if (ap.space == isa::Space::Psum) usesPsum_ = true;
 }

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "isa/instruction.h"
 #include "isa/operands.h"
@@ -11,13 +12,12 @@
 
 namespace neuronsim::sim {
 
-/// One operand of an instruction.
+/// One operand of an instruction: its bounding box and where it sits (isa::operandAt(inst,
+/// slot) gives its access pattern).
 struct Operand {
-  const isa::AccessPattern* ap;
+  Footprint box;
   int8_t slot;  ///< see isa::forEachOperand
   bool write;
-  Footprint box;
-  int64_t bytes;  ///< elements x element size
 };
 
 /// The operands of one instruction (matmul accumulation counts as a write only).
@@ -28,6 +28,7 @@ class OperandList {
 
   const Operand* begin() const { return operands_.data(); }
   const Operand* end() const { return operands_.data() + size_; }
+  std::span<const Operand> all() const { return {operands_.data(), size_}; }
   bool usesSbuf() const { return usesSbuf_; }
   bool usesPsum() const { return usesPsum_; }
   int64_t bytesRead() const { return bytesRead_; }

@@ -3,7 +3,6 @@
 
 #include "isa/error.h"
 #include "isa/semantics.h"
-#include "sim/core/operand_list.h"
 #include "sim/core/systemc_time.h"
 #include "sim/core/text.h"
 #include "sim/core/time_limit.h"
@@ -14,7 +13,7 @@ namespace neuronsim::sim {
 using traces::StallCause;
 
 EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, isa::Engine engine,
-                           std::vector<int64_t> stream)
+                           LargeVector<int64_t> stream)
     : sc_core::sc_module(name),
       ctx_(context),
       engine_(engine),
@@ -108,10 +107,10 @@ void EngineModule::step(const DecodedInstruction& inst) {
     waitUntil(t);
     issue = timing_->trigger(t, ctx_.dma().triggerTime(index), stall);
   } else {
-    t = timing_->afterInterlock(inst.reads, t, stall);
+    t = timing_->afterInterlock(inst.operands, t, stall);
     if (lockstep_) t = awaitPorts(inst, t, stall);
     if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
-    issue = timing_->issue(inst, t, stall);
+    issue = timing_->issue(inst, inst.operands.front().box, t, stall);
     ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
   }
   if (issue.complete > kSimulatedTimeLimit)
@@ -124,7 +123,7 @@ void EngineModule::step(const DecodedInstruction& inst) {
   const VectorClock* vc = races ? &races->clock(agent_) : nullptr;
   if (!inst.dma) {
     const Tick handoff = ctx_.semaphores().handoff();
-    if (races) races->access(agent_, index, OperandList(*inst.inst));
+    if (races) races->access(agent_, index, inst.operands);
     if (inst.readSignal) {
       VectorClock before = vc ? *vc : VectorClock{};
       --before[static_cast<size_t>(agent_)];

@@ -21,7 +21,7 @@ class EngineModule : public sc_core::sc_module {
   SC_HAS_PROCESS(EngineModule);
   /// `stream`: indices into program.instructions run by `engine`, in order.
   EngineModule(sc_core::sc_module_name name, CoreContext& context, isa::Engine engine,
-               std::vector<int64_t> stream);
+               LargeVector<int64_t> stream);
 
   isa::Engine engine() const { return engine_; }
   bool finished() const { return stream_.finished(); }

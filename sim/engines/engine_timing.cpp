@@ -10,13 +10,13 @@ EngineTiming::EngineTiming(isa::Engine engine, const MachineConfig& machine)
       latency_(clock_.toTicks(pipelineLatency(engine, machine))),
       interlock_(engine != isa::Engine::Tensor) {}
 
-Tick EngineTiming::afterInterlock(std::span<const Footprint> reads, Tick t, Stall& stall) const {
+Tick EngineTiming::afterInterlock(std::span<const Operand> operands, Tick t, Stall& stall) const {
   if (!interlock_) return t;
   for (size_t i = 0; i < ringSize_; ++i) {
     const InFlight& f = ring_[(ringHead_ + i) % kRing];
     if (f.lands <= t) continue;
-    for (const Footprint& box : reads) {
-      if (!boxesOverlap(box, f.dst)) continue;
+    for (const Operand& op : operands) {
+      if (op.write || !boxesOverlap(op.box, f.dst)) continue;
       t = f.lands;
       stall = {traces::StallCause::EngineBusy, -1, 0, f.index};
       break;
@@ -33,12 +33,13 @@ Issue EngineTiming::begin(Tick start, const Stall& stall) const {
   return issue;
 }
 
-Issue EngineTiming::issue(const DecodedInstruction& inst, Tick start, const Stall& stall) {
+Issue EngineTiming::issue(const DecodedInstruction& inst, const Footprint& dst, Tick start,
+                          const Stall& stall) {
   Issue issue = begin(start, stall);
   issue.end = start + clock_.toTicks(inst.cost.issue);
   issue.complete = issue.end + latency_;
   issue.cycles = inst.cost.issue;
-  if (interlock_) pushInFlight({issue.complete, inst.index, inst.dst});
+  if (interlock_) pushInFlight({issue.complete, inst.index, dst});
   head_ = issue.end;
   return issue;
 }

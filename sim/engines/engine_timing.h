@@ -28,13 +28,14 @@ class EngineTiming {
   /// When the next instruction reaches the head of the stream (the previous one issued).
   Tick head() const { return head_; }
   const EngineClock& clock() const { return clock_; }
-  /// The earliest start of an instruction whose waits hold from `t` and that reads `reads`:
+  /// The earliest start of an instruction whose waits hold from `t` and that has `operands`:
   /// no earlier than results of this engine it reads land (read-after-write interlock).
   /// Records an EngineBusy stall when the interlock binds.
-  Tick afterInterlock(std::span<const Footprint> reads, Tick t, Stall& stall) const;
-  /// Issues compute instruction `inst` that may start at `start` (>= head()); `stall` holds
-  /// what delayed it so far. Moves head() to the end of its issue.
-  virtual Issue issue(const DecodedInstruction& inst, Tick start, const Stall& stall);
+  Tick afterInterlock(std::span<const Operand> operands, Tick t, Stall& stall) const;
+  /// Issues compute instruction `inst` writing `dst` that may start at `start` (>= head());
+  /// `stall` holds what delayed it so far. Moves head() to the end of its issue.
+  virtual Issue issue(const DecodedInstruction& inst, const Footprint& dst, Tick start,
+                      const Stall& stall);
   /// Issues a DMA trigger at `start` that holds the engine for `duration` (DmaModule's).
   Issue trigger(Tick start, Tick duration, const Stall& stall);
 

@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <array>
 
-#include "sim/core/operand_list.h"
-
 namespace neuronsim::sim {
 namespace {
 
@@ -17,13 +15,13 @@ constexpr size_t kDimsAhead = 6;
 
 /// Where one record's semaphores and read boxes sit in the decoder's arrays.
 struct Ranges {
-  size_t waits, waitCount, signals, signalCount, reads, readCount;
+  size_t waits, waitCount, signals, signalCount, operands, operandCount;
 };
 
 }  // namespace
 
 StreamDecoder::StreamDecoder(const isa::Program& program, const MachineConfig& machine,
-                             std::vector<int64_t> stream)
+                             LargeVector<int64_t> stream)
     : program_(program), machine_(machine), stream_(std::move(stream)), batch_(kBatch) {}
 
 void StreamDecoder::prefetch(size_t at, bool heap) const {
@@ -47,7 +45,7 @@ void StreamDecoder::refill() {
   batchEnd_ = std::min(stream_.size(), next_ + kBatch);
   waits_.clear();
   signals_.clear();
-  reads_.clear();
+  operands_.clear();
   std::array<Ranges, kBatch> ranges;
   for (size_t at = batchBegin_; at < batchEnd_; ++at) {
     prefetch(at + kObjectAhead, false);
@@ -62,20 +60,20 @@ void StreamDecoder::refill() {
     Ranges& r = ranges[at - batchBegin_];
     r.waits = waits_.size();
     r.signals = signals_.size();
-    r.reads = reads_.size();
+    r.operands = operands_.size();
     waits_.insert(waits_.end(), inst.waits.begin(), inst.waits.end());
     signals_.insert(signals_.end(), inst.signals.begin(), inst.signals.end());
     decode(inst, index, batch_[at - batchBegin_]);
     r.waitCount = inst.waits.size();
     r.signalCount = inst.signals.size();
-    r.readCount = reads_.size() - r.reads;
+    r.operandCount = operands_.size() - r.operands;
   }
   for (size_t i = 0; i < batchEnd_ - batchBegin_; ++i) {
     DecodedInstruction& d = batch_[i];
     const Ranges& r = ranges[i];
     d.waits = {waits_.data() + r.waits, r.waitCount};
     d.signals = {signals_.data() + r.signals, r.signalCount};
-    d.reads = {reads_.data() + r.reads, r.readCount};
+    d.operands = {operands_.data() + r.operands, r.operandCount};
   }
 }
 
@@ -90,9 +88,7 @@ void StreamDecoder::decode(const isa::Instruction& inst, int64_t index, DecodedI
                                [](const isa::SemSignal& s) { return s.at == isa::SignalAt::Read; });
   try {
     const OperandList operands(inst);
-    out.dst = operands.begin()->box;
-    for (const Operand& op : operands)
-      if (!op.write) reads_.push_back(op.box);
+    operands_.insert(operands_.end(), operands.begin(), operands.end());
     out.usesSbuf = operands.usesSbuf();
     out.usesPsum = operands.usesPsum();
     out.bytesRead = operands.bytesRead();

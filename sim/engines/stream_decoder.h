@@ -12,9 +12,10 @@
 
 #include "isa/instruction.h"
 #include "isa/program.h"
+#include "sim/core/huge_page_allocator.h"
+#include "sim/core/operand_list.h"
 #include "sim/cost/compute_cost.h"
 #include "sim/machine_config.h"
-#include "sim/race/footprint.h"
 
 namespace neuronsim::sim {
 
@@ -41,11 +42,12 @@ struct DecodedInstruction {
   Failure failure = Failure::None;
   std::exception_ptr error;  ///< set with `failure`
   ComputeCost cost;          ///< compute instructions only
-  Footprint dst{};
   int64_t bytesRead = 0, bytesWritten = 0, sbufBytesRead = 0, sbufBytesWritten = 0;
   std::span<const isa::SemWait> waits;
   std::span<const isa::SemSignal> signals;
-  std::span<const Footprint> reads;  ///< boxes of the operands it reads (interlock)
+  /// Every operand with its box, in slot order (dst first; empty on an Operands failure):
+  /// the interlock, the in-flight results and the race detector read them.
+  std::span<const Operand> operands;
 };
 
 /// Walks one engine's stream, decoding kBatch instructions at a time.
@@ -55,7 +57,7 @@ class StreamDecoder {
 
   /// `stream`: indices into program.instructions, in issue order.
   StreamDecoder(const isa::Program& program, const MachineConfig& machine,
-                std::vector<int64_t> stream);
+                LargeVector<int64_t> stream);
 
   bool finished() const { return next_ >= stream_.size(); }
   /// Index of the instruction at the head of the stream (-1 when finished).
@@ -76,13 +78,13 @@ class StreamDecoder {
 
   const isa::Program& program_;
   const MachineConfig& machine_;
-  std::vector<int64_t> stream_;
+  LargeVector<int64_t> stream_;
   size_t next_ = 0;
   size_t batchBegin_ = 0, batchEnd_ = 0;  ///< stream positions decoded in batch_
   std::vector<DecodedInstruction> batch_;
   std::vector<isa::SemWait> waits_;
   std::vector<isa::SemSignal> signals_;
-  std::vector<Footprint> reads_;
+  std::vector<Operand> operands_;
   const isa::AccessPattern* lastStationary_ = nullptr;
 };
 

@@ -10,7 +10,8 @@ using traces::StallCause;
 TensorTiming::TensorTiming(const MachineConfig& machine)
     : EngineTiming(isa::Engine::Tensor, machine), throttle_(machine) {}
 
-Issue TensorTiming::issue(const DecodedInstruction& inst, Tick start, const Stall& stall) {
+Issue TensorTiming::issue(const DecodedInstruction& inst, const Footprint&, Tick start,
+                          const Stall& stall) {
   const ComputeCost& cost = inst.cost;
   Issue issue = begin(start, stall);
   // 1. LoadStationary when the stationary changes: in the background of the previous matmul

@@ -13,7 +13,8 @@ class TensorTiming : public EngineTiming {
  public:
   explicit TensorTiming(const MachineConfig& machine);
 
-  Issue issue(const DecodedInstruction& inst, Tick start, const Stall& stall) override;
+  Issue issue(const DecodedInstruction& inst, const Footprint& dst, Tick start,
+              const Stall& stall) override;
 
  private:
   PeThrottle throttle_;

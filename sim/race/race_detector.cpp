@@ -43,7 +43,7 @@ RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& mac
 
 void RaceDetector::acquire(int agent, int32_t sem, int64_t value) {
   if (sem < 0 || sem >= static_cast<int32_t>(semaphores_.size())) return;
-  const std::vector<SignalRecord>& signals = semaphores_[static_cast<size_t>(sem)].signals;
+  const LargeVector<SignalRecord>& signals = semaphores_[static_cast<size_t>(sem)].signals;
   if (signals.empty()) return;
   const SignalRecord* pick = &signals.back();
   if (semaphores_[static_cast<size_t>(sem)].monotone) {
@@ -80,7 +80,7 @@ void RaceDetector::release(int32_t sem, traces::Tick at, int64_t delta, const Ve
   }
 }
 
-void RaceDetector::access(int agent, int64_t index, const OperandList& operands) {
+void RaceDetector::access(int agent, int64_t index, std::span<const Operand> operands) {
   for (const Operand& op : operands) accessOperand(agent, index, op);
 }
 
@@ -123,10 +123,10 @@ void RaceDetector::accessOperand(int agent, int64_t index, const Operand& op) {
   const int64_t b0 = std::clamp<int64_t>(op.box.byteBegin / blockBytes, 0, last);
   const int64_t b1 = std::clamp<int64_t>((op.box.byteEnd - 1) / blockBytes, 0, last);
   checked_.clear();
-  for (int64_t b = b0; b <= b1; ++b) visit((*buckets)[static_cast<size_t>(b)], current, *op.ap);
+  for (int64_t b = b0; b <= b1; ++b) visit((*buckets)[static_cast<size_t>(b)], current);
 }
 
-void RaceDetector::visit(Bucket& bucket, const Entry& current, const isa::AccessPattern& ap) {
+void RaceDetector::visit(Bucket& bucket, const Entry& current) {
   const Footprint& box = current.box;
   const VectorClock& clock = clocks_[static_cast<size_t>(current.agent)];
   Entry* covered = nullptr;
@@ -135,7 +135,7 @@ void RaceDetector::visit(Bucket& bucket, const Entry& current, const isa::Access
   for (Entry& e : bucket) {
     if (e.agent != current.agent) {
       if ((e.write || current.write) && clock[static_cast<size_t>(e.agent)] < e.epoch)
-        check(e, current, ap);
+        check(e, current);
       continue;
     }
     if (e.write != current.write) continue;
@@ -152,7 +152,7 @@ void RaceDetector::visit(Bucket& bucket, const Entry& current, const isa::Access
     bucket.push_back(current);
 }
 
-void RaceDetector::check(const Entry& prior, const Entry& current, const isa::AccessPattern& ap) {
+void RaceDetector::check(const Entry& prior, const Entry& current) {
   const uint64_t key = static_cast<uint64_t>(prior.index) << 4 | static_cast<uint64_t>(prior.slot);
   if (std::find(checked_.begin(), checked_.end(), key) != checked_.end()) return;
   checked_.push_back(key);
@@ -160,9 +160,12 @@ void RaceDetector::check(const Entry& prior, const Entry& current, const isa::Ac
   const uint64_t hi = static_cast<uint64_t>(std::max(prior.index, current.index));
   const uint64_t pair = (lo << 32) ^ hi;
   if (reportedPairs_.count(pair)) return;
+  if (!boxesOverlap(prior.box, current.box)) return;
   const isa::AccessPattern* priorAp =
       isa::operandAt(program_.instructions[static_cast<size_t>(prior.index)], prior.slot);
-  if (!priorAp || !boxesOverlap(prior.box, current.box) || !operandsOverlap(*priorAp, ap)) return;
+  const isa::AccessPattern* currentAp =
+      isa::operandAt(program_.instructions[static_cast<size_t>(current.index)], current.slot);
+  if (!priorAp || !currentAp || !operandsOverlap(*priorAp, *currentAp)) return;
   reportedPairs_.insert(pair);
   if (reports_.size() >= kMaxReports) {
     ++unreported_;

@@ -3,11 +3,13 @@
 // memory of coarse buckets that remembers each agent's last readers and writers.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "isa/program.h"
+#include "sim/core/huge_page_allocator.h"
 #include "sim/core/operand_list.h"
 #include "sim/machine_config.h"
 #include "sim/race/footprint.h"
@@ -40,7 +42,10 @@ class RaceDetector {
   /// An increment of `delta` on `sem` visible at `at`, carrying the signaller's clock `vc`.
   void release(int32_t sem, traces::Tick at, int64_t delta, const VectorClock& vc);
   /// Checks and records every operand of instruction `index`, run by `agent` now.
-  void access(int agent, int64_t index, const OperandList& operands);
+  void access(int agent, int64_t index, std::span<const Operand> operands);
+  void access(int agent, int64_t index, const OperandList& operands) {
+    access(agent, index, operands.all());
+  }
   /// One line per race found (at most kMaxReports, then a count line).
   std::vector<std::string> reports() const;
 
@@ -67,15 +72,15 @@ class RaceDetector {
   };
   /// A semaphore's increments in visibility order.
   struct SemaphoreHistory {
-    std::vector<SignalRecord> signals;
+    LargeVector<SignalRecord> signals;
     bool monotone = true;
   };
 
   void accessOperand(int agent, int64_t index, const Operand& op);
   std::vector<Bucket>* bucketsFor(const Footprint& f, int64_t& blockBytes);
   /// Checks `current` against the bucket's entries of other agents, then remembers it there.
-  void visit(Bucket& bucket, const Entry& current, const isa::AccessPattern& ap);
-  void check(const Entry& prior, const Entry& current, const isa::AccessPattern& ap);
+  void visit(Bucket& bucket, const Entry& current);
+  void check(const Entry& prior, const Entry& current);
   std::string describe(const Entry& e) const;
 
   static constexpr size_t kMaxReports = 100;
