@@ -21,6 +21,40 @@ struct WideSpan {
   }
 };
 
+/// footprintOf in 64 bits (the common case, and the simulator asks for every operand it
+/// issues); false when some step could overflow, and then the 128-bit path decides.
+bool narrowFootprint(const AccessPattern& ap, int64_t bytes, Footprint& f) {
+  int64_t lo = 0, hi = 0;
+  bool overflow = false;
+  auto add = [&](int64_t step, int64_t num) {
+    if (num <= 1) return;
+    int64_t reach = 0;
+    overflow |= __builtin_mul_overflow(step, num - 1, &reach);
+    int64_t& side = reach < 0 ? lo : hi;
+    overflow |= __builtin_add_overflow(side, reach, &side);
+  };
+  for (const Dim& d : ap.dims) add(d.step, d.num);
+  if (ap.space == Space::Hbm) add(ap.partitionStep, ap.partitionCount);
+  int64_t begin = 0, end = 0;
+  if (ap.space == Space::Hbm) {
+    overflow |= __builtin_add_overflow(ap.offset, lo, &begin);
+    overflow |= __builtin_mul_overflow(begin, bytes, &begin);
+    overflow |= __builtin_add_overflow(ap.offset, hi, &end);
+    overflow |= __builtin_add_overflow(end, 1, &end);
+    overflow |= __builtin_mul_overflow(end, bytes, &end);
+  } else {
+    overflow |= __builtin_mul_overflow(lo, bytes, &begin);
+    overflow |= __builtin_add_overflow(ap.offset, begin, &begin);
+    overflow |= __builtin_add_overflow(hi, 1, &end);
+    overflow |= __builtin_mul_overflow(end, bytes, &end);
+    overflow |= __builtin_add_overflow(ap.offset, end, &end);
+  }
+  if (overflow) return false;
+  f.byteBegin = begin;
+  f.byteEnd = end;
+  return true;
+}
+
 WideSpan wideSpan(const AccessPattern& ap) {
   WideSpan s;
   for (const Dim& d : ap.dims) s.add(d.step, d.num);
@@ -42,17 +76,21 @@ ElementSpan elementSpan(const AccessPattern& ap) {
 }
 
 Footprint footprintOf(const AccessPattern& ap) {
-  const WideSpan s = wideSpan(ap);
-  const __int128 bytes = dtypeBytes(ap.dtype);
   Footprint f;
   f.space = ap.space;
   if (ap.space == Space::Hbm) {
     f.tensor = ap.tensor;
-    f.byteBegin = saturate((ap.offset + s.lo) * bytes);
-    f.byteEnd = saturate((ap.offset + s.hi + 1) * bytes);
   } else {
     f.partBegin = ap.partitionStart;
     f.partEnd = ap.partitionStart + ap.partitionCount;
+  }
+  if (narrowFootprint(ap, dtypeBytes(ap.dtype), f)) return f;
+  const WideSpan s = wideSpan(ap);
+  const __int128 bytes = dtypeBytes(ap.dtype);
+  if (ap.space == Space::Hbm) {
+    f.byteBegin = saturate((ap.offset + s.lo) * bytes);
+    f.byteEnd = saturate((ap.offset + s.hi + 1) * bytes);
+  } else {
     f.byteBegin = saturate(ap.offset + s.lo * bytes);
     f.byteEnd = saturate(ap.offset + (s.hi + 1) * bytes);
   }

@@ -1,6 +1,8 @@
 // Operand enumeration with footprints and byte counts.
 #include "sim/core/operand_list.h"
 
+#include <new>
+
 #include "isa/error.h"
 
 namespace neuronsim::sim {
@@ -12,10 +14,7 @@ OperandList::OperandList(const isa::Instruction& inst) {
 
 void OperandList::add(const isa::AccessPattern& ap, int slot, bool write) {
   if (size_ == kMax) throw Error("an instruction has more than 12 operands");
-  Operand& op = operands_[size_++];
-  op.box = isa::footprintOf(ap);
-  op.slot = static_cast<int8_t>(slot);
-  op.write = write;
+  new (&storage_.operands[size_++]) Operand{isa::footprintOf(ap), static_cast<int8_t>(slot), write};
   const int64_t bytes = ap.numElements() * isa::dtypeBytes(ap.dtype);
   (write ? bytesWritten_ : bytesRead_) += bytes;
   if (ap.space == isa::Space::Sbuf) {

@@ -2,7 +2,6 @@
 // Every operand of one instruction with its footprint and size, computed once per issue and
 // shared by the interlock, the port arbiter, the race detector, the totals and the trace.
 
-#include <array>
 #include <cstdint>
 #include <span>
 
@@ -26,9 +25,9 @@ class OperandList {
   static constexpr size_t kMax = 12;
   explicit OperandList(const isa::Instruction& inst);
 
-  const Operand* begin() const { return operands_.data(); }
-  const Operand* end() const { return operands_.data() + size_; }
-  std::span<const Operand> all() const { return {operands_.data(), size_}; }
+  const Operand* begin() const { return storage_.operands; }
+  const Operand* end() const { return storage_.operands + size_; }
+  std::span<const Operand> all() const { return {storage_.operands, size_}; }
   bool usesSbuf() const { return usesSbuf_; }
   bool usesPsum() const { return usesPsum_; }
   int64_t bytesRead() const { return bytesRead_; }
@@ -39,7 +38,11 @@ class OperandList {
  private:
   void add(const isa::AccessPattern& ap, int slot, bool write);
 
-  std::array<Operand, kMax> operands_;  // the first size_ are set
+  /// The first size_ are set; the rest stay uninitialized (an OperandList is built per issue).
+  union Storage {
+    Storage() {}
+    Operand operands[kMax];
+  } storage_;
   size_t size_ = 0;
   bool usesSbuf_ = false, usesPsum_ = false;
   int64_t bytesRead_ = 0, bytesWritten_ = 0, sbufRead_ = 0, sbufWritten_ = 0;

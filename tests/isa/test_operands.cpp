@@ -100,6 +100,25 @@ TEST_CASE("footprint: byte boxes on chip and in HBM, and their overlap") {
   CHECK_FALSE(boxesOverlap(fh, footprintOf(hbmView(1, 1, 0, 37, {}))));
 }
 
+TEST_CASE("footprint: byte boxes are exact up to the int64 limits and saturate past them") {
+  constexpr int64_t kMax = INT64_MAX, kMin = INT64_MIN;
+  const Footprint fits = footprintOf(sb(0, 1, kMax - 10, {{1, 4}}, Dtype::Bf16));
+  CHECK(fits.byteBegin == kMax - 10);
+  CHECK(fits.byteEnd == kMax - 2);
+  const Footprint past = footprintOf(sb(0, 1, kMax - 10, {{1, 8}}, Dtype::Bf16));
+  CHECK(past.byteBegin == kMax - 10);
+  CHECK(past.byteEnd == kMax);
+  const Footprint below = footprintOf(sb(0, 1, kMin + 4, {{-1, 4}}, Dtype::Bf16));
+  CHECK(below.byteBegin == kMin);
+  CHECK(below.byteEnd == kMin + 6);
+  const Footprint hbm = footprintOf(hbmView(0, 1, 0, kMax / 4, {{1, 2}}));
+  CHECK(hbm.byteBegin == kMax / 4 * 4);
+  CHECK(hbm.byteEnd == kMax);
+  const Footprint steps = footprintOf(sb(0, 1, 0, {{kMax / 2, 3}}, Dtype::Uint8));
+  CHECK(steps.byteBegin == 0);
+  CHECK(steps.byteEnd == kMax);
+}
+
 TEST_CASE("ceilDiv and floorDiv round toward +/- infinity for either sign") {
   for (int64_t b : {1, 2, 3, 7}) {
     for (int64_t a = -20; a <= 20; ++a) {
