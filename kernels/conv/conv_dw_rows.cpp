@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_bwd_build.h"
 #include "kernels/conv/conv_plan.h"
 #include "kernels/conv/conv_window.h"
@@ -21,7 +22,7 @@ class DwRowsEmitter {
  public:
   DwRowsEmitter(KernelBuilder& b, const ConvCore& fwd, const DwRowsPlan& plan, isa::Dtype dtype,
                 const HbmView& dy, const HbmView& x, const HbmView& dw)
-      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw) {}
+      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), evict_(b) {}
 
   void run() {
     allocate();
@@ -32,15 +33,17 @@ class DwRowsEmitter {
         for (size_t c = 0; c < chunks.size(); ++c)
           steps.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks[c], c == 0,
                            c + 1 == chunks.size()});
-    load(steps[0], 0);
-    for (size_t i = 0; i < steps.size(); ++i) {
-      if (i + 1 < steps.size()) load(steps[i + 1], static_cast<int>((i + 1) % kBuffers));
-      process(steps[i], static_cast<int>(i % kBuffers));
-      if (steps[i].lastChunk) store(steps[i]);
-    }
-    for (const std::vector<Tile>* tiles :
-         {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &accs_, &banks_})
-      for (const Tile& t : *tiles) b_.release(t);
+    runPipelined(
+        static_cast<int64_t>(steps.size()), kBuffers,
+        [&](int64_t i, int set) { load(steps[static_cast<size_t>(i)], set); },
+        [&](int64_t i, int set) {
+          const Step& step = steps[static_cast<size_t>(i)];
+          process(step, set);
+          if (step.lastChunk) store(step);
+        });
+    for (BufferRing* ring : {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &banks_})
+      ring->release(b_);
+    for (const Tile& t : accs_) b_.release(t);
   }
 
  private:
@@ -87,26 +90,23 @@ class DwRowsEmitter {
     const Int3& c = plan_.chunk;
     const int64_t coParts = std::min(plan_.coWidth, plan_.parts);
     const int64_t units = plan_.accBanks * plan_.accsPerBank;
-    for (int i = 0; i < kBuffers; ++i) {
-      const std::string n = std::to_string(i);
-      windows_.push_back(
-          b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
-      if (plan_.stageX)
-        stages_.push_back(
-            b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
-      if (!plan_.dyByDma)
-        dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
-      dyT_.push_back(b_.sbuf({plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT_" + n));
-      xT_.push_back(b_.sbuf({plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_, "xT_" + n));
-      outs_.push_back(b_.sbuf({plan_.ciParts, units, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
-    }
+    const std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]};
+    windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
+    if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
+    if (!plan_.dyByDma)
+      dyTiles_ =
+          BufferRing::sbuf(b_, kBuffers, {coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy");
+    dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
+    xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
+                           "xT");
+    outs_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, units, plan_.coWidth}, dw_.dtype(),
+                             "dw_out");
     const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
           b_.psum({plan_.ciParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
-    for (int64_t i = 0; i < plan_.transposeBanks; ++i)
-      banks_.push_back(
-          b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
+    banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
+                              {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
   }
 
   /// Accumulator of unit `i` of a pass: [cs, cw] inside its bank.
@@ -158,7 +158,7 @@ class DwRowsEmitter {
 
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
   int prepare(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
-    const int ring = static_cast<int>(ringCount_++ % kBuffers);
+    const int ring = static_cast<int>(boxCount_++ % kBuffers);
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
     const Int3 one{1, 1, 1};
@@ -232,8 +232,7 @@ class DwRowsEmitter {
     for (size_t i = 0; i < count; ++i) {
       const BankJob& job = jobs_[i];
       const int64_t cols = job.dst.size(1);
-      const Tile bank =
-          banks_[bankCount_++ % banks_.size()].partitionSlice(0, job.dst.partitions());
+      const Tile bank = banks_.next().partitionSlice(0, job.dst.partitions());
       for (size_t j = 0; j < job.srcs.size(); ++j) {
         const int64_t c0 = static_cast<int64_t>(j) * cols;
         b_.transpose(bank.slice(0, c0, c0 + cols), job.srcs[j]);
@@ -271,7 +270,7 @@ class DwRowsEmitter {
   /// (kh, kw, C_in tile) and consecutive kd (triggered from Scalar).
   void store(const Step& s) {
     const std::vector<DwUnit>& us = units(s);
-    const Tile out = outs_[outCount_++ % kBuffers];
+    const Tile out = outs_.next();
     for (size_t i = 0; i < us.size(); ++i) {
       const int64_t cs = ciCount(us[i].ciTile);
       const Tile dst = out.partitionSlice(0, static_cast<int32_t>(cs))
@@ -306,17 +305,19 @@ class DwRowsEmitter {
     }
   }
 
-  void copy(const Tile& dst, const Tile& src) { alternatingCopy(b_, dst, src, copyCount_); }
+  void copy(const Tile& dst, const Tile& src) { evict_(dst, src); }
 
   KernelBuilder& b_;
   const ConvCore& fwd_;
   const DwRowsPlan& plan_;
   isa::Dtype dtype_;
   HbmView dy_, x_, dw_;
-  std::vector<Tile> windows_, stages_, dyTiles_, dyT_, xT_, outs_, accs_, banks_;
+  PsumEvictor evict_;
+  BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, banks_;
+  std::vector<Tile> accs_;
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
-  int64_t ringCount_ = 0, bankCount_ = 0, outCount_ = 0, copyCount_ = 0;
+  int64_t boxCount_ = 0;
 };
 
 }  // namespace
