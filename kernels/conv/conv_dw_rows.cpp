@@ -41,7 +41,8 @@ class DwRowsEmitter {
           process(step, set);
           if (step.lastChunk) store(step);
         });
-    for (BufferRing* ring : {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &banks_})
+    for (BufferRing* ring :
+         {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
       ring->release(b_);
     for (const Tile& t : accs_) b_.release(t);
   }
@@ -89,7 +90,7 @@ class DwRowsEmitter {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;
     const int64_t coParts = std::min(plan_.coWidth, plan_.parts);
-    const int64_t units = plan_.accBanks * plan_.accsPerBank;
+    const int64_t units = plan_.passUnits;
     const std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]};
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
@@ -101,19 +102,30 @@ class DwRowsEmitter {
                            "xT");
     outs_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, units, plan_.coWidth}, dw_.dtype(),
                              "dw_out");
+    if (plan_.dyStationary)
+      evicted_ =
+          BufferRing::sbuf(b_, kBuffers, {coParts, units, plan_.ciParts}, dw_.dtype(), "dw_co_ci");
     const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
+    const int64_t accParts = plan_.dyStationary ? coParts : plan_.ciParts;
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
-          b_.psum({plan_.ciParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
+          b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
     banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
                               {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
   }
 
-  /// Accumulator of unit `i` of a pass: [cs, cw] inside its bank.
-  Tile acc(size_t i, int64_t cs, int64_t cw) const {
+  /// Accumulators of units [i, i + n) of a pass inside their bank: [cs; n, cw], or [cw; n, cs]
+  /// with dy stationary.
+  Tile acc(size_t i, int64_t cs, int64_t cw, int64_t n = 1) const {
     const int64_t bank = static_cast<int64_t>(i) / plan_.accsPerBank;
-    const int64_t first = static_cast<int64_t>(i) % plan_.accsPerBank * plan_.coWidth;
-    return accs_[bank].partitionSlice(0, static_cast<int32_t>(cs)).slice(0, first, first + cw);
+    const int64_t columns = plan_.dyStationary ? plan_.ciParts : plan_.coWidth;
+    const int64_t first = static_cast<int64_t>(i) % plan_.accsPerBank * columns;
+    const int64_t parts = plan_.dyStationary ? cw : cs;
+    return accs_[bank]
+        .partitionSlice(0, static_cast<int32_t>(parts))
+        .slice(0, first, first + n * columns)
+        .reshape({n, columns})
+        .slice(1, 0, plan_.dyStationary ? cs : cw);
   }
 
   void load(const Step& s, int slot) {
@@ -244,6 +256,7 @@ class DwRowsEmitter {
   }
 
   void multiply(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx, int ring) {
+    if (plan_.dyStationary) return multiplyDyStationary(s, setOfUnit, bx, ring);
     const int32_t np = bx.positions();
     const std::vector<DwUnit>& us = units(s);
     const int64_t sd = fwd_.stride[0], dild = fwd_.dilation[0];
@@ -260,10 +273,70 @@ class DwRowsEmitter {
         if (dd < lo || dd >= hi) continue;
         const Tile stationary =
             xT_[ring].partitionSlice(0, np).select(0, setOfUnit[i]).select(0, dd).slice(0, 0, cs);
-        b_.matmul(acc(i, cs, s.cw), stationary, moving, started_[i]);
+        b_.matmul(acc(i, cs, s.cw).select(0, 0), stationary, moving, started_[i]);
         started_[i] = true;
       }
     }
+  }
+
+  /// dyT [positions, co] stationary per depth; per run of units sharing a shift, C_in tile, bank
+  /// and start state with consecutive kd, one matmul with moving xT [positions; kd, ci].
+  void multiplyDyStationary(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx,
+                            int ring) {
+    const int32_t np = bx.positions();
+    const std::vector<DwUnit>& us = units(s);
+    const int64_t sd = fwd_.stride[0], dild = fwd_.dilation[0];
+    const int64_t depth = s.chunk->extent[0];
+    const int64_t kdStep = fwd_.taps[1] * fwd_.taps[2];
+    const auto [lo, hi] = xDepths(*s.chunk);
+    const size_t perDepth =
+        (jobs_.size() + static_cast<size_t>(depth) - 1) / static_cast<size_t>(depth);
+    for (int64_t d = 0; d < depth; ++d) {
+      emitJobs(perDepth);
+      const Tile stationary = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
+      auto depthOf = [&](size_t i) { return d * sd + tapOf(us[i].tap)[0] * dild; };
+      auto live = [&](size_t i) { return depthOf(i) >= lo && depthOf(i) < hi; };
+      for (size_t i = 0; i < us.size();) {
+        if (!live(i)) {
+          ++i;
+          continue;
+        }
+        size_t j = i + 1;
+        while (j < us.size() && live(j) && setOfUnit[j] == setOfUnit[i] &&
+               us[j].ciTile == us[i].ciTile && us[j].tap == us[j - 1].tap + kdStep &&
+               static_cast<int64_t>(j) / plan_.accsPerBank ==
+                   static_cast<int64_t>(i) / plan_.accsPerBank &&
+               started_[j] == started_[i])
+          ++j;
+        const int64_t n = static_cast<int64_t>(j - i), cs = ciCount(us[i].ciTile);
+        const Tile moving = xT_[ring]
+                                .partitionSlice(0, np)
+                                .select(0, setOfUnit[i])
+                                .slice(0, depthOf(i), depthOf(i) + (n - 1) * dild + 1, dild)
+                                .slice(1, 0, cs);
+        b_.matmul(acc(i, cs, s.cw, n), stationary, moving, started_[i]);
+        for (size_t u = i; u < j; ++u) started_[u] = true;
+        i = j;
+      }
+    }
+  }
+
+  /// dy stationary: evicts the accumulators [co, ci] and transposes them into `out` [ci, co].
+  void transposeAccumulators(const Step& s, const Tile& out) {
+    const std::vector<DwUnit>& us = units(s);
+    const Tile evicted = evicted_.next();
+    const int32_t cw = static_cast<int32_t>(s.cw);
+    for (size_t i = 0; i < us.size(); ++i) {
+      if (!started_[i]) continue;
+      const int64_t cs = ciCount(us[i].ciTile);
+      const Tile src = evicted.partitionSlice(0, cw).select(0, static_cast<int64_t>(i));
+      copy(src.slice(0, 0, cs), acc(i, cs, s.cw).select(0, 0));
+      transposeRun({src.slice(0, 0, cs)},
+                   out.partitionSlice(0, static_cast<int32_t>(cs))
+                       .slice(0, static_cast<int64_t>(i), static_cast<int64_t>(i) + 1)
+                       .slice(1, 0, s.cw));
+    }
+    emitJobs(jobs_.size());
   }
 
   /// Evicts the pass's accumulators and stores them: one DMA per run of units with the same
@@ -271,13 +344,14 @@ class DwRowsEmitter {
   void store(const Step& s) {
     const std::vector<DwUnit>& us = units(s);
     const Tile out = outs_.next();
+    if (plan_.dyStationary) transposeAccumulators(s, out);
     for (size_t i = 0; i < us.size(); ++i) {
       const int64_t cs = ciCount(us[i].ciTile);
       const Tile dst = out.partitionSlice(0, static_cast<int32_t>(cs))
                            .select(0, static_cast<int64_t>(i))
                            .slice(0, 0, s.cw);
       if (started_[i]) {
-        copy(dst, acc(i, cs, s.cw));
+        if (!plan_.dyStationary) copy(dst, acc(i, cs, s.cw).select(0, 0));
       } else {
         b_.memset(dst, 0.0f, isa::Engine::Vector);  // the tap meets only padding depth
       }
@@ -313,7 +387,7 @@ class DwRowsEmitter {
   isa::Dtype dtype_;
   HbmView dy_, x_, dw_;
   PsumEvictor evict_;
-  BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, banks_;
+  BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
   std::vector<Tile> accs_;
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
