@@ -107,7 +107,9 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.dyStationary =
       options.dwStationary == "dy" ||
       (options.dwStationary == "auto" && dyStationaryPays(core, p.ciParts, p.coWidth, p.parts));
-  if (p.dyStationary && p.coWidth > p.parts) return std::nullopt;
+  if (p.dyStationary && p.coWidth > p.parts)
+    throw Error(core.kernel + ": dw_stationary dy needs C_out <= " + std::to_string(p.parts) +
+                " (the PE columns), not " + std::to_string(core.cout));
   const int64_t accColumns = p.dyStationary ? p.ciParts : p.coWidth;
   p.accsPerBank = std::max<int64_t>(1, bankBytes / (accColumns * 4));
   p.passes = dwPasses(core, p.ciTiles, p.accBanks * p.accsPerBank);

@@ -149,6 +149,9 @@ TEST_CASE("conv3d_bwd plan: dy stationary when C_out fits the PE columns and it 
       planOf({1, 16, 8, 32, 32}, {3, 3, 3, 16, 128}, {{"dw_stationary", "x"}}).rows.dyStationary);
   const ConvCore core = conv3dBwdCore({{"x_in", {1, 4, 2, 3, 3}}, {"filters", {1, 1, 1, 4, 4}}},
                                       parseParams(conv3dBwdSpec(), {}), false);
+  CHECK_THROWS_WITH_AS(planOf({1, 4, 2, 3, 3}, {1, 1, 1, 4, 130}, {{"dw_stationary", "dy"}}),
+                       "conv3d_bwd: dw_stationary dy needs C_out <= 128 (the PE columns), not 130",
+                       Error);
   ConvBwdOptions bad;
   bad.dwStationary = "both";
   CHECK_THROWS_WITH_AS(planConvBwd(core, Dtype::Bf16, testing::trn2().geometry, bad),
