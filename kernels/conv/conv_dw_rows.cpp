@@ -255,69 +255,73 @@ class DwRowsEmitter {
     jobs_.erase(jobs_.begin(), jobs_.begin() + static_cast<std::ptrdiff_t>(count));
   }
 
+  /// Per depth of the chunk: the next share of queued transposes, then the depth's matmuls.
   void multiply(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx, int ring) {
-    if (plan_.dyStationary) return multiplyDyStationary(s, setOfUnit, bx, ring);
     const int32_t np = bx.positions();
-    const std::vector<DwUnit>& us = units(s);
-    const int64_t sd = fwd_.stride[0], dild = fwd_.dilation[0];
     const int64_t depth = s.chunk->extent[0];
-    const auto [lo, hi] = xDepths(*s.chunk);
     const size_t perDepth =
         (jobs_.size() + static_cast<size_t>(depth) - 1) / static_cast<size_t>(depth);
     for (int64_t d = 0; d < depth; ++d) {
       emitJobs(perDepth);
-      const Tile moving = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
-      for (size_t i = 0; i < us.size(); ++i) {
-        const int64_t cs = ciCount(us[i].ciTile);
-        const int64_t dd = d * sd + tapOf(us[i].tap)[0] * dild;
-        if (dd < lo || dd >= hi) continue;
-        const Tile stationary =
-            xT_[ring].partitionSlice(0, np).select(0, setOfUnit[i]).select(0, dd).slice(0, 0, cs);
-        b_.matmul(acc(i, cs, s.cw).select(0, 0), stationary, moving, started_[i]);
-        started_[i] = true;
+      const Tile dyT = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
+      const Tile xT = xT_[ring].partitionSlice(0, np);
+      if (plan_.dyStationary) {
+        multiplyDyStationary(s, setOfUnit, d, dyT, xT);
+      } else {
+        multiplyXStationary(s, setOfUnit, d, dyT, xT);
       }
     }
   }
 
-  /// dyT [positions, co] stationary per depth; per run of units sharing a shift, C_in tile, bank
-  /// and start state with consecutive kd, one matmul with moving xT [positions; kd, ci].
-  void multiplyDyStationary(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx,
-                            int ring) {
-    const int32_t np = bx.positions();
-    const std::vector<DwUnit>& us = units(s);
-    const int64_t sd = fwd_.stride[0], dild = fwd_.dilation[0];
-    const int64_t depth = s.chunk->extent[0];
-    const int64_t kdStep = fwd_.taps[1] * fwd_.taps[2];
+  /// Input depth of unit `i` for dy depth `d`, and whether it holds x (not padding).
+  int64_t depthOf(const Step& s, size_t i, int64_t d) const {
+    return d * fwd_.stride[0] + tapOf(units(s)[i].tap)[0] * fwd_.dilation[0];
+  }
+  bool live(const Step& s, size_t i, int64_t d) const {
     const auto [lo, hi] = xDepths(*s.chunk);
-    const size_t perDepth =
-        (jobs_.size() + static_cast<size_t>(depth) - 1) / static_cast<size_t>(depth);
-    for (int64_t d = 0; d < depth; ++d) {
-      emitJobs(perDepth);
-      const Tile stationary = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
-      auto depthOf = [&](size_t i) { return d * sd + tapOf(us[i].tap)[0] * dild; };
-      auto live = [&](size_t i) { return depthOf(i) >= lo && depthOf(i) < hi; };
-      for (size_t i = 0; i < us.size();) {
-        if (!live(i)) {
-          ++i;
-          continue;
-        }
-        size_t j = i + 1;
-        while (j < us.size() && live(j) && setOfUnit[j] == setOfUnit[i] &&
-               us[j].ciTile == us[i].ciTile && us[j].tap == us[j - 1].tap + kdStep &&
-               static_cast<int64_t>(j) / plan_.accsPerBank ==
-                   static_cast<int64_t>(i) / plan_.accsPerBank &&
-               started_[j] == started_[i])
-          ++j;
-        const int64_t n = static_cast<int64_t>(j - i), cs = ciCount(us[i].ciTile);
-        const Tile moving = xT_[ring]
-                                .partitionSlice(0, np)
-                                .select(0, setOfUnit[i])
-                                .slice(0, depthOf(i), depthOf(i) + (n - 1) * dild + 1, dild)
-                                .slice(1, 0, cs);
-        b_.matmul(acc(i, cs, s.cw, n), stationary, moving, started_[i]);
-        for (size_t u = i; u < j; ++u) started_[u] = true;
-        i = j;
+    const int64_t dd = depthOf(s, i, d);
+    return dd >= lo && dd < hi;
+  }
+
+  /// xT [positions, ci] stationary, dyT [positions, co] moving: one matmul per live unit.
+  void multiplyXStationary(const Step& s, const std::vector<int64_t>& setOfUnit, int64_t d,
+                           const Tile& dyT, const Tile& xT) {
+    const std::vector<DwUnit>& us = units(s);
+    for (size_t i = 0; i < us.size(); ++i) {
+      if (!live(s, i, d)) continue;
+      const int64_t cs = ciCount(us[i].ciTile);
+      const Tile stationary =
+          xT.select(0, setOfUnit[i]).select(0, depthOf(s, i, d)).slice(0, 0, cs);
+      b_.matmul(acc(i, cs, s.cw).select(0, 0), stationary, dyT, started_[i]);
+      started_[i] = true;
+    }
+  }
+
+  /// dyT [positions, co] stationary; per run of live units sharing a shift, C_in tile, bank and
+  /// start state with consecutive kd, one matmul with moving xT [positions; kd, ci].
+  void multiplyDyStationary(const Step& s, const std::vector<int64_t>& setOfUnit, int64_t d,
+                            const Tile& dyT, const Tile& xT) {
+    const std::vector<DwUnit>& us = units(s);
+    const int64_t kdStep = fwd_.taps[1] * fwd_.taps[2];
+    const int64_t perBank = plan_.accsPerBank;
+    for (size_t i = 0; i < us.size();) {
+      if (!live(s, i, d)) {
+        ++i;
+        continue;
       }
+      size_t j = i + 1;
+      while (j < us.size() && live(s, j, d) && setOfUnit[j] == setOfUnit[i] &&
+             us[j].ciTile == us[i].ciTile && us[j].tap == us[j - 1].tap + kdStep &&
+             static_cast<int64_t>(j) / perBank == static_cast<int64_t>(i) / perBank &&
+             started_[j] == started_[i])
+        ++j;
+      const int64_t n = static_cast<int64_t>(j - i), cs = ciCount(us[i].ciTile);
+      const int64_t dd = depthOf(s, i, d), dild = fwd_.dilation[0];
+      const Tile moving =
+          xT.select(0, setOfUnit[i]).slice(0, dd, dd + (n - 1) * dild + 1, dild).slice(1, 0, cs);
+      b_.matmul(acc(i, cs, s.cw, n), dyT, moving, started_[i]);
+      for (size_t u = i; u < j; ++u) started_[u] = true;
+      i = j;
     }
   }
 
