@@ -1,6 +1,7 @@
 // dw by the Rows method: partitions hold an (h, w) box of dy positions and depth runs along the
 // free axis, so one PE transpose of x per (kh, kw) shift and input depth serves every kd tap.
 // Transposes fill PSUM banks and each bank is evicted by one copy (Vector and Scalar in turn).
+// The PE holds xT (one matmul per tap) or dyT (one matmul per shift covering its kd taps).
 #include <algorithm>
 #include <string>
 #include <utility>
