@@ -132,10 +132,14 @@ struct ResultWriter {
   const HbmView& out;
   std::vector<Tile> outs;
   Evictor evict;
-  bool syncStores = false;  ///< every other store triggered by Sync (q6, q7)
-  int64_t count = 0;
+  bool syncStores = false;           ///< every other store triggered by Sync (q6, q7)
+  std::vector<Tile> tailTiles = {};  ///< transposed(): [128, 128] fp32 staging, two per result
+  int64_t written = 0, tailsWritten = 0;
+  std::function<void()> pendingStore = {};
+  int64_t pendingAfter = 0;  ///< direct writes before pendingStore is emitted
+
   void operator()(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t ns) {
-    const int64_t index = count++;
+    const int64_t index = written++;
     const Tile ot = corner(outs[index % outs.size()], ms, ns);
     b.setNote("evict psum");
     evict(ot, ps);
@@ -144,6 +148,38 @@ struct ResultWriter {
                                    ? DmaOptions{.queue = static_cast<int32_t>(6 + index / 2 % 2)}
                                    : kStore;
     b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot, options);
+    if (pendingStore && --pendingAfter <= 0) flush();
+  }
+  /// Evicts `ps` [width, count * ms], the transposed result of `count` column chunks of `width`
+  /// (count * ms <= 128), turns it back by an SBUF-to-SBUF DMA transpose (Sync, q6/q7) into
+  /// [count * ms, width] and stores that to out[m0:m0+ms, n0:n0+count*width] in rows. The store
+  /// is emitted two direct results later (or at flush()), so that GpSimd's in-order stream of
+  /// stores does not wait for the transpose.
+  void transposed(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t width,
+                  int64_t count) {
+    flush();
+    const int64_t slot = 2 * (tailsWritten++ % 2);
+    const Tile ot = corner(tailTiles[slot], width, count * ms);
+    b.setNote("evict psum");
+    evict(ot, ps);
+    const Tile rows = corner(tailTiles[slot + 1], count * ms, width);
+    b.setNote("transpose out");
+    b.dmaTranspose(rows, ot, DmaOptions{.queue = static_cast<int32_t>(6 + slot / 2)});
+    pendingStore = [this, rows, m0, ms, n0, width, count] {
+      b.setNote("store out");
+      b.dmaCopy(out.slice(0, m0, m0 + ms)
+                    .slice(1, n0, n0 + count * width)
+                    .split(1, {count, width})
+                    .permute({1, 0, 2}),
+                rows, kStore);
+    };
+    pendingAfter = 2;
+  }
+  /// Emits the deferred store of the last transposed result, if any.
+  void flush() {
+    if (!pendingStore) return;
+    pendingStore();
+    pendingStore = nullptr;
   }
 };
 
@@ -183,6 +219,36 @@ void loadColumnTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int6
   };
   if (fullEnd > t0) load(t0, fullEnd, width);
   if (t1 > fullEnd) load(fullEnd, t1, cols - fullEnd * width);
+}
+
+/// The last M tile of `ms` < 128 rows (lhsTail [128, kt, ms]) against one column pass of rhs
+/// (rhsTile [128, kt, ns], out columns n0..n0+ns), computed transposed: out^T = rhs^T lhsT, each
+/// 128-column chunk of rhs stationary and the ms lhsT columns moving, so a pass costs the
+/// 64-cycle floor rather than ns columns. Full chunks share a PSUM tile ([128, chunks * ms]);
+/// results are stored through a transposing view of out.
+void buildTransposedTail(KernelBuilder& b, const Tile& lhsTail, const Tile& rhsTile, int64_t K,
+                         int64_t m0, int64_t n0, const std::vector<Tile>& psums, int64_t& tileIndex,
+                         ResultWriter& write) {
+  const int64_t kt = ceilDiv(K, kPart), ms = lhsTail.size(1), ns = rhsTile.size(1);
+  const int64_t perGroup = kPart / ms;  // chunks per PSUM tile and transpose
+  for (int64_t c0 = 0; c0 < ns;) {
+    // A group: full 128-column chunks that fit one PSUM tile, or the narrower last chunk.
+    const int64_t width = std::min(kPart, ns - c0);
+    const int64_t count = width < kPart ? 1 : std::min(perGroup, (ns - c0) / kPart);
+    const Tile ps = corner(psums[tileIndex++ % psums.size()], width, count * ms);
+    b.setNote("matmul (transposed tail)");
+    for (int64_t c = 0; c < count; ++c) {
+      const Tile rhsChunk = rhsTile.slice(1, c0 + c * width, c0 + (c + 1) * width);
+      const Tile acc = ps.slice(0, c * ms, (c + 1) * ms);
+      for (int64_t k = 0; k < kt; ++k) {
+        const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
+        b.matmul(acc, rhsChunk.partitionSlice(0, ks).select(0, k),
+                 lhsTail.partitionSlice(0, ks).select(0, k), k > 0);
+      }
+    }
+    write.transposed(ps, m0, ms, n0 + c0, width, count);
+    c0 += count * width;
+  }
 }
 
 /// Resident mode with all of lhsT in SBUF too: the output is computed column tile by column tile
@@ -230,11 +296,20 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   for (const auto& [t0, t1] : doublingRanges(nTiles))
     loadColumnTiles(b, rhs, rhsBuf, s.nTile, t0, t1, KRows::Body, rhsQueue, rhsQueue);
   int64_t tileIndex = 0;
+  const int64_t directTiles = s.transposedTail ? mTiles - 1 : mTiles;
   for (int64_t nj = 0; nj < nTiles; ++nj) {
     const auto [n0, n1] = rhsCols(nj);
     const int64_t ns = n1 - n0;
     const Tile rhsTile = rhsBuf.select(0, nj).slice(1, 0, ns);
-    for (int64_t mi = 0; mi < mTiles; ++mi) {
+    // The transposed tail goes last in the first pass (its lhsT tile loads last) and first in
+    // the others, so the kernel ends on a direct tile's wide store.
+    const auto tail = [&] {
+      const int64_t m0 = directTiles * kPart;
+      buildTransposedTail(b, lhsBuf.select(0, directTiles).slice(1, 0, M - m0), rhsTile, K, m0, n0,
+                          psums, tileIndex, write);
+    };
+    if (s.transposedTail && nj > 0) tail();
+    for (int64_t mi = 0; mi < directTiles; ++mi) {
       const int64_t m0 = mi * kPart, ms = std::min(kPart, M - m0);
       const Tile lhsTile = lhsBuf.select(0, mi).slice(1, 0, ms);
       const Tile ps = corner(psums[tileIndex++ % psums.size()], ms, ns);
@@ -246,6 +321,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
       }
       write(ps, m0, ms, n0, ns);
     }
+    if (s.transposedTail && nj == 0) tail();
   }
 }
 
@@ -395,6 +471,8 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
   b.setDmaQueues(storeQueues, isa::Engine::GpSimd);
   ResultWriter write{b, out, ring(b, schedule.outBuffers, {kPart, kFree}, isa::Dtype::Fp32, "out"),
                      Evictor(b, schedule.evict), schedule.syncStores};
+  if (schedule.transposedTail)
+    write.tailTiles = ring(b, 4, {kPart, kPart}, isa::Dtype::Fp32, "out_tail");
   if (schedule.mode == MatmulMode::BothResident) {
     buildBothResident(b, lhsT, rhs, write, dtype, schedule);
   } else if (schedule.mode == MatmulMode::Resident) {
@@ -402,6 +480,7 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
   } else {
     buildKBlocked(b, lhsT, rhs, write, dtype, schedule);
   }
+  write.flush();
 }
 
 }  // namespace neuronsim::kernels

@@ -113,6 +113,8 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
   const std::vector<std::pair<std::string, std::string>> schedules[] = {
       {{"mode", "resident"}},
       {{"mode", "both"}, {"n_tile", "128"}, {"load_chunks", "3"}, {"store_engines", "gpsimd"}},
+      {{"mode", "both"}, {"m_tail", "transposed"}, {"n_tile", "200"}, {"out_buffers", "2"}},
+      {{"mode", "both"}, {"m_tail", "direct"}},
       {{"mode", "kblocked"}},
       {{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "1"}, {"k_chunk", "3"}},
       {{"mode", "kblocked"},
@@ -158,16 +160,16 @@ TEST_CASE("matmul: schedule parameters out of range are one-line errors") {
   CHECK_THROWS_AS(build({{"evict", "gpsimd"}}), neuronsim::Error);
 }
 
-// Issue 10's goal is 50% of roofline for every shape above 512 in each dim; 1030x520x700 bf16
-// (memory-bound, 11 us roofline) reaches 49.3%, so this guards 45% on all of them and 80% on
-// the compute-bound ones.
+// Issue 10's goal: every shape above 512 in each dim at 50% of roofline or more (1030x520x700
+// bf16, memory-bound with a 6-row K tail and an 8-row M tail, is the closest at 51.1%); the
+// compute-bound large ones at 80%.
 TEST_CASE("matmul: large shapes stay near their roofline (timing only)") {
   for (const Shape3& s : kLargeShapes)
     for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
       CAPTURE(s.k);
       CAPTURE(s.m);
       CAPTURE(s.n);
-      CHECK(rooflinePercent(s, dtype) >= 45.0);
+      CHECK(rooflinePercent(s, dtype) >= 50.0);
     }
   for (const Shape3& s : kLargeTimingShapes) {
     CAPTURE(s.k);
