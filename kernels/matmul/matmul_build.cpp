@@ -1,7 +1,8 @@
-// The tiled matmul program in its two schedules: resident (rhs column groups kept in SBUF, lhsT
-// streamed per M tile, one PSUM bank per output tile) and kblocked (an output block accumulates
-// in PSUM while K streams through in multi-tile chunks). PSUM is evicted by VectorE/ScalarE and
-// stored from GpSimd's queues; loads are triggered by Sync.
+// The tiled matmul program in its three schedules: both (lhsT and rhs resident, column pass by
+// column pass, a thin last M tile optionally computed transposed), resident (rhs column groups
+// kept in SBUF, lhsT streamed per M tile) and kblocked (an output block accumulates in PSUM while
+// K streams through in multi-tile chunks). PSUM is evicted by VectorE/ScalarE and stored from
+// GpSimd's queues (and Sync's in mode both); loads are triggered by Sync.
 #include "kernels/matmul/matmul_build.h"
 
 #include <algorithm>
