@@ -99,9 +99,9 @@ void checkShapeTable(const Shape3 (&shapes)[Count], uint64_t seed) {
 }
 
 TEST_CASE("matmul: a table of odd shapes in fp32 and bf16") {
-  const Shape3 shapes[] = {{2, 1, 1},   {1, 1, 511},     {127, 128, 129}, {128, 1, 512},
-                           {129, 2, 3}, {255, 17, 33},   {64, 130, 200},  {384, 96, 768},
-                           {5, 250, 9}, {200, 128, 1025}};
+  const Shape3 shapes[] = {{2, 1, 1},   {1, 1, 511},      {127, 128, 129}, {128, 1, 512},
+                           {129, 2, 3}, {255, 17, 33},    {64, 130, 200},  {384, 96, 768},
+                           {5, 250, 9}, {200, 128, 1025}, {300, 192, 700}};
   checkShapeTable(shapes, 100);
 }
 
@@ -195,9 +195,11 @@ TEST_CASE("matmul: several rhs groups on a small SBUF") {
 TEST_CASE("matmul: the program orders every conflicting access pair") {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul");
-  for (const char* mode : {"both", "resident", "kblocked"}) {
+  for (const char* mode : {"both", "resident", "kblocked", "both-transposed-tail"}) {
     CAPTURE(mode);
-    const ParamValues params = parseParams(spec, {{"mode", mode}});
+    const ParamValues params = std::string(mode) == "both-transposed-tail"
+                                   ? parseParams(spec, {{"mode", "both"}, {"m_tail", "transposed"}})
+                                   : parseParams(spec, {{"mode", mode}});
     const KernelShapes shapes =
         checkShapes(spec, {{"lhsT", {130, 129}}, {"rhs", {130, 700}}}, params);
     neuronsim::isa::Geometry g;
