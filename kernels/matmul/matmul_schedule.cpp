@@ -130,8 +130,8 @@ std::vector<ParamSpec> matmulScheduleParams() {
                "mode both: the last M tile of fewer than 128 rows computed direct, or transposed "
                "(out^T = rhs^T lhsT: rhs 128-column chunks stationary, the few lhsT columns "
                "moving, so each pass costs the 64-cycle floor instead of N columns); auto: "
-               "transposed when it has at most 64 rows at fp32, at most 16 against K >= 1024 at "
-               "bf16",
+               "transposed when M > 128 and it has at most 64 rows at fp32, at most 16 against "
+               "K >= 1024 at bf16",
                {"auto", "direct", "transposed"}),
   };
 }
@@ -201,7 +201,8 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
     // transpose and a store): worth it when TensorE bounds the run (fp32), and at bf16 only for a
     // thin tail against deep K (measured on the test shapes: 8 rows with K 1030 gains 1.8 points
     // of roofline, 6 rows with K 520 or 60 rows with K 1100 lose 2 to 4).
-    const bool autoTail = tailRows > 0 && tailRows <= 64 &&
+    // Only behind direct tiles (M > 128): alone, the transpose's DMA latency is exposed.
+    const bool autoTail = m > kMatmulPart && tailRows > 0 && tailRows <= 64 &&
                           (dtype == isa::Dtype::Fp32 || (tailRows <= 16 && kt >= 8));
     s.transposedTail = tail == "transposed" ? tailRows > 0 : tail == "auto" && autoTail;
     return s;

@@ -140,6 +140,16 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
     }
 }
 
+TEST_CASE("matmul: a transposed M tail without direct tiles (M < 128)") {
+  const Shape3 shapes[] = {{129, 2, 3}, {255, 17, 33}, {300, 100, 700}};
+  uint64_t seed = 400;
+  for (const Shape3& s : shapes)
+    for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
+      CAPTURE(s.m);
+      checkKernelCase(matmulCase(s.k, s.m, s.n, dtype, seed++, {{"m_tail", "transposed"}}));
+    }
+}
+
 TEST_CASE("matmul: schedule parameters out of range are one-line errors") {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul");
