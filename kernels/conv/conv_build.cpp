@@ -113,34 +113,35 @@ class ConvEmitter {
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, core_.cin - t * plan_.parts); }
 
   /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (packedRow(kd, kh), kw /
-  /// pack); with paired outputs also on slot kw + 1, in the odd offset's columns. One DMA per
-  /// kw tap and offset carries every (kd, kh) row (per tap with C_out-major filters).
+  /// pack); one DMA per kw tap carries every (kd, kh) row (per tap with C_out-major filters).
+  /// The odd offset's copy (slot kw + 1) of transposed filters is one SBUF-to-SBUF DMA per kw.
   void loadPackedFilters(int64_t g0, int64_t group) {
     const Int3& k = core_.taps;
     const int64_t cs = core_.cin, taps = core_.tapCount(), rows = k[0] * k[1];
     const int64_t groupsPerRow = (k[2] + plan_.pack - 1) / plan_.pack;
-    for (int64_t g = 0; g < plan_.pairs; ++g)
-      for (int64_t kw = 0; kw < k[2]; ++kw) {
-        const int32_t first = static_cast<int32_t>((kw + g) % plan_.pack * plan_.slotParts);
-        const int64_t c0 = g * plan_.pairStride;
-        const Tile dst = weights_.partitionSlice(first, static_cast<int32_t>(cs))
-                             .select(0, 0)
-                             .split(0, {rows, groupsPerRow})
-                             .select(1, kw / plan_.pack)
-                             .slice(1, c0, c0 + group);
-        const int64_t storedKw = core_.flipTaps ? k[2] - 1 - kw : kw;
-        if (!core_.filtersCoCi) {
-          b_.dmaCopy(dst, filters_.reshape({rows, k[2], core_.cin, core_.cout})
-                              .select(1, storedKw)
-                              .slice(2, g0, g0 + group)
-                              .permute({1, 0, 2}));
-          continue;
-        }
-        for (int64_t row = 0; row < rows; ++row)
-          b_.dmaTranspose(dst.select(0, row), filters_.reshape({taps, core_.cout, core_.cin})
-                                                  .select(0, row * k[2] + storedKw)
-                                                  .slice(0, g0, g0 + group));
-      }
+    auto slotOf = [&](int64_t kw, int64_t g) {
+      const int32_t first = static_cast<int32_t>((kw + g) % plan_.pack * plan_.slotParts);
+      const int64_t c0 = g * plan_.pairStride;
+      return weights_.partitionSlice(first, static_cast<int32_t>(cs))
+          .select(0, 0)
+          .split(0, {rows, groupsPerRow})
+          .select(1, kw / plan_.pack)
+          .slice(1, c0, c0 + group);
+    };
+    for (int64_t kw = 0; kw < k[2]; ++kw) {
+      const int64_t storedKw = core_.flipTaps ? k[2] - 1 - kw : kw;
+      for (int64_t g = 0; g < plan_.pairs && !core_.filtersCoCi; ++g)
+        b_.dmaCopy(slotOf(kw, g), filters_.reshape({rows, k[2], core_.cin, core_.cout})
+                                      .select(1, storedKw)
+                                      .slice(2, g0, g0 + group)
+                                      .permute({1, 0, 2}));
+      for (int64_t row = 0; row < rows && core_.filtersCoCi; ++row)
+        b_.dmaTranspose(slotOf(kw, 0).select(0, row),
+                        filters_.reshape({taps, core_.cout, core_.cin})
+                            .select(0, row * k[2] + storedKw)
+                            .slice(0, g0, g0 + group));
+      if (core_.filtersCoCi && plan_.pairs > 1) b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0));
+    }
   }
 
   /// The packed filter row of taps (kd, kh): rows follow the stored order (reversed when taps
