@@ -128,20 +128,24 @@ class ConvEmitter {
           .select(1, kw / plan_.pack)
           .slice(1, c0, c0 + group);
     };
-    for (int64_t kw = 0; kw < k[2]; ++kw) {
-      const int64_t storedKw = core_.flipTaps ? k[2] - 1 - kw : kw;
-      for (int64_t g = 0; g < plan_.pairs && !core_.filtersCoCi; ++g)
+    auto storedKw = [&](int64_t kw) { return core_.flipTaps ? k[2] - 1 - kw : kw; };
+    for (int64_t kw = 0; kw < k[2] && !core_.filtersCoCi; ++kw)
+      for (int64_t g = 0; g < plan_.pairs; ++g)
         b_.dmaCopy(slotOf(kw, g), filters_.reshape({rows, k[2], core_.cin, core_.cout})
-                                      .select(1, storedKw)
+                                      .select(1, storedKw(kw))
                                       .slice(2, g0, g0 + group)
                                       .permute({1, 0, 2}));
-      for (int64_t row = 0; row < rows && core_.filtersCoCi; ++row)
+    // C_out-major filters: one DMA transpose per tap, in the order the matmuls use them
+    for (int64_t used = 0; used < rows && core_.filtersCoCi; ++used) {
+      const int64_t row = packedRow(used / k[1], used % k[1]);
+      for (int64_t kw = 0; kw < k[2]; ++kw)
         b_.dmaTranspose(slotOf(kw, 0).select(0, row),
                         filters_.reshape({taps, core_.cout, core_.cin})
-                            .select(0, row * k[2] + storedKw)
+                            .select(0, row * k[2] + storedKw(kw))
                             .slice(0, g0, g0 + group));
-      if (core_.filtersCoCi && plan_.pairs > 1) b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0));
     }
+    for (int64_t kw = 0; kw < k[2] && core_.filtersCoCi && plan_.pairs > 1; ++kw)
+      b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0));
   }
 
   /// The packed filter row of taps (kd, kh): rows follow the stored order (reversed when taps
