@@ -83,8 +83,8 @@ class ConvEmitter {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;
     const int64_t coParts = std::min(plan_.coGroup, plan_.parts);
-    weights_ =
-        b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, plan_.coGroup}, dtype_, "filters");
+    weights_ = b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, filterColumns()}, dtype_,
+                       "filters");
     if (plan_.pack > 1) b_.memset(weights_, 0.0f, isa::Engine::Vector);
     if (bias_)
       biasTile_ = b_.sbuf({coParts, (plan_.coGroup + plan_.parts - 1) / plan_.parts},
@@ -100,38 +100,59 @@ class ConvEmitter {
                                  dtype_, "stage");
     }
     outs_ = BufferRing::sbuf(b_, kBuffers, {coParts, c[0], c[1], c[2]}, out_.dtype(), "out");
-    psums_ = BufferRing::psum(
-        b_, static_cast<int>(plan_.psumBuffers),
-        {std::min(core_.cout, plan_.parts), plan_.block[0] * plan_.block[1] * plan_.block[2]},
-        isa::Dtype::Fp32, "acc");
+    psums_ = BufferRing::psum(b_, static_cast<int>(plan_.psumBuffers),
+                              {std::min(filterColumns(), plan_.parts), product(plan_.block)},
+                              isa::Dtype::Fp32, "acc");
+  }
+
+  /// Filter (and PSUM) columns of a C_out group: both W offsets' blocks when outputs are paired.
+  int64_t filterColumns() const {
+    return plan_.pairs > 1 ? plan_.pairStride + plan_.coGroup : plan_.coGroup;
   }
 
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, core_.cin - t * plan_.parts); }
 
-  /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (kd, kh, kw / pack).
+  /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (packedRow(kd, kh), kw /
+  /// pack); one DMA per kw tap carries every (kd, kh) row (per tap with C_out-major filters).
+  /// The odd offset's copy (slot kw + 1) of transposed filters is one SBUF-to-SBUF DMA per kw.
   void loadPackedFilters(int64_t g0, int64_t group) {
     const Int3& k = core_.taps;
-    const int64_t cs = core_.cin, taps = core_.tapCount();
+    const int64_t cs = core_.cin, taps = core_.tapCount(), rows = k[0] * k[1];
     const int64_t groupsPerRow = (k[2] + plan_.pack - 1) / plan_.pack;
-    for (int64_t tap = 0; tap < taps; ++tap) {
-      const Int3 kk = tapIndices(tap);
-      const int64_t column = (kk[0] * k[1] + kk[1]) * groupsPerRow + kk[2] / plan_.pack;
-      const int32_t first = static_cast<int32_t>(kk[2] % plan_.pack * plan_.slotParts);
-      const Tile dst = weights_.partitionSlice(first, static_cast<int32_t>(cs))
-                           .select(0, 0)
-                           .select(0, column)
-                           .slice(0, 0, group);
-      const int64_t stored = storedTap(kk[0], kk[1], kk[2]);
-      if (core_.filtersCoCi) {
-        b_.dmaTranspose(dst, filters_.reshape({taps, core_.cout, core_.cin})
-                                 .select(0, stored)
-                                 .slice(0, g0, g0 + group));
-      } else {
-        b_.dmaCopy(dst, filters_.reshape({taps, core_.cin, core_.cout})
-                            .select(0, stored)
-                            .slice(1, g0, g0 + group));
-      }
+    auto slotOf = [&](int64_t kw, int64_t g) {
+      const int32_t first = static_cast<int32_t>((kw + g) % plan_.pack * plan_.slotParts);
+      const int64_t c0 = g * plan_.pairStride;
+      return weights_.partitionSlice(first, static_cast<int32_t>(cs))
+          .select(0, 0)
+          .split(0, {rows, groupsPerRow})
+          .select(1, kw / plan_.pack)
+          .slice(1, c0, c0 + group);
+    };
+    auto storedKw = [&](int64_t kw) { return core_.flipTaps ? k[2] - 1 - kw : kw; };
+    for (int64_t kw = 0; kw < k[2] && !core_.filtersCoCi; ++kw)
+      for (int64_t g = 0; g < plan_.pairs; ++g)
+        b_.dmaCopy(slotOf(kw, g), filters_.reshape({rows, k[2], core_.cin, core_.cout})
+                                      .select(1, storedKw(kw))
+                                      .slice(2, g0, g0 + group)
+                                      .permute({1, 0, 2}));
+    // C_out-major filters: one DMA transpose per tap, in the order the matmuls use them
+    for (int64_t used = 0; used < rows && core_.filtersCoCi; ++used) {
+      const int64_t row = packedRow(used / k[1], used % k[1]);
+      for (int64_t kw = 0; kw < k[2]; ++kw)
+        b_.dmaTranspose(slotOf(kw, 0).select(0, row),
+                        filters_.reshape({taps, core_.cout, core_.cin})
+                            .select(0, row * k[2] + storedKw(kw))
+                            .slice(0, g0, g0 + group));
     }
+    for (int64_t kw = 0; kw < k[2] && core_.filtersCoCi && plan_.pairs > 1; ++kw)
+      b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0));
+  }
+
+  /// The packed filter row of taps (kd, kh): rows follow the stored order (reversed when taps
+  /// are flipped), so one DMA per kw tap loads all of them.
+  int64_t packedRow(int64_t kd, int64_t kh) const {
+    const int64_t row = kd * core_.taps[1] + kh;
+    return core_.flipTaps ? core_.taps[0] * core_.taps[1] - 1 - row : row;
   }
 
   void loadFilters(int64_t g0, int64_t group) {
@@ -267,9 +288,10 @@ class ConvEmitter {
     for (int64_t kd = 0; kd < k[0]; ++kd)
       for (int64_t kh = 0; kh < k[1]; ++kh)
         for (int64_t gw = 0; gw < groupsPerRow; ++gw) {
-          TapUse use{{}, (kd * k[1] + kh) * groupsPerRow + gw, 0};
+          TapUse use{{}, packedRow(kd, kh) * groupsPerRow + gw, 0};
           bool live = false;
-          for (int64_t kw = gw * plan_.pack; kw < std::min(k[2], (gw + 1) * plan_.pack); ++kw) {
+          const int64_t lastSlot = std::min(k[2] + plan_.pairs - 1, (gw + 1) * plan_.pack);
+          for (int64_t kw = gw * plan_.pack; kw < lastSlot; ++kw) {
             const Int3 kk{kd, kh, kw};
             bool tapLive = true;
             for (int a = 0; a < 3; ++a) {
@@ -294,7 +316,7 @@ class ConvEmitter {
     const Int3& blk = plan_.block;
     for (int64_t rd = 0; rd < std::min(ph[0], chunk.extent[0]); ++rd)
       for (int64_t rh = 0; rh < std::min(ph[1], chunk.extent[1]); ++rh)
-        for (int64_t rw = 0; rw < std::min(ph[2], chunk.extent[2]); ++rw) {
+        for (int64_t rw = 0; rw < std::min(ph[2] / plan_.pairs, chunk.extent[2]); ++rw) {
           const Int3 r{rd, rh, rw};
           Int3 n;
           for (int a = 0; a < 3; ++a) n[a] = (chunk.extent[a] - r[a] + ph[a] - 1) / ph[a];
@@ -315,10 +337,13 @@ class ConvEmitter {
       const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
       const Tile outTile = outs_.next().partitionSlice(0, static_cast<int32_t>(cw));
       forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
+        const int64_t rows = plan_.pairs > 1 ? plan_.pairStride + cw : cw;
         const Tile ps =
-            psums_.next().partitionSlice(0, static_cast<int32_t>(cw)).slice(0, 0, product(count));
-        accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
-        evict(box(outTile, origin, count, plan_.phase), ps, j, cw);
+            psums_.next().partitionSlice(0, static_cast<int32_t>(rows)).slice(0, 0, product(count));
+        accumulate(ps, chunk, slot, origin, count, co0 - g0, rows);
+        evict(box(outTile, origin, count, plan_.phase),
+              ps.partitionSlice(0, static_cast<int32_t>(cw)), j, cw);
+        if (plan_.pairs > 1) evictOdd(outTile, ps, chunk, origin, count, j, cw);
       });
       const HbmView dst = out_.select(0, chunk.batch)
                               .slice(0, co0, co0 + cw)
@@ -351,6 +376,20 @@ class ConvEmitter {
         first = false;
       }
     }
+  }
+
+  /// The odd W offset's outputs (PSUM rows from pairStride) of the block at `origin`, those that
+  /// lie inside the chunk.
+  void evictOdd(const Tile& outTile, const Tile& ps, const Chunk& chunk, const Int3& origin,
+                const Int3& count, int64_t coTile, int64_t cw) {
+    Int3 odd = count;
+    odd[2] = std::min(count[2], (chunk.extent[2] - origin[2]) / 2);
+    if (odd[2] == 0) return;
+    const Tile src =
+        ps.partitionSlice(static_cast<int32_t>(plan_.pairStride), static_cast<int32_t>(cw))
+            .reshape({count[0], count[1], count[2]})
+            .slice(2, 0, odd[2]);
+    evict(box(outTile, {origin[0], origin[1], origin[2] + 1}, odd, plan_.phase), src, coTile, cw);
   }
 
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {

@@ -58,7 +58,8 @@ struct Budget {
   int64_t chunkPositions() const {
     const int64_t work = plan.tapColumns * plan.ciTiles * ceilDiv(plan.coGroup, plan.parts) *
                          (elemBytes == 4 ? 4 : 1);
-    return std::max(kMinChunk, kChunkWork * product(phase) / std::max<int64_t>(1, work));
+    return std::max(kMinChunk,
+                    kChunkWork * product(phase) / plan.pairs / std::max<int64_t>(1, work));
   }
 
   bool fits(const Int3& c, bool preferred) const {
@@ -197,6 +198,16 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   }
   const int64_t perColumn = plan.ciTiles * plan.tapColumns * elemBytes;
   const int64_t weightBudget = static_cast<int64_t>(kWeightShare * static_cast<double>(capacity));
+  // Two W offsets per matmul need a free slot past the last kw tap; their blocks start where a
+  // partition range may start. A matmul costs max(min(64, M), N) PE cycles (I2): the second
+  // offset's columns come free while N halves.
+  const int64_t pairStride = core.cout <= kSlotAlign ? kSlotAlign : 2 * kSlotAlign;
+  if (options.wPairs != "off" && plan.pack > core.taps[2] && core.stride[2] == 1 &&
+      core.dilation[2] == 1 && core.out[2] >= 2 && pairStride + core.cout <= parts &&
+      (pairStride + core.cout) * perColumn <= weightBudget) {
+    plan.pairs = 2;
+    plan.pairStride = pairStride;
+  }
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);
   if (plan.coGroup >= parts) plan.coGroup -= plan.coGroup % parts;
   if (plan.coGroup < 1)
@@ -205,6 +216,7 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
                 std::to_string(weightBudget) + "-byte SBUF share for filters");
 
   plan.phase = outputPhase(core);
+  if (plan.pairs > 1) plan.phase[2] = 2;
   Budget budget{core,
                 plan,
                 plan.phase,
@@ -254,6 +266,7 @@ ConvOptions convOptions(const ParamValues& params) {
   options.psumBuffers = params.getInt("psum_buffers");
   options.tapPack = params.getString("tap_pack");
   options.evict = params.getString("evict_engine");
+  options.wPairs = params.getString("w_pairs");
   return options;
 }
 
@@ -282,6 +295,12 @@ std::vector<ParamSpec> convScheduleParams() {
        "schedule: engine evicting PSUM (auto: Vector and Scalar in turn; vector: Vector where the "
        "activation allows, else Scalar)",
        {"auto", "vector", "scalar"}},
+      {"w_pairs",
+       ParamType::Enum,
+       "auto",
+       "schedule: two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
+       "last kw tap, stride and dilation W are 1 and C_out <= 64; off: one output per column)",
+       {"auto", "off"}},
   };
 }
 

@@ -19,6 +19,7 @@ struct ConvOptions {
   int64_t psumBuffers = 0;       ///< PSUM accumulation blocks in flight (0: 4)
   std::string tapPack = "auto";  ///< auto | off: kw taps sharing a matmul on partition slots
   std::string evict = "auto";    ///< auto (Vector and Scalar in turn) | vector | scalar
+  std::string wPairs = "auto";   ///< auto | off: two W-neighbour outputs per packed matmul
 };
 
 /// The tiling of one ConvCore. Extents are (D, H, W).
@@ -40,8 +41,13 @@ struct ConvPlan {
   int64_t pack = 1;        ///< taps per matmul: consecutive kw taps on partition slots (C_in <= 64)
   int64_t slotParts = 0;   ///< partitions per slot when pack > 1 (parts / pack)
   int64_t tapColumns = 1;  ///< filter columns per C_in tile: taps, or tap groups when packed
-  Int3 phase{1, 1, 1};     ///< output period whose positions share the taps that meet x elements
-  Int3 block{1, 1, 1};     ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
+  /// W-neighbour outputs per packed matmul (1 or 2): with 2, the stationary holds the filters of
+  /// output offset g (slot s meets tap kw = s - g) in columns [g * pairStride, + C_out), the moving
+  /// steps 2 along W and PSUM rows [pairStride, + C_out) hold the odd outputs (`phase` W is 2)
+  int64_t pairs = 1;
+  int64_t pairStride = 0;   ///< PSUM rows / filter columns between the two offsets' blocks
+  Int3 phase{1, 1, 1};      ///< output period whose positions share the taps that meet x elements
+  Int3 block{1, 1, 1};      ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
   int64_t psumBuffers = 4;  ///< PSUM accumulation blocks in flight
   /// engines evicting PSUM blocks in turn (Scalar where Vector cannot apply the activation)
   std::vector<isa::Engine> evictEngines{isa::Engine::Vector, isa::Engine::Scalar};

@@ -1,7 +1,8 @@
-// The tiled matmul program in its two schedules: resident (rhs column groups kept in SBUF, lhsT
-// streamed per M tile, one PSUM bank per output tile) and kblocked (an output block accumulates
-// in PSUM while K streams through in multi-tile chunks). PSUM is evicted by VectorE/ScalarE and
-// stored from GpSimd's queues; loads are triggered by Sync.
+// The tiled matmul program in its three schedules: both (lhsT and rhs resident, column pass by
+// column pass, a thin last M tile optionally computed transposed), resident (rhs column groups
+// kept in SBUF, lhsT streamed per M tile) and kblocked (an output block accumulates in PSUM while
+// K streams through in multi-tile chunks). PSUM is evicted by VectorE/ScalarE and stored from
+// GpSimd's queues (and Sync's in mode both); loads are triggered by Sync.
 #include "kernels/matmul/matmul_build.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "isa/dtype.h"
+#include "kernels/builder/pipeline.h"
 
 namespace neuronsim::kernels {
 
@@ -30,26 +32,24 @@ constexpr DmaOptions kStore{.queue = -1, .issue = isa::Engine::GpSimd};
 /// Where loads are triggered: lhsT on Sync, cycling over queues q0..q(n-1) (with one queue the
 /// transfers complete in order at full bandwidth, so the tiles the first matmuls need arrive
 /// first); rhs on Sync too, or with `scalarRhs` on ScalarE's queues q10, q11 so that two
-/// engines pay the trigger cost.
+/// engines pay the trigger cost; small transfers (K tails, narrow last tiles) on q8, q9, so that
+/// they neither wait behind nor hold up the large ones (a queue admits two transfers at a time).
 class LoadQueues {
  public:
-  LoadQueues(int64_t count, bool scalarRhs) : count_(count), scalarRhs_(scalarRhs) {}
-  DmaOptions lhs() { return {.queue = static_cast<int32_t>(next_++ % count_)}; }
-  /// Small transfers (K tails, narrow last tiles) on q8, q9, so that they neither wait behind
-  /// nor hold up the large ones (a queue admits two transfers at a time).
-  DmaOptions side() { return {.queue = static_cast<int32_t>(kSideQueue + sideNext_++ % 2)}; }
+  LoadQueues(int64_t count, bool scalarRhs)
+      : lhs_(QueueCycle::span(0, static_cast<int32_t>(count))), scalarRhs_(scalarRhs) {}
+  DmaOptions lhs() { return {.queue = lhs_.next()}; }
+  DmaOptions side() { return {.queue = side_.next()}; }
   DmaOptions rhs() {
     if (!scalarRhs_) return lhs();
-    return {.queue = static_cast<int32_t>(kScalarQueue + scalarNext_++ % 2),
-            .issue = isa::Engine::Scalar};
+    return {.queue = scalar_.next(), .issue = isa::Engine::Scalar};
   }
 
  private:
-  static constexpr int32_t kSideQueue = 8;
-  static constexpr int32_t kScalarQueue = 10;
-  int64_t count_;
+  QueueCycle lhs_;
+  QueueCycle side_ = QueueCycle::span(8, 2);
+  QueueCycle scalar_ = QueueCycle::span(10, 2);
   bool scalarRhs_;
-  int64_t next_ = 0, sideNext_ = 0, scalarNext_ = 0;
 };
 
 /// One DMA's share of a K-row load: K tiles [t0, t1), or the tail of fewer than 128 rows.
@@ -91,34 +91,17 @@ void loadKRows(KernelBuilder& b, const HbmView& src, const Tile& dst, int64_t ch
   for (const KPiece& piece : kPieces(src.size(0), chunks)) loadKPiece(b, src, dst, piece, queue());
 }
 
-/// Copies PSUM results to SBUF on the schedule's engines (alternating: VectorE, then ScalarE).
-class Evictor {
- public:
-  Evictor(KernelBuilder& b, EvictEngines engines) : b_(b), engines_(engines) {}
-  void operator()(const Tile& dst, const Tile& src) {
-    const bool vector = engines_ == EvictEngines::Vector ||
-                        (engines_ == EvictEngines::Alternate && count_++ % 2 == 0);
-    if (vector) {
-      b_.tensorCopy(dst, src, isa::Engine::Vector);
-    } else {
-      b_.activation(dst, src, isa::ActFn::Copy);
-    }
+/// The engines that evict PSUM under `engines` (alternating: VectorE, then ScalarE).
+std::vector<isa::Engine> evictEngines(EvictEngines engines) {
+  switch (engines) {
+    case EvictEngines::Vector:
+      return {isa::Engine::Vector};
+    case EvictEngines::Scalar:
+      return {isa::Engine::Scalar};
+    case EvictEngines::Alternate:
+      break;
   }
-
- private:
-  KernelBuilder& b_;
-  EvictEngines engines_;
-  int64_t count_ = 0;
-};
-
-std::vector<Tile> ring(KernelBuilder& b, int64_t count, const std::vector<int64_t>& shape,
-                       isa::Dtype dtype, const std::string& name, bool psum = false) {
-  std::vector<Tile> tiles;
-  for (int64_t i = 0; i < count; ++i) {
-    const std::string tileName = name + "_" + std::to_string(i);
-    tiles.push_back(psum ? b.psum(shape, dtype, tileName) : b.sbuf(shape, dtype, tileName));
-  }
-  return tiles;
+  return {isa::Engine::Vector, isa::Engine::Scalar};
 }
 
 /// [ms, ns] corner of a [128, 512] tile.
@@ -130,20 +113,56 @@ Tile corner(const Tile& t, int64_t ms, int64_t ns) {
 struct ResultWriter {
   KernelBuilder& b;
   const HbmView& out;
-  std::vector<Tile> outs;
-  Evictor evict;
-  bool syncStores = false;  ///< every other store triggered by Sync (q6, q7)
-  int64_t count = 0;
+  BufferRing outs;
+  PsumEvictor evict;
+  bool syncStores = false;                         ///< every other store triggered by Sync (q6, q7)
+  QueueCycle syncQueues = QueueCycle::span(6, 2);  ///< Sync's stores and transposes
+  BufferRing tailTiles = {};  ///< transposed(): [128, 128] fp32 staging, two per result
+  int64_t written = 0, tailsWritten = 0;
+  std::function<void()> pendingStore = {};
+  int64_t pendingAfter = 0;  ///< direct writes before pendingStore is emitted
+
   void operator()(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t ns) {
-    const int64_t index = count++;
-    const Tile ot = corner(outs[index % outs.size()], ms, ns);
+    const int64_t index = written++;
+    const Tile ot = corner(outs[index], ms, ns);
     b.setNote("evict psum");
     evict(ot, ps);
     b.setNote("store out");
-    const DmaOptions options = syncStores && index % 2 == 1
-                                   ? DmaOptions{.queue = static_cast<int32_t>(6 + index / 2 % 2)}
-                                   : kStore;
+    const DmaOptions options =
+        syncStores && index % 2 == 1 ? DmaOptions{.queue = syncQueues.next()} : kStore;
     b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot, options);
+    if (pendingStore && --pendingAfter <= 0) flush();
+  }
+  /// Evicts `ps` [width, count * ms], the transposed result of `count` column chunks of `width`
+  /// (count * ms <= 128), turns it back by an SBUF-to-SBUF DMA transpose (Sync, q6/q7) into
+  /// [count * ms, width] and stores that to out[m0:m0+ms, n0:n0+count*width] in rows. The store
+  /// is emitted two direct results later (or at flush()), so that GpSimd's in-order stream of
+  /// stores does not wait for the transpose.
+  void transposed(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t width,
+                  int64_t count) {
+    flush();
+    const int64_t slot = 2 * (tailsWritten++ % 2);
+    const Tile ot = corner(tailTiles[slot], width, count * ms);
+    b.setNote("evict psum");
+    evict(ot, ps);
+    const Tile rows = corner(tailTiles[slot + 1], count * ms, width);
+    b.setNote("transpose out");
+    b.dmaTranspose(rows, ot, DmaOptions{.queue = syncQueues.next()});
+    pendingStore = [this, rows, m0, ms, n0, width, count] {
+      b.setNote("store out");
+      b.dmaCopy(out.slice(0, m0, m0 + ms)
+                    .slice(1, n0, n0 + count * width)
+                    .split(1, {count, width})
+                    .permute({1, 0, 2}),
+                rows, kStore);
+    };
+    pendingAfter = 2;
+  }
+  /// Emits the deferred store of the last transposed result, if any.
+  void flush() {
+    if (!pendingStore) return;
+    pendingStore();
+    pendingStore = nullptr;
   }
 };
 
@@ -185,6 +204,36 @@ void loadColumnTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int6
   if (t1 > fullEnd) load(fullEnd, t1, cols - fullEnd * width);
 }
 
+/// The last M tile of `ms` < 128 rows (lhsTail [128, kt, ms]) against one column pass of rhs
+/// (rhsTile [128, kt, ns], out columns n0..n0+ns), computed transposed: out^T = rhs^T lhsT, each
+/// 128-column chunk of rhs stationary and the ms lhsT columns moving, so a pass costs the
+/// 64-cycle floor rather than ns columns. Full chunks share a PSUM tile ([128, chunks * ms]);
+/// results are stored through a transposing view of out.
+void buildTransposedTail(KernelBuilder& b, const Tile& lhsTail, const Tile& rhsTile, int64_t K,
+                         int64_t m0, int64_t n0, const BufferRing& psums, int64_t& tileIndex,
+                         ResultWriter& write) {
+  const int64_t kt = ceilDiv(K, kPart), ms = lhsTail.size(1), ns = rhsTile.size(1);
+  const int64_t perGroup = kPart / ms;  // chunks per PSUM tile and transpose
+  for (int64_t c0 = 0; c0 < ns;) {
+    // A group: full 128-column chunks that fit one PSUM tile, or the narrower last chunk.
+    const int64_t width = std::min(kPart, ns - c0);
+    const int64_t count = width < kPart ? 1 : std::min(perGroup, (ns - c0) / kPart);
+    const Tile ps = corner(psums[tileIndex++], width, count * ms);
+    b.setNote("matmul (transposed tail)");
+    for (int64_t c = 0; c < count; ++c) {
+      const Tile rhsChunk = rhsTile.slice(1, c0 + c * width, c0 + (c + 1) * width);
+      const Tile acc = ps.slice(0, c * ms, (c + 1) * ms);
+      for (int64_t k = 0; k < kt; ++k) {
+        const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
+        b.matmul(acc, rhsChunk.partitionSlice(0, ks).select(0, k),
+                 lhsTail.partitionSlice(0, ks).select(0, k), k > 0);
+      }
+    }
+    write.transposed(ps, m0, ms, n0 + c0, width, count);
+    c0 += count * width;
+  }
+}
+
 /// Resident mode with all of lhsT in SBUF too: the output is computed column tile by column tile
 /// (each rhs tile read once, streamed past every lhsT tile), so after the first tile each step
 /// needs little new data. The first lhsT and rhs tiles load piece by piece along K, the rest in
@@ -195,8 +244,8 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   const int64_t kt = ceilDiv(K, kPart), mTiles = ceilDiv(M, kPart), nTiles = ceilDiv(N, s.nTile);
   const Tile lhsBuf = b.sbuf({kPart, mTiles, kt, kPart}, dtype, "lhsT");
   const Tile rhsBuf = b.sbuf({kPart, nTiles, kt, s.nTile}, dtype, "rhs");
-  const std::vector<Tile> psums =
-      ring(b, s.psumBuffers, {kPart, kFree}, isa::Dtype::Fp32, "acc", true);
+  const BufferRing psums =
+      BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
   LoadQueues queues(s.loadQueues, s.scalarRhs);
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
@@ -230,14 +279,23 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   for (const auto& [t0, t1] : doublingRanges(nTiles))
     loadColumnTiles(b, rhs, rhsBuf, s.nTile, t0, t1, KRows::Body, rhsQueue, rhsQueue);
   int64_t tileIndex = 0;
+  const int64_t directTiles = s.transposedTail ? mTiles - 1 : mTiles;
   for (int64_t nj = 0; nj < nTiles; ++nj) {
     const auto [n0, n1] = rhsCols(nj);
     const int64_t ns = n1 - n0;
     const Tile rhsTile = rhsBuf.select(0, nj).slice(1, 0, ns);
-    for (int64_t mi = 0; mi < mTiles; ++mi) {
+    // The transposed tail goes last in the first pass (its lhsT tile loads last) and first in
+    // the others, so the kernel ends on a direct tile's wide store.
+    const auto tail = [&] {
+      const int64_t m0 = directTiles * kPart;
+      buildTransposedTail(b, lhsBuf.select(0, directTiles).slice(1, 0, M - m0), rhsTile, K, m0, n0,
+                          psums, tileIndex, write);
+    };
+    if (s.transposedTail && nj > 0) tail();
+    for (int64_t mi = 0; mi < directTiles; ++mi) {
       const int64_t m0 = mi * kPart, ms = std::min(kPart, M - m0);
       const Tile lhsTile = lhsBuf.select(0, mi).slice(1, 0, ms);
-      const Tile ps = corner(psums[tileIndex++ % psums.size()], ms, ns);
+      const Tile ps = corner(psums[tileIndex++], ms, ns);
       b.setNote("matmul");
       for (int64_t k = 0; k < kt; ++k) {
         const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
@@ -246,6 +304,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
       }
       write(ps, m0, ms, n0, ns);
     }
+    if (s.transposedTail && nj == 0) tail();
   }
 }
 
@@ -260,55 +319,70 @@ void buildResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
   const bool whole = room >= kt * N * bytes;
   const int64_t groupTiles = std::max<int64_t>(1, room / 2 / (kt * kFree * bytes));
   const int64_t groupCols = whole ? N : std::min(N, groupTiles * kFree);
-  const std::vector<Tile> rhsBuf = ring(b, whole ? 1 : 2, {kPart, kt, groupCols}, dtype, "rhs");
-  const std::vector<Tile> lhsBuf = ring(b, s.loadBuffers, {kPart, kt, kPart}, dtype, "lhsT");
-  const std::vector<Tile> psums =
-      ring(b, s.psumBuffers, {kPart, kFree}, isa::Dtype::Fp32, "acc", true);
+  const BufferRing rhsBuf =
+      BufferRing::sbuf(b, whole ? 1 : 2, {kPart, kt, groupCols}, dtype, "rhs");
+  const BufferRing lhsBuf =
+      BufferRing::sbuf(b, static_cast<int>(s.loadBuffers), {kPart, kt, kPart}, dtype, "lhsT");
+  const BufferRing psums =
+      BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
   LoadQueues queues(s.loadQueues, s.scalarRhs);
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
 
-  int64_t group = 0, mIndex = 0, tileIndex = 0;
-  for (int64_t g0 = 0; g0 < N; g0 += groupCols, ++group) {
-    const int64_t gs = std::min(groupCols, N - g0);
-    const Tile rb = rhsBuf[group % rhsBuf.size()].slice(1, 0, gs);
+  // Work items: (rhs group, 128-row M tile); item i loads into lhsT buffer i % loadBuffers.
+  const int64_t mTiles = ceilDiv(M, kPart), groups = ceilDiv(N, groupCols);
+  const auto groupStart = [&](int64_t item) { return item / mTiles * groupCols; };
+  const auto groupSize = [&](int64_t item) { return std::min(groupCols, N - groupStart(item)); };
+  const auto rhsTiles = [&](int64_t item) {
+    return rhsBuf[item / mTiles].slice(1, 0, groupSize(item));
+  };
+  const auto lhsTile = [&](int64_t item) {
+    const int64_t m0 = item % mTiles * kPart;
+    return lhsBuf[item].slice(1, 0, std::min(kPart, M - m0));
+  };
+  const auto load = [&](int64_t item, int) {
+    const int64_t g0 = groupStart(item), gs = groupSize(item), m0 = item % mTiles * kPart;
+    const Tile lb = lhsTile(item), rb = rhsTiles(item);
+    const HbmView lhsView = lhsT.slice(1, m0, m0 + lb.size(1));
     const auto rhsView = [&](int64_t n0) {
       return rhs.slice(1, g0 + n0, g0 + std::min(gs, n0 + kFree));
     };
     const auto rhsTile = [&](int64_t n0) { return rb.slice(1, n0, std::min(gs, n0 + kFree)); };
-    for (int64_t m0 = 0; m0 < M; m0 += kPart, ++mIndex) {
-      const int64_t ms = std::min(kPart, M - m0);
-      const Tile lb = lhsBuf[mIndex % lhsBuf.size()].slice(1, 0, ms);
-      const HbmView lhsView = lhsT.slice(1, m0, m0 + ms);
-      b.setNote("load lhsT");
-      if (m0 > 0) {
-        loadKRows(b, lhsView, lb, s.loadChunks, lhsQueue);
-      } else {
-        // The group's first tile: lhsT and the first rhs tile piece by piece, in the order the
-        // first matmuls use them; then the group's other rhs tiles.
-        for (const KPiece& piece : kPieces(K, s.loadChunks)) {
-          b.setNote("load lhsT");
-          loadKPiece(b, lhsView, lb, piece, queues.lhs());
-          b.setNote("load rhs");
-          loadKPiece(b, rhsView(0), rhsTile(0), piece, queues.rhs());
-        }
-        b.setNote("load rhs");
-        for (int64_t n0 = kFree; n0 < gs; n0 += kFree)
-          loadKRows(b, rhsView(n0), rhsTile(n0), s.loadChunks, rhsQueue);
-      }
-      for (int64_t n0 = 0; n0 < gs; n0 += kFree, ++tileIndex) {
-        const int64_t ns = std::min(kFree, gs - n0);
-        const Tile ps = corner(psums[tileIndex % psums.size()], ms, ns);
-        b.setNote("matmul");
-        for (int64_t k = 0; k < kt; ++k) {
-          const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
-          b.matmul(ps, lb.partitionSlice(0, ks).select(0, k),
-                   rb.partitionSlice(0, ks).select(0, k).slice(0, n0, n0 + ns), k > 0);
-        }
-        write(ps, m0, ms, g0 + n0, ns);
-      }
+    b.setNote("load lhsT");
+    if (m0 > 0) {
+      loadKRows(b, lhsView, lb, s.loadChunks, lhsQueue);
+      return;
     }
-  }
+    // The group's first tile: lhsT and the first rhs tile piece by piece, in the order the
+    // first matmuls use them; then the group's other rhs tiles.
+    for (const KPiece& piece : kPieces(K, s.loadChunks)) {
+      b.setNote("load lhsT");
+      loadKPiece(b, lhsView, lb, piece, queues.lhs());
+      b.setNote("load rhs");
+      loadKPiece(b, rhsView(0), rhsTile(0), piece, queues.rhs());
+    }
+    b.setNote("load rhs");
+    for (int64_t n0 = kFree; n0 < gs; n0 += kFree)
+      loadKRows(b, rhsView(n0), rhsTile(n0), s.loadChunks, rhsQueue);
+  };
+  int64_t tileIndex = 0;
+  const auto compute = [&](int64_t item, int) {
+    const int64_t g0 = groupStart(item), gs = groupSize(item), m0 = item % mTiles * kPart;
+    const Tile lb = lhsTile(item), rb = rhsTiles(item);
+    const int64_t ms = lb.size(1);
+    for (int64_t n0 = 0; n0 < gs; n0 += kFree) {
+      const int64_t ns = std::min(kFree, gs - n0);
+      const Tile ps = corner(psums[tileIndex++], ms, ns);
+      b.setNote("matmul");
+      for (int64_t k = 0; k < kt; ++k) {
+        const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
+        b.matmul(ps, lb.partitionSlice(0, ks).select(0, k),
+                 rb.partitionSlice(0, ks).select(0, k).slice(0, n0, n0 + ns), k > 0);
+      }
+      write(ps, m0, ms, g0 + n0, ns);
+    }
+  };
+  runPipelined(groups * mTiles, lhsBuf.size(), load, compute);
 }
 
 /// K-tile counts of the chunks of one block: the first block ramps up 1, 2, 4, ... to kChunk so
@@ -329,60 +403,81 @@ void buildKBlocked(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
   const int64_t kt = ceilDiv(K, kPart);
   const int64_t blockRows = std::min(M, s.blockM * kPart);
   const int64_t blockCols = std::min(N, s.blockN * kFree);
-  const std::vector<Tile> lhsBuf =
-      ring(b, s.loadBuffers, {kPart, s.kChunk, blockRows}, dtype, "lhsT");
-  const std::vector<Tile> rhsBuf =
-      ring(b, s.loadBuffers, {kPart, s.kChunk, blockCols}, dtype, "rhs");
+  const BufferRing lhsBuf = BufferRing::sbuf(b, static_cast<int>(s.loadBuffers),
+                                             {kPart, s.kChunk, blockRows}, dtype, "lhsT");
+  const BufferRing rhsBuf = BufferRing::sbuf(b, static_cast<int>(s.loadBuffers),
+                                             {kPart, s.kChunk, blockCols}, dtype, "rhs");
   // Accumulators take the banks in turn, so a block's first tiles reuse the banks the previous
   // block evicts first.
-  const std::vector<Tile> psums =
-      ring(b, s.psumBuffers, {kPart, kFree}, isa::Dtype::Fp32, "acc", true);
+  const BufferRing psums =
+      BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
   LoadQueues queues(s.loadQueues, s.scalarRhs);
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
 
-  int64_t block = 0, chunk = 0, bank = 0;
+  // Work items: the chunks of every block, in order; chunk i loads into buffer i % loadBuffers.
+  struct Chunk {
+    int64_t m0, n0, rows, cols;  ///< the block
+    int64_t c0, tiles;           ///< K tiles [c0, c0 + tiles)
+  };
+  std::vector<Chunk> chunks;
   for (int64_t m0 = 0; m0 < M; m0 += blockRows)
-    for (int64_t n0 = 0; n0 < N; n0 += blockCols, ++block) {
+    for (int64_t n0 = 0; n0 < N; n0 += blockCols) {
       const int64_t rows = std::min(blockRows, M - m0), cols = std::min(blockCols, N - n0);
-      const int64_t mTiles = ceilDiv(rows, kPart), nTiles = ceilDiv(cols, kFree);
-      std::vector<Tile> acc;
-      for (int64_t mi = 0; mi < mTiles; ++mi)
-        for (int64_t ni = 0; ni < nTiles; ++ni)
-          acc.push_back(corner(psums[bank++ % psums.size()], std::min(kPart, rows - mi * kPart),
-                               std::min(kFree, cols - ni * kFree)));
       int64_t c0 = 0;
-      for (int64_t tiles : chunkSizes(kt, s.kChunk, block == 0 && s.rampChunks)) {
-        const int64_t k0 = c0 * kPart, k1 = std::min(K, (c0 + tiles) * kPart);
-        const Tile lb = lhsBuf[chunk % s.loadBuffers].slice(0, 0, tiles).slice(1, 0, rows);
-        const Tile rb = rhsBuf[chunk % s.loadBuffers].slice(0, 0, tiles).slice(1, 0, cols);
-        ++chunk;
-        b.setNote("load lhsT");
-        loadKRows(b, lhsT.slice(0, k0, k1).slice(1, m0, m0 + rows), lb, 1, lhsQueue);
-        b.setNote("load rhs");
-        loadKRows(b, rhs.slice(0, k0, k1).slice(1, n0, n0 + cols), rb, 1, rhsQueue);
-        b.setNote("matmul");
-        for (int64_t t = 0; t < tiles; ++t) {
-          const int32_t ks = static_cast<int32_t>(std::min(kPart, K - (c0 + t) * kPart));
-          for (int64_t mi = 0; mi < mTiles; ++mi) {
-            const int64_t ms = std::min(kPart, rows - mi * kPart);
-            const Tile stationary =
-                lb.partitionSlice(0, ks).select(0, t).slice(0, mi * kPart, mi * kPart + ms);
-            for (int64_t ni = 0; ni < nTiles; ++ni) {
-              const int64_t ns = std::min(kFree, cols - ni * kFree);
-              b.matmul(acc[mi * nTiles + ni], stationary,
-                       rb.partitionSlice(0, ks).select(0, t).slice(0, ni * kFree, ni * kFree + ns),
-                       c0 + t > 0);
-            }
-          }
-        }
+      for (int64_t tiles : chunkSizes(kt, s.kChunk, chunks.empty() && s.rampChunks)) {
+        chunks.push_back({m0, n0, rows, cols, c0, tiles});
         c0 += tiles;
       }
+    }
+  const auto lhsChunk = [&](int64_t i) {
+    return lhsBuf[i].slice(0, 0, chunks[i].tiles).slice(1, 0, chunks[i].rows);
+  };
+  const auto rhsChunk = [&](int64_t i) {
+    return rhsBuf[i].slice(0, 0, chunks[i].tiles).slice(1, 0, chunks[i].cols);
+  };
+  const auto load = [&](int64_t i, int) {
+    const Chunk& c = chunks[i];
+    const int64_t k0 = c.c0 * kPart, k1 = std::min(K, (c.c0 + c.tiles) * kPart);
+    b.setNote("load lhsT");
+    loadKRows(b, lhsT.slice(0, k0, k1).slice(1, c.m0, c.m0 + c.rows), lhsChunk(i), 1, lhsQueue);
+    b.setNote("load rhs");
+    loadKRows(b, rhs.slice(0, k0, k1).slice(1, c.n0, c.n0 + c.cols), rhsChunk(i), 1, rhsQueue);
+  };
+  // The current block's accumulators, [mi * nTiles + ni].
+  std::vector<Tile> acc;
+  int64_t bank = 0;
+  const auto compute = [&](int64_t i, int) {
+    const Chunk& c = chunks[i];
+    const int64_t mTiles = ceilDiv(c.rows, kPart), nTiles = ceilDiv(c.cols, kFree);
+    const auto rowsOf = [&](int64_t mi) { return std::min(kPart, c.rows - mi * kPart); };
+    const auto colsOf = [&](int64_t ni) { return std::min(kFree, c.cols - ni * kFree); };
+    if (c.c0 == 0) {
+      acc.clear();
       for (int64_t mi = 0; mi < mTiles; ++mi)
         for (int64_t ni = 0; ni < nTiles; ++ni)
-          write(acc[mi * nTiles + ni], m0 + mi * kPart, std::min(kPart, rows - mi * kPart),
-                n0 + ni * kFree, std::min(kFree, cols - ni * kFree));
+          acc.push_back(corner(psums[bank++], rowsOf(mi), colsOf(ni)));
     }
+    const Tile lb = lhsChunk(i), rb = rhsChunk(i);
+    b.setNote("matmul");
+    for (int64_t t = 0; t < c.tiles; ++t) {
+      const int32_t ks = static_cast<int32_t>(std::min(kPart, K - (c.c0 + t) * kPart));
+      for (int64_t mi = 0; mi < mTiles; ++mi) {
+        const Tile stationary =
+            lb.partitionSlice(0, ks).select(0, t).slice(0, mi * kPart, mi * kPart + rowsOf(mi));
+        for (int64_t ni = 0; ni < nTiles; ++ni)
+          b.matmul(
+              acc[mi * nTiles + ni], stationary,
+              rb.partitionSlice(0, ks).select(0, t).slice(0, ni * kFree, ni * kFree + colsOf(ni)),
+              c.c0 + t > 0);
+      }
+    }
+    if (c.c0 + c.tiles < kt) return;
+    for (int64_t mi = 0; mi < mTiles; ++mi)
+      for (int64_t ni = 0; ni < nTiles; ++ni)
+        write(acc[mi * nTiles + ni], c.m0 + mi * kPart, rowsOf(mi), c.n0 + ni * kFree, colsOf(ni));
+  };
+  runPipelined(static_cast<int64_t>(chunks.size()), lhsBuf.size(), load, compute);
 }
 
 }  // namespace
@@ -393,8 +488,12 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
   for (int64_t q = 16 - schedule.storeQueues; q < 16; ++q)
     storeQueues.push_back(static_cast<int32_t>(q));
   b.setDmaQueues(storeQueues, isa::Engine::GpSimd);
-  ResultWriter write{b, out, ring(b, schedule.outBuffers, {kPart, kFree}, isa::Dtype::Fp32, "out"),
-                     Evictor(b, schedule.evict), schedule.syncStores};
+  ResultWriter write{b, out,
+                     BufferRing::sbuf(b, static_cast<int>(schedule.outBuffers), {kPart, kFree},
+                                      isa::Dtype::Fp32, "out"),
+                     PsumEvictor(b, evictEngines(schedule.evict)), schedule.syncStores};
+  if (schedule.transposedTail)
+    write.tailTiles = BufferRing::sbuf(b, 4, {kPart, kPart}, isa::Dtype::Fp32, "out_tail");
   if (schedule.mode == MatmulMode::BothResident) {
     buildBothResident(b, lhsT, rhs, write, dtype, schedule);
   } else if (schedule.mode == MatmulMode::Resident) {
@@ -402,6 +501,7 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
   } else {
     buildKBlocked(b, lhsT, rhs, write, dtype, schedule);
   }
+  write.flush();
 }
 
 }  // namespace neuronsim::kernels

@@ -27,7 +27,9 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
       {"buffers",
        ParamType::Int,
        "",
-       "schedule: buffer sets rotated over work items, 1-4 (auto 2)",
+       knobs == ScheduleKnobs::Common
+           ? "schedule: buffer sets rotated over work items, 1-4 (auto 3)"
+           : "schedule: buffer sets rotated over work items, 1-4 (auto 2)",
        {}},
       {"chunks",
        ParamType::Int,
@@ -85,6 +87,12 @@ PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params) {
     if (layout == "channels") s.partitioning = PoolPartitioning::Channels;
     if (layout == "spatial") s.partitioning = PoolPartitioning::Spatial;
   }
+  return s;
+}
+
+PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params) {
+  PoolSchedule s = poolSchedule(kernel, params);
+  if (!params.has("buffers")) s.buffers = 3;
   return s;
 }
 

@@ -73,10 +73,10 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
     const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
     if (isMax) {
       buildMaxPool3d(builder, config, args.in("input_tensor"), args.out("out"),
-                     poolSchedule(name, args.params));
+                     poolForwardSchedule(name, args.params));
     } else {
       buildAvgPool3d(builder, config, args.in("input_tensor"), args.out("out"),
-                     poolSchedule(name, args.params));
+                     poolForwardSchedule(name, args.params));
     }
   };
   spec.reference = [name, isMax](const HostTensors& inputs, const ParamValues& params) {

@@ -71,10 +71,11 @@ TEST_CASE("conv3d: 1x1x1 filter with stride 2") {
 }
 
 TEST_CASE("conv3d: output rows wider than one PSUM bank") {
-  const ConvCase c{{1, 3, 1, 2, 600}, {1, 1, 3, 3, 4}, 4, {}};
+  const ConvCase c{{1, 3, 1, 2, 1200}, {1, 1, 3, 3, 4}, 4, {}};
   const ConvPlan p = planOf(c);
-  CHECK(p.chunk[2] == 598);
-  CHECK(p.block[2] == 512);  // a row takes two blocks
+  CHECK(p.chunk[2] == 1198);
+  CHECK(p.pairs == 2);
+  CHECK(p.block[2] == 512);  // a row's 599 output pairs take two blocks
   check(c);
 }
 
@@ -155,6 +156,42 @@ TEST_CASE("conv3d: C_in 64, 1x1x2 filter, bf16 (two taps per matmul)") {
   CHECK(p.pack == 2);
   CHECK(p.tapColumns == 1);
   check(c);
+}
+
+TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32, 48") {
+  struct Paired {
+    ConvCase c;
+    int64_t pairs, pairStride;
+  };
+  const std::vector<Paired> cases = {
+      {{{2, 3, 4, 7, 9}, {3, 3, 3, 3, 5}, 5, {{"padding", "1,0,2,1,0,1"}}}, 2, 32},
+      {{{1, 17, 5, 6, 11},
+        {2, 3, 3, 17, 17},
+        0,
+        {{"padding", "0,1,1,0,2,1"}, {"stride", "2,2,1"}},
+        Dtype::Bf16},
+       2,
+       32},
+      {{{1, 32, 3, 10, 12}, {3, 3, 3, 32, 32}, 32, {{"padding", "1"}, {"activation_fn", "relu"}}},
+       2,
+       32},
+      {{{1, 16, 3, 5, 9}, {1, 2, 3, 16, 48}, 0, {{"padding", "0,0,1,0,1,2"}}, Dtype::Bf16}, 2, 64},
+      {{{1, 48, 3, 5, 9}, {3, 3, 3, 48, 40}, 0, {{"padding", "1"}}}, 1, 0},
+      {{{1, 8, 3, 6, 11}, {3, 3, 3, 8, 16}, 0, {{"padding", "1"}, {"stride", "1,1,2"}}}, 1, 0},
+      {{{1, 8, 3, 6, 11}, {3, 3, 3, 8, 80}, 0, {{"padding", "1"}}}, 1, 0},
+  };
+  for (const Paired& p : cases) {
+    INFO("x_in " << shapeText(p.c.x) << " filters " << shapeText(p.c.filters));
+    const ConvPlan plan = planOf(p.c);
+    CHECK(plan.pairs == p.pairs);
+    CHECK(plan.pairStride == p.pairStride);
+    check(p.c);
+  }
+  ConvCase off = cases[2].c;
+  off.params.emplace_back("w_pairs", "off");
+  CHECK(planOf(off).pairs == 1);
+  CHECK(planOf(off).pack == 4);
+  check(off);
 }
 
 TEST_CASE("conv3d: schedule options are taken (plan) and keep the result bit-exact") {

@@ -41,6 +41,29 @@ TEST_CASE("conv3d_bwd: bf16") {
   check({{1, 16, 4, 6, 6}, {3, 3, 3, 16, 24}, 0, {{"padding", "1"}}, Dtype::Bf16});
 }
 
+TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
+  const std::vector<ConvCase> cases = {
+      {{1, 3, 4, 6, 9}, {3, 3, 3, 3, 3}, 0, {{"padding", "1,0,0,2,1,1"}}},
+      {{1, 17, 4, 5, 11}, {3, 3, 3, 17, 17}, 0, {{"padding", "1"}}, Dtype::Bf16},
+      {{2, 32, 3, 6, 10}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16},
+      {{1, 48, 3, 4, 7}, {3, 3, 3, 48, 20}, 0, {{"padding", "0,1,2,0,1,0"}}},
+  };
+  for (const ConvCase& c : cases) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    CHECK(planConv(dxCore(forward), c.dtype, testing::trn2().geometry).pairs == 2);
+    check(c);
+  }
+  // stride 2 dilates dx's input: no packing, no pairs, still exact
+  const ConvCase strided{
+      {1, 17, 5, 6, 7}, {3, 3, 3, 17, 17}, 0, {{"stride", "2"}, {"padding", "1"}}};
+  const ConvCore forward = conv3dBwdCore({{"x_in", strided.x}, {"filters", strided.filters}},
+                                         parseParams(conv3dBwdSpec(), strided.params), false);
+  CHECK(planConv(dxCore(forward), strided.dtype, testing::trn2().geometry).pairs == 1);
+  check(strided);
+}
+
 TEST_CASE("conv3d_bwd: dx only") {
   check({{1, 6, 5, 5, 5},
          {3, 3, 3, 6, 8},

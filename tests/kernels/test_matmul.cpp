@@ -99,9 +99,9 @@ void checkShapeTable(const Shape3 (&shapes)[Count], uint64_t seed) {
 }
 
 TEST_CASE("matmul: a table of odd shapes in fp32 and bf16") {
-  const Shape3 shapes[] = {{2, 1, 1},   {1, 1, 511},     {127, 128, 129}, {128, 1, 512},
-                           {129, 2, 3}, {255, 17, 33},   {64, 130, 200},  {384, 96, 768},
-                           {5, 250, 9}, {200, 128, 1025}};
+  const Shape3 shapes[] = {{2, 1, 1},   {1, 1, 511},      {127, 128, 129}, {128, 1, 512},
+                           {129, 2, 3}, {255, 17, 33},    {64, 130, 200},  {384, 96, 768},
+                           {5, 250, 9}, {200, 128, 1025}, {300, 192, 700}};
   checkShapeTable(shapes, 100);
 }
 
@@ -113,6 +113,8 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
   const std::vector<std::pair<std::string, std::string>> schedules[] = {
       {{"mode", "resident"}},
       {{"mode", "both"}, {"n_tile", "128"}, {"load_chunks", "3"}, {"store_engines", "gpsimd"}},
+      {{"mode", "both"}, {"m_tail", "transposed"}, {"n_tile", "200"}, {"out_buffers", "2"}},
+      {{"mode", "both"}, {"m_tail", "direct"}},
       {{"mode", "kblocked"}},
       {{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "1"}, {"k_chunk", "3"}},
       {{"mode", "kblocked"},
@@ -138,6 +140,16 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
     }
 }
 
+TEST_CASE("matmul: a transposed M tail without direct tiles (M < 128)") {
+  const Shape3 shapes[] = {{129, 2, 3}, {255, 17, 33}, {300, 100, 700}};
+  uint64_t seed = 400;
+  for (const Shape3& s : shapes)
+    for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
+      CAPTURE(s.m);
+      checkKernelCase(matmulCase(s.k, s.m, s.n, dtype, seed++, {{"m_tail", "transposed"}}));
+    }
+}
+
 TEST_CASE("matmul: schedule parameters out of range are one-line errors") {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul");
@@ -158,16 +170,16 @@ TEST_CASE("matmul: schedule parameters out of range are one-line errors") {
   CHECK_THROWS_AS(build({{"evict", "gpsimd"}}), neuronsim::Error);
 }
 
-// Issue 10's goal is 50% of roofline for every shape above 512 in each dim; 1030x520x700 bf16
-// (memory-bound, 11 us roofline) reaches 49.3%, so this guards 45% on all of them and 80% on
-// the compute-bound ones.
+// Issue 10's goal: every shape above 512 in each dim at 50% of roofline or more (1030x520x700
+// bf16, memory-bound with a 6-row K tail and an 8-row M tail, is the closest at 51.1%); the
+// compute-bound large ones at 80%.
 TEST_CASE("matmul: large shapes stay near their roofline (timing only)") {
   for (const Shape3& s : kLargeShapes)
     for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
       CAPTURE(s.k);
       CAPTURE(s.m);
       CAPTURE(s.n);
-      CHECK(rooflinePercent(s, dtype) >= 45.0);
+      CHECK(rooflinePercent(s, dtype) >= 50.0);
     }
   for (const Shape3& s : kLargeTimingShapes) {
     CAPTURE(s.k);
@@ -193,9 +205,11 @@ TEST_CASE("matmul: several rhs groups on a small SBUF") {
 TEST_CASE("matmul: the program orders every conflicting access pair") {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul");
-  for (const char* mode : {"both", "resident", "kblocked"}) {
+  for (const char* mode : {"both", "resident", "kblocked", "both-transposed-tail"}) {
     CAPTURE(mode);
-    const ParamValues params = parseParams(spec, {{"mode", mode}});
+    const ParamValues params = std::string(mode) == "both-transposed-tail"
+                                   ? parseParams(spec, {{"mode", "both"}, {"m_tail", "transposed"}})
+                                   : parseParams(spec, {{"mode", mode}});
     const KernelShapes shapes =
         checkShapes(spec, {{"lhsT", {130, 129}}, {"rhs", {130, 700}}}, params);
     neuronsim::isa::Geometry g;
