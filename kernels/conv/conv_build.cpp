@@ -7,411 +7,388 @@
 #include <string>
 #include <vector>
 
-<<<<<<< HEAD
 #include "isa/size_limits.h"
-    =======
 #include "kernels/builder/pipeline.h"
-    >>>>>>> main
 #include "kernels/conv/conv_plan.h"
 #include "kernels/conv/conv_window.h"
 
-    namespace neuronsim::kernels {
+namespace neuronsim::kernels {
 
-  namespace {
+namespace {
 
-  constexpr int kBuffers = 2;
-  constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
+constexpr int kBuffers = 2;
+constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
 
-  int64_t product(const Int3& v) {
-    return v[0] * v[1] * v[2];
+int64_t product(const Int3& v) {
+  return v[0] * v[1] * v[2];
+}
+
+/// Emits one ConvCore: filters, chunk windows, per-block matmuls, evictions and stores.
+class ConvEmitter {
+ public:
+  ConvEmitter(KernelBuilder& b, const ConvCore& core, const ConvOptions& options, isa::Dtype dtype,
+              const HbmView& x, const HbmView& filters, const std::optional<HbmView>& bias,
+              const HbmView& out)
+      : b_(b),
+        core_(core),
+        plan_(planConv(core, dtype, b.geometry(), options)),
+        dtype_(dtype),
+        x_(x),
+        filters_(filters),
+        bias_(bias),
+        out_(out),
+        placeEngines_(plan_.placeEngines),
+        evictEngines_(plan_.evictEngines) {}
+
+  void run() {
+    allocate();
+    const std::vector<Chunk> chunks = chunkList(core_, plan_.chunk);
+    struct Step {
+      int64_t g0;
+      const Chunk* chunk;
+    };
+    std::vector<Step> steps;
+    for (int64_t g0 = 0; g0 < core_.cout; g0 += plan_.coGroup)
+      for (const Chunk& chunk : chunks) steps.push_back({g0, &chunk});
+    // A C_out group's filters load after its first window and before the next item's window.
+    int64_t filtersOf = -1;
+    auto ensureFilters = [&](int64_t item) {
+      const int64_t g0 = steps[static_cast<size_t>(item)].g0;
+      if (filtersOf == g0) return;
+      filtersOf = g0;
+      loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
+    };
+    runPipelined(
+        static_cast<int64_t>(steps.size()), kBuffers,
+        [&](int64_t item, int set) {
+          if (item > 0) ensureFilters(item - 1);
+          loadWindow(*steps[static_cast<size_t>(item)].chunk, set);
+        },
+        [&](int64_t item, int set) {
+          ensureFilters(item);
+          const int64_t g0 = steps[static_cast<size_t>(item)].g0;
+          computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
+                       std::min(plan_.coGroup, core_.cout - g0));
+        });
+    releaseAll();
   }
 
-  /// Emits one ConvCore: filters, chunk windows, per-block matmuls, evictions and stores.
-  class ConvEmitter {
-   public:
-    ConvEmitter(KernelBuilder& b, const ConvCore& core, const ConvOptions& options,
-                isa::Dtype dtype, const HbmView& x, const HbmView& filters,
-                const std::optional<HbmView>& bias, const HbmView& out)
-        : b_(b),
-          core_(core),
-          plan_(planConv(core, dtype, b.geometry(), options)),
-          dtype_(dtype),
-          x_(x),
-          filters_(filters),
-          bias_(bias),
-          out_(out),
-          placeEngines_(plan_.placeEngines),
-          evictEngines_(plan_.evictEngines) {}
+ private:
+  void releaseAll() {
+    b_.release(weights_);
+    if (bias_) b_.release(biasTile_);
+    for (BufferRing* ring : {&windows_, &stages_, &outs_, &psums_}) ring->release(b_);
+  }
 
-    void run() {
-      allocate();
-      const std::vector<Chunk> chunks = chunkList(core_, plan_.chunk);
-      struct Step {
-        int64_t g0;
-        const Chunk* chunk;
-      };
-      std::vector<Step> steps;
-      for (int64_t g0 = 0; g0 < core_.cout; g0 += plan_.coGroup)
-        for (const Chunk& chunk : chunks) steps.push_back({g0, &chunk});
-      // A C_out group's filters load after its first window and before the next item's window.
-      int64_t filtersOf = -1;
-      auto ensureFilters = [&](int64_t item) {
-        const int64_t g0 = steps[static_cast<size_t>(item)].g0;
-        if (filtersOf == g0) return;
-        filtersOf = g0;
-        loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
-      };
-      runPipelined(
-          static_cast<int64_t>(steps.size()), kBuffers,
-          [&](int64_t item, int set) {
-            if (item > 0) ensureFilters(item - 1);
-            loadWindow(*steps[static_cast<size_t>(item)].chunk, set);
-          },
-          [&](int64_t item, int set) {
-            ensureFilters(item);
-            const int64_t g0 = steps[static_cast<size_t>(item)].g0;
-            computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
-                         std::min(plan_.coGroup, core_.cout - g0));
-          });
-      releaseAll();
+  void allocate() {
+    const Int3& w = plan_.window;
+    const Int3& c = plan_.chunk;
+    const int64_t coParts = std::min(plan_.coGroup, plan_.parts);
+    weights_ =
+        b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, plan_.coGroup}, dtype_, "filters");
+    if (plan_.pack > 1) b_.memset(weights_, 0.0f, isa::Engine::Vector);
+    if (bias_)
+      biasTile_ =
+          b_.sbuf({coParts, isa::ceilDiv(plan_.coGroup, plan_.parts)}, isa::Dtype::Fp32, "bias");
+    const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
+    windows_ = BufferRing::sbuf(
+        b_, kBuffers, {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window");
+    for (int i = 0; i < kBuffers && plan_.pack > 1; ++i)
+      b_.memset(windows_[i].select(0, 0), 0.0f, isa::Engine::GpSimd);
+    if (plan_.staged) {
+      const Int3& s = plan_.stage;
+      stages_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]},
+                                 dtype_, "stage");
     }
+    outs_ = BufferRing::sbuf(b_, kBuffers, {coParts, c[0], c[1], c[2]}, out_.dtype(), "out");
+    psums_ = BufferRing::psum(
+        b_, static_cast<int>(plan_.psumBuffers),
+        {std::min(core_.cout, plan_.parts), plan_.block[0] * plan_.block[1] * plan_.block[2]},
+        isa::Dtype::Fp32, "acc");
+  }
 
-   private:
-    void releaseAll() {
-      b_.release(weights_);
-      if (bias_) b_.release(biasTile_);
-      for (BufferRing* ring : {&windows_, &stages_, &outs_, &psums_}) ring->release(b_);
+  int64_t ciCount(int64_t t) const { return std::min(plan_.parts, core_.cin - t * plan_.parts); }
+
+  /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (kd, kh, kw / pack).
+  void loadPackedFilters(int64_t g0, int64_t group) {
+    const Int3& k = core_.taps;
+    const int64_t cs = core_.cin, taps = core_.tapCount();
+    const int64_t groupsPerRow = isa::ceilDiv(k[2], plan_.pack);
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      const Int3 kk = tapIndices(tap);
+      const int64_t column = (kk[0] * k[1] + kk[1]) * groupsPerRow + kk[2] / plan_.pack;
+      const int32_t first = static_cast<int32_t>(kk[2] % plan_.pack * plan_.slotParts);
+      const Tile dst = weights_.partitionSlice(first, static_cast<int32_t>(cs))
+                           .select(0, 0)
+                           .select(0, column)
+                           .slice(0, 0, group);
+      const int64_t stored = storedTap(kk[0], kk[1], kk[2]);
+      if (core_.filtersCoCi) {
+        b_.dmaTranspose(dst, filters_.reshape({taps, core_.cout, core_.cin})
+                                 .select(0, stored)
+                                 .slice(0, g0, g0 + group));
+      } else {
+        b_.dmaCopy(dst, filters_.reshape({taps, core_.cin, core_.cout})
+                            .select(0, stored)
+                            .slice(1, g0, g0 + group));
+      }
     }
+  }
 
-    void allocate() {
-      const Int3& w = plan_.window;
-      const Int3& c = plan_.chunk;
-      const int64_t coParts = std::min(plan_.coGroup, plan_.parts);
-      weights_ = b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, plan_.coGroup}, dtype_,
-                         "filters");
-      if (plan_.pack > 1) b_.memset(weights_, 0.0f, isa::Engine::Vector);
-      if (bias_)
-<<<<<<< HEAD
-        biasTile_ =
-            b_.sbuf({coParts, isa::ceilDiv(plan_.coGroup, plan_.parts)}, isa::Dtype::Fp32, "bias");
-      for (int i = 0; i < kBuffers; ++i) {
-        const std::string n = std::to_string(i);
-        const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
-        windows_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]},
-                                   dtype_, "window_" + n));
-        if (plan_.pack > 1) b_.memset(windows_.back().select(0, 0), 0.0f, isa::Engine::GpSimd);
-        if (plan_.staged) {
-          const Int3& s = plan_.stage;
-          stages_.push_back(
-              b_.sbuf({plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]}, dtype_, "stage_" + n));
+  void loadFilters(int64_t g0, int64_t group) {
+    b_.setNote("load filters");
+    const int64_t taps = core_.tapCount();
+    if (plan_.pack > 1) loadPackedFilters(g0, group);
+    for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
+      const int64_t ci0 = t * plan_.parts, cs = ciCount(t);
+      const Tile dst = weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
+      if (!core_.filtersCoCi) {
+        const HbmView src = filters_.reshape({taps, core_.cin, core_.cout})
+                                .slice(1, ci0, ci0 + cs)
+                                .slice(2, g0, g0 + group);
+        const int64_t perDma = isa::ceilDiv(taps, kFilterDmas);
+        for (int64_t k0 = 0; k0 < taps; k0 += perDma) {
+          const int64_t k1 = std::min(taps, k0 + perDma);
+          b_.dmaCopy(dst.slice(0, k0, k1).slice(1, 0, group),
+                     src.slice(0, k0, k1).permute({1, 0, 2}));
         }
-        outs_.push_back(b_.sbuf({coParts, c[0], c[1], c[2]}, out_.dtype(), "out_" + n));
-=======
-        biasTile_ =
-            b_.sbuf({coParts, isa::ceilDiv(plan_.coGroup, plan_.parts)}, isa::Dtype::Fp32, "bias");
-      const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
-      windows_ =
-          BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]},
-                           dtype_, "window");
-      for (int i = 0; i < kBuffers && plan_.pack > 1; ++i)
-        b_.memset(windows_[i].select(0, 0), 0.0f, isa::Engine::GpSimd);
-      if (plan_.staged) {
-        const Int3& s = plan_.stage;
-        stages_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]},
-                                   dtype_, "stage");
->>>>>>> main
+        continue;
       }
-      outs_ = BufferRing::sbuf(b_, kBuffers, {coParts, c[0], c[1], c[2]}, out_.dtype(), "out");
-      psums_ = BufferRing::psum(
-          b_, static_cast<int>(plan_.psumBuffers),
-          {std::min(core_.cout, plan_.parts), plan_.block[0] * plan_.block[1] * plan_.block[2]},
-          isa::Dtype::Fp32, "acc");
+      const HbmView all = filters_.reshape({taps, core_.cout, core_.cin});
+      for (int64_t k = 0; k < taps; ++k)
+        b_.dmaTranspose(dst.select(0, k).slice(0, 0, group),
+                        all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs));
     }
-
-    int64_t ciCount(int64_t t) const { return std::min(plan_.parts, core_.cin - t * plan_.parts); }
-
-    /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (kd, kh, kw / pack).
-    void loadPackedFilters(int64_t g0, int64_t group) {
-      const Int3& k = core_.taps;
-      const int64_t cs = core_.cin, taps = core_.tapCount();
-      const int64_t groupsPerRow = isa::ceilDiv(k[2], plan_.pack);
-      for (int64_t tap = 0; tap < taps; ++tap) {
-        const Int3 kk = tapIndices(tap);
-        const int64_t column = (kk[0] * k[1] + kk[1]) * groupsPerRow + kk[2] / plan_.pack;
-        const int32_t first = static_cast<int32_t>(kk[2] % plan_.pack * plan_.slotParts);
-        const Tile dst = weights_.partitionSlice(first, static_cast<int32_t>(cs))
-                             .select(0, 0)
-                             .select(0, column)
-                             .slice(0, 0, group);
-        const int64_t stored = storedTap(kk[0], kk[1], kk[2]);
-        if (core_.filtersCoCi) {
-          b_.dmaTranspose(dst, filters_.reshape({taps, core_.cout, core_.cin})
-                                   .select(0, stored)
-                                   .slice(0, g0, g0 + group));
-        } else {
-          b_.dmaCopy(dst, filters_.reshape({taps, core_.cin, core_.cout})
-                              .select(0, stored)
-                              .slice(1, g0, g0 + group));
-        }
-      }
+    if (!bias_) return;
+    for (int64_t j = 0; j * plan_.parts < group; ++j) {
+      const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
+      b_.dmaCopy(biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, j, j + 1),
+                 bias_->slice(0, co0, co0 + cw).reshape({cw, 1}));
     }
+  }
 
-    void loadFilters(int64_t g0, int64_t group) {
-      b_.setNote("load filters");
-      const int64_t taps = core_.tapCount();
-      if (plan_.pack > 1) loadPackedFilters(g0, group);
-      for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
-        const int64_t ci0 = t * plan_.parts, cs = ciCount(t);
-        const Tile dst = weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
-        if (!core_.filtersCoCi) {
-          const HbmView src = filters_.reshape({taps, core_.cin, core_.cout})
-                                  .slice(1, ci0, ci0 + cs)
-                                  .slice(2, g0, g0 + group);
-          const int64_t perDma = isa::ceilDiv(taps, kFilterDmas);
-          for (int64_t k0 = 0; k0 < taps; k0 += perDma) {
-            const int64_t k1 = std::min(taps, k0 + perDma);
-            b_.dmaCopy(dst.slice(0, k0, k1).slice(1, 0, group),
-                       src.slice(0, k0, k1).permute({1, 0, 2}));
-          }
-          continue;
-        }
-        const HbmView all = filters_.reshape({taps, core_.cout, core_.cin});
-        for (int64_t k = 0; k < taps; ++k)
-          b_.dmaTranspose(dst.select(0, k).slice(0, 0, group),
-                          all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs));
-      }
-      if (!bias_) return;
-      for (int64_t j = 0; j * plan_.parts < group; ++j) {
-        const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
-        b_.dmaCopy(biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, j, j + 1),
-                   bias_->slice(0, co0, co0 + cw).reshape({cw, 1}));
-      }
+  void loadWindow(const Chunk& chunk, int slot) {
+    b_.setNote("load window");
+    for (int64_t j = 0; j < plan_.pack && plan_.pack > 1; ++j) {
+      ConvCore shifted = core_;
+      shifted.padLo[2] -= j * core_.dilation[2];
+      const int32_t first = static_cast<int32_t>(j * plan_.slotParts);
+      const int32_t cs = static_cast<int32_t>(core_.cin);
+      std::optional<Tile> stage;
+      if (plan_.staged) stage = stages_[slot].partitionSlice(first, cs).select(0, 0);
+      kernels::loadWindow(b_, shifted, x_, chunk, 0,
+                          windows_[slot].partitionSlice(first, cs).select(0, 0), stage,
+                          placeEngine());
     }
-
-    void loadWindow(const Chunk& chunk, int slot) {
-      b_.setNote("load window");
-      for (int64_t j = 0; j < plan_.pack && plan_.pack > 1; ++j) {
-        ConvCore shifted = core_;
-        shifted.padLo[2] -= j * core_.dilation[2];
-        const int32_t first = static_cast<int32_t>(j * plan_.slotParts);
-        const int32_t cs = static_cast<int32_t>(core_.cin);
-        std::optional<Tile> stage;
-        if (plan_.staged) stage = stages_[slot].partitionSlice(first, cs).select(0, 0);
-        kernels::loadWindow(b_, shifted, x_, chunk, 0,
-                            windows_[slot].partitionSlice(first, cs).select(0, 0), stage,
+    for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
+      const int32_t cs = static_cast<int32_t>(ciCount(t));
+      std::optional<Tile> stage;
+      if (plan_.staged) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
+      if (!plan_.perTap) {
+        kernels::loadWindow(b_, core_, x_, chunk, t * plan_.parts,
+                            windows_[slot].partitionSlice(0, cs).select(0, t), stage,
                             placeEngine());
+        continue;
       }
-      for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
-        const int32_t cs = static_cast<int32_t>(ciCount(t));
-        std::optional<Tile> stage;
-        if (plan_.staged) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
-        if (!plan_.perTap) {
-          kernels::loadWindow(b_, core_, x_, chunk, t * plan_.parts,
-                              windows_[slot].partitionSlice(0, cs).select(0, t), stage,
-                              placeEngine());
-          continue;
-        }
-        for (int64_t tap = 0; tap < core_.tapCount(); ++tap)
-          loadTapColumn(b_, core_, x_, chunk, t * plan_.parts, tapIndices(tap),
-                        windows_[slot].partitionSlice(0, cs).select(0, t * core_.tapCount() + tap));
-      }
+      for (int64_t tap = 0; tap < core_.tapCount(); ++tap)
+        loadTapColumn(b_, core_, x_, chunk, t * plan_.parts, tapIndices(tap),
+                      windows_[slot].partitionSlice(0, cs).select(0, t * core_.tapCount() + tap));
     }
+  }
 
-    /// The engine filling the next window piece (zeros and staged copy), in turn.
-    isa::Engine placeEngine() { return placeEngines_.next(); }
+  /// The engine filling the next window piece (zeros and staged copy), in turn.
+  isa::Engine placeEngine() { return placeEngines_.next(); }
 
-    /// True when some of `count` virtual coordinates from `z`, `step` apart, holds an x element.
-    bool holdsInput(int axis, int64_t z, int64_t count, int64_t step) const {
-      const int64_t idl = core_.inputDilation[axis];
-      for (int64_t i = 0; i < count; ++i) {
-        const int64_t r = z + i * step - core_.padLo[axis];
-        if (r >= 0 && r % idl == 0 && r / idl < core_.in[axis]) return true;
-      }
-      return false;
+  /// True when some of `count` virtual coordinates from `z`, `step` apart, holds an x element.
+  bool holdsInput(int axis, int64_t z, int64_t count, int64_t step) const {
+    const int64_t idl = core_.inputDilation[axis];
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t r = z + i * step - core_.padLo[axis];
+      if (r >= 0 && r % idl == 0 && r / idl < core_.in[axis]) return true;
     }
+    return false;
+  }
 
-    int64_t storedTap(int64_t kd, int64_t kh, int64_t kw) const {
-      const Int3& k = core_.taps;
-      if (core_.flipTaps) {
-        kd = k[0] - 1 - kd;
-        kh = k[1] - 1 - kh;
-        kw = k[2] - 1 - kw;
-      }
-      return (kd * k[1] + kh) * k[2] + kw;
+  int64_t storedTap(int64_t kd, int64_t kh, int64_t kw) const {
+    const Int3& k = core_.taps;
+    if (core_.flipTaps) {
+      kd = k[0] - 1 - kd;
+      kh = k[1] - 1 - kh;
+      kw = k[2] - 1 - kw;
     }
+    return (kd * k[1] + kh) * k[2] + kw;
+  }
 
-    /// One matmul's tap: window start of the block, filter column (stored tap, or packed group)
-    /// and row-major tap index.
-    struct TapUse {
-      Int3 start;
-      int64_t stored;
-      int64_t index;
-    };
-
-    Int3 tapIndices(int64_t tap) const {
-      const Int3& k = core_.taps;
-      return {tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]};
-    }
-
-    /// Window step between neighbouring outputs of one block along `axis`.
-    int64_t blockStep(int axis) const { return core_.stride[axis] * plan_.phase[axis]; }
-
-    /// The taps that meet at least one x element for the block at `origin` (chunk coordinates).
-    /// With input dilation every block's outputs share one phase, so a live tap reads only x
-    /// elements and border zeros, never inserted zeros.
-    std::vector<TapUse> tapsFor(const Chunk& chunk, const Int3& origin, const Int3& count) const {
-      if (plan_.pack > 1) return packedTapsFor(chunk, origin, count);
-      std::vector<TapUse> uses;
-      const Int3& k = core_.taps;
-      for (int64_t kd = 0; kd < k[0]; ++kd)
-        for (int64_t kh = 0; kh < k[1]; ++kh)
-          for (int64_t kw = 0; kw < k[2]; ++kw) {
-            const Int3 kk{kd, kh, kw};
-            TapUse use{{}, storedTap(kd, kh, kw), (kd * k[1] + kh) * k[2] + kw};
-            bool live = true;
-            for (int a = 0; a < 3; ++a) {
-              use.start[a] = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
-              const int64_t z = chunk.origin[a] * core_.stride[a] + use.start[a];
-              live = live && holdsInput(a, z, count[a], blockStep(a));
-            }
-            if (live) uses.push_back(use);
-          }
-      return uses;
-    }
-
-    /// Packed tap groups (kd, kh, kw0..kw0+pack-1) meeting at least one x element; `stored` is the
-    /// filter column, `start` the window position of the group's first tap.
-    std::vector<TapUse> packedTapsFor(const Chunk& chunk, const Int3& origin,
-                                      const Int3& count) const {
-      std::vector<TapUse> uses;
-      const Int3& k = core_.taps;
-      const int64_t groupsPerRow = isa::ceilDiv(k[2], plan_.pack);
-      for (int64_t kd = 0; kd < k[0]; ++kd)
-        for (int64_t kh = 0; kh < k[1]; ++kh)
-          for (int64_t gw = 0; gw < groupsPerRow; ++gw) {
-            TapUse use{{}, (kd * k[1] + kh) * groupsPerRow + gw, 0};
-            bool live = false;
-            for (int64_t kw = gw * plan_.pack; kw < std::min(k[2], (gw + 1) * plan_.pack); ++kw) {
-              const Int3 kk{kd, kh, kw};
-              bool tapLive = true;
-              for (int a = 0; a < 3; ++a) {
-                const int64_t start = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
-                tapLive = tapLive && holdsInput(a, chunk.origin[a] * core_.stride[a] + start,
-                                                count[a], blockStep(a));
-              }
-              live = live || tapLive;
-            }
-            const Int3 first{kd, kh, gw * plan_.pack};
-            for (int a = 0; a < 3; ++a)
-              use.start[a] = origin[a] * core_.stride[a] + first[a] * core_.dilation[a];
-            if (live) uses.push_back(use);
-          }
-      return uses;
-    }
-
-    /// Every block of `chunk`: per output phase, boxes of at most plan_.block outputs phase apart.
-    template <typename Visit>
-    void forEachBlock(const Chunk& chunk, Visit visit) const {
-      const Int3& ph = plan_.phase;
-      const Int3& blk = plan_.block;
-      for (int64_t rd = 0; rd < std::min(ph[0], chunk.extent[0]); ++rd)
-        for (int64_t rh = 0; rh < std::min(ph[1], chunk.extent[1]); ++rh)
-          for (int64_t rw = 0; rw < std::min(ph[2], chunk.extent[2]); ++rw) {
-            const Int3 r{rd, rh, rw};
-            Int3 n;
-            for (int a = 0; a < 3; ++a) n[a] = isa::ceilDiv(chunk.extent[a] - r[a], ph[a]);
-            for (int64_t d = 0; d < n[0]; d += blk[0])
-              for (int64_t h = 0; h < n[1]; h += blk[1])
-                for (int64_t w = 0; w < n[2]; w += blk[2]) {
-                  const Int3 origin{r[0] + d * ph[0], r[1] + h * ph[1], r[2] + w * ph[2]};
-                  const Int3 count{std::min(blk[0], n[0] - d), std::min(blk[1], n[1] - h),
-                                   std::min(blk[2], n[2] - w)};
-                  visit(origin, count);
-                }
-          }
-    }
-
-    void computeChunk(const Chunk& chunk, int slot, int64_t g0, int64_t group) {
-      const Int3 one{1, 1, 1};
-      for (int64_t j = 0; j * plan_.parts < group; ++j) {
-        const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
-        const Tile outTile = outs_.next().partitionSlice(0, static_cast<int32_t>(cw));
-        forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
-          const Tile ps =
-              psums_.next().partitionSlice(0, static_cast<int32_t>(cw)).slice(0, 0, product(count));
-          accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
-          evict(box(outTile, origin, count, plan_.phase), ps, j, cw);
-        });
-        const HbmView dst = out_.select(0, chunk.batch)
-                                .slice(0, co0, co0 + cw)
-                                .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
-                                .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
-                                .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
-        b_.setNote("store out");
-        b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one),
-                   DmaOptions{-1, isa::Engine::Scalar});
-      }
-    }
-
-    void accumulate(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin,
-                    const Int3& count, int64_t coOffset, int64_t cw) {
-      const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
-      const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
-      b_.setNote("matmul");
-      if (uses.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
-      bool first = true;
-      for (int64_t t = 0; t < plan_.ciTiles; ++t) {
-        const int32_t cs = static_cast<int32_t>(plan_.pack > 1 ? plan_.parts : ciCount(t));
-        const Tile windows = windows_[slot].partitionSlice(0, cs);
-        const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
-        for (const TapUse& use : uses) {
-          const Tile moving = plan_.perTap
-                                  ? box(windows.select(0, t * core_.tapCount() + use.index), origin,
-                                        count, {1, 1, 1})
-                                  : box(windows.select(0, t), use.start, count, step);
-          b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), moving,
-                    !first);
-          first = false;
-        }
-      }
-    }
-
-    void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
-      b_.setNote("evict psum");
-      const bool vector = evictEngines_.next() == isa::Engine::Vector;
-      std::optional<Tile> bias;
-      if (bias_)
-        bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
-      const isa::ActFn act = core_.act;
-      if (vector && act == isa::ActFn::Copy && !bias)
-        return b_.tensorCopy(dst, ps, isa::Engine::Vector);
-      if (vector && act == isa::ActFn::Copy)
-        return b_.tensorScalar(dst, ps, isa::AluOp::Add, *bias);
-      if (vector && act == isa::ActFn::Relu) {
-        const ScalarArg add = bias ? ScalarArg(*bias) : ScalarArg(0.0f);
-        return b_.tensorScalar(dst, ps, isa::AluOp::Add, add, isa::AluOp::Max, 0.0f);
-      }
-      b_.activation(dst, ps, act, 1.0f, bias);
-    }
-
-    KernelBuilder& b_;
-    const ConvCore& core_;
-    ConvPlan plan_;
-    isa::Dtype dtype_;
-    HbmView x_, filters_;
-    std::optional<HbmView> bias_;
-    HbmView out_;
-    Tile weights_, biasTile_;
-    EngineCycle placeEngines_, evictEngines_;
-    BufferRing windows_, stages_, outs_, psums_;
+  /// One matmul's tap: window start of the block, filter column (stored tap, or packed group)
+  /// and row-major tap index.
+  struct TapUse {
+    Int3 start;
+    int64_t stored;
+    int64_t index;
   };
 
-  }  // namespace
-
-  void buildConv(KernelBuilder & builder, const ConvCore& core, isa::Dtype dtype, const HbmView& x,
-                 const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out,
-                 const ConvOptions& options) {
-    ConvEmitter(builder, core, options, dtype, x, filters, bias, out).run();
+  Int3 tapIndices(int64_t tap) const {
+    const Int3& k = core_.taps;
+    return {tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]};
   }
+
+  /// Window step between neighbouring outputs of one block along `axis`.
+  int64_t blockStep(int axis) const { return core_.stride[axis] * plan_.phase[axis]; }
+
+  /// The taps that meet at least one x element for the block at `origin` (chunk coordinates).
+  /// With input dilation every block's outputs share one phase, so a live tap reads only x
+  /// elements and border zeros, never inserted zeros.
+  std::vector<TapUse> tapsFor(const Chunk& chunk, const Int3& origin, const Int3& count) const {
+    if (plan_.pack > 1) return packedTapsFor(chunk, origin, count);
+    std::vector<TapUse> uses;
+    const Int3& k = core_.taps;
+    for (int64_t kd = 0; kd < k[0]; ++kd)
+      for (int64_t kh = 0; kh < k[1]; ++kh)
+        for (int64_t kw = 0; kw < k[2]; ++kw) {
+          const Int3 kk{kd, kh, kw};
+          TapUse use{{}, storedTap(kd, kh, kw), (kd * k[1] + kh) * k[2] + kw};
+          bool live = true;
+          for (int a = 0; a < 3; ++a) {
+            use.start[a] = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
+            const int64_t z = chunk.origin[a] * core_.stride[a] + use.start[a];
+            live = live && holdsInput(a, z, count[a], blockStep(a));
+          }
+          if (live) uses.push_back(use);
+        }
+    return uses;
+  }
+
+  /// Packed tap groups (kd, kh, kw0..kw0+pack-1) meeting at least one x element; `stored` is the
+  /// filter column, `start` the window position of the group's first tap.
+  std::vector<TapUse> packedTapsFor(const Chunk& chunk, const Int3& origin,
+                                    const Int3& count) const {
+    std::vector<TapUse> uses;
+    const Int3& k = core_.taps;
+    const int64_t groupsPerRow = isa::ceilDiv(k[2], plan_.pack);
+    for (int64_t kd = 0; kd < k[0]; ++kd)
+      for (int64_t kh = 0; kh < k[1]; ++kh)
+        for (int64_t gw = 0; gw < groupsPerRow; ++gw) {
+          TapUse use{{}, (kd * k[1] + kh) * groupsPerRow + gw, 0};
+          bool live = false;
+          for (int64_t kw = gw * plan_.pack; kw < std::min(k[2], (gw + 1) * plan_.pack); ++kw) {
+            const Int3 kk{kd, kh, kw};
+            bool tapLive = true;
+            for (int a = 0; a < 3; ++a) {
+              const int64_t start = origin[a] * core_.stride[a] + kk[a] * core_.dilation[a];
+              tapLive = tapLive && holdsInput(a, chunk.origin[a] * core_.stride[a] + start,
+                                              count[a], blockStep(a));
+            }
+            live = live || tapLive;
+          }
+          const Int3 first{kd, kh, gw * plan_.pack};
+          for (int a = 0; a < 3; ++a)
+            use.start[a] = origin[a] * core_.stride[a] + first[a] * core_.dilation[a];
+          if (live) uses.push_back(use);
+        }
+    return uses;
+  }
+
+  /// Every block of `chunk`: per output phase, boxes of at most plan_.block outputs phase apart.
+  template <typename Visit>
+  void forEachBlock(const Chunk& chunk, Visit visit) const {
+    const Int3& ph = plan_.phase;
+    const Int3& blk = plan_.block;
+    for (int64_t rd = 0; rd < std::min(ph[0], chunk.extent[0]); ++rd)
+      for (int64_t rh = 0; rh < std::min(ph[1], chunk.extent[1]); ++rh)
+        for (int64_t rw = 0; rw < std::min(ph[2], chunk.extent[2]); ++rw) {
+          const Int3 r{rd, rh, rw};
+          Int3 n;
+          for (int a = 0; a < 3; ++a) n[a] = isa::ceilDiv(chunk.extent[a] - r[a], ph[a]);
+          for (int64_t d = 0; d < n[0]; d += blk[0])
+            for (int64_t h = 0; h < n[1]; h += blk[1])
+              for (int64_t w = 0; w < n[2]; w += blk[2]) {
+                const Int3 origin{r[0] + d * ph[0], r[1] + h * ph[1], r[2] + w * ph[2]};
+                const Int3 count{std::min(blk[0], n[0] - d), std::min(blk[1], n[1] - h),
+                                 std::min(blk[2], n[2] - w)};
+                visit(origin, count);
+              }
+        }
+  }
+
+  void computeChunk(const Chunk& chunk, int slot, int64_t g0, int64_t group) {
+    const Int3 one{1, 1, 1};
+    for (int64_t j = 0; j * plan_.parts < group; ++j) {
+      const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
+      const Tile outTile = outs_.next().partitionSlice(0, static_cast<int32_t>(cw));
+      forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
+        const Tile ps =
+            psums_.next().partitionSlice(0, static_cast<int32_t>(cw)).slice(0, 0, product(count));
+        accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
+        evict(box(outTile, origin, count, plan_.phase), ps, j, cw);
+      });
+      const HbmView dst = out_.select(0, chunk.batch)
+                              .slice(0, co0, co0 + cw)
+                              .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
+                              .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
+                              .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
+      b_.setNote("store out");
+      b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one),
+                 DmaOptions{-1, isa::Engine::Scalar});
+    }
+  }
+
+  void accumulate(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin,
+                  const Int3& count, int64_t coOffset, int64_t cw) {
+    const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
+    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
+    b_.setNote("matmul");
+    if (uses.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
+    bool first = true;
+    for (int64_t t = 0; t < plan_.ciTiles; ++t) {
+      const int32_t cs = static_cast<int32_t>(plan_.pack > 1 ? plan_.parts : ciCount(t));
+      const Tile windows = windows_[slot].partitionSlice(0, cs);
+      const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
+      for (const TapUse& use : uses) {
+        const Tile moving = plan_.perTap ? box(windows.select(0, t * core_.tapCount() + use.index),
+                                               origin, count, {1, 1, 1})
+                                         : box(windows.select(0, t), use.start, count, step);
+        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), moving,
+                  !first);
+        first = false;
+      }
+    }
+  }
+
+  void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
+    b_.setNote("evict psum");
+    const bool vector = evictEngines_.next() == isa::Engine::Vector;
+    std::optional<Tile> bias;
+    if (bias_)
+      bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
+    const isa::ActFn act = core_.act;
+    if (vector && act == isa::ActFn::Copy && !bias)
+      return b_.tensorCopy(dst, ps, isa::Engine::Vector);
+    if (vector && act == isa::ActFn::Copy) return b_.tensorScalar(dst, ps, isa::AluOp::Add, *bias);
+    if (vector && act == isa::ActFn::Relu) {
+      const ScalarArg add = bias ? ScalarArg(*bias) : ScalarArg(0.0f);
+      return b_.tensorScalar(dst, ps, isa::AluOp::Add, add, isa::AluOp::Max, 0.0f);
+    }
+    b_.activation(dst, ps, act, 1.0f, bias);
+  }
+
+  KernelBuilder& b_;
+  const ConvCore& core_;
+  ConvPlan plan_;
+  isa::Dtype dtype_;
+  HbmView x_, filters_;
+  std::optional<HbmView> bias_;
+  HbmView out_;
+  Tile weights_, biasTile_;
+  EngineCycle placeEngines_, evictEngines_;
+  BufferRing windows_, stages_, outs_, psums_;
+};
+
+}  // namespace
+
+void buildConv(KernelBuilder& builder, const ConvCore& core, isa::Dtype dtype, const HbmView& x,
+               const HbmView& filters, const std::optional<HbmView>& bias, const HbmView& out,
+               const ConvOptions& options) {
+  ConvEmitter(builder, core, options, dtype, x, filters, bias, out).run();
+}
 
 }  // namespace neuronsim::kernels
