@@ -233,12 +233,6 @@ std::vector<std::string> machinePresetNames() {
   return names;
 }
 
-std::vector<std::string> machineParameterKeys() {
-  std::vector<std::string> keys;
-  for (const Parameter& p : kParameters) keys.emplace_back(p.key);
-  return keys;
-}
-
 nlohmann::json machineParameterValues(const MachineConfig& machine) {
   nlohmann::json values = nlohmann::json::object();
   for (const Parameter& p : kParameters)

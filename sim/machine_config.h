@@ -80,9 +80,6 @@ MachineConfig loadMachine(const std::string& nameOrPath,
 /// Names of the built-in presets (trn2 first: the default).
 std::vector<std::string> machinePresetNames();
 
-/// The parameter keys a preset or `--set` may name (snake_case, e.g. dma_latency_ns).
-std::vector<std::string> machineParameterKeys();
-
 /// Every parameter of `machine` by its key, as JSON numbers and booleans (what a trace records).
 nlohmann::json machineParameterValues(const MachineConfig& machine);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_plan.h"
 #include "kernels/conv/conv_window.h"
@@ -87,8 +88,8 @@ class ConvEmitter {
                        "filters");
     if (plan_.pack > 1) b_.memset(weights_, 0.0f, isa::Engine::Vector);
     if (bias_)
-      biasTile_ = b_.sbuf({coParts, (plan_.coGroup + plan_.parts - 1) / plan_.parts},
-                          isa::Dtype::Fp32, "bias");
+      biasTile_ =
+          b_.sbuf({coParts, isa::ceilDiv(plan_.coGroup, plan_.parts)}, isa::Dtype::Fp32, "bias");
     const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
     windows_ = BufferRing::sbuf(
         b_, kBuffers, {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window");
@@ -118,7 +119,7 @@ class ConvEmitter {
   void loadPackedFilters(int64_t g0, int64_t group) {
     const Int3& k = core_.taps;
     const int64_t cs = core_.cin, taps = core_.tapCount(), rows = k[0] * k[1];
-    const int64_t groupsPerRow = (k[2] + plan_.pack - 1) / plan_.pack;
+    const int64_t groupsPerRow = isa::ceilDiv(k[2], plan_.pack);
     auto slotOf = [&](int64_t kw, int64_t g) {
       const int32_t first = static_cast<int32_t>((kw + g) % plan_.pack * plan_.slotParts);
       const int64_t c0 = g * plan_.pairStride;
@@ -166,7 +167,7 @@ class ConvEmitter {
         const HbmView src = filters_.reshape({taps, core_.cin, core_.cout})
                                 .slice(1, ci0, ci0 + cs)
                                 .slice(2, g0, g0 + group);
-        const int64_t perDma = (taps + kFilterDmas - 1) / kFilterDmas;
+        const int64_t perDma = isa::ceilDiv(taps, kFilterDmas);
         for (int64_t k0 = 0; k0 < taps; k0 += perDma) {
           const int64_t k1 = std::min(taps, k0 + perDma);
           b_.dmaCopy(dst.slice(0, k0, k1).slice(1, 0, group),
@@ -284,7 +285,7 @@ class ConvEmitter {
                                     const Int3& count) const {
     std::vector<TapUse> uses;
     const Int3& k = core_.taps;
-    const int64_t groupsPerRow = (k[2] + plan_.pack - 1) / plan_.pack;
+    const int64_t groupsPerRow = isa::ceilDiv(k[2], plan_.pack);
     for (int64_t kd = 0; kd < k[0]; ++kd)
       for (int64_t kh = 0; kh < k[1]; ++kh)
         for (int64_t gw = 0; gw < groupsPerRow; ++gw) {
@@ -319,7 +320,7 @@ class ConvEmitter {
         for (int64_t rw = 0; rw < std::min(ph[2] / plan_.pairs, chunk.extent[2]); ++rw) {
           const Int3 r{rd, rh, rw};
           Int3 n;
-          for (int a = 0; a < 3; ++a) n[a] = (chunk.extent[a] - r[a] + ph[a] - 1) / ph[a];
+          for (int a = 0; a < 3; ++a) n[a] = isa::ceilDiv(chunk.extent[a] - r[a], ph[a]);
           for (int64_t d = 0; d < n[0]; d += blk[0])
             for (int64_t h = 0; h < n[1]; h += blk[1])
               for (int64_t w = 0; w < n[2]; w += blk[2]) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_build.h"
 
@@ -25,7 +26,7 @@ void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
   const int64_t positions = dy.size(2) * dy.size(3) * dy.size(4);
   const int64_t chunk = std::min(positions, kDbChunk);
   const int64_t partitions = b.geometry().partitions;
-  const int64_t tiles = (channels + partitions - 1) / partitions;
+  const int64_t tiles = isa::ceilDiv(channels, partitions);
   const int64_t parts = std::min(channels, partitions);
   BufferRing ring = BufferRing::sbuf(b, 2, {parts, chunk}, dy.dtype(), "db_in");
   const Tile acc = b.sbuf({parts, tiles}, isa::Dtype::Fp32, "db_acc");

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "isa/error.h"
+#include "isa/size_limits.h"
 #include "kernels/conv/conv_plan.h"
 
 namespace neuronsim::kernels {
@@ -19,9 +20,7 @@ constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes
 constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
                                           // shorter than one DMA descriptor are staged
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
+using isa::ceilDiv;
 int64_t product(const Int3& v) {
   return v[0] * v[1] * v[2];
 }

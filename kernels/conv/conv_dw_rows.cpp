@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_bwd_build.h"
 #include "kernels/conv/conv_plan.h"
@@ -260,8 +261,8 @@ class DwRowsEmitter {
   void multiply(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx, int ring) {
     const int32_t np = bx.positions();
     const int64_t depth = s.chunk->extent[0];
-    const size_t perDepth =
-        (jobs_.size() + static_cast<size_t>(depth) - 1) / static_cast<size_t>(depth);
+    const auto perDepth =
+        static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), depth));
     for (int64_t d = 0; d < depth; ++d) {
       emitJobs(perDepth);
       const Tile dyT = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "isa/error.h"
+#include "isa/size_limits.h"
 #include "isa/validation.h"
 
 namespace neuronsim::kernels {
@@ -28,9 +29,7 @@ constexpr int64_t kShortRowBytes =
     512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per
           // row       // preferred output positions per chunk
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
+using isa::ceilDiv;
 int64_t product(const Int3& v) {
   return v[0] * v[1] * v[2];
 }

@@ -4,18 +4,15 @@
 
 #include <algorithm>
 
+#include "isa/size_limits.h"
 #include "kernels/conv/conv_plan.h"
 
 namespace neuronsim::kernels {
 
 namespace {
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-int64_t ceilDivSigned(int64_t a, int64_t b) {
-  return -floorDiv(-a, b);
-}
+using isa::ceilDiv;
+using isa::floorDiv;
 
 /// The part of x a window holds, per axis.
 struct WindowFill {
@@ -35,7 +32,7 @@ WindowFill fillOf(const ConvCore& core, const Chunk& chunk) {
     const int64_t z0 = chunk.origin[a] * core.stride[a];
     const int64_t idl = core.inputDilation[a];
     f.extent[a] = windowExtent(core, a, chunk.extent[a]);
-    const int64_t lo = std::max<int64_t>(0, ceilDivSigned(z0 - core.padLo[a], idl));
+    const int64_t lo = std::max<int64_t>(0, ceilDiv(z0 - core.padLo[a], idl));
     const int64_t hi =
         std::min(core.in[a] - 1, floorDiv(z0 + f.extent[a] - 1 - core.padLo[a], idl));
     f.first[a] = lo;
@@ -136,7 +133,7 @@ void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, con
   bool empty = false;
   for (int a = 0; a < 3; ++a) {
     const int64_t s = core.stride[a], offset = tap[a] * core.dilation[a] - core.padLo[a];
-    const int64_t lo = std::max(chunk.origin[a], ceilDivSigned(-offset, s));
+    const int64_t lo = std::max(chunk.origin[a], ceilDiv(-offset, s));
     const int64_t hi =
         std::min(chunk.origin[a] + chunk.extent[a] - 1, floorDiv(core.in[a] - 1 - offset, s));
     first[a] = lo - chunk.origin[a];

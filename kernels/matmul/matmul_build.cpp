@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "isa/dtype.h"
+#include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
 
 namespace neuronsim::kernels {
@@ -21,9 +22,7 @@ namespace {
 constexpr int64_t kPart = kMatmulPart;
 constexpr int64_t kFree = kMatmulFree;
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
+using isa::ceilDiv;
 
 /// Stores are triggered from GpSimd (queues q(16-n)..q15) so that Sync's in-order stream of loads
 /// (prefetches) never waits behind a store that waits for compute.

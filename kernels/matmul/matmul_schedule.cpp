@@ -7,14 +7,13 @@
 #include <string>
 
 #include "isa/error.h"
+#include "isa/size_limits.h"
 
 namespace neuronsim::kernels {
 
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
+using isa::ceilDiv;
 
 /// The integer parameter `name` when given, checked against [lo, hi]; `fallback` when unset.
 int64_t knob(const ParamValues& params, const std::string& name, int64_t lo, int64_t hi,

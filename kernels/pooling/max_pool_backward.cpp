@@ -192,10 +192,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   // outside SBUF streams at N, not 2N: I2), when they fit beside the two NDHWC store banks.
   // Counted in whole banks: a tile larger than a bank starts at a bank boundary.
   const int64_t bank = builder.geometry().psumBankBytes();
-  const int64_t banksPerPick = (bufferBytes(maxOut, keyBytes) + bank - 1) / bank;
+  const int64_t banksPerPick = ceilDiv(bufferBytes(maxOut, keyBytes), bank);
   const int64_t picksPerBank = banksPerPick == 1 ? bank / bufferBytes(maxOut, keyBytes) : 1;
   const int64_t pickTiles = schedule.buffers * static_cast<int64_t>(pickRing);
-  const int64_t pickBanks = banksPerPick * ((pickTiles + picksPerBank - 1) / picksPerBank);
+  const int64_t pickBanks = banksPerPick * ceilDiv(pickTiles, picksPerBank);
   const bool picksInPsum = pickBanks <= builder.geometry().psumPartitionBytes / bank - 2;
   struct Buffers {
     Tile in, nan, ot, go, gin, best, bestNan, flags;

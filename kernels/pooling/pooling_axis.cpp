@@ -6,15 +6,6 @@
 
 namespace neuronsim::kernels {
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return -floorDiv(-a, b);
-}
-
 Range PoolAxis::outputsTouching(Range in) const {
   if (in.empty()) return {0, 0};
   const int64_t lo = std::max<int64_t>(0, ceilDiv(in.lo + p - k + 1, s));

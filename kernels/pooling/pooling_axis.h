@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "isa/size_limits.h"
+
 namespace neuronsim::kernels {
 
 /// Half-open index range [lo, hi).
@@ -34,9 +36,7 @@ struct PoolAxis {
   int64_t inputOf(int64_t o, int64_t t) const { return o * s + t - p; }
 };
 
-/// floor(a / b) for b > 0.
-int64_t floorDiv(int64_t a, int64_t b);
-/// ceil(a / b) for b > 0.
-int64_t ceilDiv(int64_t a, int64_t b);
+using isa::ceilDiv;
+using isa::floorDiv;
 
 }  // namespace neuronsim::kernels

@@ -66,7 +66,7 @@ std::vector<Range> cut(int64_t extent, int64_t len) {
 int64_t bufferBytes(int64_t elements, int64_t dtypeBytes) {
   constexpr int64_t kGranule = 64;
   if (elements > kMaxApCount * kMaxApCount) return int64_t{1} << 40;
-  return (elements * dtypeBytes + kGranule - 1) / kGranule * kGranule;
+  return ceilDiv(elements * dtypeBytes, kGranule) * kGranule;
 }
 
 int64_t pipelineChunks(int64_t rowTiles) {

@@ -20,7 +20,8 @@ bool anyFp32(const isa::Instruction& inst) {
   return false;
 }
 
-int64_t ceilDiv(double a, double b) {
+/// a / b rounded up to a whole count (the machine factors are fractional).
+int64_t ceilQuotient(double a, double b) {
   return static_cast<int64_t>(std::ceil(a / b));
 }
 
@@ -128,16 +129,17 @@ Cycles matmulCycles(const isa::Instruction& inst, const MachineConfig& machine) 
   const int64_t m = inst.srcs.at(0).freeSize();
   const isa::AccessPattern& moving = inst.srcs.at(1);
   const int64_t n =
-      ceilDiv(static_cast<double>(moving.freeSize()) * readSlowdown(moving, machine), 1);
+      ceilQuotient(static_cast<double>(moving.freeSize()) * readSlowdown(moving, machine), 1);
   const int64_t base = std::max(std::min(machine.mmMinCycles, m), n);
-  return {anyFp32(inst) ? ceilDiv(static_cast<double>(base) * machine.fp32MatmulFactor, 1) : base};
+  return {anyFp32(inst) ? ceilQuotient(static_cast<double>(base) * machine.fp32MatmulFactor, 1)
+                        : base};
 }
 
 Cycles loadStationaryCycles(const isa::Instruction& inst, const MachineConfig& machine) {
   const isa::AccessPattern& stationary = inst.srcs.at(0);
   const double factor =
       (anyFp32(inst) ? machine.fp32MatmulFactor : 1.0) * readSlowdown(stationary, machine);
-  return {ceilDiv(static_cast<double>(stationary.freeSize()) * factor, machine.lsSpeedup)};
+  return {ceilQuotient(static_cast<double>(stationary.freeSize()) * factor, machine.lsSpeedup)};
 }
 
 Cycles tensorTransposeCycles(const isa::Instruction& inst, const MachineConfig& machine) {
@@ -146,7 +148,7 @@ Cycles tensorTransposeCycles(const isa::Instruction& inst, const MachineConfig& 
   const int64_t f = data.freeSize();
   const int64_t base = std::max(p, std::min(machine.mmMinCycles, f));
   return {data.dtype == Dtype::Fp32
-              ? ceilDiv(static_cast<double>(base) * machine.fp32TransposeFactor, 1)
+              ? ceilQuotient(static_cast<double>(base) * machine.fp32TransposeFactor, 1)
               : base};
 }
 
@@ -188,7 +190,7 @@ ComputeCost computeCost(const isa::Instruction& inst, const MachineConfig& machi
     const isa::AccessPattern& data = inst.srcs.at(0);
     const double factor = data.dtype == Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0;
     cost.loadStationary = {
-        ceilDiv(static_cast<double>(data.freeSize()) * factor, machine.lsSpeedup)};
+        ceilQuotient(static_cast<double>(data.freeSize()) * factor, machine.lsSpeedup)};
     cost.transposeFlops =
         2 * static_cast<int64_t>(data.partitionCount) * data.partitionCount * data.freeSize();
   } else {

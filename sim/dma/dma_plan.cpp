@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "isa/size_limits.h"
+
 namespace neuronsim::sim {
 namespace {
 
@@ -89,7 +91,7 @@ DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
   const int64_t moveBytes = std::max(srcBytes, dstBytes);
   int64_t run = transpose ? rowElements : std::gcd(contiguousRun(src), contiguousRun(dst));
   run = std::clamp<int64_t>(run, 1, rowElements);
-  const int64_t descPerRow = (rowElements + run - 1) / run;
+  const int64_t descPerRow = isa::ceilDiv(rowElements, run);
   const int64_t rowWorkBytes =
       paddedRowBytes(rowElements, run, moveBytes, machine.dmaMinDescriptorBytes);
   double efficiency = 1.0;
