@@ -256,4 +256,14 @@ TEST_CASE("buildKernel refuses a machine with fewer partitions than the kernel d
   spec.minPartitions = 64;
   CHECK_NOTHROW(buildKernel(spec, params, shapes, Dtype::Fp32, g));
   CHECK(built == 1);
+  neuronsim::isa::Geometry pe;  // 128 partitions, a 128x32 PE array
+  pe.peCols = 32;
+  CHECK_THROWS_WITH_AS(buildKernel(spec, params, shapes, Dtype::Fp32, pe),
+                       "k is written for a PE array of at least 64x64; the machine's is 128x32 "
+                       "(--set pe_rows, pe_cols)",
+                       Error);
+  CHECK(built == 1);
+  pe.peCols = 64;
+  CHECK_NOTHROW(buildKernel(spec, params, shapes, Dtype::Fp32, pe));
+  CHECK(built == 2);
 }
