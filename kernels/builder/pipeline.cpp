@@ -44,6 +44,11 @@ BufferRing BufferRing::psum(KernelBuilder& builder, int count, const std::vector
   return fill(count, name, [&](const std::string& n) { return builder.psum(shape, dtype, n); });
 }
 
+void BufferRing::release(KernelBuilder& builder) {
+  for (const Tile& t : tiles_) builder.release(t);
+  tiles_.clear();
+}
+
 void runPipelined(int64_t count, int sets, const std::function<void(int64_t item, int set)>& load,
                   const std::function<void(int64_t item, int set)>& compute) {
   const int64_t ahead = std::max(1, sets) - 1;

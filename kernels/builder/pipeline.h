@@ -75,13 +75,18 @@ class BufferRing {
   const Tile& operator[](int64_t item) const {
     return tiles_[static_cast<size_t>(item) % tiles_.size()];
   }
+  /// The tile of the next item in use order (a cursor of its own, independent of operator[]).
+  const Tile& next() { return (*this)[used_++]; }
   int size() const { return static_cast<int>(tiles_.size()); }
+  /// Returns every tile to the builder (the ring is empty afterwards).
+  void release(KernelBuilder& builder);
 
  private:
   /// `count` tiles made by `allocate(NAME_i)`.
   static BufferRing fill(int count, const std::string& name,
                          const std::function<Tile(const std::string&)>& allocate);
   std::vector<Tile> tiles_;
+  int64_t used_ = 0;
 };
 
 /// Runs `count` work items over `sets` rotating buffer sets (set = item % sets): the loads of

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_plan.h"
 #include "kernels/conv/conv_window.h"
 
@@ -34,7 +35,9 @@ class ConvEmitter {
         x_(x),
         filters_(filters),
         bias_(bias),
-        out_(out) {}
+        out_(out),
+        placeEngines_(plan_.placeEngines),
+        evictEngines_(plan_.evictEngines) {}
 
   void run() {
     allocate();
@@ -46,16 +49,26 @@ class ConvEmitter {
     std::vector<Step> steps;
     for (int64_t g0 = 0; g0 < core_.cout; g0 += plan_.coGroup)
       for (const Chunk& chunk : chunks) steps.push_back({g0, &chunk});
-    loadWindow(*steps[0].chunk, 0);
-    for (size_t i = 0; i < steps.size(); ++i) {
-      const int64_t g0 = steps[i].g0;
-      if (i == 0 || steps[i - 1].g0 != g0)
-        loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
-      if (i + 1 < steps.size())
-        loadWindow(*steps[i + 1].chunk, static_cast<int>((i + 1) % kBuffers));
-      computeChunk(*steps[i].chunk, static_cast<int64_t>(i % kBuffers), g0,
-                   std::min(plan_.coGroup, core_.cout - g0));
-    }
+    // A C_out group's filters load after its first window and before the next item's window.
+    int64_t filtersOf = -1;
+    auto ensureFilters = [&](int64_t item) {
+      const int64_t g0 = steps[static_cast<size_t>(item)].g0;
+      if (filtersOf == g0) return;
+      filtersOf = g0;
+      loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
+    };
+    runPipelined(
+        static_cast<int64_t>(steps.size()), kBuffers,
+        [&](int64_t item, int set) {
+          if (item > 0) ensureFilters(item - 1);
+          loadWindow(*steps[static_cast<size_t>(item)].chunk, set);
+        },
+        [&](int64_t item, int set) {
+          ensureFilters(item);
+          const int64_t g0 = steps[static_cast<size_t>(item)].g0;
+          computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
+                       std::min(plan_.coGroup, core_.cout - g0));
+        });
     releaseAll();
   }
 
@@ -63,8 +76,7 @@ class ConvEmitter {
   void releaseAll() {
     b_.release(weights_);
     if (bias_) b_.release(biasTile_);
-    for (const std::vector<Tile>* tiles : {&windows_, &stages_, &outs_, &psums_})
-      for (const Tile& t : *tiles) b_.release(t);
+    for (BufferRing* ring : {&windows_, &stages_, &outs_, &psums_}) ring->release(b_);
   }
 
   void allocate() {
@@ -77,23 +89,21 @@ class ConvEmitter {
     if (bias_)
       biasTile_ = b_.sbuf({coParts, (plan_.coGroup + plan_.parts - 1) / plan_.parts},
                           isa::Dtype::Fp32, "bias");
-    for (int i = 0; i < kBuffers; ++i) {
-      const std::string n = std::to_string(i);
-      const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
-      windows_.push_back(b_.sbuf({plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_,
-                                 "window_" + n));
-      if (plan_.pack > 1) b_.memset(windows_.back().select(0, 0), 0.0f, isa::Engine::GpSimd);
-      if (plan_.staged) {
-        const Int3& s = plan_.stage;
-        stages_.push_back(
-            b_.sbuf({plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]}, dtype_, "stage_" + n));
-      }
-      outs_.push_back(b_.sbuf({coParts, c[0], c[1], c[2]}, out_.dtype(), "out_" + n));
+    const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
+    windows_ = BufferRing::sbuf(
+        b_, kBuffers, {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window");
+    for (int i = 0; i < kBuffers && plan_.pack > 1; ++i)
+      b_.memset(windows_[i].select(0, 0), 0.0f, isa::Engine::GpSimd);
+    if (plan_.staged) {
+      const Int3& s = plan_.stage;
+      stages_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]},
+                                 dtype_, "stage");
     }
-    for (int64_t i = 0; i < plan_.psumBuffers; ++i)
-      psums_.push_back(b_.psum(
-          {std::min(core_.cout, plan_.parts), plan_.block[0] * plan_.block[1] * plan_.block[2]},
-          isa::Dtype::Fp32, "acc_" + std::to_string(i)));
+    outs_ = BufferRing::sbuf(b_, kBuffers, {coParts, c[0], c[1], c[2]}, out_.dtype(), "out");
+    psums_ = BufferRing::psum(
+        b_, static_cast<int>(plan_.psumBuffers),
+        {std::min(core_.cout, plan_.parts), plan_.block[0] * plan_.block[1] * plan_.block[2]},
+        isa::Dtype::Fp32, "acc");
   }
 
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, core_.cin - t * plan_.parts); }
@@ -186,10 +196,7 @@ class ConvEmitter {
   }
 
   /// The engine filling the next window piece (zeros and staged copy), in turn.
-  isa::Engine placeEngine() {
-    const std::vector<isa::Engine>& engines = plan_.placeEngines;
-    return engines[placeCount_++ % engines.size()];
-  }
+  isa::Engine placeEngine() { return placeEngines_.next(); }
 
   /// True when some of `count` virtual coordinates from `z`, `step` apart, holds an x element.
   bool holdsInput(int axis, int64_t z, int64_t count, int64_t step) const {
@@ -302,16 +309,14 @@ class ConvEmitter {
         }
   }
 
-  void computeChunk(const Chunk& chunk, int64_t slot, int64_t g0, int64_t group) {
+  void computeChunk(const Chunk& chunk, int slot, int64_t g0, int64_t group) {
     const Int3 one{1, 1, 1};
     for (int64_t j = 0; j * plan_.parts < group; ++j) {
       const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
-      const Tile outTile =
-          outs_[outCount_++ % kBuffers].partitionSlice(0, static_cast<int32_t>(cw));
+      const Tile outTile = outs_.next().partitionSlice(0, static_cast<int32_t>(cw));
       forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
-        const Tile ps = psums_[psumCount_++ % psums_.size()]
-                            .partitionSlice(0, static_cast<int32_t>(cw))
-                            .slice(0, 0, product(count));
+        const Tile ps =
+            psums_.next().partitionSlice(0, static_cast<int32_t>(cw)).slice(0, 0, product(count));
         accumulate(ps, chunk, slot, origin, count, co0 - g0, cw);
         evict(box(outTile, origin, count, plan_.phase), ps, j, cw);
       });
@@ -350,8 +355,7 @@ class ConvEmitter {
 
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
     b_.setNote("evict psum");
-    const std::vector<isa::Engine>& engines = plan_.evictEngines;
-    const bool vector = engines[evictCount_++ % engines.size()] == isa::Engine::Vector;
+    const bool vector = evictEngines_.next() == isa::Engine::Vector;
     std::optional<Tile> bias;
     if (bias_)
       bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
@@ -374,11 +378,8 @@ class ConvEmitter {
   std::optional<HbmView> bias_;
   HbmView out_;
   Tile weights_, biasTile_;
-  std::vector<Tile> windows_, stages_, outs_, psums_;
-  int64_t outCount_ = 0;
-  int64_t psumCount_ = 0;
-  int64_t evictCount_ = 0;
-  int64_t placeCount_ = 0;
+  EngineCycle placeEngines_, evictEngines_;
+  BufferRing windows_, stages_, outs_, psums_;
 };
 
 }  // namespace

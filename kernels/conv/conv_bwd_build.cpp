@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_build.h"
 
 namespace neuronsim::kernels {
@@ -26,12 +27,9 @@ void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
   const int64_t partitions = b.geometry().partitions;
   const int64_t tiles = (channels + partitions - 1) / partitions;
   const int64_t parts = std::min(channels, partitions);
-  std::vector<Tile> ring;
-  for (int i = 0; i < 2; ++i)
-    ring.push_back(b.sbuf({parts, chunk}, dy.dtype(), "db_in_" + std::to_string(i)));
+  BufferRing ring = BufferRing::sbuf(b, 2, {parts, chunk}, dy.dtype(), "db_in");
   const Tile acc = b.sbuf({parts, tiles}, isa::Dtype::Fp32, "db_acc");
   const Tile part = b.sbuf({parts, 1}, isa::Dtype::Fp32, "db_part");
-  int64_t loads = 0;
   for (int64_t j = 0; j < tiles; ++j) {
     const int64_t c0 = j * partitions, cw = std::min(partitions, channels - c0);
     const int32_t p = static_cast<int32_t>(cw);
@@ -40,7 +38,7 @@ void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
     for (int64_t n = 0; n < batch; ++n)
       for (int64_t p0 = 0; p0 < positions; p0 += chunk) {
         const int64_t count = std::min(chunk, positions - p0);
-        const Tile in = ring[loads++ % 2].partitionSlice(0, p).slice(0, 0, count);
+        const Tile in = ring.next().partitionSlice(0, p).slice(0, 0, count);
         b.setNote("db load dy");
         b.dmaCopy(in, dy.select(0, n).slice(0, c0, c0 + cw).merge(1, 3).slice(1, p0, p0 + count));
         b.setNote("db reduce");
@@ -51,7 +49,7 @@ void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {
     b.setNote("db store");
     b.dmaCopy(db.slice(0, c0, c0 + cw).reshape({cw, 1}), sum);
   }
-  for (const Tile& t : ring) b.release(t);
+  ring.release(b);
   b.release(acc);
   b.release(part);
 }

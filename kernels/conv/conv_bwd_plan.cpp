@@ -54,6 +54,27 @@ bool dyDmaPays(const ConvCore& core, int64_t coWidth, int64_t elemBytes, int64_t
   return positions * coWidth * elemBytes >= kMinDyDmaBytes;
 }
 
+/// dy stationary saves at least this many TensorE cycles (10 us at 2.4 GHz): it adds a tail of
+/// accumulator evictions and transposes before the store (x_in [1,8,8,16,16] with C_out 64
+/// saves about 18k cycles on paper and runs 6 us slower).
+constexpr int64_t kMinDyStationarySaving = 24000;
+
+/// Whether dyT [positions, co] should be the stationary. A matmul takes max(min(64, M), N)
+/// cycles for M stationary and N moving columns (I2); per input depth of a box, x stationary
+/// multiplies each (tap, C_in tile) unit with a coWidth-wide moving and dy stationary each
+/// (kh, kw) shift's kd taps at once (moving kd x ci columns). Needs C_out within the PE columns.
+bool dyStationaryPays(const ConvCore& core, int64_t ciParts, int64_t coWidth, int64_t parts) {
+  constexpr int64_t kMinCycles = 64;
+  const int64_t shifts = core.taps[1] * core.taps[2];
+  const int64_t xStationary = core.tapCount() * std::max(std::min(kMinCycles, ciParts), coWidth);
+  const int64_t dyStationary =
+      shifts * std::max(std::min(kMinCycles, coWidth), core.taps[0] * ciParts);
+  const int64_t depthsOfBoxes = core.batch * core.out[0] *
+                                ceilDiv(core.out[1] * core.out[2], parts) *
+                                ceilDiv(core.cin, parts);
+  return coWidth <= parts && (xStationary - dyStationary) * depthsOfBoxes >= kMinDyStationarySaving;
+}
+
 /// Distinct (kh, kw, C_in tile) sets a pass transposes.
 int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t ciTiles) {
   std::vector<int64_t> keys;
@@ -82,12 +103,27 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.transposeBanks = 2;
   p.accBanks = accBanks > 0 ? accBanks : geometry.psumBanks - p.transposeBanks;
   if (p.accBanks + p.transposeBanks > geometry.psumBanks) return std::nullopt;
-  p.accsPerBank = std::max<int64_t>(1, bankBytes / (p.coWidth * 4));
+  p.dyStationary =
+      options.dwStationary == "dy" ||
+      (options.dwStationary == "auto" && dyStationaryPays(core, p.ciParts, p.coWidth, p.parts));
+  if (p.dyStationary && p.coWidth > p.parts)
+    throw Error(core.kernel + ": dw_stationary dy needs C_out <= " + std::to_string(p.parts) +
+                " (the PE columns), not " + std::to_string(core.cout));
+  const int64_t accColumns = p.dyStationary ? p.ciParts : p.coWidth;
+  p.accsPerBank = std::max<int64_t>(1, bankBytes / (accColumns * 4));
   p.passes = dwPasses(core, p.ciTiles, p.accBanks * p.accsPerBank);
-  for (const auto& pass : p.passes) p.xtSets = std::max(p.xtSets, xtSetsOf(core, pass, p.ciTiles));
+  for (const auto& pass : p.passes) {
+    p.xtSets = std::max(p.xtSets, xtSetsOf(core, pass, p.ciTiles));
+    p.passUnits = std::max(p.passUnits, static_cast<int64_t>(pass.size()));
+  }
 
+  // dw out tiles: x stationary reserves the banks' whole capacity (the chunk search was tuned
+  // with it: reserving only the units of a pass picks a larger chunk, 3% slower at C 32); dy
+  // stationary packs up to 128 units per bank, so it reserves what the passes hold
+  const int64_t outUnits = p.dyStationary ? p.passUnits : p.accBanks * p.accsPerBank;
+  const int64_t outBytes = outUnits * p.coWidth * e;
   const int64_t available = geometry.sbufPartitionBytes - kReserveBytes -
-                            2 * p.accBanks * p.accsPerBank * p.coWidth * e;  // dw out tiles
+                            2 * outBytes * (p.dyStationary ? 2 : 1);  // + [co, ci] evictions
   auto windowOf = [&](const Int3& c) {
     return Int3{windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]),
                 windowExtent(core, 2, c[2])};
@@ -178,6 +214,9 @@ ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geome
   if (options.dyTranspose != "auto" && options.dyTranspose != "pe" && options.dyTranspose != "dma")
     throw Error(core.kernel + ": dy_transpose '" + options.dyTranspose +
                 "' is not auto, pe or dma");
+  if (options.dwStationary != "auto" && options.dwStationary != "x" && options.dwStationary != "dy")
+    throw Error(core.kernel + ": dw_stationary '" + options.dwStationary +
+                "' is not auto, x or dy");
   std::optional<DwRowsPlan> rows;
   if (method != "boxes") rows = planDwRows(core, dtype, geometry, options);
   if (!rows && method == "rows")

@@ -31,9 +31,10 @@ struct DwUnit {
 
 /// The schedule choices a user may force (`auto` / 0: the planner decides).
 struct ConvBwdOptions {
-  std::string dwMethod = "auto";     ///< auto | boxes | rows
-  int64_t dwAccBanks = 0;            ///< PSUM banks for dw accumulators (Rows), 0: auto
-  std::string dyTranspose = "auto";  ///< Rows: auto | pe | dma (how dy reaches [positions, co])
+  std::string dwMethod = "auto";      ///< auto | boxes | rows
+  int64_t dwAccBanks = 0;             ///< PSUM banks for dw accumulators (Rows), 0: auto
+  std::string dyTranspose = "auto";   ///< Rows: auto | pe | dma (how dy reaches [positions, co])
+  std::string dwStationary = "auto";  ///< Rows: auto | x | dy (which operand the PE holds)
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -51,13 +52,18 @@ struct DwRowsPlan {
   /// dy boxes arrive transposed by one DMA transpose from HBM each (no dy chunk, no PE
   /// transposes of dy); otherwise dy chunks are loaded and PE-transposed per box
   bool dyByDma = false;
+  /// dyT [positions, co] is the stationary and one matmul per (shift, depth) multiplies all of
+  /// a shift's kd taps (moving xT [positions, kd, ci]) into accumulators [co, ci]; otherwise xT
+  /// [positions, ci] is the stationary and dyT the moving, one matmul per unit and depth
+  bool dyStationary = false;
   int64_t accBanks = 6;        ///< PSUM banks holding accumulators
-  int64_t accsPerBank = 1;     ///< accumulators [ci, coWidth] fp32 per bank
+  int64_t accsPerBank = 1;     ///< accumulators ([ci, coWidth], or [co, ci]) fp32 per bank
   int64_t transposeBanks = 2;  ///< PSUM banks ringing the transpose outputs
   /// Passes over every dy chunk: each accumulates these units (grouped by (kh, kw) so the x
   /// transposes of a shift serve all its kd taps).
   std::vector<std::vector<DwUnit>> passes;
-  int64_t xtSets = 1;  ///< largest number of (kh, kw, C_in tile) transposed x sets in a pass
+  int64_t xtSets = 1;     ///< largest number of (kh, kw, C_in tile) transposed x sets in a pass
+  int64_t passUnits = 1;  ///< largest number of units in a pass
 };
 
 /// The dw plan of the Boxes method: per C_in tile, C_out slab and tap group, every dy chunk.

@@ -54,6 +54,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwMethod = params.getString("dw_method");
   options.dwAccBanks = params.getInt("dw_acc_banks");
   options.dyTranspose = params.getString("dy_transpose");
+  options.dwStationary = params.getString("dw_stationary");
   return options;
 }
 
@@ -100,6 +101,13 @@ KernelSpec conv3dBwdSpec() {
        "PE-transpose per box; dma: one DMA transpose from HBM per box and depth; auto: dma when "
        "one such DMA moves >= 64 KiB)",
        {"auto", "pe", "dma"}},
+      {"dw_stationary",
+       ParamType::Enum,
+       "auto",
+       "schedule: the operand TensorE holds in dw with dw_method rows (x: xT [positions, C_in] "
+       "per tap; dy: dyT [positions, C_out] with all kd taps of a shift in one moving; auto: dy "
+       "when C_out fits the PE columns and it takes fewer PE cycles)",
+       {"auto", "x", "dy"}},
   };
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "isa/error.h"
+#include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_bwd_build.h"
 #include "kernels/conv/conv_plan.h"
 #include "kernels/conv/conv_window.h"
@@ -29,7 +30,7 @@ class DwEmitter {
  public:
   DwEmitter(KernelBuilder& b, const ConvCore& fwd, const DwBoxesPlan& plan, isa::Dtype dtype,
             const HbmView& dy, const HbmView& x, const HbmView& dw)
-      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw) {}
+      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), evict_(b) {}
 
   void run() {
     allocate();
@@ -42,19 +43,25 @@ class DwEmitter {
                             std::min(plan_.coWidth, fwd_.cout - co0), g0,
                             std::min(plan_.tapGroup, fwd_.tapCount() - g0)});
     const size_t steps = passes.size() * chunks.size();
-    auto passOf = [&](size_t i) -> const Pass& { return passes[i / chunks.size()]; };
-    auto chunkOf = [&](size_t i) -> const Chunk& { return chunks[i % chunks.size()]; };
+    const int64_t perPass = static_cast<int64_t>(chunks.size());
+    auto passOf = [&](int64_t i) -> const Pass& {
+      return passes[static_cast<size_t>(i / perPass)];
+    };
+    auto chunkOf = [&](int64_t i) -> const Chunk& {
+      return chunks[static_cast<size_t>(i % perPass)];
+    };
     std::vector<bool> started;
-    load(passOf(0), chunkOf(0), 0);
-    for (size_t i = 0; i < steps; ++i) {
-      if (i % chunks.size() == 0) started.assign(static_cast<size_t>(passOf(i).taps), false);
-      if (i + 1 < steps) load(passOf(i + 1), chunkOf(i + 1), static_cast<int>((i + 1) % kBuffers));
-      process(passOf(i), chunkOf(i), static_cast<int>(i % kBuffers), started);
-      if ((i + 1) % chunks.size() == 0) store(passOf(i));
-    }
-    for (const std::vector<Tile>* tiles :
-         {&windows_, &stages_, &dyTiles_, &xT_, &dyT_, &outs_, &acc_, &transposed_})
-      for (const Tile& t : *tiles) b_.release(t);
+    runPipelined(
+        static_cast<int64_t>(steps), kBuffers,
+        [&](int64_t i, int set) { load(passOf(i), chunkOf(i), set); },
+        [&](int64_t i, int set) {
+          if (i % perPass == 0) started.assign(static_cast<size_t>(passOf(i).taps), false);
+          process(passOf(i), chunkOf(i), set, started);
+          if ((i + 1) % perPass == 0) store(passOf(i));
+        });
+    for (BufferRing* ring : {&windows_, &stages_, &dyTiles_, &xT_, &dyT_, &outs_, &transposed_})
+      ring->release(b_);
+    for (const Tile& t : acc_) b_.release(t);
   }
 
  private:
@@ -68,25 +75,22 @@ class DwEmitter {
     const Int3& c = plan_.chunk;
     const int64_t ciParts = std::min(fwd_.cin, plan_.parts),
                   coParts = std::min(fwd_.cout, plan_.parts);
-    for (int i = 0; i < kBuffers; ++i) {
-      const std::string n = std::to_string(i);
-      if (plan_.perTap) {
-        windows_.push_back(
-            b_.sbuf({ciParts, plan_.tapGroup, w[0], w[1], w[2]}, dtype_, "x_columns_" + n));
-      } else {
-        windows_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
-        stages_.push_back(b_.sbuf({ciParts, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
-      }
-      dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
-      dyT_.push_back(b_.sbuf({plan_.parts, plan_.coWidth}, dtype_, "dyT_" + n));
-      outs_.push_back(
-          b_.sbuf({ciParts, plan_.tapGroup, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
+    if (plan_.perTap) {
+      windows_ = BufferRing::sbuf(b_, kBuffers, {ciParts, plan_.tapGroup, w[0], w[1], w[2]}, dtype_,
+                                  "x_columns");
+    } else {
+      windows_ = BufferRing::sbuf(b_, kBuffers, {ciParts, w[0], w[1], w[2]}, dtype_, "x_window");
+      stages_ = BufferRing::sbuf(b_, kBuffers, {ciParts, w[0], w[1], w[2]}, dtype_, "x_stage");
     }
-    for (int64_t i = 0; i < plan_.xtRing; ++i)
-      xT_.push_back(b_.sbuf({plan_.parts, ciParts}, dtype_, "xT_" + std::to_string(i)));
-    for (int i = 0; i < kTransposeRing; ++i)
-      transposed_.push_back(
-          b_.psum({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
+    dyTiles_ =
+        BufferRing::sbuf(b_, kBuffers, {coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy");
+    dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.coWidth}, dtype_, "dyT");
+    outs_ = BufferRing::sbuf(b_, kBuffers, {ciParts, plan_.tapGroup, plan_.coWidth}, dw_.dtype(),
+                             "dw_out");
+    xT_ =
+        BufferRing::sbuf(b_, static_cast<int>(plan_.xtRing), {plan_.parts, ciParts}, dtype_, "xT");
+    transposed_ = BufferRing::psum(b_, kTransposeRing, {plan_.parts, plan_.parts}, isa::Dtype::Fp32,
+                                   "transposed");
     for (int64_t i = 0; i < plan_.tapGroup; ++i)
       acc_.push_back(
           b_.psum({ciParts, plan_.coWidth}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
@@ -96,10 +100,7 @@ class DwEmitter {
   void store(const Pass& pass) {
     b_.setNote("dw evict");
     const int32_t cs = static_cast<int32_t>(pass.cs);
-    const Tile out = outs_[outCount_++ % kBuffers]
-                         .partitionSlice(0, cs)
-                         .slice(0, 0, pass.taps)
-                         .slice(1, 0, pass.cw);
+    const Tile out = outs_.next().partitionSlice(0, cs).slice(0, 0, pass.taps).slice(1, 0, pass.cw);
     for (int64_t g = 0; g < pass.taps; ++g)
       copy(out.select(0, g), acc_[g].partitionSlice(0, cs).slice(0, 0, pass.cw));
     const HbmView dst = dw_.reshape({fwd_.tapCount(), fwd_.cin, fwd_.cout})
@@ -163,7 +164,7 @@ class DwEmitter {
     b_.setNote("dw transpose");
     const Int3 one{1, 1, 1};
     const int32_t npos = static_cast<int32_t>(product(count));
-    Prepared p{dyT_[dyTCount_++ % kBuffers].partitionSlice(0, npos).slice(0, 0, pass.cw), {}};
+    Prepared p{dyT_.next().partitionSlice(0, npos).slice(0, 0, pass.cw), {}};
     for (int64_t u = 0; u * plan_.parts < pass.cw; ++u) {
       const int64_t cu = std::min(plan_.parts, pass.cw - u * plan_.parts);
       const Tile src = box(dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u),
@@ -177,7 +178,7 @@ class DwEmitter {
       const Int3 kk{tap / (k[1] * k[2]), tap / k[2] % k[1], tap % k[2]};
       Int3 start;
       for (int a = 0; a < 3; ++a) start[a] = origin[a] * fwd_.stride[a] + kk[a] * fwd_.dilation[a];
-      p.xTs.push_back(xT_[xTCount_++ % plan_.xtRing].partitionSlice(0, npos).slice(0, 0, pass.cs));
+      p.xTs.push_back(xT_.next().partitionSlice(0, npos).slice(0, 0, pass.cs));
       const Tile src = plan_.perTap ? box(window.select(0, g), origin, count, {1, 1, 1})
                                     : box(window, start, count, fwd_.stride);
       copy(p.xTs.back(), transpose(src, npos, pass.cs));
@@ -187,21 +188,21 @@ class DwEmitter {
 
   /// src [cols partitions, rows free] transposed into the PSUM ring: [rows, cols].
   Tile transpose(const Tile& src, int32_t rows, int64_t cols) {
-    const Tile dst =
-        transposed_[transposeCount_++ % kTransposeRing].partitionSlice(0, rows).slice(0, 0, cols);
+    const Tile dst = transposed_.next().partitionSlice(0, rows).slice(0, 0, cols);
     b_.transpose(dst, src);
     return dst;
   }
 
-  void copy(const Tile& dst, const Tile& src) { alternatingCopy(b_, dst, src, copyCount_); }
+  void copy(const Tile& dst, const Tile& src) { evict_(dst, src); }
 
   KernelBuilder& b_;
   const ConvCore& fwd_;
   const DwBoxesPlan& plan_;
   isa::Dtype dtype_;
   HbmView dy_, x_, dw_;
-  std::vector<Tile> windows_, stages_, dyTiles_, xT_, dyT_, outs_, acc_, transposed_;
-  int64_t outCount_ = 0, dyTCount_ = 0, xTCount_ = 0, transposeCount_ = 0, copyCount_ = 0;
+  PsumEvictor evict_;
+  BufferRing windows_, stages_, dyTiles_, xT_, dyT_, outs_, transposed_;
+  std::vector<Tile> acc_;
 };
 
 }  // namespace

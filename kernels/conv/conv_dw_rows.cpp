@@ -1,11 +1,13 @@
 // dw by the Rows method: partitions hold an (h, w) box of dy positions and depth runs along the
 // free axis, so one PE transpose of x per (kh, kw) shift and input depth serves every kd tap.
 // Transposes fill PSUM banks and each bank is evicted by one copy (Vector and Scalar in turn).
+// The PE holds xT (one matmul per tap) or dyT (one matmul per shift covering its kd taps).
 #include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_bwd_build.h"
 #include "kernels/conv/conv_plan.h"
 #include "kernels/conv/conv_window.h"
@@ -21,7 +23,7 @@ class DwRowsEmitter {
  public:
   DwRowsEmitter(KernelBuilder& b, const ConvCore& fwd, const DwRowsPlan& plan, isa::Dtype dtype,
                 const HbmView& dy, const HbmView& x, const HbmView& dw)
-      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw) {}
+      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), evict_(b) {}
 
   void run() {
     allocate();
@@ -32,15 +34,18 @@ class DwRowsEmitter {
         for (size_t c = 0; c < chunks.size(); ++c)
           steps.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks[c], c == 0,
                            c + 1 == chunks.size()});
-    load(steps[0], 0);
-    for (size_t i = 0; i < steps.size(); ++i) {
-      if (i + 1 < steps.size()) load(steps[i + 1], static_cast<int>((i + 1) % kBuffers));
-      process(steps[i], static_cast<int>(i % kBuffers));
-      if (steps[i].lastChunk) store(steps[i]);
-    }
-    for (const std::vector<Tile>* tiles :
-         {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &accs_, &banks_})
-      for (const Tile& t : *tiles) b_.release(t);
+    runPipelined(
+        static_cast<int64_t>(steps.size()), kBuffers,
+        [&](int64_t i, int set) { load(steps[static_cast<size_t>(i)], set); },
+        [&](int64_t i, int set) {
+          const Step& step = steps[static_cast<size_t>(i)];
+          process(step, set);
+          if (step.lastChunk) store(step);
+        });
+    for (BufferRing* ring :
+         {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
+      ring->release(b_);
+    for (const Tile& t : accs_) b_.release(t);
   }
 
  private:
@@ -86,34 +91,42 @@ class DwRowsEmitter {
     const Int3& w = plan_.window;
     const Int3& c = plan_.chunk;
     const int64_t coParts = std::min(plan_.coWidth, plan_.parts);
-    const int64_t units = plan_.accBanks * plan_.accsPerBank;
-    for (int i = 0; i < kBuffers; ++i) {
-      const std::string n = std::to_string(i);
-      windows_.push_back(
-          b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "x_window_" + n));
-      if (plan_.stageX)
-        stages_.push_back(
-            b_.sbuf({plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]}, dtype_, "x_stage_" + n));
-      if (!plan_.dyByDma)
-        dyTiles_.push_back(b_.sbuf({coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy_" + n));
-      dyT_.push_back(b_.sbuf({plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT_" + n));
-      xT_.push_back(b_.sbuf({plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_, "xT_" + n));
-      outs_.push_back(b_.sbuf({plan_.ciParts, units, plan_.coWidth}, dw_.dtype(), "dw_out_" + n));
-    }
+    const int64_t units = plan_.passUnits;
+    const std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]};
+    windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
+    if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
+    if (!plan_.dyByDma)
+      dyTiles_ =
+          BufferRing::sbuf(b_, kBuffers, {coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy");
+    dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
+    xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
+                           "xT");
+    outs_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, units, plan_.coWidth}, dw_.dtype(),
+                             "dw_out");
+    if (plan_.dyStationary)
+      evicted_ =
+          BufferRing::sbuf(b_, kBuffers, {coParts, units, plan_.ciParts}, dw_.dtype(), "dw_co_ci");
     const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
+    const int64_t accParts = plan_.dyStationary ? coParts : plan_.ciParts;
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
-          b_.psum({plan_.ciParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
-    for (int64_t i = 0; i < plan_.transposeBanks; ++i)
-      banks_.push_back(
-          b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed_" + std::to_string(i)));
+          b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
+    banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
+                              {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
   }
 
-  /// Accumulator of unit `i` of a pass: [cs, cw] inside its bank.
-  Tile acc(size_t i, int64_t cs, int64_t cw) const {
+  /// Accumulators of units [i, i + n) of a pass inside their bank: [cs; n, cw], or [cw; n, cs]
+  /// with dy stationary.
+  Tile acc(size_t i, int64_t cs, int64_t cw, int64_t n = 1) const {
     const int64_t bank = static_cast<int64_t>(i) / plan_.accsPerBank;
-    const int64_t first = static_cast<int64_t>(i) % plan_.accsPerBank * plan_.coWidth;
-    return accs_[bank].partitionSlice(0, static_cast<int32_t>(cs)).slice(0, first, first + cw);
+    const int64_t columns = plan_.dyStationary ? plan_.ciParts : plan_.coWidth;
+    const int64_t first = static_cast<int64_t>(i) % plan_.accsPerBank * columns;
+    const int64_t parts = plan_.dyStationary ? cw : cs;
+    return accs_[bank]
+        .partitionSlice(0, static_cast<int32_t>(parts))
+        .slice(0, first, first + n * columns)
+        .reshape({n, columns})
+        .slice(1, 0, plan_.dyStationary ? cs : cw);
   }
 
   void load(const Step& s, int slot) {
@@ -158,7 +171,7 @@ class DwRowsEmitter {
 
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
   int prepare(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
-    const int ring = static_cast<int>(ringCount_++ % kBuffers);
+    const int ring = static_cast<int>(boxCount_++ % kBuffers);
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
     const Int3 one{1, 1, 1};
@@ -232,8 +245,7 @@ class DwRowsEmitter {
     for (size_t i = 0; i < count; ++i) {
       const BankJob& job = jobs_[i];
       const int64_t cols = job.dst.size(1);
-      const Tile bank =
-          banks_[bankCount_++ % banks_.size()].partitionSlice(0, job.dst.partitions());
+      const Tile bank = banks_.next().partitionSlice(0, job.dst.partitions());
       for (size_t j = 0; j < job.srcs.size(); ++j) {
         const int64_t c0 = static_cast<int64_t>(j) * cols;
         b_.transpose(bank.slice(0, c0, c0 + cols), job.srcs[j]);
@@ -244,41 +256,107 @@ class DwRowsEmitter {
     jobs_.erase(jobs_.begin(), jobs_.begin() + static_cast<std::ptrdiff_t>(count));
   }
 
+  /// Per depth of the chunk: the next share of queued transposes, then the depth's matmuls.
   void multiply(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx, int ring) {
     const int32_t np = bx.positions();
-    const std::vector<DwUnit>& us = units(s);
-    const int64_t sd = fwd_.stride[0], dild = fwd_.dilation[0];
     const int64_t depth = s.chunk->extent[0];
-    const auto [lo, hi] = xDepths(*s.chunk);
     const size_t perDepth =
         (jobs_.size() + static_cast<size_t>(depth) - 1) / static_cast<size_t>(depth);
     for (int64_t d = 0; d < depth; ++d) {
       emitJobs(perDepth);
-      const Tile moving = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
-      for (size_t i = 0; i < us.size(); ++i) {
-        const int64_t cs = ciCount(us[i].ciTile);
-        const int64_t dd = d * sd + tapOf(us[i].tap)[0] * dild;
-        if (dd < lo || dd >= hi) continue;
-        const Tile stationary =
-            xT_[ring].partitionSlice(0, np).select(0, setOfUnit[i]).select(0, dd).slice(0, 0, cs);
-        b_.matmul(acc(i, cs, s.cw), stationary, moving, started_[i]);
-        started_[i] = true;
+      const Tile dyT = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
+      const Tile xT = xT_[ring].partitionSlice(0, np);
+      if (plan_.dyStationary) {
+        multiplyDyStationary(s, setOfUnit, d, dyT, xT);
+      } else {
+        multiplyXStationary(s, setOfUnit, d, dyT, xT);
       }
     }
+  }
+
+  /// Input depth of unit `i` for dy depth `d`, and whether it holds x (not padding).
+  int64_t depthOf(const Step& s, size_t i, int64_t d) const {
+    return d * fwd_.stride[0] + tapOf(units(s)[i].tap)[0] * fwd_.dilation[0];
+  }
+  bool live(const Step& s, size_t i, int64_t d) const {
+    const auto [lo, hi] = xDepths(*s.chunk);
+    const int64_t dd = depthOf(s, i, d);
+    return dd >= lo && dd < hi;
+  }
+
+  /// xT [positions, ci] stationary, dyT [positions, co] moving: one matmul per live unit.
+  void multiplyXStationary(const Step& s, const std::vector<int64_t>& setOfUnit, int64_t d,
+                           const Tile& dyT, const Tile& xT) {
+    const std::vector<DwUnit>& us = units(s);
+    for (size_t i = 0; i < us.size(); ++i) {
+      if (!live(s, i, d)) continue;
+      const int64_t cs = ciCount(us[i].ciTile);
+      const Tile stationary =
+          xT.select(0, setOfUnit[i]).select(0, depthOf(s, i, d)).slice(0, 0, cs);
+      b_.matmul(acc(i, cs, s.cw).select(0, 0), stationary, dyT, started_[i]);
+      started_[i] = true;
+    }
+  }
+
+  /// dyT [positions, co] stationary; per run of live units sharing a shift, C_in tile, bank and
+  /// start state with consecutive kd, one matmul with moving xT [positions; kd, ci].
+  void multiplyDyStationary(const Step& s, const std::vector<int64_t>& setOfUnit, int64_t d,
+                            const Tile& dyT, const Tile& xT) {
+    const std::vector<DwUnit>& us = units(s);
+    const int64_t kdStep = fwd_.taps[1] * fwd_.taps[2];
+    const int64_t perBank = plan_.accsPerBank;
+    for (size_t i = 0; i < us.size();) {
+      if (!live(s, i, d)) {
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < us.size() && live(s, j, d) && setOfUnit[j] == setOfUnit[i] &&
+             us[j].ciTile == us[i].ciTile && us[j].tap == us[j - 1].tap + kdStep &&
+             static_cast<int64_t>(j) / perBank == static_cast<int64_t>(i) / perBank &&
+             started_[j] == started_[i])
+        ++j;
+      const int64_t n = static_cast<int64_t>(j - i), cs = ciCount(us[i].ciTile);
+      const int64_t dd = depthOf(s, i, d), dild = fwd_.dilation[0];
+      const Tile moving =
+          xT.select(0, setOfUnit[i]).slice(0, dd, dd + (n - 1) * dild + 1, dild).slice(1, 0, cs);
+      b_.matmul(acc(i, cs, s.cw, n), dyT, moving, started_[i]);
+      for (size_t u = i; u < j; ++u) started_[u] = true;
+      i = j;
+    }
+  }
+
+  /// dy stationary: evicts the accumulators [co, ci] and transposes them into `out` [ci, co].
+  void transposeAccumulators(const Step& s, const Tile& out) {
+    const std::vector<DwUnit>& us = units(s);
+    const Tile evicted = evicted_.next();
+    const int32_t cw = static_cast<int32_t>(s.cw);
+    for (size_t i = 0; i < us.size(); ++i) {
+      if (!started_[i]) continue;
+      const int64_t cs = ciCount(us[i].ciTile);
+      const Tile src = evicted.partitionSlice(0, cw).select(0, static_cast<int64_t>(i));
+      copy(src.slice(0, 0, cs), acc(i, cs, s.cw).select(0, 0));
+      transposeRun({src.slice(0, 0, cs)},
+                   out.partitionSlice(0, static_cast<int32_t>(cs))
+                       .slice(0, static_cast<int64_t>(i), static_cast<int64_t>(i) + 1)
+                       .slice(1, 0, s.cw));
+    }
+    emitJobs(jobs_.size());
   }
 
   /// Evicts the pass's accumulators and stores them: one DMA per run of units with the same
   /// (kh, kw, C_in tile) and consecutive kd (triggered from Scalar).
   void store(const Step& s) {
     const std::vector<DwUnit>& us = units(s);
-    const Tile out = outs_[outCount_++ % kBuffers];
+    const Tile out = outs_.next();
+    if (plan_.dyStationary) transposeAccumulators(s, out);
     for (size_t i = 0; i < us.size(); ++i) {
       const int64_t cs = ciCount(us[i].ciTile);
       const Tile dst = out.partitionSlice(0, static_cast<int32_t>(cs))
                            .select(0, static_cast<int64_t>(i))
                            .slice(0, 0, s.cw);
       if (started_[i]) {
-        copy(dst, acc(i, cs, s.cw));
+        if (!plan_.dyStationary) copy(dst, acc(i, cs, s.cw).select(0, 0));
       } else {
         b_.memset(dst, 0.0f, isa::Engine::Vector);  // the tap meets only padding depth
       }
@@ -306,17 +384,19 @@ class DwRowsEmitter {
     }
   }
 
-  void copy(const Tile& dst, const Tile& src) { alternatingCopy(b_, dst, src, copyCount_); }
+  void copy(const Tile& dst, const Tile& src) { evict_(dst, src); }
 
   KernelBuilder& b_;
   const ConvCore& fwd_;
   const DwRowsPlan& plan_;
   isa::Dtype dtype_;
   HbmView dy_, x_, dw_;
-  std::vector<Tile> windows_, stages_, dyTiles_, dyT_, xT_, outs_, accs_, banks_;
+  PsumEvictor evict_;
+  BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
+  std::vector<Tile> accs_;
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
-  int64_t ringCount_ = 0, bankCount_ = 0, outCount_ = 0, copyCount_ = 0;
+  int64_t boxCount_ = 0;
 };
 
 }  // namespace

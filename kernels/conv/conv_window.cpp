@@ -164,12 +164,4 @@ void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, con
   b.dmaCopy(box(column, first, count, one), src);
 }
 
-void alternatingCopy(KernelBuilder& b, const Tile& dst, const Tile& src, int64_t& turn) {
-  if (turn++ % 2 == 0) {
-    b.tensorCopy(dst, src, isa::Engine::Vector);
-  } else {
-    b.activation(dst, src, isa::ActFn::Copy);
-  }
-}
-
 }  // namespace neuronsim::kernels

@@ -47,8 +47,4 @@ void loadChannelChunk(KernelBuilder& b, const HbmView& t, const Chunk& chunk, in
 void loadTapColumn(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
                    int64_t ci0, const Int3& tap, const Tile& column);
 
-/// dst = src (a PSUM eviction or SBUF copy) on Vector for even `turn`, Scalar for odd; advances
-/// `turn`, so successive copies alternate engines.
-void alternatingCopy(KernelBuilder& b, const Tile& dst, const Tile& src, int64_t& turn);
-
 }  // namespace neuronsim::kernels

@@ -130,6 +130,67 @@ TEST_CASE("conv3d_bwd rows: one accumulator bank, C_out 520 (two slabs), shifts 
   check(c, "rows");
 }
 
+TEST_CASE("conv3d_bwd plan: dy stationary when C_out fits the PE columns and it saves cycles") {
+  const std::vector<std::pair<std::string, std::string>> pad{{"padding", "1"}};
+  // C_in 16, C_out 128: 27 x 128 cycles a depth with x stationary, 9 x 48 with dy stationary
+  const ConvBwdPlan wide = planOf({1, 16, 8, 32, 32}, {3, 3, 3, 16, 128}, pad);
+  REQUIRE(wide.dwMethod == DwMethod::Rows);
+  CHECK(wide.rows.dyStationary);
+  CHECK(wide.rows.accsPerBank == 32);  // [co, 16 ci] accumulators
+  CHECK(wide.rows.passUnits == 27);
+  // equal C_in and C_out of 32: 27 x 32 = 9 x 96 cycles, no saving
+  CHECK_FALSE(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, pad).rows.dyStationary);
+  // C_out 256 exceeds the PE columns
+  CHECK_FALSE(planOf({1, 256, 8, 32, 32}, {3, 3, 3, 256, 256}, pad).rows.dyStationary);
+  // a small problem saves too little to pay for the accumulator transposes
+  CHECK_FALSE(planOf({1, 8, 8, 16, 16}, {3, 3, 3, 8, 64}, pad).rows.dyStationary);
+  CHECK(planOf({1, 8, 8, 16, 16}, {3, 3, 3, 8, 64}, {{"dw_stationary", "dy"}}).rows.dyStationary);
+  CHECK_FALSE(
+      planOf({1, 16, 8, 32, 32}, {3, 3, 3, 16, 128}, {{"dw_stationary", "x"}}).rows.dyStationary);
+  const ConvCore core = conv3dBwdCore({{"x_in", {1, 4, 2, 3, 3}}, {"filters", {1, 1, 1, 4, 4}}},
+                                      parseParams(conv3dBwdSpec(), {}), false);
+  CHECK_THROWS_WITH_AS(planOf({1, 4, 2, 3, 3}, {1, 1, 1, 4, 130}, {{"dw_stationary", "dy"}}),
+                       "conv3d_bwd: dw_stationary dy needs C_out <= 128 (the PE columns), not 130",
+                       Error);
+  ConvBwdOptions bad;
+  bad.dwStationary = "both";
+  CHECK_THROWS_WITH_AS(planConvBwd(core, Dtype::Bf16, testing::trn2().geometry, bad),
+                       "conv3d_bwd: dw_stationary 'both' is not auto, x or dy", Error);
+}
+
+TEST_CASE("conv3d_bwd rows, dy stationary: odd shapes against the reference") {
+  const std::vector<std::pair<std::string, std::string>> dy{{"dw_stationary", "dy"}};
+  auto with = [&](std::vector<std::pair<std::string, std::string>> params) {
+    params.insert(params.end(), dy.begin(), dy.end());
+    return params;
+  };
+  // C_in 3, C_out 7, stride 2, B 2, fp32
+  check({{2, 3, 5, 6, 7}, {3, 2, 3, 3, 7}, 0, with({{"stride", "2"}, {"padding", "1"}})}, "rows");
+  // C_in 130 (two C_in tiles, the last of 2 channels), dilation, asymmetric padding, bf16
+  check({{1, 130, 4, 5, 6},
+         {2, 3, 2, 130, 20},
+         0,
+         with({{"dilation", "2,1,2"}, {"padding", "1,0,2,1,0,1"}}),
+         Dtype::Bf16},
+        "rows");
+  // C_out 128 (all PE columns); one accumulator bank of 10 [co, 50 ci] units: passes and kd
+  // runs split at bank ends; dw only
+  const ConvCase banked{{1, 50, 6, 5, 11},
+                        {3, 3, 3, 50, 128},
+                        0,
+                        with({{"padding", "1"}, {"dw_acc_banks", "1"}, {"compute_dx", "false"}})};
+  const ConvBwdPlan p = planOf(banked.x, banked.filters, banked.params, Dtype::Fp32);
+  REQUIRE(p.dwMethod == DwMethod::Rows);
+  CHECK(p.rows.dyStationary);
+  CHECK(p.rows.accsPerBank == 10);
+  CHECK(p.rows.passes.size() == 3);
+  check(banked, "rows");
+  // the auto choice on a shape that takes it
+  const ConvCase autoCase{{1, 5, 9, 17, 19}, {3, 3, 3, 5, 100}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  CHECK(planOf(autoCase.x, autoCase.filters, autoCase.params).rows.dyStationary);
+  check(autoCase, "auto");
+}
+
 TEST_CASE("conv3d_bwd rows: W above 128 (boxes of one row), chunked plane") {
   const ConvCase c{{1, 2, 2, 3, 150}, {1, 3, 3, 2, 4}, 0, {{"padding", "0,0,1,1,1,1"}}};
   const ConvBwdPlan p = planOf(c.x, c.filters, c.params, Dtype::Fp32);
