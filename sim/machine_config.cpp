@@ -88,6 +88,7 @@ const Parameter kParameters[] = {
     {"dma_swdge_descriptor_cycles", &MachineConfig::dmaSwdgeDescriptorCycles, 0, kMaxCycles},
     {"dma_transpose_hbm_efficiency", &MachineConfig::dmaTransposeHbmEfficiency, 0.01, 1},
     {"dma_transpose_sbuf_efficiency", &MachineConfig::dmaTransposeSbufEfficiency, 0.01, 1},
+    {"dma_strided_hbm_efficiency", &MachineConfig::dmaStridedHbmEfficiency, 0.01, 1},
     {"semaphore_handoff_cycles", &MachineConfig::semaphoreHandoffCycles, 0, kMaxCycles},
 };
 

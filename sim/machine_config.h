@@ -64,6 +64,8 @@ struct MachineConfig {
   double dmaSwdgeDescriptorCycles = 0;      ///< GpSimd cycles per generated descriptor
   double dmaTransposeHbmEfficiency = 0.9;   ///< DMA transpose HBM->SBUF, fraction of copy rate
   double dmaTransposeSbufEfficiency = 0.5;  ///< DMA transpose SBUF->SBUF, fraction of copy rate
+  /// Fraction of hbm_gbps a DMA part can use when its HBM rows are not one contiguous range.
+  double dmaStridedHbmEfficiency = 1;
 
   // Synchronization.
   int64_t semaphoreHandoffCycles = 64;  ///< base-clock cycles from an engine's semaphore update to

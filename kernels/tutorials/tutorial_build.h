@@ -27,7 +27,7 @@ struct TutorialOptions {
   /// hoisted kernels (T1: the output dtype, T2: fp32).
   isa::Dtype staging = isa::Dtype::Fp32;
   /// Most buffers a loop-local tensor gets (allocateLoopTensors); 2 = double buffering.
-  int loopBuffers = 2;
+  int loopBuffers = 4;
 };
 
 /// The "tiled" kernel (T1 "Tiling matrix multiplications", T2 "Writing the kernel"): both

@@ -22,9 +22,12 @@ struct TutorialMeasurement {
   Shape rhs;
   double publishedMs;
   std::string source;  ///< where the number comes from
+  /// A fit case: a machine constant was chosen from this time (named in the preset's source).
+  bool fit = false;
 };
 
-/// The six published cases (T1 on trn1 bf16, T2 on trn2 fp32), in variant order.
+/// The six published cases (T1 on trn1 bf16, T2 on trn2 fp32), in variant order; T1 hoisted is
+/// the fit case of trn1's dma_strided_hbm_efficiency.
 const std::vector<TutorialMeasurement>& tutorialMeasurements();
 
 }  // namespace neuronsim::kernels

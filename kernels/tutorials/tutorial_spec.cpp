@@ -13,8 +13,9 @@ namespace {
 const char* const kName = "matmul_tutorial";
 const std::vector<std::string> kVariants = {"t1_tiled",     "t1_hoisted", "t1_blocked",
                                             "t1_optimized", "t2_tiled",   "t2_hoisted"};
-/// loop_buffers when auto: double buffering.
-constexpr int64_t kAutoLoopBuffers = 2;
+/// loop_buffers when auto: four buffers, the smallest depth at which our tiled kernel keeps the
+/// DMA engines as busy as T2's published tiled profile does (99.93%; docs/tutorials.md).
+constexpr int64_t kAutoLoopBuffers = 4;
 const char* const kBlockParams[3] = {"tiles_in_block_m", "tiles_in_block_n", "tiles_in_block_k"};
 
 /// Tiles per block of `variant`: the tutorial's constants, or for t1_optimized its
@@ -111,7 +112,7 @@ KernelSpec matmulTutorialSpec() {
                     {}),
       scheduleParam("loop_buffers", ParamType::Int,
                     "most buffers per tensor declared in a loop body (our stand-in for the NKI "
-                    "compiler's pipelining; auto: 2)",
+                    "compiler's pipelining; auto: 4)",
                     {"1", "2", "3", "4"}),
   };
   // Fits every variant's block rules with their default blocks and runs in about a second.
@@ -133,7 +134,7 @@ const std::vector<TutorialMeasurement>& tutorialMeasurements() {
       "fp32 inputs)";
   static const std::vector<TutorialMeasurement> cases = {
       {"t1_tiled", "trn1", isa::Dtype::Bf16, lhsT, rhs, 51.80, t1},
-      {"t1_hoisted", "trn1", isa::Dtype::Bf16, lhsT, rhs, 42.96, t1},
+      {"t1_hoisted", "trn1", isa::Dtype::Bf16, lhsT, rhs, 42.96, t1, true},
       {"t1_blocked", "trn1", isa::Dtype::Bf16, lhsT, rhs, 22.07, t1},
       {"t1_optimized", "trn1", isa::Dtype::Bf16, lhsT, rhs, 6.97, t1},
       {"t2_tiled", "trn2", isa::Dtype::Fp32, lhsT, rhs, 39.9, t2},

@@ -47,7 +47,7 @@ void DmaFluid::admit(int32_t slot, Picos at) {
   for (const DmaPart& part : t.plan.parts) {
     const size_t fifo = static_cast<size_t>(part.engine) * queues_ + t.queue;
     fifos_[fifo].push_back(Flow{slot, part.dataFs + part.overheadFs, part.overheadFs, part.bytes,
-                                part.hbmBytes, part.dataFs});
+                                part.hbmLoadBytes, part.dataFs});
     markBusy(fifo, true);
   }
   t.plan = DmaPlan{};
@@ -152,8 +152,8 @@ void DmaFluid::recomputeSpeeds(DmaListener& listener) {
       head.speed = ready(head) ? kFullSpeed / readyHeads : 0;
       if (head.speed == 0) continue;
       if (!head.landed && head.dataFs > 0)
-        hbmDemand += static_cast<double>(head.hbmBytes) * 1e6 / static_cast<double>(head.dataFs) /
-                     static_cast<double>(readyHeads);
+        hbmDemand += static_cast<double>(head.hbmLoadBytes) * 1e6 /
+                     static_cast<double>(head.dataFs) / static_cast<double>(readyHeads);
       Transfer& t = transfers_[head.transfer];
       if (!t.started && !head.landed) {
         t.started = true;
@@ -165,7 +165,7 @@ void DmaFluid::recomputeSpeeds(DmaListener& listener) {
   const double scale = hbmBytesPerNs_ / hbmDemand;
   for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
     Flow& head = fifos_[static_cast<size_t>(f)].front();
-    if (head.speed == 0 || head.landed || head.hbmBytes == 0) continue;
+    if (head.speed == 0 || head.landed || head.hbmLoadBytes == 0) continue;
     head.speed =
         std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(head.speed) * scale));
   }

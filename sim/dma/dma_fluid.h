@@ -2,8 +2,9 @@
 // A fluid model of a core's DMA engines in integer time: a FIFO per (engine, queue), each
 // engine's time shared equally by the queues whose head part is ready (round robin, D1), at
 // most dma_queue_inflight transfers of a queue admitted at once, and the HBM-side bytes of all
-// engines capped by the core's HBM bandwidth. Rates change only when a part starts, finishes
-// its data or its overhead, or a transfer becomes ready.
+// engines capped by the core's HBM bandwidth (a part with strided HBM rows loads it by
+// hbmLoadBytes). Rates change only when a part starts, finishes its data or its overhead, or a
+// transfer becomes ready.
 
 #include <cstdint>
 #include <deque>
@@ -67,10 +68,10 @@ class DmaFluid {
   /// One transfer's part on one (engine, queue) FIFO: its data, then its overhead.
   struct Flow {
     int32_t transfer;
-    EngineFs remaining;  ///< engine time left, data and overhead
-    EngineFs overhead;   ///< the trailing part of `remaining` that moves no data
-    int64_t bytes;       ///< data bytes (for the rate counter)
-    int64_t hbmBytes;
+    EngineFs remaining;    ///< engine time left, data and overhead
+    EngineFs overhead;     ///< the trailing part of `remaining` that moves no data
+    int64_t bytes;         ///< data bytes (for the rate counter)
+    int64_t hbmLoadBytes;  ///< its share of the HBM cap (DmaPart::hbmLoadBytes)
     EngineFs dataFs;
     bool landed = false;  ///< its data phase is over
     /// Engine fs done per 2^kShareBits ps of wall time while at the head (0: not moving).

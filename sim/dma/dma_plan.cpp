@@ -64,6 +64,12 @@ int64_t contiguousRun(const isa::AccessPattern& ap) {
   return run;
 }
 
+bool hbmContiguous(const isa::AccessPattern& ap) {
+  const int64_t rowElements = ap.freeSize();
+  if (contiguousRun(ap) != rowElements) return false;
+  return ap.partitionCount <= 1 || ap.partitionStep == rowElements;
+}
+
 int32_t dmaEngineOfPartition(int64_t partition, const MachineConfig& machine) {
   const int64_t perEngine = std::max<int64_t>(1, machine.geometry.partitions / machine.dmaEngines);
   return static_cast<int32_t>(std::min<int64_t>(partition / perEngine, machine.dmaEngines - 1));
@@ -93,6 +99,9 @@ DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
   const double nsPerByte = 1.0 / (machine.dmaEngineBytesPerNs * efficiency);
   const int64_t hbmPerElement =
       (src.space == isa::Space::Hbm ? srcBytes : 0) + (dst.space == isa::Space::Hbm ? dstBytes : 0);
+  const bool strided = (src.space == isa::Space::Hbm && !hbmContiguous(src)) ||
+                       (dst.space == isa::Space::Hbm && !hbmContiguous(dst));
+  const double hbmLoadFactor = strided ? 1.0 / machine.dmaStridedHbmEfficiency : 1.0;
 
   const std::vector<RowGroup> groups =
       onChip ? onChipGroups(rowSide, machine) : hbmGroups(rows, machine);
@@ -103,6 +112,7 @@ DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
     part.rows = g.rows;
     part.bytes = g.rows * rowElements * dstBytes;
     part.hbmBytes = g.rows * rowElements * hbmPerElement;
+    part.hbmLoadBytes = std::llround(static_cast<double>(part.hbmBytes) * hbmLoadFactor);
     part.descriptors = g.rows * descPerRow;
     part.dataFs = engineFs(static_cast<double>(g.rows * rowWorkBytes) * nsPerByte);
     part.overheadFs = engineFs(machine.dmaTransferOverheadNs);

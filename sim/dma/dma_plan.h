@@ -19,9 +19,12 @@ inline constexpr EngineFs kFsPerPs = 1000;
 /// One DMA engine's share of a transfer.
 struct DmaPart {
   int32_t engine = 0;
-  int64_t rows = 0;         ///< partitions (or HBM rows) this engine carries
-  int64_t bytes = 0;        ///< bytes it writes (destination side)
-  int64_t hbmBytes = 0;     ///< bytes it reads from or writes to HBM
+  int64_t rows = 0;      ///< partitions (or HBM rows) this engine carries
+  int64_t bytes = 0;     ///< bytes it writes (destination side)
+  int64_t hbmBytes = 0;  ///< bytes it reads from or writes to HBM
+  /// Its share of the core's HBM bandwidth, in bytes: hbmBytes / dma_strided_hbm_efficiency
+  /// when an HBM side is strided, else hbmBytes.
+  int64_t hbmLoadBytes = 0;
   int64_t descriptors = 0;  ///< contiguous chunks it moves
   EngineFs dataFs = 0;      ///< engine time moving data: padded bytes / (rate * efficiency)
   EngineFs overheadFs = 0;  ///< engine time after the data: dma_transfer_overhead_ns
@@ -36,6 +39,9 @@ struct DmaPlan {
 
 /// Elements in the longest contiguous innermost run of `ap` (1 when the innermost step is not 1).
 int64_t contiguousRun(const isa::AccessPattern& ap);
+
+/// True when the elements of HBM-side pattern `ap` form one contiguous range (rows back to back).
+bool hbmContiguous(const isa::AccessPattern& ap);
 
 /// The DMA engine serving SBUF/PSUM partition `partition`: engines own contiguous groups of
 /// partitions / dma_engines partitions (D1: 8 each on a 128-partition core).

@@ -239,3 +239,43 @@ TEST_CASE("all engines together are capped by the core's HBM bandwidth") {
     CHECK(rec2.finished[1] == psOf(8 * 4096 * 4, 23));
   }
 }
+
+TEST_CASE("HBM rows read at a stride may use only dma_strided_hbm_efficiency of the HBM share") {
+  const sim::MachineConfig m =
+      sim::loadMachine("trn2", {"hbm_gbps=200", "dma_latency_ns=0", "dma_transfer_overhead_ns=0",
+                                "dma_strided_hbm_efficiency=0.25"});
+  AccessPattern column = hbm(0, 128, 1024);  // 1024 of 4096 columns: rows 16 KiB apart
+  column.partitionStep = 4096;
+  CHECK(sim::hbmContiguous(hbm(0, 128, 1024)));
+  CHECK_FALSE(sim::hbmContiguous(column));
+  AccessPattern oneRow = hbm(0, 1, 1024);
+  oneRow.partitionStep = 4096;
+  CHECK(sim::hbmContiguous(oneRow));
+  AccessPattern gappedRow = hbm(0, 1, 512);
+  gappedRow.dims = {{2, 512}};
+  CHECK_FALSE(sim::hbmContiguous(gappedRow));
+
+  const sim::DmaPlan whole = sim::planDma(load(0, 0, 128, 1024), m);
+  const sim::DmaPlan strided = sim::planDma(dma(0, Engine::Sync, sbuf(0, 128, 0, 1024), column), m);
+  CHECK(whole.parts[0].hbmLoadBytes == whole.parts[0].hbmBytes);
+  CHECK(strided.parts[0].hbmBytes == whole.parts[0].hbmBytes);
+  CHECK(strided.parts[0].hbmLoadBytes == 4 * strided.parts[0].hbmBytes);
+  SUBCASE("a store to strided rows is charged the same way") {
+    const sim::DmaPlan store = sim::planDma(dma(0, Engine::Sync, column, sbuf(0, 128, 0, 1024)), m);
+    CHECK(store.parts[0].hbmLoadBytes == 4 * store.parts[0].hbmBytes);
+  }
+
+  const double bytes = 128.0 * 1024 * 4;
+  auto landing = [&](const sim::DmaPlan& plan) {
+    sim::DmaFluid fluid(m);
+    Recorder rec;
+    fluid.add(0, 0, plan, 1);
+    runToIdle(fluid, rec);
+    return rec.finished[1];
+  };
+  const sim::Picos contiguousPs = landing(whole), stridedPs = landing(strided);
+  CHECK(contiguousPs >= std::llround(bytes / 200 * 1000) - 16);
+  CHECK(contiguousPs <= std::llround(bytes / 200 * 1000) + 16);
+  CHECK(stridedPs >= std::llround(bytes / 50 * 1000) - 16);
+  CHECK(stridedPs <= std::llround(bytes / 50 * 1000) + 16);
+}
