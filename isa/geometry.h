@@ -1,6 +1,7 @@
 #pragma once
 // The shape of on-chip memory that programs are validated and run against.
 
+#include <algorithm>
 #include <cstdint>
 
 namespace neuronsim::isa {
@@ -8,16 +9,26 @@ namespace neuronsim::isa {
 /// The most DMA queues the simulator's fixed-size tables hold (D1: 16 per engine).
 inline constexpr int32_t kMaxDmaQueues = 16;
 
-/// Defaults are Trn2 (reference 1.3, A2); the machine config supplies the real values. The PE
-/// array is partitions x partitions (reference 1.3: 128x128 on 128 partitions).
+/// Defaults are Trn2 (reference 1.2-1.3, A2); the machine config supplies the real values.
 struct Geometry {
   int32_t partitions = 128;
+  int32_t peRows = 128;  ///< PE array rows: nc_matmul contraction K (A1/A2 1.2: 128x128)
+  int32_t peCols = 128;  ///< PE array columns: nc_matmul stationary free size M
   int64_t sbufPartitionBytes = 224 * 1024;
   int64_t psumPartitionBytes = 16 * 1024;
   int32_t psumBanks = 8;
   int32_t maxMovingFree = 512;  ///< nc_matmul moving free size (v2/v3)
   int32_t dmaQueues = 16;       ///< DMA queues 0..dmaQueues-1 (per DMA engine, D1)
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
+  /// Largest nc_matmul K (and TensorE transpose input partitions): PE rows, within the partitions.
+  int64_t maxContraction() const { return std::min(partitions, peRows); }
+  /// Largest nc_matmul M (and TensorE transpose input free size): PE columns, within the
+  /// partitions.
+  int64_t maxStationaryFree() const { return std::min(partitions, peCols); }
+  /// The largest square TensorE tile (K = M): what kernels tile contraction and output rows by.
+  int64_t peTile() const { return std::min(maxContraction(), maxStationaryFree()); }
+  /// Largest nc_matmul N whose fp32 result fits one PSUM bank (maxMovingFree within the bank).
+  int64_t matmulFreeFp32() const { return std::min<int64_t>(maxMovingFree, psumBankBytes() / 4); }
 };
 
 }  // namespace neuronsim::isa

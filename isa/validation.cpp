@@ -86,8 +86,10 @@ struct OnChipLimits {
 constexpr OnChipLimits kOnChip{
     .maxFreeDims = 4, .maxNum = 65535, .minStep = -32768, .maxStep = 32767};
 
-/// A partition count up to `maxCount` must start at a multiple of `alignment` (A1); larger
-/// counts start at 0.
+/// A partition count up to `maxCount` must start at a multiple of `alignment`; larger counts
+/// start at 0. ISA semantics, not machine size (reference 1.3, A1): the partition quadrants (32)
+/// and halves (64) are the cross-partition units of the Vector/Scalar/GpSimd datapaths, stated in
+/// absolute partitions, so they stay constants while `partitions` is a machine parameter.
 struct StartRule {
   int32_t maxCount;
   int32_t alignment;
@@ -98,8 +100,8 @@ constexpr StartRule kStartRules[] = {
     {.maxCount = 64, .alignment = 64, .allowed = "0 or 64"},
 };
 
-/// VectorE nc_transpose block: 32x32 (reference 2.1). TensorE's is the PE array
-/// (kMaxContraction x kMaxStationaryFree), no larger than the geometry's partitions.
+/// VectorE nc_transpose block: 32x32. ISA semantics, not machine size: the width of VectorE's
+/// 32-lane reshape banks (reference 1.3, A1; 2.1, I1). TensorE's limit is the geometry's PE array.
 constexpr int64_t kVectorTransposeBlock = 32;
 
 /// The tensor_scalar op pairs ScalarE supports: mult+add, mult, add (reference 2.1).
@@ -341,8 +343,8 @@ class InstructionChecker {
     const int64_t k = stationary.partitionCount;
     const int64_t m = stationary.freeSize();
     const int64_t n = moving.freeSize();
-    const int64_t maxK = std::min<int64_t>(geometry_.partitions, kMaxContraction);
-    const int64_t maxM = std::min<int64_t>(geometry_.partitions, kMaxStationaryFree);
+    const int64_t maxK = geometry_.maxContraction();
+    const int64_t maxM = geometry_.maxStationaryFree();
     if (k > maxK)
       fail(names[0], "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(maxK));
     if (m > maxM)
@@ -365,12 +367,12 @@ class InstructionChecker {
 
   void checkTranspose() const {
     const AccessPattern& src = inst_.srcs[0];
-    const int64_t block = inst_.engine == Engine::Tensor
-                              ? std::min<int64_t>(geometry_.partitions, kMaxContraction)
-                              : kVectorTransposeBlock;
-    if (src.partitionCount > block || src.freeSize() > block)
+    const bool pe = inst_.engine == Engine::Tensor;  // a matmul of src (stationary): K x M
+    const int64_t rows = pe ? geometry_.maxContraction() : kVectorTransposeBlock;
+    const int64_t cols = pe ? geometry_.maxStationaryFree() : kVectorTransposeBlock;
+    if (src.partitionCount > rows || src.freeSize() > cols)
       fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(inst_.engine)) +
-                          " limit " + std::to_string(block) + "x" + std::to_string(block));
+                          " limit " + std::to_string(rows) + "x" + std::to_string(cols));
     checkTransposedShape(src);
     if (inst_.engine == Engine::Tensor) {
       if (src.space != Space::Sbuf) fail("srcs[0]", "must be in SBUF");

@@ -8,12 +8,9 @@
 
 namespace neuronsim::isa {
 
-/// nc_matmul operand limits (reference 2.1): stationary [K <= 128, M <= 128]; N from the geometry.
-inline constexpr int64_t kMaxContraction = 128;
-inline constexpr int64_t kMaxStationaryFree = 128;
-
-/// Throws neuronsim::Error naming the instruction (index and opcode), the operand and the
-/// broken rule, for the first violation found.
+/// nc_matmul and TensorE transpose limits come from the geometry's PE array (maxContraction,
+/// maxStationaryFree, maxMovingFree). Throws neuronsim::Error naming the instruction (index and
+/// opcode), the operand and the broken rule, for the first violation found.
 void validateInstruction(const Program& program, int64_t index, const Geometry& geometry);
 /// Validates tensors, semaphores and every instruction.
 void validateProgram(const Program& program, const Geometry& geometry);

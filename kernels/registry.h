@@ -142,8 +142,9 @@ struct KernelSpec {
       rooflineBytes;
   /// Outputs are fp32 whatever the kernel dtype (otherwise they have the kernel dtype).
   bool fp32Outputs = false;
-  /// Fewest partitions the kernel's tiling supports: buildKernel refuses a machine with fewer
-  /// before building. The Trn2 count until a kernel takes its tiling from the geometry (then 1).
+  /// Fewest partitions, and PE array rows and columns, the kernel's tiling supports: buildKernel
+  /// refuses a machine with fewer before building. The Trn2 count until a kernel takes its tiling
+  /// from the geometry (partitions, peTile; then 1).
   int32_t minPartitions = isa::Geometry{}.partitions;
 };
 

@@ -47,6 +47,8 @@ constexpr double kMaxFactor = 1000;  ///< any cost multiplier or speedup
 
 const Parameter kParameters[] = {
     {"partitions", &isa::Geometry::partitions, 1, 1024},
+    {"pe_rows", &isa::Geometry::peRows, 1, 1024},
+    {"pe_cols", &isa::Geometry::peCols, 1, 1024},
     {"sbuf_partition_bytes", &isa::Geometry::sbufPartitionBytes, 1, 1 << 30},
     {"psum_partition_bytes", &isa::Geometry::psumPartitionBytes, 1, 1 << 30},
     {"psum_banks", &isa::Geometry::psumBanks, 1, 1024},

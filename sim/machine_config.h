@@ -18,9 +18,10 @@ struct MachineConfig {
   isa::Geometry geometry;
   double peGhz = 2.4;  ///< TensorE clock
   double hbmGBps = 0;  ///< this core's HBM bandwidth (GB/s = B/ns)
-  /// 2 flops per MAC of the partitions x partitions PE array per PE cycle.
+  /// 2 flops per MAC of the usable PE array (pe_rows x pe_cols within the partitions) per PE cycle.
   double peakBf16Flops() const {
-    return 2.0 * geometry.partitions * geometry.partitions * peGhz * 1e9;
+    return 2.0 * static_cast<double>(geometry.maxContraction() * geometry.maxStationaryFree()) *
+           peGhz * 1e9;
   }
 
   // Engine clocks (GHz = cycles per ns).

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -12,7 +10,6 @@ namespace neuronsim::traces {
 
 namespace {
 
-constexpr double kEps = 1e-6;
 /// How far back an engine's in-flight results are looked for (the simulator's ring holds 64).
 constexpr size_t kInterlockDepth = 64;
 constexpr std::array<std::string_view, kNumResources> kResourceNames{
@@ -44,12 +41,12 @@ DependencyGraph::DependencyGraph(const TraceModel& model) : nodes_(model.spans.s
   std::map<std::string, std::vector<size_t>> byTrack;
   for (size_t i = 0; i < model.spans.size(); ++i) {
     const Span& s = model.spans[i];
-    nodes_[i].startNs = s.startNs;
-    nodes_[i].endNs = std::max(s.startNs, s.endNs);
+    nodes_[i].start = Tick::fromNs(s.startNs);
+    nodes_[i].end = std::max(nodes_[i].start, Tick::fromNs(s.endNs));
     nodes_[i].resource = spanResource(s);
     (s.isDma ? dmaOf : instructionOf).emplace(s.index, i);
     byTrack[s.track].push_back(i);
-    endNs_ = std::max(endNs_, nodes_[i].endNs);
+    end_ = std::max(end_, nodes_[i].end);
   }
   auto producer = [&](int64_t index) -> int64_t {
     if (auto it = dmaOf.find(index); it != dmaOf.end()) return static_cast<int64_t>(it->second);
@@ -69,38 +66,39 @@ DependencyGraph::DependencyGraph(const TraceModel& model) : nodes_(model.spans.s
     });
     for (size_t k = 1; k < list.size(); ++k) {
       const size_t prev = list[k - 1], cur = list[k];
-      if (dma && nodes_[prev].endNs > nodes_[cur].startNs + kEps) continue;
-      addEdge(cur, prev, nodes_[prev].endNs, true);
+      if (dma && nodes_[prev].end > nodes_[cur].start) continue;
+      addEdge(cur, prev, nodes_[prev].end, true);
     }
   }
 
   // 2. Semaphores, interlocks and DMA triggers.
-  double dmaLatency = model.machine.number("dma_latency_ns", -1);
-  if (dmaLatency < 0) {
-    dmaLatency = std::numeric_limits<double>::infinity();
+  const double recordedLatency = model.machine.number("dma_latency_ns", -1);
+  Tick dmaLatency = recordedLatency >= 0 ? Tick::fromNs(recordedLatency) : Tick::never();
+  if (recordedLatency < 0)
     for (const Span& s : model.spans)
-      if (s.isDma) dmaLatency = std::min(dmaLatency, s.startNs - s.readyNs);
-  }
+      if (s.isDma)
+        dmaLatency = std::min(dmaLatency, Tick::fromNs(s.startNs) - Tick::fromNs(s.readyNs));
   for (size_t i = 0; i < model.spans.size(); ++i) {
     const Span& s = model.spans[i];
     if (s.isDma) {
+      const Tick ready = Tick::fromNs(s.readyNs);
       if (auto it = instructionOf.find(s.index); it != instructionOf.end())
-        addEdge(i, it->second, s.readyNs + std::clamp(s.startNs - s.readyNs, 0.0, dmaLatency),
+        addEdge(i, it->second, ready + std::clamp(nodes_[i].start - ready, Tick(), dmaLatency),
                 false);
       continue;
     }
     bool bindingListed = false;
     for (const Release& r : s.waits)
       if (int64_t from = r.producer >= 0 ? producer(r.producer) : -1; from >= 0) {
-        addEdge(i, static_cast<size_t>(from), r.ns, false);
+        addEdge(i, static_cast<size_t>(from), Tick::fromNs(r.ns), false);
         bindingListed = bindingListed || r.producer == s.waitedOn;
       }
     if (s.stallCause == "semaphore" && s.waitedOn >= 0 && !bindingListed)
       if (int64_t from = producer(s.waitedOn); from >= 0)
-        addEdge(i, static_cast<size_t>(from), s.startNs, false);
+        addEdge(i, static_cast<size_t>(from), nodes_[i].start, false);
     if (s.stallCause == "engine_busy" && s.waitedOn >= 0)
       if (auto it = instructionOf.find(s.waitedOn); it != instructionOf.end())
-        addEdge(i, it->second, s.startNs, false);
+        addEdge(i, it->second, nodes_[i].start, false);
   }
 
   // 3. Interlocks the simulator did not name (it records one stall cause: a semaphore wait
@@ -110,14 +108,14 @@ DependencyGraph::DependencyGraph(const TraceModel& model) : nodes_(model.spans.s
     if (model.spans[list.front()].isDma) continue;
     const Resource engine = engineResource(track);
     if (engine == Resource::Tensor || engine == Resource::Sync) continue;
-    const double latency = model.machine.pipelineLatencyNs[static_cast<size_t>(engine)];
+    const Tick latency = Tick::fromNs(model.machine.pipelineLatencyNs[static_cast<size_t>(engine)]);
     for (size_t k = 1; k < list.size(); ++k) {
       Node& n = nodes_[list[k]];
-      if (n.resource != engine || n.startNs - boundOf(n) <= kEps) continue;
+      if (n.resource != engine || n.start <= boundOf(n)) continue;
       for (size_t back = 1; back <= std::min<size_t>(k, kInterlockDepth); ++back) {
         const size_t from = list[k - back];
-        if (std::abs(nodes_[from].endNs + latency - n.startNs) <= kEps) {
-          addEdge(list[k], from, n.startNs, false);
+        if (nodes_[from].end + latency == n.start) {
+          addEdge(list[k], from, n.start, false);
           break;
         }
       }
@@ -129,13 +127,8 @@ DependencyGraph::DependencyGraph(const TraceModel& model) : nodes_(model.spans.s
   std::vector<size_t> pending(nodes_.size(), 0);
   for (size_t i = 0; i < nodes_.size(); ++i) {
     Node& n = nodes_[i];
-    double bound = 0;
-    for (const Edge& e : n.in) {
-      bound =
-          std::max(bound, (e.fromEnd ? nodes_[e.from].endNs : nodes_[e.from].startNs) + e.lagNs);
-      out[e.from].push_back(i);
-    }
-    n.residualNs = std::max(0.0, n.startNs - bound);
+    for (const Edge& e : n.in) out[e.from].push_back(i);
+    n.residual = std::max(Tick(), n.start - boundOf(n));
     pending[i] = n.in.size();
   }
   for (size_t i = 0; i < nodes_.size(); ++i)
@@ -145,59 +138,65 @@ DependencyGraph::DependencyGraph(const TraceModel& model) : nodes_(model.spans.s
       if (--pending[next] == 0) order_.push_back(next);
 }
 
-double DependencyGraph::boundOf(const Node& node) const {
-  double bound = 0;
-  for (const Edge& e : node.in)
-    bound = std::max(bound, (e.fromEnd ? nodes_[e.from].endNs : nodes_[e.from].startNs) + e.lagNs);
+Tick DependencyGraph::anchorOf(const Edge& edge) const {
+  return edge.fromEnd ? nodes_[edge.from].end : nodes_[edge.from].start;
+}
+
+Tick DependencyGraph::boundOf(const Node& node) const {
+  Tick bound;
+  for (const Edge& e : node.in) bound = std::max(bound, anchorOf(e) + e.lag);
   return bound;
 }
 
-void DependencyGraph::addEdge(size_t to, size_t from, double releaseNs, bool stream) {
+void DependencyGraph::addEdge(size_t to, size_t from, Tick release, bool stream) {
   if (from == to) return;
   const Node& source = nodes_[from];
-  releaseNs = std::min(releaseNs, nodes_[to].startNs);
-  const bool fromEnd = releaseNs >= source.endNs - kEps;
-  const double anchor = fromEnd ? source.endNs : source.startNs;
-  if (anchor > nodes_[to].startNs + kEps) return;  // not a predecessor in time: a malformed record
-  nodes_[to].in.push_back({from, fromEnd, std::max(0.0, releaseNs - anchor), stream});
+  release = std::min(release, nodes_[to].start);
+  const bool fromEnd = release >= source.end;
+  const Tick anchor = fromEnd ? source.end : source.start;
+  if (anchor > nodes_[to].start) return;  // not a predecessor in time: a malformed record
+  nodes_[to].in.push_back({from, fromEnd, std::max(Tick(), release - anchor), stream});
 }
 
-double DependencyGraph::replay(int skip) const {
-  std::vector<double> start(nodes_.size()), end(nodes_.size());
+Tick DependencyGraph::replay(int skip) const {
+  std::vector<Tick> start(nodes_.size()), end(nodes_.size());
   const bool noLatency = skip == static_cast<int>(Resource::FixedLatency);
-  double last = 0;
+  Tick last;
   for (size_t i : order_) {
     const Node& n = nodes_[i];
-    double t = 0;
+    Tick t;
     for (const Edge& e : n.in)
-      t = std::max(t, (e.fromEnd ? end[e.from] : start[e.from]) + (noLatency ? 0 : e.lagNs));
+      t = std::max(t, (e.fromEnd ? end[e.from] : start[e.from]) + (noLatency ? Tick() : e.lag));
     const bool skipped = static_cast<int>(n.resource) == skip;
-    start[i] = t + (skipped ? 0 : n.residualNs);
-    end[i] = start[i] + (skipped ? 0 : n.endNs - n.startNs);
+    start[i] = t + (skipped ? Tick() : n.residual);
+    end[i] = start[i] + (skipped ? Tick() : n.end - n.start);
     last = std::max(last, end[i]);
   }
   return last;
 }
 
 std::array<double, kNumResources> DependencyGraph::residualNs() const {
-  std::array<double, kNumResources> sums{};
-  for (const Node& n : nodes_) sums[static_cast<size_t>(n.resource)] += n.residualNs;
-  return sums;
+  std::array<Tick, kNumResources> sums{};
+  for (const Node& n : nodes_) sums[static_cast<size_t>(n.resource)] += n.residual;
+  std::array<double, kNumResources> ns{};
+  for (size_t r = 0; r < ns.size(); ++r) ns[r] = sums[r].ns();
+  return ns;
 }
 
 double DependencyGraph::endWithout(Resource resource) const {
-  return replay(static_cast<int>(resource));
+  return replay(static_cast<int>(resource)).ns();
 }
 
 double DependencyGraph::replayedEndNs() const {
-  return replay(-1);
+  return replay(-1).ns();
 }
 
 std::vector<WhatIf> DependencyGraph::whatIfs() const {
   std::array<bool, kNumResources> present{};
   for (const Node& n : nodes_) {
-    if (n.endNs > n.startNs || n.residualNs > 0) present[static_cast<size_t>(n.resource)] = true;
-    for (const Edge& e : n.in) present[static_cast<size_t>(Resource::FixedLatency)] |= e.lagNs > 0;
+    if (n.end > n.start || n.residual > Tick()) present[static_cast<size_t>(n.resource)] = true;
+    for (const Edge& e : n.in)
+      present[static_cast<size_t>(Resource::FixedLatency)] |= e.lag > Tick();
   }
   std::vector<WhatIf> out;
   if (!acyclic()) return out;
@@ -214,15 +213,20 @@ CriticalPath DependencyGraph::criticalPath() const {
   if (nodes_.empty()) return path;
   size_t at = 0;
   for (size_t i = 1; i < nodes_.size(); ++i)
-    if (nodes_[i].endNs > nodes_[at].endNs) at = i;
-  path.totalNs = nodes_[at].endNs;
-  double cursor = path.totalNs;
-  std::vector<PathPiece> reversed;
-  auto take = [&](size_t span, Resource resource, double fromNs) {
-    fromNs = std::max(0.0, fromNs);
-    if (fromNs < cursor) {
-      reversed.push_back({span, resource, fromNs, cursor});
-      cursor = fromNs;
+    if (nodes_[i].end > nodes_[at].end) at = i;
+  Tick cursor = nodes_[at].end;
+  path.totalNs = cursor.ns();
+  struct Piece {
+    size_t span;
+    Resource resource;
+    Tick from, to;
+  };
+  std::vector<Piece> reversed;
+  auto take = [&](size_t span, Resource resource, Tick from) {
+    from = std::max(Tick(), from);
+    if (from < cursor) {
+      reversed.push_back({span, resource, from, cursor});
+      cursor = from;
     }
   };
   std::vector<bool> visited(nodes_.size(), false);
@@ -230,32 +234,33 @@ CriticalPath DependencyGraph::criticalPath() const {
   while (true) {
     visited[at] = true;
     const Node& n = nodes_[at];
-    if (viaEnd) take(at, n.resource, n.startNs);
+    if (viaEnd) take(at, n.resource, n.start);
     const Edge* best = nullptr;
-    double bestNs = -1;
+    Tick bestAt;
     for (const Edge& e : n.in) {
-      const double t = (e.fromEnd ? nodes_[e.from].endNs : nodes_[e.from].startNs) + e.lagNs;
-      if (!best || t > bestNs + kEps || (t > bestNs - kEps && best->stream && !e.stream)) {
+      const Tick t = anchorOf(e) + e.lag;
+      if (!best || t > bestAt || (t == bestAt && best->stream && !e.stream)) {
         best = &e;
-        bestNs = t;
+        bestAt = t;
       }
     }
     if (!best || visited[best->from]) {
-      take(at, n.resource, 0);
+      take(at, n.resource, Tick());
       break;
     }
-    take(at, n.resource, bestNs);
-    const double anchor = best->fromEnd ? nodes_[best->from].endNs : nodes_[best->from].startNs;
-    take(n.resource == Resource::Dma ? at : best->from, Resource::FixedLatency, anchor);
+    take(at, n.resource, bestAt);
+    take(n.resource == Resource::Dma ? at : best->from, Resource::FixedLatency, anchorOf(*best));
     at = best->from;
     viaEnd = best->fromEnd;
   }
-  path.pieces.assign(reversed.rbegin(), reversed.rend());
+  std::array<Tick, kNumResources> sums{};
   std::vector<bool> counted(nodes_.size(), false);
-  for (const PathPiece& p : path.pieces) {
-    path.resourceNs[static_cast<size_t>(p.resource)] += p.toNs - p.fromNs;
-    if (!counted[p.span]) ++path.events, counted[p.span] = true;
+  for (auto p = reversed.rbegin(); p != reversed.rend(); ++p) {
+    path.pieces.push_back({p->span, p->resource, p->from.ns(), p->to.ns()});
+    sums[static_cast<size_t>(p->resource)] += p->to - p->from;
+    if (!counted[p->span]) ++path.events, counted[p->span] = true;
   }
+  for (size_t r = 0; r < sums.size(); ++r) path.resourceNs[r] = sums[r].ns();
   path.bound = static_cast<Resource>(
       std::max_element(path.resourceNs.begin(), path.resourceNs.end()) - path.resourceNs.begin());
   return path;

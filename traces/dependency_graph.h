@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "traces/tick.h"
 #include "traces/trace_model.h"
 
 namespace neuronsim::traces {
@@ -74,19 +75,21 @@ struct WhatIf {
 ///   (end + the recorded pipeline latency);
 /// - a transfer, from its trigger instruction with the DMA latency as lag, and from the previous
 ///   transfer of its queue when that one had ended before it started.
+/// Times are integer ticks inside (the trace's ns rounded to the picosecond), so edges and ties
+/// are found by exact comparison; results are given in ns.
 /// Replaying the graph with the recorded durations gives back the recorded times exactly.
 class DependencyGraph {
  public:
   explicit DependencyGraph(const TraceModel& model);
 
   /// The recorded end of the run (latest span end).
-  double endNs() const { return endNs_; }
+  double endNs() const { return end_.ns(); }
   /// False when the graph has a cycle (a malformed trace): what-if estimates are then unavailable.
   bool acyclic() const { return order_.size() == nodes_.size(); }
   /// Replays the graph with every span of `resource` taking no time and no residual (for
   /// FixedLatency: every lag zero) and returns the new end.
   double endWithout(Resource resource) const;
-  /// Replays the graph unchanged (equals endNs() up to rounding; a self-check).
+  /// Replays the graph unchanged (equals endNs(); a self-check).
   double replayedEndNs() const;
   /// Per resource, the summed residuals: start time no edge explains (bandwidth sharing, throttle).
   std::array<double, kNumResources> residualNs() const;
@@ -99,26 +102,28 @@ class DependencyGraph {
   struct Edge {
     size_t from;
     bool fromEnd;
-    double lagNs;
+    Tick lag;
     bool stream;  ///< the previous event of the same stream (preferred last on ties)
   };
   /// A span with its in-edges.
   struct Node {
-    double startNs = 0;
-    double endNs = 0;
-    double residualNs = 0;
+    Tick start;
+    Tick end;
+    Tick residual;
     Resource resource = Resource::Tensor;
     std::vector<Edge> in;
   };
 
-  void addEdge(size_t to, size_t from, double releaseNs, bool stream);
+  void addEdge(size_t to, size_t from, Tick release, bool stream);
+  /// The producer's time an edge leaves from (its start or end).
+  Tick anchorOf(const Edge& edge) const;
   /// The latest of a node's in-edges (0 without edges).
-  double boundOf(const Node& node) const;
-  double replay(int skipResource) const;
+  Tick boundOf(const Node& node) const;
+  Tick replay(int skipResource) const;
 
   std::vector<Node> nodes_;
   std::vector<size_t> order_;  ///< topological
-  double endNs_ = 0;
+  Tick end_;
 };
 
 }  // namespace neuronsim::traces

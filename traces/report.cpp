@@ -12,6 +12,7 @@
 #include "traces/engine_time.h"
 #include "traces/phases.h"
 #include "traces/summary.h"
+#include "traces/tick.h"
 #include "traces/track_layout.h"
 
 namespace neuronsim::traces {
@@ -22,6 +23,11 @@ std::string format(const char* fmt, auto... args) {
   char buf[512];
   int n = std::snprintf(buf, sizeof buf, fmt, args...);
   return std::string(buf, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
+}
+
+/// `part` as a percentage of `whole` (0 when the whole is empty).
+double percent(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0;
 }
 
 }  // namespace
@@ -81,8 +87,7 @@ CriticalPath criticalPath(const TraceModel& model) {
 
 std::string verdictText(const CriticalPath& path, const std::vector<WhatIf>& whatIfs) {
   if (path.empty()) return "no events";
-  const double share =
-      100.0 * path.resourceNs[static_cast<size_t>(path.bound)] / std::max(path.totalNs, 1e-12);
+  const double share = percent(path.resourceNs[static_cast<size_t>(path.bound)], path.totalNs);
   std::string out = format("bound by %s (%.1f%% of the critical path)",
                            std::string(resourceName(path.bound)).c_str(), share);
   if (!whatIfs.empty() && whatIfs.front().endNs < path.totalNs) {
@@ -149,7 +154,8 @@ std::vector<std::string> traceWarnings(const TraceModel& model) {
 
   const double total = model.summary.value("total_ns", 0.0);
   const double span = model.maxEndNs - model.minStartNs;
-  if (total > 0 && std::fabs(span - total) > 1e-3 * std::max(1.0, total) && !model.spans.empty())
+  const Tick spanTicks = Tick::fromNs(model.maxEndNs) - Tick::fromNs(model.minStartNs);
+  if (total > 0 && spanTicks != Tick::fromNs(total) && !model.spans.empty())
     out.push_back(
         format("trace span %.3f ns differs from the summary's total_ns %.3f ns", span, total));
   return out;
@@ -158,7 +164,7 @@ std::vector<std::string> traceWarnings(const TraceModel& model) {
 namespace {
 
 std::string percentOf(double ns, double total) {
-  return format("%5.1f%%", 100.0 * ns / std::max(total, 1e-12));
+  return format("%5.1f%%", percent(ns, total));
 }
 
 void criticalSection(std::string& out, const CriticalPath& path, const std::vector<WhatIf>& whatIfs,
@@ -349,8 +355,7 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
   for (const OpcodeTime& row : opcodeTimes(model)) {
     if (shown[row.track]++ >= topOpcodes) continue;
     out += format("  %-10s %-22s %8lld %12.3f %6.1f%%\n", row.track.c_str(), row.opcode.c_str(),
-                  static_cast<long long>(row.count), row.ns / 1000,
-                  100.0 * row.ns / std::max(total, 1e-12));
+                  static_cast<long long>(row.count), row.ns / 1000, percent(row.ns, total));
   }
 
   const auto longest = longestStalls(model, 5);

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <set>
 
+#include "traces/tick.h"
+
 namespace neuronsim::traces {
 
 namespace {
@@ -19,13 +21,14 @@ void assignLanes(std::vector<int>& tids, const std::vector<double>& starts,
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return tids[a] != tids[b] ? tids[a] < tids[b] : starts[a] < starts[b];
   });
-  std::map<int, std::vector<double>> laneEnds;
+  std::map<int, std::vector<Tick>> laneEnds;
   for (size_t i : order) {
     auto& lanes = laneEnds[tids[i]];
+    const Tick start = Tick::fromNs(starts[i]);
     size_t lane = 0;
-    while (lane < lanes.size() && lanes[lane] > starts[i] + 1e-9) ++lane;
-    if (lane == lanes.size()) lanes.push_back(0);
-    lanes[lane] = std::max(ends[i], starts[i]);
+    while (lane < lanes.size() && lanes[lane] > start) ++lane;
+    if (lane == lanes.size()) lanes.push_back(Tick());
+    lanes[lane] = std::max(Tick::fromNs(ends[i]), start);
     tids[i] += static_cast<int>(lane) * kLaneTidStride;
   }
 }

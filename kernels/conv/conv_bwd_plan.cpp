@@ -12,7 +12,6 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kMaxCo = 512;            // moving free size of one matmul
 constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
 constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
 constexpr int64_t kMinDescriptorBytes = 64;
@@ -94,7 +93,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.parts = tileParts(geometry);
   p.ciTiles = ceilDiv(core.cin, p.parts);
   p.ciParts = std::min(core.cin, p.parts);
-  p.coWidth = std::min(core.cout, kMaxCo);
+  p.coWidth = std::min(core.cout, geometry.matmulFreeFp32());
   p.coSub = ceilDiv(p.coWidth, p.parts);
   p.stageX = core.in[2] * e < kMinDescriptorBytes;
   p.dyByDma = options.dyTranspose == "dma" ||
@@ -162,10 +161,11 @@ DwBoxesPlan planDwBoxes(const ConvCore& fwd, isa::Dtype dtype, const isa::Geomet
   const int64_t e = isa::dtypeBytes(dtype);
   plan.parts = tileParts(geometry);
   const int64_t parts = plan.parts;
-  plan.coWidth = std::min(fwd.cout, kMaxCo);
+  const int64_t maxCo = geometry.matmulFreeFp32();  // moving free size of one matmul
+  plan.coWidth = std::min(fwd.cout, maxCo);
   plan.coSub = ceilDiv(plan.coWidth, parts);
   const int64_t fixed =
-      (plan.xtRing * parts + 2 * kMaxCo + 2 * plan.tapGroup * kMaxCo) * e + kReserveBytes;
+      (plan.xtRing * parts + 2 * maxCo + 2 * plan.tapGroup * maxCo) * e + kReserveBytes;
   const int64_t available = geometry.sbufPartitionBytes - fixed;
   auto windowOf = [&](const Int3& c) {
     return Int3{windowExtent(fwd, 0, c[0]), windowExtent(fwd, 1, c[1]), windowExtent(fwd, 2, c[2])};

@@ -98,8 +98,7 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
   plan.window = *chunk;
   ConvCore unit = core;
   unit.stride = {1, 1, 1};
-  plan.block = blockFor(unit, plan.chunk, plan.window,
-                        std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4));
+  plan.block = blockFor(unit, plan.chunk, plan.window, geometry.matmulFreeFp32());
   return plan;
 }
 
@@ -154,8 +153,7 @@ Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64
 }
 
 int64_t tileParts(const isa::Geometry& geometry) {
-  return std::min(
-      {static_cast<int64_t>(geometry.partitions), isa::kMaxContraction, isa::kMaxStationaryFree});
+  return geometry.peTile();
 }
 
 Int3 outputPhase(const ConvCore& core) {
@@ -236,9 +234,7 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.chunk = *chunk;
   plan.window = budget.windowOf(plan.chunk);
   plan.stage = budget.stageOf(plan.window);
-  plan.block =
-      blockFor(core, plan.chunk, plan.window,
-               std::min<int64_t>(geometry.maxMovingFree, geometry.psumBankBytes() / 4), plan.phase);
+  plan.block = blockFor(core, plan.chunk, plan.window, geometry.matmulFreeFp32(), plan.phase);
   return plan;
 }
 

@@ -66,6 +66,11 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
         fmt::format("{} is written for at least {} partitions; the machine has {} "
                     "(--set partitions)",
                     spec.name, spec.minPartitions, geometry.partitions));
+  if (geometry.peTile() < spec.minPartitions)
+    throw Error(fmt::format(
+        "{} is written for a PE array of at least {}x{}; the machine's is {}x{} (--set pe_rows, "
+        "pe_cols)",
+        spec.name, spec.minPartitions, spec.minPartitions, geometry.peRows, geometry.peCols));
   KernelBuilder builder(spec.name, geometry);
   KernelArgs args{params, dtype, {}, {}};
   for (const TensorSpec& t : spec.inputs) {

@@ -53,8 +53,8 @@ struct KernelRun {
 /// neuronsim::Error naming the culprit.
 KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs, const ParamValues& params);
 /// Declares the tensors and builds the (validated) program; fills `allocations`, when given,
-/// with the builder's SBUF/PSUM allocation records. A geometry with fewer partitions than
-/// spec.minPartitions is refused first (neuronsim::Error naming both counts).
+/// with the builder's SBUF/PSUM allocation records. A geometry with fewer partitions, or a PE
+/// array (peTile) smaller, than spec.minPartitions is refused first (neuronsim::Error naming both).
 isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
                          const KernelShapes& shapes, isa::Dtype dtype,
                          const isa::Geometry& geometry,

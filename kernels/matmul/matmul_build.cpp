@@ -484,7 +484,8 @@ void buildKBlocked(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
 void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, const HbmView& out,
                  isa::Dtype dtype, const MatmulSchedule& schedule) {
   std::vector<int32_t> storeQueues;
-  for (int64_t q = 16 - schedule.storeQueues; q < 16; ++q)
+  const int64_t queues = b.geometry().dmaQueues;  // the last store_queues of them
+  for (int64_t q = std::max<int64_t>(0, queues - schedule.storeQueues); q < queues; ++q)
     storeQueues.push_back(static_cast<int32_t>(q));
   b.setDmaQueues(storeQueues, isa::Engine::GpSimd);
   ResultWriter write{b, out,

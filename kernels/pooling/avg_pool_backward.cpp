@@ -100,8 +100,7 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                             const PoolSchedule& schedule) {
   const isa::Dtype dtype = gradOutput.dtype();
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
-  const int32_t partitions =
-      static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
+  const int32_t partitions = rowPartitions(builder.geometry(), config.dataFormat, config.planes());
   const ChunkBytes bytes = [dtypeBytes](const ChunkExtents& e) {
     const Spatial& o = e.outputs;
     const Spatial& i = e.owned;

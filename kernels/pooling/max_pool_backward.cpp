@@ -128,8 +128,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                             const PoolSchedule& schedule) {
   const isa::Dtype dtype = gradOutput.dtype();
   const int64_t dtypeBytes = isa::dtypeBytes(dtype);
-  const int32_t partitions =
-      static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
+  const int32_t partitions = rowPartitions(builder.geometry(), config.dataFormat, config.planes());
   const int64_t windowTaps = config.kernel[0] * config.kernel[1] * config.kernel[2];
   // Keys are small integers (tap numbers up to windowTaps + 1): exact in bf16 up to 256.
   const isa::Dtype keyType = windowTaps + 1 <= 256 ? isa::Dtype::Bf16 : isa::Dtype::Fp32;

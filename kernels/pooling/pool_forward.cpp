@@ -28,7 +28,7 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   const isa::Dtype accType = isMax ? dtype : isa::Dtype::Fp32;
   const int64_t accBytes = isa::dtypeBytes(accType);
   const int32_t partitions =
-      static_cast<int32_t>(std::min<int64_t>(builder.geometry().partitions, config.planes()));
+      rowPartitions(builder.geometry(), config.outputFormat, config.planes());
   const ChunkBytes bytes = [=](const ChunkExtents& e) {
     const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
     const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];

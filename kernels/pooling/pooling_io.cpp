@@ -20,6 +20,12 @@ bool boxEmpty(const Box& box) {
   return box[0].empty() || box[1].empty() || box[2].empty();
 }
 
+int32_t rowPartitions(const isa::Geometry& geometry, PoolLayout stored, int64_t planes) {
+  const int64_t rows =
+      stored == PoolLayout::Ndhwc ? geometry.maxContraction() : int64_t{geometry.partitions};
+  return static_cast<int32_t>(std::min(rows, planes));
+}
+
 std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions) {
   std::vector<RowTile> tiles;
   for (int64_t first = 0; first < planes; first += partitions) {
@@ -137,8 +143,8 @@ HbmView PlaneTensor::runView(const HbmView& segment, const Box& box, const Run& 
 
 void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Box& box,
                                   const Tile& tile, const std::function<int32_t()>& queues) const {
-  // Each transpose moves up to one partition's worth of positions onto the partitions.
-  const int64_t block = builder.geometry().partitions;
+  // Each transpose moves up to one PE array's worth of positions onto the partitions.
+  const int64_t block = builder.geometry().maxStationaryFree();
   const int64_t bankElements = builder.geometry().psumBankBytes() / 4;
   if (psum_.empty()) {
     for (int i = 0; i < 2; ++i)

@@ -29,6 +29,9 @@ struct RowTile {
 
 /// Tiles of at most `partitions` rows covering `planes` rows.
 std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions);
+/// Rows of one tile: every partition, or at most the PE array's rows when the tile is stored
+/// NDHWC (TensorE transposes it, contraction = rows), and no more than `planes`.
+int32_t rowPartitions(const isa::Geometry& geometry, PoolLayout stored, int64_t planes);
 
 /// A 5-D pooling tensor in HBM, addressed by (row, box) whatever its layout.
 class PlaneTensor {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every library kernel on machines of other geometries (partitions, DMA queues, SBUF/PSUM sizes):
-# a run either succeeds or exits 2 with one "error:" line; never a crash, a hang or an assertion.
+# Every library kernel on machines of other geometries (partitions, PE array, DMA queues,
+# SBUF/PSUM sizes): a run either succeeds or exits 2 with one "error:" line; never a crash, a
+# hang or an assertion.
 set -u
 bin=$1
 source "$(dirname "$0")/lib/cli_test.sh"
@@ -11,6 +12,10 @@ geometries=(
   "partitions=64"
   "partitions=32"
   "partitions=256"
+  "pe_rows=64"
+  "pe_cols=32"
+  "pe_rows=64 --set pe_cols=64"
+  "max_moving_free=256"
   "dma_queues=4"
   "dma_queues=1"
   "sbuf_partition_bytes=65536"

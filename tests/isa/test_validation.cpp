@@ -388,6 +388,24 @@ TEST_CASE("validation: nc_matmul K, M and N limits") {
     small.maxMovingFree = 256;
     CHECK(contains(errorOf(i, small), "N=512 free exceeds 256"));
   }
+  SUBCASE("K and M follow the PE array (pe_rows, pe_cols)") {
+    Geometry pe;
+    pe.peRows = 64;
+    CHECK(contains(errorOf(i, pe), "srcs[0] (stationary): K=128 partitions exceeds 64"));
+    pe.peRows = 128;
+    pe.peCols = 96;
+    CHECK(contains(errorOf(i, pe), "srcs[0] (stationary): M=128 free exceeds 96"));
+    i.srcs[0].dims = {{1, 96}};
+    i.dst.partitionCount = 96;
+    CHECK(errorOf(i, pe) == "");
+  }
+  SUBCASE("a wider PE array than the partitions is capped by them") {
+    Geometry wide;
+    wide.peRows = 256;
+    wide.peCols = 256;
+    i.srcs[0].dims = {{1, 129}};
+    CHECK(contains(errorOf(i, wide), "M=129 free exceeds 128"));
+  }
 }
 
 TEST_CASE("validation: nc_matmul placement and dtypes") {
@@ -447,6 +465,15 @@ TEST_CASE("validation: nc_transpose limits per engine") {
   t.srcs[0].dims = {{1, 129}};
   CHECK(
       contains(errorOf(t), "srcs[0]: [128 partitions, 129 free] exceeds the tensor limit 128x128"));
+  Geometry pe;  // TensorE transposes as a matmul of src: partitions <= pe_rows, free <= pe_cols
+  pe.peRows = 64;
+  pe.peCols = 32;
+  t.srcs[0].dims = {{1, 128}};
+  CHECK(contains(errorOf(t, pe), "[128 partitions, 128 free] exceeds the tensor limit 64x32"));
+  t.srcs[0].partitionCount = 64;
+  t.srcs[0].dims = {{1, 32}};
+  t.dst = ps(0, 32, 0, {{1, 64}});
+  CHECK(errorOf(t, pe) == "");
   Instruction v = make(Opcode::NcTranspose, Engine::Vector, sb(0, 32, 0, {{1, 32}}),
                        {sb(0, 32, 128, {{1, 32}})});
   CHECK(errorOf(v) == "");

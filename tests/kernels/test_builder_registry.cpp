@@ -234,7 +234,7 @@ TEST_CASE("harness: progress lines appear only for phases that run long") {
   CHECK(text.find("quick phase") == std::string::npos);
 }
 
-TEST_CASE("buildKernel refuses a machine with fewer partitions than the kernel declares") {
+TEST_CASE("buildKernel refuses a machine with fewer partitions or a smaller PE array") {
   KernelSpec spec;
   spec.name = "k";
   spec.inputs = {{"x", "input"}};
@@ -245,15 +245,30 @@ TEST_CASE("buildKernel refuses a machine with fewer partitions than the kernel d
   KernelShapes shapes;
   shapes.inputs = {{"x", {4, 4}}};
   shapes.outputs = {{"y", {4, 4}}};
-  neuronsim::isa::Geometry g;
-  g.partitions = 64;
-  spec.minPartitions = 128;
-  CHECK_THROWS_WITH_AS(buildKernel(spec, params, shapes, Dtype::Fp32, g),
-                       "k is written for at least 128 partitions; the machine has 64 "
-                       "(--set partitions)",
-                       Error);
-  CHECK(built == 0);
-  spec.minPartitions = 64;
-  CHECK_NOTHROW(buildKernel(spec, params, shapes, Dtype::Fp32, g));
-  CHECK(built == 1);
+  neuronsim::isa::Geometry few;
+  few.partitions = 64;
+  neuronsim::isa::Geometry narrow;  // 128 partitions, a 128x32 PE array
+  narrow.peCols = 32;
+  struct Case {
+    neuronsim::isa::Geometry geometry;
+    int32_t refusedAt;  ///< a minPartitions the machine is refused at; half of it is accepted
+    const char* error;
+  };
+  for (const Case& c :
+       {Case{few, 128,
+             "k is written for at least 128 partitions; the machine has 64 "
+             "(--set partitions)"},
+        Case{narrow, 64,
+             "k is written for a PE array of at least 64x64; the machine's is 128x32 "
+             "(--set pe_rows, pe_cols)"}}) {
+    CAPTURE(c.error);
+    const int before = built;
+    spec.minPartitions = c.refusedAt;
+    CHECK_THROWS_WITH_AS(buildKernel(spec, params, shapes, Dtype::Fp32, c.geometry), c.error,
+                         Error);
+    CHECK(built == before);
+    spec.minPartitions = c.refusedAt / 2;
+    CHECK_NOTHROW(buildKernel(spec, params, shapes, Dtype::Fp32, c.geometry));
+    CHECK(built == before + 1);
+  }
 }

@@ -68,5 +68,41 @@ TEST_CASE("conv3d_bwd with 64 partitions: rows (both dy paths) and boxes, C 70 -
   CHECK(p.rows.boxH * p.rows.boxW <= 64);
 }
 
+/// Trn2's 128 partitions with a 64x64 PE array: channel tiles follow the PE array, not the
+/// partitions.
+const sim::MachineConfig& trn2SmallPe() {
+  static const sim::MachineConfig machine = sim::loadMachine("trn2", {"pe_rows=64", "pe_cols=64"});
+  return machine;
+}
+
+TEST_CASE("conv kernels with a 64x64 PE array on 128 partitions: tiles of 64 channels") {
+  const KernelSpec fwd = conv3dSpec();
+  const ConvCore core = conv3dCore({{"x_in", {1, 100, 3, 4, 5}}, {"filters", {2, 2, 2, 100, 70}}},
+                                   parseParams(fwd, {}));
+  CHECK(planConv(core, Dtype::Fp32, trn2SmallPe().geometry).parts == 64);
+  CHECK(planConv(core, Dtype::Fp32, testing::trn2().geometry).parts == 128);
+  checkConvCase(fwd, {{1, 100, 3, 4, 5}, {2, 2, 2, 100, 70}, 70, {{"padding", "1,0,0,1,1,1"}}},
+                trn2SmallPe());
+  checkConvCase(conv3dTransposeSpec(), {{1, 70, 2, 3, 3}, {2, 2, 2, 70, 65}, 0, {{"stride", "2"}}},
+                trn2SmallPe());
+  checkConvCase(conv3dBwdSpec(),
+                {{1, 70, 3, 4, 6}, {3, 2, 2, 70, 66}, 0, {{"padding", "1"}}, Dtype::Bf16},
+                trn2SmallPe());
+}
+
+TEST_CASE("conv3d_bwd with max_moving_free 256: dw passes of 256 C_out columns") {
+  const sim::MachineConfig narrow = sim::loadMachine("trn2", {"max_moving_free=256"});
+  const Shape x{1, 6, 3, 4, 5}, f{2, 2, 2, 6, 300};
+  const KernelSpec spec = conv3dBwdSpec();
+  for (const char* method : {"rows", "boxes"}) {
+    CAPTURE(method);
+    const ParamValues params = parseParams(spec, {{"dw_method", method}});
+    const ConvBwdPlan p = planConvBwd(conv3dBwdCore({{"x_in", x}, {"filters", f}}, params, false),
+                                      Dtype::Fp32, narrow.geometry, bwdOptions(params));
+    CHECK((p.dwMethod == DwMethod::Rows ? p.rows.coWidth : p.boxes.coWidth) == 256);
+    checkConvCase(spec, {x, f, 0, {{"dw_method", method}}}, narrow);
+  }
+}
+
 }  // namespace
 }  // namespace neuronsim::kernels

@@ -282,6 +282,20 @@ TEST_CASE("avg_pooling_3d_backward: layout spatial refuses overlapping windows a
   CHECK_NOTHROW(poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine));
 }
 
+TEST_CASE("pooling kernels with a 64x32 PE array: NDHWC stores transpose 64 rows, 32 positions") {
+  const auto machine = neuronsim::sim::loadMachine("trn2", {"pe_rows=64", "pe_cols=32"});
+  const std::vector<PoolCase> cases = {
+      {"NDHWC C=130", {1, 3, 4, 5, 130}, window("2", "", "0", "NDHWC")},
+      {"NDHWC B*C=150 k3 s1 p1", {3, 4, 4, 4, 50}, window("3", "1", "1", "NDHWC")},
+      {"NCDHW channels 130", {1, 130, 4, 4, 4}, window("2", "", "0")},
+  };
+  uint64_t seed = 220;
+  for (const std::string kernel :
+       {"avg_pooling_3d_backward", "max_pooling_3d_backward", "avg_pooling_3d", "max_pooling_3d"}) {
+    for (const PoolCase& c : cases) checkPoolCase(kernel, c, Dtype::Fp32, machine, ++seed);
+  }
+}
+
 TEST_CASE("pooling kernels on a 64-partition machine") {
   const auto machine = neuronsim::sim::loadMachine("trn2", {"partitions=64"});
   const std::vector<PoolCase> cases = {

@@ -44,7 +44,28 @@ TEST_CASE("presets carry the reference figures") {
   CHECK(trn1.accessConflicts);
   CHECK_FALSE(trn2.accessConflicts);
   CHECK(trn2.peakBf16Flops() == doctest::Approx(78.6e12).epsilon(0.001));
+  for (const sim::MachineConfig* m : {&trn1, &trn2}) {
+    CHECK(m->geometry.peRows == 128);  // A1/A2: the 128x128 systolic array
+    CHECK(m->geometry.peCols == 128);
+  }
   CHECK(sim::machinePresetNames().front() == "trn2");
+}
+
+TEST_CASE("the PE array is a parameter: --set pe_rows, pe_cols; the partitions cap it") {
+  const sim::MachineConfig small = sim::loadMachine("trn2", {"pe_rows=64", "pe_cols=32"});
+  CHECK(small.geometry.maxContraction() == 64);
+  CHECK(small.geometry.maxStationaryFree() == 32);
+  CHECK(small.geometry.peTile() == 32);
+  CHECK(small.peakBf16Flops() == doctest::Approx(2.0 * 64 * 32 * 2.4e9));
+  const sim::MachineConfig few = sim::loadMachine("trn2", {"partitions=64"});
+  CHECK(few.geometry.peTile() == 64);
+  CHECK(few.peakBf16Flops() == doctest::Approx(2.0 * 64 * 64 * 2.4e9));
+  CHECK(errorOf("trn2", {"pe_rows=0"}).find("--set: pe_rows = 0: must be within [1, 1024]") == 0);
+  CHECK(errorOf("trn2", {"pe_cols=2048"}).find("pe_cols = 2048: must be within [1, 1024]") !=
+        std::string::npos);
+  const auto values = sim::machineParameterValues(small);
+  CHECK(values.at("pe_rows") == 64);
+  CHECK(values.at("pe_cols") == 32);
 }
 
 TEST_CASE("presets are embedded: they load from any working directory") {

@@ -13,6 +13,7 @@
 #include "traces/json_writer.h"
 #include "traces/report.h"
 #include "traces/summary.h"
+#include "traces/tick.h"
 #include "traces/track_layout.h"
 
 namespace neuronsim::traces {
@@ -69,10 +70,10 @@ void escapeScriptEnd(std::string& text) {
 void writeCriticalRow(JsonWriter& out, const CriticalPath& path) {
   std::vector<double> starts, durations;
   std::vector<int64_t> resources, counts;
+  Tick lastTo;
   for (const PathPiece& p : path.pieces) {
     const auto r = static_cast<int64_t>(p.resource);
-    if (!resources.empty() && resources.back() == r &&
-        starts.back() + durations.back() >= p.fromNs - 1e-9) {
+    if (!resources.empty() && resources.back() == r && lastTo == Tick::fromNs(p.fromNs)) {
       durations.back() = p.toNs - starts.back();
       ++counts.back();
     } else {
@@ -81,6 +82,7 @@ void writeCriticalRow(JsonWriter& out, const CriticalPath& path) {
       durations.push_back(p.toNs - p.fromNs);
       counts.push_back(1);
     }
+    lastTo = Tick::fromNs(p.toNs);
   }
   out.beginObject().field("name", "critical path").field("critical", true);
   out.field("bound", path.empty() ? std::string_view() : resourceName(path.bound));
