@@ -24,8 +24,8 @@ constexpr int64_t kFree = kMatmulFree;
 
 using isa::ceilDiv;
 
-/// Stores are triggered from GpSimd (queues q(16-n)..q15) so that Sync's in-order stream of loads
-/// (prefetches) never waits behind a store that waits for compute.
+/// Stores are triggered from GpSimd (on the last n queues) so that Sync's in-order stream of
+/// loads (prefetches) never waits behind a store that waits for compute.
 constexpr DmaOptions kStore{.queue = -1, .issue = isa::Engine::GpSimd};
 
 /// Where loads are triggered: lhsT on Sync, cycling over queues q0..q(n-1) (with one queue the

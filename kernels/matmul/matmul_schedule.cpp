@@ -111,7 +111,7 @@ std::vector<ParamSpec> matmulScheduleParams() {
                "DMA queues the Sync-triggered loads spread over, q0..q(n-1) (unset: 1, so loads "
                "land in order)"),
       knobSpec("store_queues",
-               "DMA queues the GpSimd-triggered stores spread over, q(16-n)..q15 (unset: 2)"),
+               "DMA queues the GpSimd-triggered stores spread over, the last n queues (unset: 2)"),
       knobSpec("store_engines",
                "engines triggering the stores: gpsimd, or alternate (GpSimd and Sync on q6, q7); "
                "auto: alternate in mode both (Sync is idle once its loads are out), else gpsimd",
@@ -201,8 +201,10 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
     // thin tail against deep K (measured on the test shapes: 8 rows with K 1030 gains 1.8 points
     // of roofline, 6 rows with K 520 or 60 rows with K 1100 lose 2 to 4).
     // Only behind direct tiles (M > 128): alone, the transpose's DMA latency is exposed.
-    const bool autoTail = m > kMatmulPart && tailRows > 0 && tailRows <= 64 &&
-                          (dtype == isa::Dtype::Fp32 || (tailRows <= 16 && kt >= 8));
+    constexpr int64_t kMaxTailRows = 64, kThinBf16TailRows = 16, kDeepKTiles = 8;
+    const bool autoTail =
+        m > kMatmulPart && tailRows > 0 && tailRows <= kMaxTailRows &&
+        (dtype == isa::Dtype::Fp32 || (tailRows <= kThinBf16TailRows && kt >= kDeepKTiles));
     s.transposedTail = tail == "transposed" ? tailRows > 0 : tail == "auto" && autoTail;
     return s;
   }

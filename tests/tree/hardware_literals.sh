@@ -25,6 +25,7 @@ kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 32, 32}}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 16, 16}}|default problem shape
 kernels/matmul/matmul_schedule.cpp|"out_buffers", 1, 16, 4)|schedule knob range
 kernels/matmul/matmul_schedule.h|kMatmulPart = 128;|matmul tiles by 128 and declares it (minPartitions 128: refused on a smaller machine)
+kernels/matmul/matmul_schedule.cpp|kThinBf16TailRows = 16|a measured tuning threshold for the transposed M tail (rows), not a hardware size
 kernels/tutorials/tutorial_build.h|kTutorialTileM = 128;|the NKI tutorial TILE_M; the tutorials are refused below 128 (minPartitions)
 kernels/tutorials/tutorial_build.h|kTutorialTileK = 128;|the NKI tutorial TILE_K; the tutorials are refused below 128 (minPartitions)
 kernels/tutorials/tutorial_spec.cpp|blocks = {16, 2, 8}|the tutorial meta-parameters (TILES_IN_BLOCK_M/N/K)
