@@ -21,7 +21,7 @@ docs/python.md is the tutorial.
 from . import _core
 from . import isa
 from . import language
-from .errors import CheckError, Error, KernelError, RaceError
+from .errors import CheckError, Error, KernelError, RaceError, StrictError
 from .python_kernel import Kernel, kernel
 from .results import Result
 from .running import run
@@ -38,5 +38,5 @@ def describe(name):
     return find(name)[0]
 
 
-__all__ = ["run", "kernel", "Kernel", "Result", "Error", "KernelError", "RaceError", "CheckError",
+__all__ = ["run", "kernel", "Kernel", "Result", "Error", "KernelError", "RaceError", "StrictError", "CheckError",
            "library_kernels", "describe", "isa", "language"]

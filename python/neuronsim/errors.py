@@ -18,5 +18,9 @@ class RaceError(KernelError):
     """Two accesses of a run overlap with no semaphore ordering between them."""
 
 
+class StrictError(Error):
+    """``strict=True``: the run raced or read memory nothing had written."""
+
+
 class CheckError(AssertionError):
     """``check=True``: the outputs differ from the reference by more than the tolerance."""

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import _core
 from . import python_kernel as kernels
-from .errors import CheckError, Error, RaceError
+from .errors import CheckError, Error, RaceError, StrictError
 from .results import Result, last_line, with_lines
 
 _MODES = ("timed", "timing_only", "interpret")
@@ -29,7 +29,7 @@ def _param_text(value):
 
 
 def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", trace=True, seed=0,
-        shapes=None, check=False, races="raise", raise_on_failure=True, **tensors_and_params):
+        shapes=None, check=False, races="raise", strict=False, raise_on_failure=True, **tensors_and_params):
     """Builds ``kernel`` (a library kernel's name, a Python kernel, its name, or
     "file.py:name"), runs it and returns a Result.
 
@@ -44,7 +44,8 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     ``mode``: "timed" (default), "timing_only" (no outputs) or "interpret" (no time).
     ``check``: compare with the kernel's reference and raise CheckError above the tolerance
     (1e-4 fp32, 2e-2 bf16). ``races``: "raise" (RaceError naming the kernel lines) or "warn"
-    (left in ``result.races``). ``raise_on_failure=False``: neither races nor a failed check
+    (left in ``result.races``). ``strict=True`` (the CLI's --strict): races, even with
+    races="warn", and reads of never-written memory raise StrictError. ``raise_on_failure=False``: neither races nor a failed check
     raise (the command line reports them itself).
     """
     spec, python_kernel = kernels.find(kernel)
@@ -67,11 +68,16 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     shape_map = {k: [int(d) for d in v] for k, v in (shapes or {}).items()}
     core = _core.run(spec, tensors, shape_map, params, dtype, machine, sets, mode, bool(trace), int(seed), bool(check))
     result = Result(spec.name, core)
-    if not raise_on_failure:
-        return result
-    if result.races and races == "raise":
+    raise_races = result.races and races == "raise" and (raise_on_failure or strict)
+    if raise_races:
         first = core.races[0]
         raise RaceError(with_lines(first, core.notes) + _more(len(result.races)), last_line(first, core.notes) or "?")
+    if strict and (result.races or result.warnings):
+        first = (result.races + result.warnings)[0]
+        raise StrictError(f"{spec.name}: strict: {len(result.races)} races and {len(result.warnings)} reads of "
+                          f"never-written memory (first: {first})")
+    if not raise_on_failure:
+        return result
     if check and not result.check_error <= result.tolerance:
         raise CheckError(f"{spec.name}: normalized error {result.check_error:.3g} above the tolerance "
                          f"{result.tolerance:.0e}")

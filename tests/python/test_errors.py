@@ -240,3 +240,26 @@ def test_builder_is_unusable_after_its_build():
 def test_missing_input():
     with pytest.raises(neuronsim.Error, match="input x is required"):
         neuronsim.run(mismatched_shapes, shapes={})
+
+
+@neuronsim.kernel
+def reads_unwritten(x):
+    out = nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm)
+    never_written = nl.ndarray((64, 8), nl.float32)
+    nl.store(out, never_written)  # MARK-unwritten
+    return out
+
+
+def test_strict_turns_reads_of_never_written_memory_into_an_error():
+    result = neuronsim.run(reads_unwritten, x=X)
+    assert result.warnings and any(at("MARK-unwritten") in w for w in result.warnings)
+    with pytest.raises(neuronsim.StrictError) as info:
+        neuronsim.run(reads_unwritten, x=X, strict=True)
+    assert "reads of never-written memory" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_strict_raises_on_races_left_as_warnings():
+    with pytest.raises(neuronsim.StrictError, match="1 races|races and"):
+        neuronsim.run(racy, x=X, races="warn", strict=True)
+    with pytest.raises(neuronsim.RaceError):
+        neuronsim.run(racy, x=X, strict=True, raise_on_failure=False)
