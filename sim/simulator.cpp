@@ -1,6 +1,8 @@
 // simulate(): a fresh SystemC kernel per call, one module per engine plus the DMA engines.
 #include "sim/simulator.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -10,7 +12,6 @@
 #include "isa/error.h"
 #include "sim/core/asan_fibers.h"
 #include "sim/core/core_context.h"
-#include "sim/core/text.h"
 #include "sim/dma/dma_module.h"
 #include "sim/engines/engine_module.h"
 
@@ -50,7 +51,7 @@ std::string semaphoreName(const isa::Program& program, int32_t sem) {
   if (sem >= 0 && sem < static_cast<int32_t>(program.semaphores.size()) &&
       !program.semaphores[sem].empty())
     return program.semaphores[sem];
-  return concat("#", std::to_string(sem));
+  return fmt::format("#{}", sem);
 }
 
 /// Asks the cache for the semaphore vectors of instruction `object` and for the arrays they
@@ -81,18 +82,17 @@ std::vector<LargeVector<int64_t>> prepare(const isa::Program& program, Semaphore
     const isa::Instruction& inst = program.instructions[i];
     for (const isa::SemWait& w : inst.waits)
       if (w.sem < 0 || w.sem >= n)
-        throw Error(concat("instruction ", std::to_string(i), ": waits on semaphore ",
-                           std::to_string(w.sem), " but the program declares ", std::to_string(n)));
+        throw Error(fmt::format("instruction {}: waits on semaphore {} but the program declares {}",
+                                i, w.sem, n));
     for (const isa::SemSignal& s : inst.signals)
       if (s.sem < 0 || s.sem >= n)
-        throw Error(concat("instruction ", std::to_string(i), ": signals semaphore ",
-                           std::to_string(s.sem), " but the program declares ", std::to_string(n)));
+        throw Error(fmt::format("instruction {}: signals semaphore {} but the program declares {}",
+                                i, s.sem, n));
     if (isa::isDma(inst.opcode) && (inst.dmaQueue < 0 || inst.dmaQueue >= dmaQueues))
-      throw Error(concat("instruction ", std::to_string(i), ": dma queue ",
-                         std::to_string(inst.dmaQueue), " is outside 0..",
-                         std::to_string(dmaQueues - 1)));
+      throw Error(fmt::format("instruction {}: dma queue {} is outside 0..{}", i, inst.dmaQueue,
+                              dmaQueues - 1));
     if (isa::isDma(inst.opcode) && inst.srcs.empty())
-      throw Error(concat("instruction ", std::to_string(i), ": a DMA needs one source"));
+      throw Error(fmt::format("instruction {}: a DMA needs one source", i));
     usage.note(inst);
     streams[static_cast<size_t>(inst.engine)].push_back(static_cast<int64_t>(i));
   }
@@ -129,12 +129,12 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
       if (engine->finished()) continue;
       const isa::SemWait* w = engine->blockedOn();
       deadlock += deadlock.empty() ? "deadlock: " : "; ";
-      deadlock += concat(isa::engineName(engine->engine()), " instruction ",
-                         std::to_string(engine->headInstruction()));
+      deadlock += fmt::format("{} instruction {}", isa::engineName(engine->engine()),
+                              engine->headInstruction());
       if (w)
-        deadlock += concat(" waits for semaphore ", semaphoreName(program, w->sem),
-                           " >= ", std::to_string(w->value), " (value ",
-                           std::to_string(ctx.semaphores().value(w->sem)), ")");
+        deadlock +=
+            fmt::format(" waits for semaphore {} >= {} (value {})", semaphoreName(program, w->sem),
+                        w->value, ctx.semaphores().value(w->sem));
       else
         deadlock += " cannot proceed";
     }

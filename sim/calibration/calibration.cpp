@@ -1,6 +1,8 @@
 // The microbenchmark cases: each builds a small program, simulates it and extracts one number.
 #include "sim/calibration/calibration.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -8,7 +10,6 @@
 
 #include "isa/error.h"
 #include "isa/program.h"
-#include "sim/core/text.h"
 #include "sim/simulator.h"
 
 namespace neuronsim::sim {
@@ -173,8 +174,8 @@ std::string CalibrationResult::publishedText() const {
 std::vector<CalibrationResult> runCalibration(const std::string& machineFilter,
                                               const std::vector<std::string>& overrides) {
   if (!machineFilter.empty() && machineFilter != "trn2" && machineFilter != "trn1")
-    throw Error(concat("calibrate: no published measurements for machine '", machineFilter,
-                       "' (trn2, trn1)"));
+    throw Error(fmt::format("calibrate: no published measurements for machine '{}' (trn2, trn1)",
+                            machineFilter));
   std::vector<CalibrationResult> results;
   for (const Case& c : cases()) {
     if (!machineFilter.empty() && machineFilter != c.machine) continue;

@@ -1,10 +1,11 @@
 // The engine sequencer process: waits, ports, timing, semantics, signals.
 #include "sim/engines/engine_module.h"
 
+#include <fmt/format.h>
+
 #include "isa/error.h"
 #include "isa/semantics.h"
 #include "sim/core/systemc_time.h"
-#include "sim/core/text.h"
 #include "sim/core/time_limit.h"
 #include "sim/dma/dma_module.h"
 
@@ -42,8 +43,8 @@ void EngineModule::run() {
     const int64_t index = headInstruction();
     const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
     ctx_.fail(std::make_exception_ptr(
-        Error(concat("instruction ", std::to_string(index), " (", isa::opcodeName(inst.opcode),
-                     " on ", isa::engineName(engine_), "): ", e.what()))));
+        Error(fmt::format("instruction {} ({} on {}): {}", index, isa::opcodeName(inst.opcode),
+                          isa::engineName(engine_), e.what()))));
   }
 }
 
@@ -115,8 +116,8 @@ void EngineModule::step(const DecodedInstruction& inst) {
   }
   if (issue.complete > kSimulatedTimeLimit)
     throwTimeLimit(issue.complete,
-                   concat("instruction ", std::to_string(index), " (", isa::opcodeName(inst.opcode),
-                          " on ", isa::engineName(engine_), ")"));
+                   fmt::format("instruction {} ({} on {})", index, isa::opcodeName(inst.opcode),
+                               isa::engineName(engine_)));
 
   // 3. Races, signals, semantics, DMA trigger. @read signals release the clock from before
   //    this instruction: none of its accesses is finished when it starts reading.

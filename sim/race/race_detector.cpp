@@ -1,11 +1,12 @@
 // Vector-clock race detection over a bucketed shadow memory.
 #include "sim/race/race_detector.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
 #include "isa/size_limits.h"
-#include "sim/core/text.h"
 
 namespace neuronsim::sim {
 namespace {
@@ -18,12 +19,11 @@ std::string rangeText(const isa::Program& program, const isa::AccessPattern& ap)
   std::string where(isa::spaceName(ap.space));
   if (ap.space == isa::Space::Hbm) {
     const bool known = ap.tensor >= 0 && ap.tensor < static_cast<int32_t>(program.tensors.size());
-    where += concat(
-        " ", known ? program.tensors[ap.tensor].name : concat("#", std::to_string(ap.tensor)));
+    where += known ? " " + program.tensors[ap.tensor].name : fmt::format(" #{}", ap.tensor);
   } else {
-    where += concat(" p", std::to_string(f.partBegin), "-", std::to_string(f.partEnd - 1));
+    where += fmt::format(" p{}-{}", f.partBegin, f.partEnd - 1);
   }
-  return concat(where, " bytes ", std::to_string(f.byteBegin), "-", std::to_string(f.byteEnd - 1));
+  return fmt::format("{} bytes {}-{}", where, f.byteBegin, f.byteEnd - 1);
 }
 
 }  // namespace
@@ -171,25 +171,24 @@ void RaceDetector::check(const Entry& prior, const Entry& current) {
     ++unreported_;
     return;
   }
-  reports_.push_back(concat("race: ", describe(prior), " and ", describe(current),
-                            " overlap with no semaphore ordering between them"));
+  reports_.push_back(fmt::format("race: {} and {} overlap with no semaphore ordering between them",
+                                 describe(prior), describe(current)));
 }
 
 std::string RaceDetector::describe(const Entry& r) const {
   const isa::Instruction& inst = program_.instructions[static_cast<size_t>(r.index)];
   const std::string where = r.agent >= isa::kNumEngines
-                                ? concat("dma queue ", std::to_string(r.agent - isa::kNumEngines))
+                                ? fmt::format("dma queue {}", r.agent - isa::kNumEngines)
                                 : std::string(isa::engineName(inst.engine));
   const isa::AccessPattern* ap = isa::operandAt(inst, r.slot);
-  return concat("instruction ", std::to_string(r.index), " (", isa::opcodeName(inst.opcode), " on ",
-                where, ") ", r.write ? "writes " : "reads ", isa::operandName(inst, r.slot), " ",
-                ap ? rangeText(program_, *ap) : std::string("?"));
+  return fmt::format("instruction {} ({} on {}) {} {} {}", r.index, isa::opcodeName(inst.opcode),
+                     where, r.write ? "writes" : "reads", isa::operandName(inst, r.slot),
+                     ap ? rangeText(program_, *ap) : std::string("?"));
 }
 
 std::vector<std::string> RaceDetector::reports() const {
   std::vector<std::string> out = reports_;
-  if (unreported_ > 0)
-    out.push_back(concat("race: ", std::to_string(unreported_), " more races not listed"));
+  if (unreported_ > 0) out.push_back(fmt::format("race: {} more races not listed", unreported_));
   return out;
 }
 
