@@ -16,7 +16,8 @@ DmaModule::DmaModule(sc_core::sc_module_name name, CoreContext& context)
   SC_THREAD(run);
 }
 
-void DmaModule::post(int64_t index, Tick issue, const VectorClock* issuerClock) {
+void DmaModule::post(int64_t index, Tick issue, const VectorClock* issuerClock,
+                     std::span<const Operand> operands) {
   const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
   const DmaPlan& plan = planOf(index);
   Transfer t;
@@ -31,7 +32,7 @@ void DmaModule::post(int64_t index, Tick issue, const VectorClock* issuerClock) 
     const int agent = queueAgent(t.queue);
     joinInto(races->clock(agent), *issuerClock);
     races->tick(agent);
-    races->access(agent, index, OperandList(inst));
+    races->access(agent, index, operands);
     t.clock = races->clock(agent);
   }
   traces::RunTotals& totals = ctx_.recorder().totals();

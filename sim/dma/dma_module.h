@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <systemc>
 #include <vector>
 
 #include "sim/core/core_context.h"
+#include "sim/core/operand_list.h"
 #include "sim/dma/dma_fluid.h"
 
 namespace neuronsim::sim {
@@ -20,8 +22,10 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
   DmaModule(sc_core::sc_module_name name, CoreContext& context);
 
   /// Posts DMA instruction `index`, triggered at `issue` (the SystemC now); it moves data
-  /// from its admission + dma_latency_ns. `issuerClock` is the trigger's vector clock (races only).
-  void post(int64_t index, Tick issue, const VectorClock* issuerClock);
+  /// from its admission + dma_latency_ns. `issuerClock` is the trigger's vector clock and
+  /// `operands` the instruction's decoded operands (both read only when races are on).
+  void post(int64_t index, Tick issue, const VectorClock* issuerClock,
+            std::span<const Operand> operands);
   /// How long triggering DMA instruction `index` holds its issuing engine.
   Tick triggerTime(int64_t index) const;
 

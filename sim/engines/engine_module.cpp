@@ -134,7 +134,7 @@ void EngineModule::step(const DecodedInstruction& inst) {
     ctx_.signal(inst.signals, index, isa::SignalAt::Complete, issue.complete + handoff, vc);
   }
   if (isa::MemoryState* memory = ctx_.memory()) isa::execute(*inst.inst, index, *memory);
-  if (inst.dma) ctx_.dma().post(index, issue.start, vc);
+  if (inst.dma) ctx_.dma().post(index, issue.start, vc, inst.operands);
   ctx_.recorder().instruction(inst, issue);
   ctx_.semaphores().advanceFrontier(agent_, timing_->head());
 }
