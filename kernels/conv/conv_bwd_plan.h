@@ -35,6 +35,7 @@ struct ConvBwdOptions {
   int64_t dwAccBanks = 0;             ///< PSUM banks for dw accumulators (Rows), 0: auto
   std::string dyTranspose = "auto";   ///< Rows: auto | pe | dma (how dy reaches [positions, co])
   std::string dwStationary = "auto";  ///< Rows: auto | x | dy (which operand the PE holds)
+  int64_t dwDepthGroup = 0;           ///< Rows: dy depths per packed matmul, 0: auto, 1: no packing
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -56,8 +57,17 @@ struct DwRowsPlan {
   /// a shift's kd taps (moving xT [positions, kd, ci]) into accumulators [co, ci]; otherwise xT
   /// [positions, ci] is the stationary and dyT the moving, one matmul per unit and depth
   bool dyStationary = false;
-  int64_t accBanks = 6;        ///< PSUM banks holding accumulators
-  int64_t accsPerBank = 1;     ///< accumulators ([ci, coWidth], or [co, ci]) fp32 per bank
+  /// Depth packing (x stationary, stride and dilation 1 along D, one C_in tile): one matmul
+  /// multiplies stationary xT [positions; depthSlots depths, ci] by moving dyT [positions;
+  /// depthGroup depths, co], so slot j meets dy depth g at tap kd = j - g; the accumulator of a
+  /// (kh, kw) shift is [depthSlots x ci, depthGroup x coWidth] and a selection matmul per kd adds
+  /// its blocks (j = kd + g, g) before the store. depthGroup 1: no packing (one matmul per tap).
+  int64_t depthGroup = 1;
+  int64_t depthSlots = 1;  ///< depthGroup + Kd - 1 when packed
+  int64_t accBanks = 6;    ///< PSUM banks holding accumulators
+  /// accumulators ([ci, coWidth], [co, ci], or packed [depthSlots x ci, depthGroup x coWidth])
+  /// fp32 per bank
+  int64_t accsPerBank = 1;
   int64_t transposeBanks = 2;  ///< PSUM banks ringing the transpose outputs
   /// Passes over every dy chunk: each accumulates these units (grouped by (kh, kw) so the x
   /// transposes of a shift serve all its kd taps).

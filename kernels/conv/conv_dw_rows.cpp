@@ -1,7 +1,10 @@
 // dw by the Rows method: partitions hold an (h, w) box of dy positions and depth runs along the
 // free axis, so one PE transpose of x per (kh, kw) shift and input depth serves every kd tap.
 // Transposes fill PSUM banks and each bank is evicted by one copy (Vector and Scalar in turn).
-// The PE holds xT (one matmul per tap) or dyT (one matmul per shift covering its kd taps).
+// The PE holds xT (one matmul per tap, or per shift and group of dy depths when depth-packed) or
+// dyT (one matmul per shift covering its kd taps).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -47,6 +50,10 @@ class DwRowsEmitter {
          {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
       ring->release(b_);
     for (const Tile& t : accs_) b_.release(t);
+    if (packed()) {
+      b_.release(accSb_);
+      b_.release(identity_);
+    }
   }
 
  private:
@@ -67,6 +74,7 @@ class DwRowsEmitter {
   };
 
   const std::vector<DwUnit>& units(const Step& s) const { return plan_.passes[s.pass]; }
+  bool packed() const { return plan_.depthGroup > 1; }
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, fwd_.cin - t * plan_.parts); }
   Int3 tapOf(int64_t tap) const {
     const Int3& k = fwd_.taps;
@@ -108,10 +116,18 @@ class DwRowsEmitter {
       evicted_ =
           BufferRing::sbuf(b_, kBuffers, {coParts, units, plan_.ciParts}, dw_.dtype(), "dw_co_ci");
     const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
-    const int64_t accParts = plan_.dyStationary ? coParts : plan_.ciParts;
+    const int64_t accParts = plan_.dyStationary ? coParts : plan_.depthSlots * plan_.ciParts;
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
-          b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
+          b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
+    if (packed()) {
+      accSb_ = b_.sbuf({accParts, plan_.xtSets, plan_.depthGroup, plan_.coWidth}, isa::Dtype::Fp32,
+                       "dw_acc_evicted");
+      identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
+      b_.memset(identity_, 1.0f, isa::Engine::GpSimd);
+      b_.affineSelect(identity_, identity_, isa::Affine{{{-1, plan_.parts}}, 0, 1},
+                      isa::AluOp::IsEqual, 0.0f);
+    }
     banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
                               {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
   }
@@ -128,6 +144,19 @@ class DwRowsEmitter {
         .slice(0, first, first + n * columns)
         .reshape({n, columns})
         .slice(1, 0, plan_.dyStationary ? cs : cw);
+  }
+
+  /// Depth-packed accumulator `k` of a pass: [slots x ci; groups, cw] of its [depthSlots x ci,
+  /// depthGroup x coWidth] region.
+  Tile packedAcc(int64_t k, int64_t slots, int64_t groups, int64_t cw) const {
+    const int64_t width = plan_.depthGroup * plan_.coWidth;
+    const int64_t first = k % plan_.accsPerBank * width;
+    return accs_[k / plan_.accsPerBank]
+        .partitionSlice(0, static_cast<int32_t>(slots * plan_.ciParts))
+        .slice(0, first, first + width)
+        .reshape({plan_.depthGroup, plan_.coWidth})
+        .slice(0, 0, groups)
+        .slice(1, 0, cw);
   }
 
   void load(const Step& s, int slot) {
@@ -198,6 +227,7 @@ class DwRowsEmitter {
                              .slice(1, u * plan_.parts, u * plan_.parts + cu));
     }
     const auto [lo, hi] = xDepths(*s.chunk);
+    if (packed()) zeroPaddingDepths(ring, lo, hi);
     const Int3& st = fwd_.stride;
     const Int3& dil = fwd_.dilation;
     for (size_t i = 0; i < sets.size(); ++i) {
@@ -217,6 +247,18 @@ class DwRowsEmitter {
                              .slice(1, 0, cs));
     }
     return ring;
+  }
+
+  /// Depth-packed: a stationary spans padding depths too, so xT rows outside [lo, hi) hold zeros
+  /// (memset when a ring slot's range changes).
+  void zeroPaddingDepths(int ring, int64_t lo, int64_t hi) {
+    auto& zeroed = zeroedDepths_[static_cast<size_t>(ring)];
+    if (zeroed == std::pair{lo, hi}) return;
+    b_.setNote("dw zero padding depths");
+    if (lo > 0) b_.memset(xT_[ring].slice(1, 0, lo), 0.0f, isa::Engine::GpSimd);
+    if (hi < plan_.window[0])
+      b_.memset(xT_[ring].slice(1, hi, plan_.window[0]), 0.0f, isa::Engine::GpSimd);
+    zeroed = {lo, hi};
   }
 
   /// The window depth rows [lo, hi) of `chunk` that hold x (the others are padding zeros: their
@@ -259,6 +301,7 @@ class DwRowsEmitter {
 
   /// Per depth of the chunk: the next share of queued transposes, then the depth's matmuls.
   void multiply(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx, int ring) {
+    if (packed()) return multiplyPacked(s, bx, ring);
     const int32_t np = bx.positions();
     const int64_t depth = s.chunk->extent[0];
     const auto perDepth =
@@ -272,6 +315,66 @@ class DwRowsEmitter {
       } else {
         multiplyXStationary(s, setOfUnit, d, dyT, xT);
       }
+    }
+  }
+
+  /// Depth-packed, per group of depthGroup dy depths (the last may be short): the next share of
+  /// queued transposes, then one matmul per x set, stationary xT [positions; slots, ci] and moving
+  /// dyT [positions; group, co], into the set's accumulator (whose first group is whole).
+  void multiplyPacked(const Step& s, const Box& bx, int ring) {
+    const int32_t np = bx.positions();
+    const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
+    const int64_t groups = isa::ceilDiv(depth, group);
+    const int64_t sets = static_cast<int64_t>(setsOf(units(s), nullptr).size());
+    const auto perGroup =
+        static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), groups));
+    for (int64_t d0 = 0; d0 < depth; d0 += group) {
+      emitJobs(perGroup);
+      const int64_t g = std::min(group, depth - d0), slots = g + fwd_.taps[0] - 1;
+      const Tile moving = dyT_[ring].partitionSlice(0, np).slice(0, d0, d0 + g).slice(1, 0, s.cw);
+      for (int64_t k = 0; k < sets; ++k) {
+        const Tile stationary =
+            xT_[ring].partitionSlice(0, np).select(0, k).slice(0, d0, d0 + slots);
+        b_.matmul(packedAcc(k, slots, g, s.cw), stationary, moving,
+                  started_[static_cast<size_t>(k)]);
+        started_[static_cast<size_t>(k)] = true;
+      }
+    }
+  }
+
+  /// Depth-packed: evicts each set's accumulator to SBUF (fp32) and adds, per unit, the blocks
+  /// (slot kd + g, group g) by depthGroup selection matmuls (identity columns) into `out`.
+  void reducePacked(const Step& s, const Tile& out) {
+    const std::vector<DwUnit>& us = units(s);
+    std::vector<int64_t> setOfUnit;
+    const std::vector<XSet> sets = setsOf(us, &setOfUnit);
+    const int64_t group = plan_.depthGroup, cp = plan_.ciParts;
+    const int32_t rows = static_cast<int32_t>(plan_.depthSlots * cp);
+    for (size_t k = 0; k < sets.size(); ++k)
+      if (started_[k])
+        copy(accSb_.partitionSlice(0, rows).select(0, static_cast<int64_t>(k)).slice(1, 0, s.cw),
+             packedAcc(static_cast<int64_t>(k), plan_.depthSlots, group, s.cw));
+    const int64_t perBank = b_.geometry().psumBankBytes() / 4 / plan_.coWidth;
+    b_.setNote("dw add depth blocks");
+    for (size_t i0 = 0; i0 < us.size(); i0 += static_cast<size_t>(perBank)) {
+      const size_t i1 = std::min(us.size(), i0 + static_cast<size_t>(perBank));
+      const Tile bank = banks_.next()
+                            .partitionSlice(0, static_cast<int32_t>(cp))
+                            .slice(0, 0, static_cast<int64_t>(i1 - i0) * plan_.coWidth)
+                            .reshape({static_cast<int64_t>(i1 - i0), plan_.coWidth});
+      for (size_t i = i0; i < i1; ++i) {
+        const size_t k = static_cast<size_t>(setOfUnit[i]);
+        const int64_t kd = tapOf(us[i].tap)[0];
+        const Tile evicted = accSb_.partitionSlice(0, rows).select(0, static_cast<int64_t>(k));
+        for (int64_t g = 0; g < group; ++g)
+          b_.matmul(bank.select(0, static_cast<int64_t>(i - i0)).slice(0, 0, s.cw),
+                    identity_.partitionSlice(0, rows).slice(0, (kd + g) * cp, (kd + g + 1) * cp),
+                    evicted.select(0, g).slice(0, 0, s.cw), g > 0);
+      }
+      copy(out.partitionSlice(0, static_cast<int32_t>(cp))
+               .slice(0, static_cast<int64_t>(i0), static_cast<int64_t>(i1))
+               .slice(1, 0, s.cw),
+           bank.slice(1, 0, s.cw));
     }
   }
 
@@ -351,11 +454,13 @@ class DwRowsEmitter {
     const std::vector<DwUnit>& us = units(s);
     const Tile out = outs_.next();
     if (plan_.dyStationary) transposeAccumulators(s, out);
+    if (packed()) reducePacked(s, out);
     for (size_t i = 0; i < us.size(); ++i) {
       const int64_t cs = ciCount(us[i].ciTile);
       const Tile dst = out.partitionSlice(0, static_cast<int32_t>(cs))
                            .select(0, static_cast<int64_t>(i))
                            .slice(0, 0, s.cw);
+      if (packed()) continue;
       if (started_[i]) {
         if (!plan_.dyStationary) copy(dst, acc(i, cs, s.cw).select(0, 0));
       } else {
@@ -395,6 +500,9 @@ class DwRowsEmitter {
   PsumEvictor evict_;
   BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
   std::vector<Tile> accs_;
+  Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
+  std::vector<std::pair<int64_t, int64_t>> zeroedDepths_ =
+      std::vector<std::pair<int64_t, int64_t>>(kBuffers, {-1, -1});
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
   int64_t boxCount_ = 0;
