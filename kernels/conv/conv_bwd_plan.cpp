@@ -16,9 +16,10 @@ namespace {
 
 constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
 constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
-// depth-packed: smaller chunks expose less of the first load (C 32, 16x64x64: 304.6 us at
-// 64 KiB, 276.2 us at 16 KiB; at 8 KiB one-row chunks halve the partition boxes)
-constexpr int64_t kPackedWindowCap = 16 * 1024;
+// depth-packed: smaller chunks expose less of the first load, larger ones repeat fewer halo
+// rows of x transposes (C 32, 16x64x64 dw: 183.3 us at 16 KiB, 170.8 at 24, 173.8 at 32, 183.1
+// at 48)
+constexpr int64_t kPackedWindowCap = 24 * 1024;
 constexpr int64_t kMinDescriptorBytes = 64;
 constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
 constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
@@ -142,6 +143,14 @@ int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t 
   return std::unique(keys.begin(), keys.end()) - keys.begin();
 }
 
+/// Distinct kw shifts a pass transposes when the kh taps share them.
+int64_t kwSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass) {
+  std::vector<int64_t> kws;
+  for (const DwUnit& u : pass) kws.push_back(u.tap % core.taps[2]);
+  std::sort(kws.begin(), kws.end());
+  return std::unique(kws.begin(), kws.end()) - kws.begin();
+}
+
 }  // namespace
 
 std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
@@ -171,11 +180,20 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.depthSlots = p.depthGroup == 1 ? 1 : p.depthGroup + core.taps[0] - 1;
   const int64_t accColumns = p.dyStationary ? p.ciParts : p.depthGroup * p.coWidth;
   p.accsPerBank = std::max<int64_t>(1, bankBytes / (accColumns * 4));
+  if (p.depthGroup > 1 && accBanks == 0) {  // packed: the banks all shifts need, the rest ring
+    const int64_t shifts = core.taps[1] * core.taps[2];  // the transposes
+    p.accBanks = std::min(p.accBanks, ceilDiv(shifts, p.accsPerBank));
+    p.transposeBanks = geometry.psumBanks - p.accBanks;
+  }
   // a packed accumulator serves the Kd units of its shift
   const int64_t unitsPerAcc = p.depthGroup > 1 ? core.taps[0] : 1;
   p.passes = dwPasses(core, p.ciTiles, p.accBanks * p.accsPerBank * unitsPerAcc);
+  p.shareKh = p.depthGroup > 1 && core.stride[1] == 1 && core.taps[1] > 1 &&
+              core.out[2] <= p.parts && !p.dyByDma && !options.noShareKh;
+  p.xtRows = p.shareKh ? (core.taps[1] - 1) * core.dilation[1] + 2 : 1;
   for (const auto& pass : p.passes) {
-    p.xtSets = std::max(p.xtSets, xtSetsOf(core, pass, p.ciTiles));
+    p.xtSets =
+        std::max(p.xtSets, p.shareKh ? kwSetsOf(core, pass) : xtSetsOf(core, pass, p.ciTiles));
     p.passUnits = std::max(p.passUnits, static_cast<int64_t>(pass.size()));
   }
 
@@ -186,26 +204,40 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   const int64_t outBytes = outUnits * p.coWidth * e;
   // packed: the evicted accumulators (fp32) and the selection identity
   const int64_t packedBytes =
-      p.depthGroup > 1 ? (2 * p.xtSets * p.depthGroup * p.coWidth + p.parts) * 4 : 0;
+      p.depthGroup > 1 ? (p.passUnits / core.taps[0] * p.depthGroup * p.coWidth + p.parts) * 4 : 0;
   const int64_t available = geometry.sbufPartitionBytes - kReserveBytes - packedBytes -
                             2 * outBytes * (p.dyStationary ? 2 : 1);  // + [co, ci] evictions
   auto windowOf = [&](const Int3& c) {
     return Int3{windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]),
                 windowExtent(core, 2, c[2])};
   };
+  // shareKh: boxes stack whole rows, as many row groups as the partitions hold
+  const int64_t groups = p.parts / std::min(core.out[2], p.parts);
   auto fits = [&](const Int3& c, bool preferred) {
     const Int3 w = windowOf(c);
     if (!stepsFit(w) || !stepsFit(c)) return false;
     const int64_t windowBytes = p.ciTiles * product(w) * e;
     const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(c) * e;
-    const int64_t transposed = (p.xtSets * w[0] * p.ciParts + c[0] * p.coWidth) * e;
-    const int64_t bytes = 2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + transposed);
+
+    // shareKh: one xT ring of rows; else two box buffers of every set
+    const int64_t xtBytes = p.xtSets * w[0] * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
+    const int64_t bytes =
+        2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + c[0] * p.coWidth * e) + xtBytes;
     const int64_t cap = p.depthGroup > 1 ? kPackedWindowCap : kWindowCap;
     return bytes <= available && (!preferred || windowBytes <= cap);
   };
   // Shrink H first, then W, then D: the x transposes repeat per input depth of a chunk, so
   // chunks keep their depth.
   auto search = [&](bool preferred) -> std::optional<Int3> {
+    if (p.shareKh) {  // whole D and W, H in multiples of the row groups
+      const std::optional<Int3> c =
+          largestChunk({ceilDiv(core.out[1], groups), 1, 1}, [&](const Int3& m) {
+            return fits({core.out[0], std::min(core.out[1], m[0] * groups), core.out[2]},
+                        preferred);
+          });
+      if (!c) return std::nullopt;
+      return Int3{core.out[0], std::min(core.out[1], (*c)[0] * groups), core.out[2]};
+    }
     const std::optional<Int3> c =
         largestChunk({core.out[1], core.out[2], core.out[0]}, [&](const Int3& hwd) {
           return fits({hwd[2], hwd[0], hwd[1]}, preferred);
@@ -215,6 +247,11 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   };
   std::optional<Int3> chunk = search(true);
   if (!chunk) chunk = search(false);
+  if (!chunk && p.shareKh) {
+    ConvBwdOptions perShift = options;
+    perShift.noShareKh = true;
+    return planDwRows(core, dtype, geometry, perShift);
+  }
   if (!chunk) return std::nullopt;
   p.chunk = *chunk;
   p.window = windowOf(p.chunk);

@@ -36,6 +36,7 @@ struct ConvBwdOptions {
   std::string dyTranspose = "auto";   ///< Rows: auto | pe | dma (how dy reaches [positions, co])
   std::string dwStationary = "auto";  ///< Rows: auto | x | dy (which operand the PE holds)
   int64_t dwDepthGroup = 0;           ///< Rows: dy depths per packed matmul, 0: auto, 1: no packing
+  bool noShareKh = false;  ///< planner-internal: a packed plan whose row-group boxes do not fit
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -64,7 +65,13 @@ struct DwRowsPlan {
   /// its blocks (j = kd + g, g) before the store. depthGroup 1: no packing (one matmul per tap).
   int64_t depthGroup = 1;
   int64_t depthSlots = 1;  ///< depthGroup + Kd - 1 when packed
-  int64_t accBanks = 6;    ///< PSUM banks holding accumulators
+  /// Packed, H stride 1, W_out within the partitions: a partition box stacks boxH row groups of
+  /// a chunk (position (r, w) holds dy row r * ceil(rows / boxH) + hh of box hh), so the xT row
+  /// of one kw shift serves every kh tap (kh is a row offset) and x is transposed per kw, not per
+  /// (kh, kw); xT keeps a ring of xtRows rows.
+  bool shareKh = false;
+  int64_t xtRows = 1;    ///< xT rows in the ring when shareKh: (Kh - 1) x H dilation + 2
+  int64_t accBanks = 6;  ///< PSUM banks holding accumulators
   /// accumulators ([ci, coWidth], [co, ci], or packed [depthSlots x ci, depthGroup x coWidth])
   /// fp32 per bank
   int64_t accsPerBank = 1;
@@ -72,7 +79,8 @@ struct DwRowsPlan {
   /// Passes over every dy chunk: each accumulates these units (grouped by (kh, kw) so the x
   /// transposes of a shift serve all its kd taps).
   std::vector<std::vector<DwUnit>> passes;
-  int64_t xtSets = 1;     ///< largest number of (kh, kw, C_in tile) transposed x sets in a pass
+  /// largest number of transposed x sets in a pass: (kh, kw, C_in tile), or kw when shareKh
+  int64_t xtSets = 1;
   int64_t passUnits = 1;  ///< largest number of units in a pass
 };
 

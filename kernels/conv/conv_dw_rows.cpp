@@ -21,6 +21,7 @@ namespace neuronsim::kernels {
 namespace {
 
 constexpr int kBuffers = 2;
+constexpr int64_t kLoadPieceBytes = 128 * 1024;
 
 /// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.
 class DwRowsEmitter {
@@ -108,8 +109,13 @@ class DwRowsEmitter {
       dyTiles_ =
           BufferRing::sbuf(b_, kBuffers, {coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy");
     dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
-    xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
-                           "xT");
+    if (plan_.shareKh) {
+      xT_ = BufferRing::sbuf(b_, 1, {plan_.parts, plan_.xtRows, plan_.xtSets, w[0], plan_.ciParts},
+                             dtype_, "xT_rows");
+    } else {
+      xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
+                             "xT");
+    }
     outs_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, units, plan_.coWidth}, dw_.dtype(),
                              "dw_out");
     if (plan_.dyStationary)
@@ -121,8 +127,8 @@ class DwRowsEmitter {
       accs_.push_back(
           b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
     if (packed()) {
-      accSb_ = b_.sbuf({accParts, plan_.xtSets, plan_.depthGroup, plan_.coWidth}, isa::Dtype::Fp32,
-                       "dw_acc_evicted");
+      accSb_ = b_.sbuf({accParts, plan_.passUnits / fwd_.taps[0], plan_.depthGroup, plan_.coWidth},
+                       isa::Dtype::Fp32, "dw_acc_evicted");
       identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
       b_.memset(identity_, 1.0f, isa::Engine::GpSimd);
       b_.affineSelect(identity_, identity_, isa::Affine{{{-1, plan_.parts}}, 0, 1},
@@ -168,13 +174,47 @@ class DwRowsEmitter {
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       std::optional<Tile> stage;
       if (plan_.stageX) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
-      loadWindow(b_, fwd_, x_, chunk, t * plan_.parts,
-                 windows_[slot].partitionSlice(0, cs).select(0, t), stage);
+      const Tile window = windows_[slot].partitionSlice(0, cs).select(0, t);
+      const int64_t depth = window.size(0);
+      const int64_t pieces =
+          loadPieces(window.partitions() * windowExtent(fwd_, 0, chunk.extent[0]) * window.size(1) *
+                         window.size(2),
+                     depth);
+      // window depth slabs [r0, r1): the window of a core with one D tap at D stride 1
+      ConvCore slabCore = fwd_;
+      slabCore.stride[0] = slabCore.taps[0] = slabCore.dilation[0] = 1;
+      const int64_t rows = windowExtent(fwd_, 0, chunk.extent[0]);
+      for (int64_t i = 0; i < pieces; ++i) {
+        const int64_t r0 = rows * i / pieces, r1 = rows * (i + 1) / pieces;
+        Chunk slab = chunk;
+        slab.origin[0] = chunk.origin[0] * fwd_.stride[0] + r0;
+        slab.extent[0] = r1 - r0;
+        std::optional<Tile> stageSlab;
+        if (stage) stageSlab = stage->slice(0, r0, r1);
+        loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab);
+      }
     }
-    if (!plan_.dyByDma) loadChannelChunk(b_, dy_, chunk, s.co0, s.cw, dyTiles_[slot]);
+    if (plan_.dyByDma) return;
+    const Int3& e = chunk.extent;
+    const int64_t pieces = loadPieces(s.cw * e[0] * e[1] * e[2], e[0]);
+    for (int64_t i = 0; i < pieces; ++i) {
+      const int64_t d0 = e[0] * i / pieces, d1 = e[0] * (i + 1) / pieces;
+      Chunk slab = chunk;
+      slab.origin[0] += d0;
+      slab.extent[0] = d1 - d0;
+      loadChannelChunk(b_, dy_, slab, s.co0, s.cw, dyTiles_[slot].slice(1, d0, d1));
+    }
   }
 
-  /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw).
+  /// DMAs a load of `elements` is cut into along its `depth` rows: about kLoadPieceBytes each,
+  /// so large chunks spread over several DMA queues.
+  int64_t loadPieces(int64_t elements, int64_t depth) const {
+    const int64_t bytes = elements * isa::dtypeBytes(dtype_);
+    return std::clamp<int64_t>(bytes / kLoadPieceBytes, 1, depth);
+  }
+
+  /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw); with shareKh,
+  /// rows h0 + r x rowStep_ for r < bh.
   struct Box {
     int64_t h0, w0, bh, bw;
     int32_t positions() const { return static_cast<int32_t>(bh * bw); }
@@ -183,9 +223,15 @@ class DwRowsEmitter {
   void process(const Step& s, int slot) {
     const Int3& e = s.chunk->extent;
     std::vector<Box> boxes;
-    for (int64_t h = 0; h < e[1]; h += plan_.boxH)
-      for (int64_t w = 0; w < e[2]; w += plan_.boxW)
-        boxes.push_back({h, w, std::min(plan_.boxH, e[1] - h), std::min(plan_.boxW, e[2] - w)});
+    rowStep_ = plan_.shareKh ? isa::ceilDiv(e[1], plan_.boxH) : 1;
+    if (plan_.shareKh) {
+      for (int64_t hh = 0; hh < rowStep_; ++hh)
+        boxes.push_back({hh, 0, groupsBelow(hh, e[1]), e[2]});
+    } else {
+      for (int64_t h = 0; h < e[1]; h += plan_.boxH)
+        for (int64_t w = 0; w < e[2]; w += plan_.boxW)
+          boxes.push_back({h, w, std::min(plan_.boxH, e[1] - h), std::min(plan_.boxW, e[2] - w)});
+    }
     std::vector<int64_t> setOfUnit;
     const std::vector<XSet> sets = setsOf(units(s), &setOfUnit);
     if (s.firstChunk) started_.assign(units(s).size(), false);
@@ -197,6 +243,52 @@ class DwRowsEmitter {
       multiply(s, setOfUnit, boxes[i], current);
       emitJobs(jobs_.size());
     }
+    if (plan_.shareKh) rowBase_ += rowStep_ + rowHalo();
+  }
+
+  /// shareKh: row groups r (rows r x rowStep_ + row) that lie below `rows`.
+  int64_t groupsBelow(int64_t row, int64_t rows) const {
+    return std::min(plan_.boxH, isa::ceilDiv(rows - row, rowStep_));
+  }
+  int64_t rowHalo() const { return (fwd_.taps[1] - 1) * fwd_.dilation[1]; }
+  int64_t rowSlot(int64_t row) const { return (rowBase_ + row) % plan_.xtRows; }
+
+  /// shareKh: the distinct kw of a pass's sets, in first-use order.
+  static std::vector<int64_t> kwsOf(const std::vector<XSet>& sets) {
+    std::vector<int64_t> kws;
+    for (const XSet& set : sets)
+      if (std::find(kws.begin(), kws.end(), set.kw) == kws.end()) kws.push_back(set.kw);
+    return kws;
+  }
+  static int64_t indexOf(const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) - v.begin();
+  }
+
+  /// shareKh: transposes the xT rows box `bx` is the first to need (all up to its last kh tap
+  /// for the first box, then one) for every kw of the pass.
+  void prepareRows(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
+    const auto [lo, hi] = xDepths(*s.chunk);
+    const int64_t windowRows = windowExtent(fwd_, 1, s.chunk->extent[1]);
+    const int64_t width = s.chunk->extent[2];
+    const std::vector<int64_t> kws = kwsOf(sets);
+    const int64_t cs = ciCount(0);
+    const Tile window = windows_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, 0);
+    const int64_t first = bx.h0 == 0 ? 0 : bx.h0 + rowHalo();
+    for (int64_t row = first; row <= bx.h0 + rowHalo(); ++row) {
+      const int64_t groups = groupsBelow(row, windowRows);
+      const Tile rowTile = xT_[0].select(0, rowSlot(row));
+      zeroPaddingDepths(rowTile, static_cast<size_t>(rowSlot(row)), lo, hi);
+      for (size_t i = 0; i < kws.size(); ++i) {
+        std::vector<Tile> srcs;
+        for (int64_t dd = lo; dd < hi; ++dd)
+          srcs.push_back(box(window, {dd, row, kws[i] * fwd_.dilation[2]}, {1, groups, width},
+                             {1, rowStep_, fwd_.stride[2]}));
+        transposeRun(srcs, rowTile.partitionSlice(0, static_cast<int32_t>(groups * width))
+                               .select(0, static_cast<int64_t>(i))
+                               .slice(0, lo, hi)
+                               .slice(1, 0, cs));
+      }
+    }
   }
 
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
@@ -204,7 +296,6 @@ class DwRowsEmitter {
     const int ring = static_cast<int>(boxCount_++ % kBuffers);
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
-    const Int3 one{1, 1, 1};
     if (plan_.dyByDma) {
       const Chunk& c = *s.chunk;
       const HbmView dy = dy_.select(0, c.batch)
@@ -220,14 +311,18 @@ class DwRowsEmitter {
       const Tile dy = dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u);
       std::vector<Tile> srcs;
       for (int64_t d = 0; d < e[0]; ++d)
-        srcs.push_back(box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, one));
+        srcs.push_back(box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, {1, rowStep_, 1}));
       transposeRun(srcs, dyT_[ring]
                              .partitionSlice(0, np)
                              .slice(0, 0, e[0])
                              .slice(1, u * plan_.parts, u * plan_.parts + cu));
     }
+    if (plan_.shareKh) {
+      prepareRows(s, slot, sets, bx);
+      return ring;
+    }
     const auto [lo, hi] = xDepths(*s.chunk);
-    if (packed()) zeroPaddingDepths(ring, lo, hi);
+    if (packed()) zeroPaddingDepths(xT_[ring], static_cast<size_t>(ring), lo, hi);
     const Int3& st = fwd_.stride;
     const Int3& dil = fwd_.dilation;
     for (size_t i = 0; i < sets.size(); ++i) {
@@ -249,16 +344,17 @@ class DwRowsEmitter {
     return ring;
   }
 
-  /// Depth-packed: a stationary spans padding depths too, so xT rows outside [lo, hi) hold zeros
-  /// (memset when a ring slot's range changes).
-  void zeroPaddingDepths(int ring, int64_t lo, int64_t hi) {
-    auto& zeroed = zeroedDepths_[static_cast<size_t>(ring)];
-    if (zeroed == std::pair{lo, hi}) return;
+  /// Depth-packed: a stationary spans padding depths too, so the depths of xT tile `xT`
+  /// ([positions; sets, depths, ci], ring slot `key`) outside [lo, hi) hold zeros (memset when
+  /// the slot's range changes).
+  void zeroPaddingDepths(const Tile& xT, size_t key, int64_t lo, int64_t hi) {
+    if (zeroedDepths_.size() <= key) zeroedDepths_.resize(key + 1, {-1, -1});
+    if (zeroedDepths_[key] == std::pair{lo, hi}) return;
     b_.setNote("dw zero padding depths");
-    if (lo > 0) b_.memset(xT_[ring].slice(1, 0, lo), 0.0f, isa::Engine::GpSimd);
+    if (lo > 0) b_.memset(xT.slice(1, 0, lo), 0.0f, isa::Engine::GpSimd);
     if (hi < plan_.window[0])
-      b_.memset(xT_[ring].slice(1, hi, plan_.window[0]), 0.0f, isa::Engine::GpSimd);
-    zeroed = {lo, hi};
+      b_.memset(xT.slice(1, hi, plan_.window[0]), 0.0f, isa::Engine::GpSimd);
+    zeroedDepths_[key] = {lo, hi};
   }
 
   /// The window depth rows [lo, hi) of `chunk` that hold x (the others are padding zeros: their
@@ -325,16 +421,21 @@ class DwRowsEmitter {
     const int32_t np = bx.positions();
     const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
     const int64_t groups = isa::ceilDiv(depth, group);
-    const int64_t sets = static_cast<int64_t>(setsOf(units(s), nullptr).size());
+    const std::vector<XSet> sets = setsOf(units(s), nullptr);
+    const std::vector<int64_t> kws = kwsOf(sets);
     const auto perGroup =
         static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), groups));
     for (int64_t d0 = 0; d0 < depth; d0 += group) {
       emitJobs(perGroup);
       const int64_t g = std::min(group, depth - d0), slots = g + fwd_.taps[0] - 1;
       const Tile moving = dyT_[ring].partitionSlice(0, np).slice(0, d0, d0 + g).slice(1, 0, s.cw);
-      for (int64_t k = 0; k < sets; ++k) {
-        const Tile stationary =
-            xT_[ring].partitionSlice(0, np).select(0, k).slice(0, d0, d0 + slots);
+      for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
+        const XSet& set = sets[static_cast<size_t>(k)];
+        const Tile xT = plan_.shareKh ? xT_[0]
+                                            .select(0, rowSlot(bx.h0 + set.kh * fwd_.dilation[1]))
+                                            .select(0, indexOf(kws, set.kw))
+                                      : xT_[ring].select(0, k);
+        const Tile stationary = xT.partitionSlice(0, np).slice(0, d0, d0 + slots);
         b_.matmul(packedAcc(k, slots, g, s.cw), stationary, moving,
                   started_[static_cast<size_t>(k)]);
         started_[static_cast<size_t>(k)] = true;
@@ -501,8 +602,9 @@ class DwRowsEmitter {
   BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
   std::vector<Tile> accs_;
   Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
-  std::vector<std::pair<int64_t, int64_t>> zeroedDepths_ =
-      std::vector<std::pair<int64_t, int64_t>>(kBuffers, {-1, -1});
+  std::vector<std::pair<int64_t, int64_t>> zeroedDepths_;  // per xT ring slot
+  int64_t rowStep_ = 1;  // shareKh: dy rows between a box's row groups in the current chunk
+  int64_t rowBase_ = 0;  // shareKh: xT ring row of the current chunk's first row
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
   int64_t boxCount_ = 0;
