@@ -16,10 +16,9 @@ namespace {
 
 constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
 constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
-// depth-packed: smaller chunks expose less of the first load, larger ones repeat fewer halo
-// rows of x transposes (C 32, 16x64x64 dw: 183.3 us at 16 KiB, 170.8 at 24, 173.8 at 32, 183.1
-// at 48)
-constexpr int64_t kPackedWindowCap = 24 * 1024;
+// depth-packed: smaller chunks expose less of the first load, larger ones load fewer halo rows
+// (C 32, 16x64x64 dw with shareKh: 170.5 us at 24 KiB, 162.4 at 32, 166.1 at 48, 179.9 at 64)
+constexpr int64_t kPackedWindowCap = 32 * 1024;
 constexpr int64_t kMinDescriptorBytes = 64;
 constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
 constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
@@ -207,17 +206,21 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
       p.depthGroup > 1 ? (p.passUnits / core.taps[0] * p.depthGroup * p.coWidth + p.parts) * 4 : 0;
   const int64_t available = geometry.sbufPartitionBytes - kReserveBytes - packedBytes -
                             2 * outBytes * (p.dyStationary ? 2 : 1);  // + [co, ci] evictions
+  // shareKh: boxes stack whole rows of `groups` bands; a chunk holds c[1] rows of each band,
+  // and its window each band's rows and halo
+  const int64_t groups = p.parts / std::min(core.out[2], p.parts);
+  const int64_t halo = (core.taps[1] - 1) * core.dilation[1];
   auto windowOf = [&](const Int3& c) {
-    return Int3{windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]),
+    return Int3{windowExtent(core, 0, c[0]),
+                p.shareKh ? groups * (c[1] + halo) : windowExtent(core, 1, c[1]),
                 windowExtent(core, 2, c[2])};
   };
-  // shareKh: boxes stack whole rows, as many row groups as the partitions hold
-  const int64_t groups = p.parts / std::min(core.out[2], p.parts);
   auto fits = [&](const Int3& c, bool preferred) {
     const Int3 w = windowOf(c);
-    if (!stepsFit(w) || !stepsFit(c)) return false;
+    const Int3 dyTile{c[0], p.shareKh ? groups * c[1] : c[1], c[2]};
+    if (!stepsFit(w) || !stepsFit(dyTile)) return false;
     const int64_t windowBytes = p.ciTiles * product(w) * e;
-    const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(c) * e;
+    const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(dyTile) * e;
 
     // shareKh: one xT ring of rows; else two box buffers of every set
     const int64_t xtBytes = p.xtSets * w[0] * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
@@ -229,14 +232,13 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   // Shrink H first, then W, then D: the x transposes repeat per input depth of a chunk, so
   // chunks keep their depth.
   auto search = [&](bool preferred) -> std::optional<Int3> {
-    if (p.shareKh) {  // whole D and W, H in multiples of the row groups
+    if (p.shareKh) {  // whole D and W, rows of each band
       const std::optional<Int3> c =
-          largestChunk({ceilDiv(core.out[1], groups), 1, 1}, [&](const Int3& m) {
-            return fits({core.out[0], std::min(core.out[1], m[0] * groups), core.out[2]},
-                        preferred);
+          largestChunk({ceilDiv(core.out[1], groups), 1, 1}, [&](const Int3& rows) {
+            return fits({core.out[0], rows[0], core.out[2]}, preferred);
           });
       if (!c) return std::nullopt;
-      return Int3{core.out[0], std::min(core.out[1], (*c)[0] * groups), core.out[2]};
+      return Int3{core.out[0], (*c)[0], core.out[2]};
     }
     const std::optional<Int3> c =
         largestChunk({core.out[1], core.out[2], core.out[0]}, [&](const Int3& hwd) {
@@ -264,7 +266,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     return planDwRows(core, dtype, geometry, unpacked);
   }
   p.boxW = std::min(p.chunk[2], p.parts);
-  p.boxH = std::min(p.chunk[1], p.parts / p.boxW);
+  p.boxH = p.shareKh ? groups : std::min(p.chunk[1], p.parts / p.boxW);
   return p;
 }
 

@@ -65,10 +65,12 @@ struct DwRowsPlan {
   /// its blocks (j = kd + g, g) before the store. depthGroup 1: no packing (one matmul per tap).
   int64_t depthGroup = 1;
   int64_t depthSlots = 1;  ///< depthGroup + Kd - 1 when packed
-  /// Packed, H stride 1, W_out within the partitions: a partition box stacks boxH row groups of
-  /// a chunk (position (r, w) holds dy row r * ceil(rows / boxH) + hh of box hh), so the xT row
-  /// of one kw shift serves every kh tap (kh is a row offset) and x is transposed per kw, not per
-  /// (kh, kw); xT keeps a ring of xtRows rows.
+  /// Packed, H stride 1, W_out within the partitions: dy rows are cut into boxH bands of
+  /// ceil(H_out / boxH) rows and a partition box holds row hh of every band (position (r, w) is
+  /// dy row r x bandRows + hh), so the xT row of one kw shift serves every kh tap (kh is a row
+  /// offset) and x is transposed per kw and row once, not per (kh, kw). Chunks hold chunk[1] rows
+  /// of each band (window: boxH x (chunk[1] + halo) rows) and whole D and W; xT keeps a ring of
+  /// xtRows rows that runs on across chunks.
   bool shareKh = false;
   int64_t xtRows = 1;    ///< xT rows in the ring when shareKh: (Kh - 1) x H dilation + 2
   int64_t accBanks = 6;  ///< PSUM banks holding accumulators

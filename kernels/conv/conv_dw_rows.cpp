@@ -32,7 +32,7 @@ class DwRowsEmitter {
 
   void run() {
     allocate();
-    const std::vector<Chunk> chunks = chunkList(fwd_, plan_.chunk);
+    const std::vector<Chunk> chunks = plan_.shareKh ? bandList() : chunkList(fwd_, plan_.chunk);
     std::vector<Step> steps;
     for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
       for (size_t p = 0; p < plan_.passes.size(); ++p)
@@ -102,12 +102,17 @@ class DwRowsEmitter {
     const Int3& c = plan_.chunk;
     const int64_t coParts = std::min(plan_.coWidth, plan_.parts);
     const int64_t units = plan_.passUnits;
-    const std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]};
+    // shareKh: bands outermost, so their loads touch disjoint byte ranges (no false ordering)
+    const int64_t bands = plan_.shareKh ? plan_.boxH : 1;
+    std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1] / bands, w[2]};
+    std::vector<int64_t> dy{coParts, plan_.coSub, c[0], c[1], c[2]};
+    if (plan_.shareKh) {
+      window.insert(window.begin() + 2, bands);
+      dy.insert(dy.begin() + 2, bands);
+    }
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
-    if (!plan_.dyByDma)
-      dyTiles_ =
-          BufferRing::sbuf(b_, kBuffers, {coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy");
+    if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
     dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
     if (plan_.shareKh) {
       xT_ = BufferRing::sbuf(b_, 1, {plan_.parts, plan_.xtRows, plan_.xtSets, w[0], plan_.ciParts},
@@ -166,43 +171,77 @@ class DwRowsEmitter {
   }
 
   void load(const Step& s, int slot) {
+    b_.setNote("dw load");
     const Chunk& chunk = *s.chunk;
     std::vector<bool> needed(static_cast<size_t>(plan_.ciTiles), false);
     for (const DwUnit& u : units(s)) needed[static_cast<size_t>(u.ciTile)] = true;
+    const int64_t halo = rowHalo();
+    const int64_t paddedRows = windowExtent(fwd_, 1, fwd_.out[1]);
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
       if (!needed[static_cast<size_t>(t)]) continue;
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       std::optional<Tile> stage;
       if (plan_.stageX) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
       const Tile window = windows_[slot].partitionSlice(0, cs).select(0, t);
-      const int64_t depth = window.size(0);
-      const int64_t pieces =
-          loadPieces(window.partitions() * windowExtent(fwd_, 0, chunk.extent[0]) * window.size(1) *
-                         window.size(2),
-                     depth);
-      // window depth slabs [r0, r1): the window of a core with one D tap at D stride 1
-      ConvCore slabCore = fwd_;
-      slabCore.stride[0] = slabCore.taps[0] = slabCore.dilation[0] = 1;
-      const int64_t rows = windowExtent(fwd_, 0, chunk.extent[0]);
-      for (int64_t i = 0; i < pieces; ++i) {
-        const int64_t r0 = rows * i / pieces, r1 = rows * (i + 1) / pieces;
-        Chunk slab = chunk;
-        slab.origin[0] = chunk.origin[0] * fwd_.stride[0] + r0;
-        slab.extent[0] = r1 - r0;
-        std::optional<Tile> stageSlab;
-        if (stage) stageSlab = stage->slice(0, r0, r1);
-        loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab);
+      if (!plan_.shareKh) {
+        loadWindowPieces(window, stage, t, chunk, false);
+        continue;
+      }
+      // band r: padded rows from r x bandRows_ + the chunk's first band row
+      for (int64_t r = 0; r < plan_.boxH; ++r) {
+        Chunk band = chunk;
+        band.origin[1] = r * bandRows_ + chunk.origin[1];
+        band.extent[1] = std::min(chunk.extent[1] + halo, paddedRows - band.origin[1]);
+        if (band.extent[1] <= 0) continue;
+        const int64_t rows = band.extent[1];
+        std::optional<Tile> stageBand;
+        if (stage) stageBand = stage->select(0, r).slice(1, 0, rows);
+        loadWindowPieces(window.select(0, r).slice(1, 0, rows), stageBand, t, band, true);
       }
     }
     if (plan_.dyByDma) return;
-    const Int3& e = chunk.extent;
-    const int64_t pieces = loadPieces(s.cw * e[0] * e[1] * e[2], e[0]);
+    for (int64_t r = 0; r < (plan_.shareKh ? plan_.boxH : 1); ++r) {
+      Chunk band = chunk;
+      Tile tile = dyTiles_[slot];
+      if (plan_.shareKh) {
+        band.origin[1] = r * bandRows_ + chunk.origin[1];
+        band.extent[1] = std::min(chunk.extent[1], fwd_.out[1] - band.origin[1]);
+        if (band.extent[1] <= 0) continue;
+        tile = tile.select(1, r);
+      }
+      const Int3& e = band.extent;
+      const int64_t pieces = loadPieces(s.cw * e[0] * e[1] * e[2], e[0]);
+      for (int64_t i = 0; i < pieces; ++i) {
+        const int64_t d0 = e[0] * i / pieces, d1 = e[0] * (i + 1) / pieces;
+        Chunk slab = band;
+        slab.origin[0] += d0;
+        slab.extent[0] = d1 - d0;
+        loadChannelChunk(b_, dy_, slab, s.co0, s.cw, tile.slice(1, d0, d1).slice(2, 0, e[1]));
+      }
+    }
+  }
+
+  /// Loads the window of `chunk` (C_in tile `t`) into `window` [cs; d, h, w] in DMAs of about
+  /// kLoadPieceBytes along its depth rows. `paddedRows`: chunk's H origin and extent are padded
+  /// rows of the window itself, not dy rows.
+  void loadWindowPieces(const Tile& window, const std::optional<Tile>& stage, int64_t t,
+                        const Chunk& chunk, bool paddedRows) {
+    // depth slabs [r0, r1): the window of a core with one D tap at D stride 1 (and one H tap
+    // at H stride 1 when the rows are padded rows)
+    ConvCore slabCore = fwd_;
+    slabCore.stride[0] = slabCore.taps[0] = slabCore.dilation[0] = 1;
+    if (paddedRows) slabCore.stride[1] = slabCore.taps[1] = slabCore.dilation[1] = 1;
+    const int64_t rows = windowExtent(fwd_, 0, chunk.extent[0]);
+    const int64_t pieces = loadPieces(
+        window.partitions() * rows * window.size(1) * windowExtent(fwd_, 2, chunk.extent[2]), rows);
     for (int64_t i = 0; i < pieces; ++i) {
-      const int64_t d0 = e[0] * i / pieces, d1 = e[0] * (i + 1) / pieces;
+      const int64_t r0 = rows * i / pieces, r1 = rows * (i + 1) / pieces;
       Chunk slab = chunk;
-      slab.origin[0] += d0;
-      slab.extent[0] = d1 - d0;
-      loadChannelChunk(b_, dy_, slab, s.co0, s.cw, dyTiles_[slot].slice(1, d0, d1));
+      slab.origin[0] = chunk.origin[0] * fwd_.stride[0] + r0;
+      slab.extent[0] = r1 - r0;
+      std::optional<Tile> stageSlab;
+      if (stage) stageSlab = stage->slice(0, r0, r1);
+      loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab);
     }
   }
 
@@ -214,7 +253,7 @@ class DwRowsEmitter {
   }
 
   /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw); with shareKh,
-  /// rows h0 + r x rowStep_ for r < bh.
+  /// rows h0 + r x bandRows_ for r < bh.
   struct Box {
     int64_t h0, w0, bh, bw;
     int32_t positions() const { return static_cast<int32_t>(bh * bw); }
@@ -223,10 +262,10 @@ class DwRowsEmitter {
   void process(const Step& s, int slot) {
     const Int3& e = s.chunk->extent;
     std::vector<Box> boxes;
-    rowStep_ = plan_.shareKh ? isa::ceilDiv(e[1], plan_.boxH) : 1;
     if (plan_.shareKh) {
-      for (int64_t hh = 0; hh < rowStep_; ++hh)
-        boxes.push_back({hh, 0, groupsBelow(hh, e[1]), e[2]});
+      const int64_t hh0 = s.chunk->origin[1];
+      for (int64_t hh = hh0; hh < hh0 + e[1]; ++hh)
+        boxes.push_back({hh, 0, groupsBelow(hh, fwd_.out[1]), e[2]});
     } else {
       for (int64_t h = 0; h < e[1]; h += plan_.boxH)
         for (int64_t w = 0; w < e[2]; w += plan_.boxW)
@@ -243,15 +282,25 @@ class DwRowsEmitter {
       multiply(s, setOfUnit, boxes[i], current);
       emitJobs(jobs_.size());
     }
-    if (plan_.shareKh) rowBase_ += rowStep_ + rowHalo();
   }
 
-  /// shareKh: row groups r (rows r x rowStep_ + row) that lie below `rows`.
+  /// shareKh: the dy rows are boxH bands of bandRows_ rows; chunk h origin and extent count band
+  /// rows (the same in every band), D and W are whole.
+  std::vector<Chunk> bandList() {
+    bandRows_ = isa::ceilDiv(fwd_.out[1], plan_.boxH);
+    std::vector<Chunk> list;
+    for (int64_t n = 0; n < fwd_.batch; ++n)
+      for (int64_t h = 0; h < bandRows_; h += plan_.chunk[1])
+        list.push_back(
+            {n, {0, h, 0}, {fwd_.out[0], std::min(plan_.chunk[1], bandRows_ - h), fwd_.out[2]}});
+    return list;
+  }
+  /// shareKh: bands r whose row r x bandRows_ + row lies below `rows`.
   int64_t groupsBelow(int64_t row, int64_t rows) const {
-    return std::min(plan_.boxH, isa::ceilDiv(rows - row, rowStep_));
+    return std::min(plan_.boxH, isa::ceilDiv(rows - row, bandRows_));
   }
   int64_t rowHalo() const { return (fwd_.taps[1] - 1) * fwd_.dilation[1]; }
-  int64_t rowSlot(int64_t row) const { return (rowBase_ + row) % plan_.xtRows; }
+  int64_t rowSlot(int64_t row) const { return row % plan_.xtRows; }
 
   /// shareKh: the distinct kw of a pass's sets, in first-use order.
   static std::vector<int64_t> kwsOf(const std::vector<XSet>& sets) {
@@ -265,24 +314,29 @@ class DwRowsEmitter {
   }
 
   /// shareKh: transposes the xT rows box `bx` is the first to need (all up to its last kh tap
-  /// for the first box, then one) for every kw of the pass.
+  /// for the first box of a batch element, then one) for every kw of the pass. A row is read from
+  /// this chunk's window band: the next chunk's boxes reuse the rows of this one's last.
   void prepareRows(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
     const auto [lo, hi] = xDepths(*s.chunk);
-    const int64_t windowRows = windowExtent(fwd_, 1, s.chunk->extent[1]);
+    const int64_t paddedRows = windowExtent(fwd_, 1, fwd_.out[1]);
     const int64_t width = s.chunk->extent[2];
     const std::vector<int64_t> kws = kwsOf(sets);
     const int64_t cs = ciCount(0);
     const Tile window = windows_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, 0);
     const int64_t first = bx.h0 == 0 ? 0 : bx.h0 + rowHalo();
     for (int64_t row = first; row <= bx.h0 + rowHalo(); ++row) {
-      const int64_t groups = groupsBelow(row, windowRows);
+      const int64_t groups = groupsBelow(row, paddedRows);
       const Tile rowTile = xT_[0].select(0, rowSlot(row));
       zeroPaddingDepths(rowTile, static_cast<size_t>(rowSlot(row)), lo, hi);
       for (size_t i = 0; i < kws.size(); ++i) {
         std::vector<Tile> srcs;
         for (int64_t dd = lo; dd < hi; ++dd)
-          srcs.push_back(box(window, {dd, row, kws[i] * fwd_.dilation[2]}, {1, groups, width},
-                             {1, rowStep_, fwd_.stride[2]}));
+          srcs.push_back(window.slice(0, 0, groups)
+                             .select(1, dd)
+                             .select(1, row - s.chunk->origin[1])
+                             .slice(1, kws[i] * fwd_.dilation[2],
+                                    kws[i] * fwd_.dilation[2] + (width - 1) * fwd_.stride[2] + 1,
+                                    fwd_.stride[2]));
         transposeRun(srcs, rowTile.partitionSlice(0, static_cast<int32_t>(groups * width))
                                .select(0, static_cast<int64_t>(i))
                                .slice(0, lo, hi)
@@ -311,7 +365,9 @@ class DwRowsEmitter {
       const Tile dy = dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u);
       std::vector<Tile> srcs;
       for (int64_t d = 0; d < e[0]; ++d)
-        srcs.push_back(box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, {1, rowStep_, 1}));
+        srcs.push_back(
+            plan_.shareKh ? dy.slice(0, 0, bx.bh).select(1, d).select(1, bx.h0 - s.chunk->origin[1])
+                          : box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, {1, 1, 1}));
       transposeRun(srcs, dyT_[ring]
                              .partitionSlice(0, np)
                              .slice(0, 0, e[0])
@@ -382,6 +438,7 @@ class DwRowsEmitter {
   void emitJobs(size_t count) {
     count = std::min(count, jobs_.size());
     for (size_t i = 0; i < count; ++i) {
+      b_.setNote("dw transpose");
       const BankJob& job = jobs_[i];
       const int64_t cols = job.dst.size(1);
       const Tile bank = banks_.next().partitionSlice(0, job.dst.partitions());
@@ -404,6 +461,7 @@ class DwRowsEmitter {
         static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), depth));
     for (int64_t d = 0; d < depth; ++d) {
       emitJobs(perDepth);
+      b_.setNote("dw matmul");
       const Tile dyT = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
       const Tile xT = xT_[ring].partitionSlice(0, np);
       if (plan_.dyStationary) {
@@ -427,6 +485,7 @@ class DwRowsEmitter {
         static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), groups));
     for (int64_t d0 = 0; d0 < depth; d0 += group) {
       emitJobs(perGroup);
+      b_.setNote("dw matmul");
       const int64_t g = std::min(group, depth - d0), slots = g + fwd_.taps[0] - 1;
       const Tile moving = dyT_[ring].partitionSlice(0, np).slice(0, d0, d0 + g).slice(1, 0, s.cw);
       for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
@@ -552,6 +611,7 @@ class DwRowsEmitter {
   /// Evicts the pass's accumulators and stores them: one DMA per run of units with the same
   /// (kh, kw, C_in tile) and consecutive kd (triggered from Scalar).
   void store(const Step& s) {
+    b_.setNote("dw store");
     const std::vector<DwUnit>& us = units(s);
     const Tile out = outs_.next();
     if (plan_.dyStationary) transposeAccumulators(s, out);
@@ -603,8 +663,7 @@ class DwRowsEmitter {
   std::vector<Tile> accs_;
   Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
   std::vector<std::pair<int64_t, int64_t>> zeroedDepths_;  // per xT ring slot
-  int64_t rowStep_ = 1;  // shareKh: dy rows between a box's row groups in the current chunk
-  int64_t rowBase_ = 0;  // shareKh: xT ring row of the current chunk's first row
+  int64_t bandRows_ = 1;                                   // shareKh: dy rows per band (row group)
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
   int64_t boxCount_ = 0;
