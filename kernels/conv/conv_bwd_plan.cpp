@@ -182,7 +182,8 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   if (p.depthGroup > 1 && accBanks == 0) {  // packed: the banks all shifts need, the rest ring
     const int64_t shifts = core.taps[1] * core.taps[2];  // the transposes
     p.accBanks = std::min(p.accBanks, ceilDiv(shifts, p.accsPerBank));
-    p.transposeBanks = geometry.psumBanks - p.accBanks;
+    p.db = options.fuseDb && geometry.psumBanks - p.accBanks - 1 >= 2;
+    p.transposeBanks = geometry.psumBanks - p.accBanks - (p.db ? 1 : 0);
   }
   // a packed accumulator serves the Kd units of its shift
   const int64_t unitsPerAcc = p.depthGroup > 1 ? core.taps[0] : 1;

@@ -36,6 +36,7 @@ struct ConvBwdOptions {
   std::string dyTranspose = "auto";   ///< Rows: auto | pe | dma (how dy reaches [positions, co])
   std::string dwStationary = "auto";  ///< Rows: auto | x | dy (which operand the PE holds)
   int64_t dwDepthGroup = 0;           ///< Rows: dy depths per packed matmul, 0: auto, 1: no packing
+  bool fuseDb = false;     ///< db is requested too: a packed Rows plan computes it from dw's dyT
   bool noShareKh = false;  ///< planner-internal: a packed plan whose row-group boxes do not fit
 };
 
@@ -72,7 +73,10 @@ struct DwRowsPlan {
   /// of each band (window: boxH x (chunk[1] + halo) rows) and whole D and W; xT keeps a ring of
   /// xtRows rows that runs on across chunks.
   bool shareKh = false;
-  int64_t xtRows = 1;    ///< xT rows in the ring when shareKh: (Kh - 1) x H dilation + 2
+  int64_t xtRows = 1;  ///< xT rows in the ring when shareKh: (Kh - 1) x H dilation + 2
+  /// db from the dyT tiles (packed, with fuseDb): per box and depth a matmul of a ones column
+  /// [positions, 1] by dyT [positions, co] accumulates db [1, co] in a PSUM bank of its own
+  bool db = false;
   int64_t accBanks = 6;  ///< PSUM banks holding accumulators
   /// accumulators ([ci, coWidth], [co, ci], or packed [depthSlots x ci, depthGroup x coWidth])
   /// fp32 per bank

@@ -61,6 +61,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dyTranspose = params.getString("dy_transpose");
   options.dwStationary = params.getString("dw_stationary");
   options.dwDepthGroup = params.getInt("dw_depth_group");
+  options.fuseDb = params.getBool("compute_db");
   return options;
 }
 
@@ -130,20 +131,24 @@ KernelSpec conv3dBwdSpec() {
     ShapeMap shapes;
     for (const auto& [name, view] : args.inputs) shapes[name] = view.shape();
     const ConvCore core = conv3dBwdCore(shapes, args.params);
+    bool dbDone = false;  // computed with dw
     if (args.hasOutput("dx"))
       buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
     if (args.hasOutput("dw")) {
       const ConvBwdPlan plan =
           planConvBwd(core, args.dtype, builder.geometry(), bwdOptions(args.params));
       if (plan.dwMethod == DwMethod::Rows) {
+        std::optional<HbmView> db;
+        if (plan.rows.db) db = args.out("db");
         buildConvDwRows(builder, core, plan.rows, args.dtype, args.in("dy"), args.in("x_in"),
-                        args.out("dw"));
+                        args.out("dw"), db);
+        dbDone = plan.rows.db;
       } else {
         buildConvDw(builder, core, plan.boxes, args.dtype, args.in("dy"), args.in("x_in"),
                     args.out("dw"));
       }
     }
-    if (args.hasOutput("db")) buildConvDb(builder, args.in("dy"), args.out("db"));
+    if (args.hasOutput("db") && !dbDone) buildConvDb(builder, args.in("dy"), args.out("db"));
   };
   spec.reference = [](const HostTensors& inputs, const ParamValues& params) {
     ConvRefParams p;

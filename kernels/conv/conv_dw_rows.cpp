@@ -27,8 +27,9 @@ constexpr int64_t kLoadPieceBytes = 128 * 1024;
 class DwRowsEmitter {
  public:
   DwRowsEmitter(KernelBuilder& b, const ConvCore& fwd, const DwRowsPlan& plan, isa::Dtype dtype,
-                const HbmView& dy, const HbmView& x, const HbmView& dw)
-      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), evict_(b) {}
+                const HbmView& dy, const HbmView& x, const HbmView& dw,
+                const std::optional<HbmView>& db)
+      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), db_(db), evict_(b) {}
 
   void run() {
     allocate();
@@ -55,6 +56,8 @@ class DwRowsEmitter {
       b_.release(accSb_);
       b_.release(identity_);
     }
+    if (db_)
+      for (const Tile& t : {dbAcc_, ones_, dbOut_}) b_.release(t);
   }
 
  private:
@@ -131,6 +134,12 @@ class DwRowsEmitter {
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
           b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
+    if (db_) {
+      dbAcc_ = b_.psum({1, bankColumns}, isa::Dtype::Fp32, "db_acc");
+      ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
+      b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
+      dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
+    }
     if (packed()) {
       accSb_ = b_.sbuf({accParts, plan_.passUnits / fwd_.taps[0], plan_.depthGroup, plan_.coWidth},
                        isa::Dtype::Fp32, "dw_acc_evicted");
@@ -280,8 +289,30 @@ class DwRowsEmitter {
       const int current = ring;
       if (i + 1 < boxes.size()) ring = prepare(s, slot, sets, boxes[i + 1]);
       multiply(s, setOfUnit, boxes[i], current);
+      if (db_ && s.pass == 0) dbMatmuls(s, boxes[i], current);
       emitJobs(jobs_.size());
     }
+    if (db_ && s.pass == 0 && s.lastChunk) storeDb(s);
+  }
+
+  /// db: per depth of the box, ones [positions, 1] x dyT [positions, co] into db [1, co].
+  void dbMatmuls(const Step& s, const Box& bx, int ring) {
+    b_.setNote("db matmul");
+    const int32_t np = bx.positions();
+    for (int64_t d = 0; d < s.chunk->extent[0]; ++d) {
+      b_.matmul(dbAcc_.slice(0, 0, s.cw), ones_.partitionSlice(0, np),
+                dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw), dbStarted_);
+      dbStarted_ = true;
+    }
+  }
+
+  /// db: evicts the C_out slab's sums and stores them (triggered from Scalar).
+  void storeDb(const Step& s) {
+    b_.setNote("db store");
+    copy(dbOut_.slice(0, 0, s.cw), dbAcc_.slice(0, 0, s.cw));
+    b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({1, s.cw}), dbOut_.slice(0, 0, s.cw),
+               DmaOptions{-1, isa::Engine::Scalar});
+    dbStarted_ = false;
   }
 
   /// shareKh: the dy rows are boxH bands of bandRows_ rows; chunk h origin and extent count band
@@ -658,8 +689,11 @@ class DwRowsEmitter {
   const DwRowsPlan& plan_;
   isa::Dtype dtype_;
   HbmView dy_, x_, dw_;
+  std::optional<HbmView> db_;  // plan_.db: db from the dyT tiles
   PsumEvictor evict_;
   BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
+  Tile dbAcc_, ones_, dbOut_;  // db: [1, co] accumulator, ones column, evicted db
+  bool dbStarted_ = false;
   std::vector<Tile> accs_;
   Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
   std::vector<std::pair<int64_t, int64_t>> zeroedDepths_;  // per xT ring slot
@@ -672,8 +706,9 @@ class DwRowsEmitter {
 }  // namespace
 
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
-                     isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw) {
-  DwRowsEmitter(builder, forward, plan, dtype, dy, x, dw).run();
+                     isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
+                     const std::optional<HbmView>& db) {
+  DwRowsEmitter(builder, forward, plan, dtype, dy, x, dw, plan.db ? db : std::nullopt).run();
 }
 
 }  // namespace neuronsim::kernels

@@ -50,13 +50,20 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK_FALSE(small.rows.dyStationary);
   CHECK(small.rows.passes.size() == 1);
   // boxes of two row groups share each kw shift's x rows among the kh taps; the 9 [128, 64]
-  // accumulators take 2 PSUM banks and the transposes ring through the other 6
+  // accumulators take 2 PSUM banks, db [1, 32] one and the transposes ring through the other 5
   CHECK(small.rows.shareKh);
   CHECK(small.rows.boxH == 2);
   CHECK(small.rows.xtRows == 4);
   CHECK(small.rows.xtSets == 3);
   CHECK(small.rows.accBanks == 2);
-  CHECK(small.rows.transposeBanks == 6);
+  CHECK(small.rows.transposeBanks == 5);
+  CHECK(small.rows.db);
+  const ConvBwdPlan noDb =
+      planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"compute_db", "false"}});
+  CHECK_FALSE(noDb.rows.db);
+  CHECK(noDb.rows.transposeBanks == 6);
+  // not packed: db stays a separate pass over dy
+  CHECK_FALSE(planOf({1, 256, 8, 32, 32}, {3, 3, 3, 256, 256}, pad).rows.db);
   CHECK(small.rows.chunk[0] == 16);  // whole D and W, rows of each of the 2 bands of 32
   CHECK(small.rows.chunk[1] < 32);
   CHECK(small.rows.chunk[2] == 64);
