@@ -101,7 +101,7 @@ int64_t xStationaryCycles(const ConvCore& core, int64_t ciParts, int64_t coWidth
 
 /// The dy depth group of the plan: forced (>= 2, an error when it does not apply), off (1), or
 /// auto: the cheapest group when it saves at least kMinDyStationarySaving cycles over one matmul
-/// per tap and beats dy stationary where that applies.
+/// per tap and, with dw_stationary auto, beats dy stationary where that applies.
 int64_t chooseDepthGroup(const ConvCore& core, const DwRowsPlan& p, const isa::Geometry& geometry,
                          const ConvBwdOptions& options) {
   const int64_t most = maxDepthGroup(core, p.ciTiles, p.ciParts, p.coWidth, geometry);
@@ -128,7 +128,8 @@ int64_t chooseDepthGroup(const ConvCore& core, const DwRowsPlan& p, const isa::G
                          shifts * depthsOfBoxes;
   if (best == 1 || saving < kMinDyStationarySaving) return 1;
   const int64_t dyCycles = std::max(std::min<int64_t>(64, p.coWidth), core.taps[0] * p.ciParts);
-  if (p.coWidth <= p.parts && dyCycles <= xStationaryCycles(core, p.ciParts, p.coWidth, best))
+  if (options.dwStationary == "auto" && p.coWidth <= p.parts &&
+      dyCycles <= xStationaryCycles(core, p.ciParts, p.coWidth, best))
     return 1;
   return best;
 }

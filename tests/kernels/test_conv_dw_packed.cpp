@@ -73,6 +73,9 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   const ConvBwdPlan wide = planOf({1, 16, 8, 32, 32}, {3, 3, 3, 16, 128}, pad);
   CHECK(wide.rows.dyStationary);
   CHECK(wide.rows.depthGroup == 1);
+  // with x stationary forced, packing is the better of the rest (2 x 128 moving columns)
+  CHECK(planOf({1, 16, 8, 32, 32}, {3, 3, 3, 16, 128}, {{"padding", "1"}, {"dw_stationary", "x"}})
+            .rows.depthGroup == 2);
   // too small a problem to pay for the depth-block additions; off when asked
   CHECK(planOf({1, 32, 4, 8, 8}, {3, 3, 3, 32, 32}, pad).rows.depthGroup == 1);
   CHECK(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dw_depth_group", "1"}})
