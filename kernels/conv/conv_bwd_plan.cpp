@@ -16,9 +16,10 @@ namespace {
 
 constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
 constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
-// depth-packed: smaller chunks expose less of the first load, larger ones load fewer halo rows
-// (C 32, 16x64x64 dw with shareKh: 170.5 us at 24 KiB, 162.4 at 32, 166.1 at 48, 179.9 at 64)
-constexpr int64_t kPackedWindowCap = 32 * 1024;
+// depth-packed: smaller chunks expose less of the first load (C 32, 16x64x64 dw + db with row
+// bands: 153.4 us at 16 KiB = 3 x rows per band, 158.3 at 4 rows, 166.5 at 5, 162.7 at 6,
+// 175.2 at 48 KiB)
+constexpr int64_t kPackedWindowCap = 16 * 1024;
 constexpr int64_t kMinDescriptorBytes = 64;
 constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
 constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
@@ -208,13 +209,13 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
       p.depthGroup > 1 ? (p.passUnits / core.taps[0] * p.depthGroup * p.coWidth + p.parts) * 4 : 0;
   const int64_t available = geometry.sbufPartitionBytes - kReserveBytes - packedBytes -
                             2 * outBytes * (p.dyStationary ? 2 : 1);  // + [co, ci] evictions
-  // shareKh: boxes stack whole rows of `groups` bands; a chunk holds c[1] rows of each band,
-  // and its window each band's rows and halo
+  // shareKh: boxes stack whole rows of `groups` bands; a chunk loads c[1] padded x rows of each
+  // band and up to c[1] dy rows (its boxes run a halo behind)
   const int64_t groups = p.parts / std::min(core.out[2], p.parts);
   const int64_t halo = (core.taps[1] - 1) * core.dilation[1];
   auto windowOf = [&](const Int3& c) {
     return Int3{windowExtent(core, 0, c[0]),
-                p.shareKh ? groups * (c[1] + halo) : windowExtent(core, 1, c[1]),
+                p.shareKh ? groups * c[1] : windowExtent(core, 1, c[1]),
                 windowExtent(core, 2, c[2])};
   };
   auto fits = [&](const Int3& c, bool preferred) {
@@ -234,13 +235,21 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   // Shrink H first, then W, then D: the x transposes repeat per input depth of a chunk, so
   // chunks keep their depth.
   auto search = [&](bool preferred) -> std::optional<Int3> {
-    if (p.shareKh) {  // whole D and W, rows of each band
-      const std::optional<Int3> c =
-          largestChunk({ceilDiv(core.out[1], groups), 1, 1}, [&](const Int3& rows) {
-            return fits({core.out[0], rows[0], core.out[2]}, preferred);
-          });
-      if (!c) return std::nullopt;
-      return Int3{core.out[0], (*c)[0], core.out[2]};
+    if (p.shareKh) {  // whole D and W, more x rows of each band than the halo
+      auto fitsRows = [&](int64_t rows) {
+        return fits({core.out[0], rows, core.out[2]}, preferred);
+      };
+      int64_t lo = halo + 1, hi = ceilDiv(core.out[1], groups) + halo;
+      if (!fitsRows(lo)) return std::nullopt;
+      while (lo < hi) {
+        const int64_t mid = (lo + hi + 1) / 2;
+        if (fitsRows(mid)) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      return Int3{core.out[0], lo, core.out[2]};
     }
     const std::optional<Int3> c =
         largestChunk({core.out[1], core.out[2], core.out[0]}, [&](const Int3& hwd) {

@@ -69,9 +69,10 @@ struct DwRowsPlan {
   /// Packed, H stride 1, W_out within the partitions: dy rows are cut into boxH bands of
   /// ceil(H_out / boxH) rows and a partition box holds row hh of every band (position (r, w) is
   /// dy row r x bandRows + hh), so the xT row of one kw shift serves every kh tap (kh is a row
-  /// offset) and x is transposed per kw and row once, not per (kh, kw). Chunks hold chunk[1] rows
-  /// of each band (window: boxH x (chunk[1] + halo) rows) and whole D and W; xT keeps a ring of
-  /// xtRows rows that runs on across chunks.
+  /// offset) and x is transposed per kw and row once, not per (kh, kw). A chunk loads chunk[1]
+  /// padded x rows of every band (window: boxH x chunk[1] rows) and whole D and W, and runs the
+  /// boxes whose last x row it loads (dy rows a halo behind); xT keeps a ring of xtRows rows that
+  /// runs on across chunks, so no x row is loaded or transposed twice within a band.
   bool shareKh = false;
   int64_t xtRows = 1;  ///< xT rows in the ring when shareKh: (Kh - 1) x H dilation + 2
   /// db from the dyT tiles (packed, with fuseDb): per box and depth a matmul of a ones column

@@ -184,7 +184,6 @@ class DwRowsEmitter {
     const Chunk& chunk = *s.chunk;
     std::vector<bool> needed(static_cast<size_t>(plan_.ciTiles), false);
     for (const DwUnit& u : units(s)) needed[static_cast<size_t>(u.ciTile)] = true;
-    const int64_t halo = rowHalo();
     const int64_t paddedRows = windowExtent(fwd_, 1, fwd_.out[1]);
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
       if (!needed[static_cast<size_t>(t)]) continue;
@@ -200,7 +199,7 @@ class DwRowsEmitter {
       for (int64_t r = 0; r < plan_.boxH; ++r) {
         Chunk band = chunk;
         band.origin[1] = r * bandRows_ + chunk.origin[1];
-        band.extent[1] = std::min(chunk.extent[1] + halo, paddedRows - band.origin[1]);
+        band.extent[1] = std::min(chunk.extent[1], paddedRows - band.origin[1]);
         if (band.extent[1] <= 0) continue;
         const int64_t rows = band.extent[1];
         std::optional<Tile> stageBand;
@@ -213,8 +212,9 @@ class DwRowsEmitter {
       Chunk band = chunk;
       Tile tile = dyTiles_[slot];
       if (plan_.shareKh) {
-        band.origin[1] = r * bandRows_ + chunk.origin[1];
-        band.extent[1] = std::min(chunk.extent[1], fwd_.out[1] - band.origin[1]);
+        const auto [b0, b1] = boxRows(chunk);
+        band.origin[1] = r * bandRows_ + b0;
+        band.extent[1] = std::min(b1 - b0, fwd_.out[1] - band.origin[1]);
         if (band.extent[1] <= 0) continue;
         tile = tile.select(1, r);
       }
@@ -272,8 +272,8 @@ class DwRowsEmitter {
     const Int3& e = s.chunk->extent;
     std::vector<Box> boxes;
     if (plan_.shareKh) {
-      const int64_t hh0 = s.chunk->origin[1];
-      for (int64_t hh = hh0; hh < hh0 + e[1]; ++hh)
+      const auto [b0, b1] = boxRows(*s.chunk);
+      for (int64_t hh = b0; hh < b1; ++hh)
         boxes.push_back({hh, 0, groupsBelow(hh, fwd_.out[1]), e[2]});
     } else {
       for (int64_t h = 0; h < e[1]; h += plan_.boxH)
@@ -315,16 +315,24 @@ class DwRowsEmitter {
     dbStarted_ = false;
   }
 
-  /// shareKh: the dy rows are boxH bands of bandRows_ rows; chunk h origin and extent count band
-  /// rows (the same in every band), D and W are whole.
+  /// shareKh: the dy rows are boxH bands of bandRows_ rows. A chunk's h origin and extent count
+  /// the padded x rows of each band it loads (no halo: a box's last kh rows come from the next
+  /// chunk, so its boxes run `halo` rows behind, see boxRows); D and W are whole.
   std::vector<Chunk> bandList() {
     bandRows_ = isa::ceilDiv(fwd_.out[1], plan_.boxH);
+    const int64_t rows = bandRows_ + rowHalo();
     std::vector<Chunk> list;
     for (int64_t n = 0; n < fwd_.batch; ++n)
-      for (int64_t h = 0; h < bandRows_; h += plan_.chunk[1])
+      for (int64_t h = 0; h < rows; h += plan_.chunk[1])
         list.push_back(
-            {n, {0, h, 0}, {fwd_.out[0], std::min(plan_.chunk[1], bandRows_ - h), fwd_.out[2]}});
+            {n, {0, h, 0}, {fwd_.out[0], std::min(plan_.chunk[1], rows - h), fwd_.out[2]}});
     return list;
+  }
+  /// shareKh: the boxes (dy rows of each band) [b0, b1) of `chunk`: those whose last x row it
+  /// loads.
+  std::pair<int64_t, int64_t> boxRows(const Chunk& chunk) const {
+    const int64_t h = chunk.origin[1] - rowHalo();
+    return {std::max<int64_t>(0, h), std::min(bandRows_, h + chunk.extent[1])};
   }
   /// shareKh: bands r whose row r x bandRows_ + row lies below `rows`.
   int64_t groupsBelow(int64_t row, int64_t rows) const {
@@ -397,8 +405,9 @@ class DwRowsEmitter {
       std::vector<Tile> srcs;
       for (int64_t d = 0; d < e[0]; ++d)
         srcs.push_back(
-            plan_.shareKh ? dy.slice(0, 0, bx.bh).select(1, d).select(1, bx.h0 - s.chunk->origin[1])
-                          : box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, {1, 1, 1}));
+            plan_.shareKh
+                ? dy.slice(0, 0, bx.bh).select(1, d).select(1, bx.h0 - boxRows(*s.chunk).first)
+                : box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, {1, 1, 1}));
       transposeRun(srcs, dyT_[ring]
                              .partitionSlice(0, np)
                              .slice(0, 0, e[0])
