@@ -181,8 +181,10 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.depthSlots = p.depthGroup == 1 ? 1 : p.depthGroup + core.taps[0] - 1;
   const int64_t accColumns = p.dyStationary ? p.ciParts : p.depthGroup * p.coWidth;
   p.accsPerBank = std::max<int64_t>(1, bankBytes / (accColumns * 4));
-  if (p.depthGroup > 1 && accBanks == 0) {  // packed: the banks all shifts need, the rest ring
-    const int64_t shifts = core.taps[1] * core.taps[2];  // the transposes
+  // packed (banks not forced): accumulators take the banks all shifts need, db one, and the
+  // transposes ring through the rest
+  if (p.depthGroup > 1 && accBanks == 0) {
+    const int64_t shifts = core.taps[1] * core.taps[2];
     p.accBanks = std::min(p.accBanks, ceilDiv(shifts, p.accsPerBank));
     p.db = options.fuseDb && geometry.psumBanks - p.accBanks - 1 >= 2;
     p.transposeBanks = geometry.psumBanks - p.accBanks - (p.db ? 1 : 0);
@@ -224,7 +226,6 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     if (!stepsFit(w) || !stepsFit(dyTile)) return false;
     const int64_t windowBytes = p.ciTiles * product(w) * e;
     const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(dyTile) * e;
-
     // shareKh: one xT ring of rows; else two box buffers of every set
     const int64_t xtBytes = p.xtSets * w[0] * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
     const int64_t bytes =
