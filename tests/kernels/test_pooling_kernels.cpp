@@ -230,7 +230,7 @@ TEST_CASE("max_pooling_3d_backward: planner paths") {
   checkPoolCase("max_pooling_3d_backward", large, Dtype::Fp32, machine, 82, 7, 9);
 }
 
-TEST_CASE("avg_pooling_3d_backward: spatial layout puts D slabs on partitions") {
+TEST_CASE("avg_pooling_3d_backward: spatial layout puts D and H slabs on partitions") {
   using neuronsim::kernels::pooling_testing::allocationPartitions;
   using neuronsim::kernels::pooling_testing::poolAllocations;
   const auto machine = neuronsim::sim::loadMachine("trn2");
@@ -247,6 +247,20 @@ TEST_CASE("avg_pooling_3d_backward: spatial layout puts D slabs on partitions") 
        2,
        10},
       {{"B*C=70 D=8", {1, 70, 8, 3, 3}, window("2", "", "0")}, 70, 128},
+      // H slabs too: D 2 x H 6, D 2 x H 5 with odd H and stride > kernel, H only (D windows
+      // overlap), NDHWC D 4 x H 3.
+      {{"B*C=1 D4 H12 k2", {1, 1, 4, 12, 10}, window("2", "", "0")}, 1, 12},
+      {{"B*C=1 H15 k(2,2,3) s(3,3,2) p(0,0,1)",
+        {1, 1, 6, 15, 7},
+        window("2,2,3", "3,3,2", "0,0,1")},
+       1,
+       10},
+      {{"B*C=2 H slabs only k(3,2,2) s(1,2,2) p(1,0,0)",
+        {1, 2, 5, 8, 6},
+        window("3,2,2", "1,2,2", "1,0,0")},
+       2,
+       8},
+      {{"NDHWC C=2 D4 H3 k2", {1, 8, 6, 5, 2}, window("2", "", "0", "NDHWC")}, 2, 24},
   };
   uint64_t seed = 90;
   for (const SpatialCase& sc : cases) {
