@@ -23,10 +23,10 @@ struct SlabSplit {
 };
 
 /// The slab split `schedule` asks for (spatial), or auto picks when B*C fills under half of
-/// `partitions`: the most slabs (up to filling the partitions) that cut D and H into whole
-/// windows, D slabs preferred (their planes are evenly spaced in HBM). An axis is cut only
-/// when windows do not overlap along it (k <= s, p = 0, N % s = 0), and only when both
-/// layouts are the same, so every slab is an independent pooling problem. Throws
+/// `partitions` (NDHWC: and H*W >= 512): the most slabs (up to filling the partitions) that cut D
+/// and H into whole windows, D slabs preferred (their planes are evenly spaced in HBM; NDHWC cuts D
+/// only). An axis is cut only when windows do not overlap along it (k <= s, p = 0, N % s = 0), and
+/// only when both layouts are the same, so every slab is an independent pooling problem. Throws
 /// neuronsim::Error naming `kernel` when spatial is asked for but impossible.
 std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfig& config,
                                      const PoolSchedule& schedule, int32_t partitions);
