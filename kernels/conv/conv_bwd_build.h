@@ -1,6 +1,8 @@
 #pragma once
 // Emits the conv3d backward programs: dx (the conv core on dy), dw (position-major GEMMs), db.
 
+#include <optional>
+
 #include "kernels/builder/kernel_builder.h"
 #include "kernels/conv/conv_bwd_plan.h"
 #include "kernels/conv/conv_core.h"
@@ -17,9 +19,11 @@ void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dty
 void buildConvDw(KernelBuilder& builder, const ConvCore& forward, const DwBoxesPlan& plan,
                  isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw);
 
-/// dw by the Rows method of `plan` (see DwMethod::Rows).
+/// dw by the Rows method of `plan` (see DwMethod::Rows), and db [C_out] from the same dyT tiles
+/// when `plan.db` (then `db` must be given).
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
-                     isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw);
+                     isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
+                     const std::optional<HbmView>& db = std::nullopt);
 
 /// db [C_out] = sum of dy over batch and positions (Vector reductions, fp32 accumulation).
 void buildConvDb(KernelBuilder& builder, const HbmView& dy, const HbmView& db);

@@ -2,6 +2,8 @@
 // banking and passes, within the SBUF and PSUM budgets.
 #include "kernels/conv/conv_bwd_plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "isa/error.h"
@@ -14,6 +16,10 @@ namespace {
 
 constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
 constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
+// depth-packed: smaller chunks expose less of the first load (C 32, 16x64x64 dw + db with row
+// bands: 153.4 us at 16 KiB = 3 x rows per band, 158.3 at 4 rows, 166.5 at 5, 162.7 at 6,
+// 175.2 at 48 KiB)
+constexpr int64_t kPackedWindowCap = 16 * 1024;
 constexpr int64_t kMinDescriptorBytes = 64;
 constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
 constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
@@ -74,6 +80,61 @@ bool dyStationaryPays(const ConvCore& core, int64_t ciParts, int64_t coWidth, in
   return coWidth <= parts && (xStationary - dyStationary) * depthsOfBoxes >= kMinDyStationarySaving;
 }
 
+/// The largest dy depth group of a packed matmul (1: packing does not apply): stride and dilation
+/// 1 along D, one C_in tile, group + Kd - 1 depth slots of ci within the PE columns, group x
+/// coWidth fp32 within a PSUM bank, and no more depths than dy has.
+int64_t maxDepthGroup(const ConvCore& core, int64_t ciTiles, int64_t ciParts, int64_t coWidth,
+                      const isa::Geometry& geometry) {
+  if (core.stride[0] != 1 || core.dilation[0] != 1 || ciTiles != 1) return 1;
+  const int64_t bySlots = geometry.maxStationaryFree() / ciParts - (core.taps[0] - 1);
+  const int64_t byBank = geometry.psumBankBytes() / 4 / coWidth;
+  return std::max<int64_t>(1, std::min({bySlots, byBank, core.out[0]}));
+}
+
+/// PE cycles per (kh, kw) shift and dy depth of a box with x stationary, packed `group` dy depths
+/// to a matmul (group 1: one matmul per kd tap). A matmul takes max(min(64, M), N) cycles (I2).
+int64_t xStationaryCycles(const ConvCore& core, int64_t ciParts, int64_t coWidth, int64_t group) {
+  constexpr int64_t kMinCycles = 64;
+  const int64_t slots = group + core.taps[0] - 1;
+  const int64_t matmul = std::max(std::min(kMinCycles, slots * ciParts), group * coWidth);
+  return group == 1 ? core.taps[0] * matmul : ceilDiv(matmul, group);
+}
+
+/// The dy depth group of the plan: forced (>= 2, an error when it does not apply), off (1), or
+/// auto: the cheapest group when it saves at least kMinDyStationarySaving cycles over one matmul
+/// per tap and, with dw_stationary auto, beats dy stationary where that applies.
+int64_t chooseDepthGroup(const ConvCore& core, const DwRowsPlan& p, const isa::Geometry& geometry,
+                         const ConvBwdOptions& options) {
+  const int64_t most = maxDepthGroup(core, p.ciTiles, p.ciParts, p.coWidth, geometry);
+  const int64_t forced = options.dwDepthGroup;
+  if (forced >= 2) {
+    if (forced > most || p.dyStationary)
+      throw Error(fmt::format(
+          "{}: dw_depth_group {} does not apply here (at most {}: packing needs x stationary, D "
+          "stride and dilation 1, (group + Kd - 1) x C_in <= {} and group x C_out <= {})",
+          core.kernel, forced, most, geometry.maxStationaryFree(), geometry.psumBankBytes() / 4));
+    return forced;
+  }
+  if (forced == 1 || options.dwStationary == "dy") return 1;
+  int64_t best = 1;
+  for (int64_t g = 2; g <= most; ++g)
+    if (xStationaryCycles(core, p.ciParts, p.coWidth, g) <
+        xStationaryCycles(core, p.ciParts, p.coWidth, best))
+      best = g;
+  const int64_t depthsOfBoxes =
+      core.batch * core.out[0] * ceilDiv(core.out[1] * core.out[2], p.parts);
+  const int64_t shifts = core.taps[1] * core.taps[2];
+  const int64_t saving = (xStationaryCycles(core, p.ciParts, p.coWidth, 1) -
+                          xStationaryCycles(core, p.ciParts, p.coWidth, best)) *
+                         shifts * depthsOfBoxes;
+  if (best == 1 || saving < kMinDyStationarySaving) return 1;
+  const int64_t dyCycles = std::max(std::min<int64_t>(64, p.coWidth), core.taps[0] * p.ciParts);
+  if (options.dwStationary == "auto" && p.coWidth <= p.parts &&
+      dyCycles <= xStationaryCycles(core, p.ciParts, p.coWidth, best))
+    return 1;
+  return best;
+}
+
 /// Distinct (kh, kw, C_in tile) sets a pass transposes.
 int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t ciTiles) {
   std::vector<int64_t> keys;
@@ -81,6 +142,14 @@ int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t 
   for (const DwUnit& u : pass) keys.push_back((u.tap % hw) * ciTiles + u.ciTile);
   std::sort(keys.begin(), keys.end());
   return std::unique(keys.begin(), keys.end()) - keys.begin();
+}
+
+/// Distinct kw shifts a pass transposes when the kh taps share them.
+int64_t kwSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass) {
+  std::vector<int64_t> kws;
+  for (const DwUnit& u : pass) kws.push_back(u.tap % core.taps[2]);
+  std::sort(kws.begin(), kws.end());
+  return std::unique(kws.begin(), kws.end()) - kws.begin();
 }
 
 }  // namespace
@@ -102,17 +171,33 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.transposeBanks = 2;
   p.accBanks = accBanks > 0 ? accBanks : geometry.psumBanks - p.transposeBanks;
   if (p.accBanks + p.transposeBanks > geometry.psumBanks) return std::nullopt;
-  p.dyStationary =
-      options.dwStationary == "dy" ||
-      (options.dwStationary == "auto" && dyStationaryPays(core, p.ciParts, p.coWidth, p.parts));
+  p.dyStationary = options.dwStationary == "dy";
   if (p.dyStationary && p.coWidth > p.parts)
-    throw Error(core.kernel + ": dw_stationary dy needs C_out <= " + std::to_string(p.parts) +
-                " (the PE columns), not " + std::to_string(core.cout));
-  const int64_t accColumns = p.dyStationary ? p.ciParts : p.coWidth;
+    throw Error(fmt::format("{}: dw_stationary dy needs C_out <= {} (the PE columns), not {}",
+                            core.kernel, p.parts, core.cout));
+  p.depthGroup = chooseDepthGroup(core, p, geometry, options);
+  p.dyStationary = p.dyStationary || (p.depthGroup == 1 && options.dwStationary == "auto" &&
+                                      dyStationaryPays(core, p.ciParts, p.coWidth, p.parts));
+  p.depthSlots = p.depthGroup == 1 ? 1 : p.depthGroup + core.taps[0] - 1;
+  const int64_t accColumns = p.dyStationary ? p.ciParts : p.depthGroup * p.coWidth;
   p.accsPerBank = std::max<int64_t>(1, bankBytes / (accColumns * 4));
-  p.passes = dwPasses(core, p.ciTiles, p.accBanks * p.accsPerBank);
+  // packed (banks not forced): accumulators take the banks all shifts need, db one, and the
+  // transposes ring through the rest
+  if (p.depthGroup > 1 && accBanks == 0) {
+    const int64_t shifts = core.taps[1] * core.taps[2];
+    p.accBanks = std::min(p.accBanks, ceilDiv(shifts, p.accsPerBank));
+    p.db = options.fuseDb && geometry.psumBanks - p.accBanks - 1 >= 2;
+    p.transposeBanks = geometry.psumBanks - p.accBanks - (p.db ? 1 : 0);
+  }
+  // a packed accumulator serves the Kd units of its shift
+  const int64_t unitsPerAcc = p.depthGroup > 1 ? core.taps[0] : 1;
+  p.passes = dwPasses(core, p.ciTiles, p.accBanks * p.accsPerBank * unitsPerAcc);
+  p.shareKh = p.depthGroup > 1 && core.stride[1] == 1 && core.taps[1] > 1 &&
+              core.out[2] <= p.parts && !p.dyByDma && !options.noShareKh;
+  p.xtRows = p.shareKh ? (core.taps[1] - 1) * core.dilation[1] + 2 : 1;
   for (const auto& pass : p.passes) {
-    p.xtSets = std::max(p.xtSets, xtSetsOf(core, pass, p.ciTiles));
+    p.xtSets =
+        std::max(p.xtSets, p.shareKh ? kwSetsOf(core, pass) : xtSetsOf(core, pass, p.ciTiles));
     p.passUnits = std::max(p.passUnits, static_cast<int64_t>(pass.size()));
   }
 
@@ -121,24 +206,52 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   // stationary packs up to 128 units per bank, so it reserves what the passes hold
   const int64_t outUnits = p.dyStationary ? p.passUnits : p.accBanks * p.accsPerBank;
   const int64_t outBytes = outUnits * p.coWidth * e;
-  const int64_t available = geometry.sbufPartitionBytes - kReserveBytes -
+  // packed: the evicted accumulators (fp32) and the selection identity
+  const int64_t packedBytes =
+      p.depthGroup > 1 ? (p.passUnits / core.taps[0] * p.depthGroup * p.coWidth + p.parts) * 4 : 0;
+  const int64_t available = geometry.sbufPartitionBytes - kReserveBytes - packedBytes -
                             2 * outBytes * (p.dyStationary ? 2 : 1);  // + [co, ci] evictions
+  // shareKh: boxes stack whole rows of `groups` bands; a chunk loads c[1] padded x rows of each
+  // band and up to c[1] dy rows (its boxes run a halo behind)
+  const int64_t groups = p.parts / std::min(core.out[2], p.parts);
+  const int64_t halo = (core.taps[1] - 1) * core.dilation[1];
   auto windowOf = [&](const Int3& c) {
-    return Int3{windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]),
+    return Int3{windowExtent(core, 0, c[0]),
+                p.shareKh ? groups * c[1] : windowExtent(core, 1, c[1]),
                 windowExtent(core, 2, c[2])};
   };
   auto fits = [&](const Int3& c, bool preferred) {
     const Int3 w = windowOf(c);
-    if (!stepsFit(w) || !stepsFit(c)) return false;
+    const Int3 dyTile{c[0], p.shareKh ? groups * c[1] : c[1], c[2]};
+    if (!stepsFit(w) || !stepsFit(dyTile)) return false;
     const int64_t windowBytes = p.ciTiles * product(w) * e;
-    const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(c) * e;
-    const int64_t transposed = (p.xtSets * w[0] * p.ciParts + c[0] * p.coWidth) * e;
-    const int64_t bytes = 2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + transposed);
-    return bytes <= available && (!preferred || windowBytes <= kWindowCap);
+    const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(dyTile) * e;
+    // shareKh: one xT ring of rows; else two box buffers of every set
+    const int64_t xtBytes = p.xtSets * w[0] * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
+    const int64_t bytes =
+        2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + c[0] * p.coWidth * e) + xtBytes;
+    const int64_t cap = p.depthGroup > 1 ? kPackedWindowCap : kWindowCap;
+    return bytes <= available && (!preferred || windowBytes <= cap);
   };
   // Shrink H first, then W, then D: the x transposes repeat per input depth of a chunk, so
   // chunks keep their depth.
   auto search = [&](bool preferred) -> std::optional<Int3> {
+    if (p.shareKh) {  // whole D and W, more x rows of each band than the halo
+      auto fitsRows = [&](int64_t rows) {
+        return fits({core.out[0], rows, core.out[2]}, preferred);
+      };
+      int64_t lo = halo + 1, hi = ceilDiv(core.out[1], groups) + halo;
+      if (!fitsRows(lo)) return std::nullopt;
+      while (lo < hi) {
+        const int64_t mid = (lo + hi + 1) / 2;
+        if (fitsRows(mid)) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      return Int3{core.out[0], lo, core.out[2]};
+    }
     const std::optional<Int3> c =
         largestChunk({core.out[1], core.out[2], core.out[0]}, [&](const Int3& hwd) {
           return fits({hwd[2], hwd[0], hwd[1]}, preferred);
@@ -148,11 +261,24 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   };
   std::optional<Int3> chunk = search(true);
   if (!chunk) chunk = search(false);
+  if (!chunk && p.shareKh) {
+    ConvBwdOptions perShift = options;
+    perShift.noShareKh = true;
+    return planDwRows(core, dtype, geometry, perShift);
+  }
   if (!chunk) return std::nullopt;
   p.chunk = *chunk;
   p.window = windowOf(p.chunk);
+  if (p.depthGroup > p.chunk[0]) {  // the first group of every accumulator must be whole
+    if (options.dwDepthGroup >= 2)
+      throw Error(fmt::format("{}: dw_depth_group {} exceeds the {} dy depths of a chunk",
+                              core.kernel, options.dwDepthGroup, p.chunk[0]));
+    ConvBwdOptions unpacked = options;
+    unpacked.dwDepthGroup = 1;
+    return planDwRows(core, dtype, geometry, unpacked);
+  }
   p.boxW = std::min(p.chunk[2], p.parts);
-  p.boxH = std::min(p.chunk[1], p.parts / p.boxW);
+  p.boxH = p.shareKh ? groups : std::min(p.chunk[1], p.parts / p.boxW);
   return p;
 }
 
@@ -190,7 +316,8 @@ DwBoxesPlan planDwBoxes(const ConvCore& fwd, isa::Dtype dtype, const isa::Geomet
     return stepsFit(c) && 2 * (plan.tapGroup + plan.coSub) * product(c) * e <= available;
   };
   chunk = largestChunk(fwd.out, columnsFit);
-  if (!chunk) throw Error(fwd.kernel + ": the x columns of one dy position do not fit SBUF");
+  if (!chunk)
+    throw Error(fmt::format("{}: the x columns of one dy position do not fit SBUF", fwd.kernel));
   plan.perTap = true;
   plan.chunk = *chunk;
   plan.window = *chunk;
@@ -205,21 +332,21 @@ ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geome
   ConvBwdPlan plan;
   const std::string& method = options.dwMethod;
   if (method != "auto" && method != "boxes" && method != "rows")
-    throw Error(core.kernel + ": dw_method '" + method + "' is not auto, boxes or rows");
+    throw Error(fmt::format("{}: dw_method '{}' is not auto, boxes or rows", core.kernel, method));
   if (options.dwAccBanks < 0 || options.dwAccBanks > geometry.psumBanks - 2)
-    throw Error(core.kernel + ": dw_acc_banks " + std::to_string(options.dwAccBanks) +
-                " is outside 0.." + std::to_string(geometry.psumBanks - 2) +
-                " (2 PSUM banks hold transposes)");
+    throw Error(fmt::format("{}: dw_acc_banks {} is outside 0..{} (2 PSUM banks hold transposes)",
+                            core.kernel, options.dwAccBanks, geometry.psumBanks - 2));
   if (options.dyTranspose != "auto" && options.dyTranspose != "pe" && options.dyTranspose != "dma")
-    throw Error(core.kernel + ": dy_transpose '" + options.dyTranspose +
-                "' is not auto, pe or dma");
+    throw Error(fmt::format("{}: dy_transpose '{}' is not auto, pe or dma", core.kernel,
+                            options.dyTranspose));
   if (options.dwStationary != "auto" && options.dwStationary != "x" && options.dwStationary != "dy")
-    throw Error(core.kernel + ": dw_stationary '" + options.dwStationary +
-                "' is not auto, x or dy");
+    throw Error(fmt::format("{}: dw_stationary '{}' is not auto, x or dy", core.kernel,
+                            options.dwStationary));
   std::optional<DwRowsPlan> rows;
   if (method != "boxes") rows = planDwRows(core, dtype, geometry, options);
   if (!rows && method == "rows")
-    throw Error(core.kernel + ": dw_method rows does not fit SBUF for this shape (use auto)");
+    throw Error(
+        fmt::format("{}: dw_method rows does not fit SBUF for this shape (use auto)", core.kernel));
   if (rows) {
     plan.dwMethod = DwMethod::Rows;
     plan.rows = std::move(*rows);

@@ -35,6 +35,9 @@ struct ConvBwdOptions {
   int64_t dwAccBanks = 0;             ///< PSUM banks for dw accumulators (Rows), 0: auto
   std::string dyTranspose = "auto";   ///< Rows: auto | pe | dma (how dy reaches [positions, co])
   std::string dwStationary = "auto";  ///< Rows: auto | x | dy (which operand the PE holds)
+  int64_t dwDepthGroup = 0;           ///< Rows: dy depths per packed matmul, 0: auto, 1: no packing
+  bool fuseDb = false;     ///< db is requested too: a packed Rows plan computes it from dw's dyT
+  bool noShareKh = false;  ///< planner-internal: a packed plan whose row-group boxes do not fit
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -56,13 +59,35 @@ struct DwRowsPlan {
   /// a shift's kd taps (moving xT [positions, kd, ci]) into accumulators [co, ci]; otherwise xT
   /// [positions, ci] is the stationary and dyT the moving, one matmul per unit and depth
   bool dyStationary = false;
-  int64_t accBanks = 6;        ///< PSUM banks holding accumulators
-  int64_t accsPerBank = 1;     ///< accumulators ([ci, coWidth], or [co, ci]) fp32 per bank
+  /// Depth packing (x stationary, stride and dilation 1 along D, one C_in tile): one matmul
+  /// multiplies stationary xT [positions; depthSlots depths, ci] by moving dyT [positions;
+  /// depthGroup depths, co], so slot j meets dy depth g at tap kd = j - g; the accumulator of a
+  /// (kh, kw) shift is [depthSlots x ci, depthGroup x coWidth] and a selection matmul per kd adds
+  /// its blocks (j = kd + g, g) before the store. depthGroup 1: no packing (one matmul per tap).
+  int64_t depthGroup = 1;
+  int64_t depthSlots = 1;  ///< depthGroup + Kd - 1 when packed
+  /// Packed, H stride 1, W_out within the partitions: dy rows are cut into boxH bands of
+  /// ceil(H_out / boxH) rows and a partition box holds row hh of every band (position (r, w) is
+  /// dy row r x bandRows + hh), so the xT row of one kw shift serves every kh tap (kh is a row
+  /// offset) and x is transposed per kw and row once, not per (kh, kw). A chunk loads chunk[1]
+  /// padded x rows of every band (window: boxH x chunk[1] rows) and whole D and W, and runs the
+  /// boxes whose last x row it loads (dy rows a halo behind); xT keeps a ring of xtRows rows that
+  /// runs on across chunks, so no x row is loaded or transposed twice within a band.
+  bool shareKh = false;
+  int64_t xtRows = 1;  ///< xT rows in the ring when shareKh: (Kh - 1) x H dilation + 2
+  /// db from the dyT tiles (packed, with fuseDb): per box and depth a matmul of a ones column
+  /// [positions, 1] by dyT [positions, co] accumulates db [1, co] in a PSUM bank of its own
+  bool db = false;
+  int64_t accBanks = 6;  ///< PSUM banks holding accumulators
+  /// accumulators ([ci, coWidth], [co, ci], or packed [depthSlots x ci, depthGroup x coWidth])
+  /// fp32 per bank
+  int64_t accsPerBank = 1;
   int64_t transposeBanks = 2;  ///< PSUM banks ringing the transpose outputs
   /// Passes over every dy chunk: each accumulates these units (grouped by (kh, kw) so the x
   /// transposes of a shift serve all its kd taps).
   std::vector<std::vector<DwUnit>> passes;
-  int64_t xtSets = 1;     ///< largest number of (kh, kw, C_in tile) transposed x sets in a pass
+  /// largest number of transposed x sets in a pass: (kh, kw, C_in tile), or kw when shareKh
+  int64_t xtSets = 1;
   int64_t passUnits = 1;  ///< largest number of units in a pass
 };
 

@@ -1,4 +1,6 @@
 // conv3d_bwd registry entry: dy, x_in, filters -> any subset of dx, dw, db.
+#include <fmt/format.h>
+
 #include "isa/error.h"
 #include "kernels/conv/conv_bwd_build.h"
 #include "kernels/conv/conv_core.h"
@@ -24,8 +26,11 @@ std::vector<std::string> requested(const ParamValues& params) {
 ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
   const ConvCore core = conv3dBwdCore(inputs, params);
   if (params.getInt("dw_acc_banks") < 0)
-    throw Error("conv3d_bwd: dw_acc_banks " + std::to_string(params.getInt("dw_acc_banks")) +
-                " is negative (0: auto)");
+    throw Error(fmt::format("conv3d_bwd: dw_acc_banks {} is negative (0: auto)",
+                            params.getInt("dw_acc_banks")));
+  if (params.getInt("dw_depth_group") < 0)
+    throw Error(fmt::format("conv3d_bwd: dw_depth_group {} is negative (0: auto, 1: off)",
+                            params.getInt("dw_depth_group")));
   ShapeMap out;
   for (const std::string& name : requested(params)) {
     if (name == "dx") out["dx"] = inputs.at("x_in");
@@ -55,6 +60,8 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwAccBanks = params.getInt("dw_acc_banks");
   options.dyTranspose = params.getString("dy_transpose");
   options.dwStationary = params.getString("dw_stationary");
+  options.dwDepthGroup = params.getInt("dw_depth_group");
+  options.fuseDb = params.getBool("compute_db");
   return options;
 }
 
@@ -108,6 +115,13 @@ KernelSpec conv3dBwdSpec() {
        "per tap; dy: dyT [positions, C_out] with all kd taps of a shift in one moving; auto: dy "
        "when C_out fits the PE columns and it takes fewer PE cycles)",
        {"auto", "x", "dy"}},
+      {"dw_depth_group",
+       ParamType::Int,
+       "0",
+       "schedule: dy depths one dw matmul packs with x stationary (stationary xT holds group + "
+       "Kd - 1 depths of C_in, moving dyT group depths of C_out; needs D stride and dilation 1 "
+       "and C_in * (group + Kd - 1) <= 128; 0: auto, when it takes fewer PE cycles; 1: off)",
+       {}},
   };
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
@@ -117,20 +131,24 @@ KernelSpec conv3dBwdSpec() {
     ShapeMap shapes;
     for (const auto& [name, view] : args.inputs) shapes[name] = view.shape();
     const ConvCore core = conv3dBwdCore(shapes, args.params);
+    bool dbDone = false;  // computed with dw
     if (args.hasOutput("dx"))
       buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
     if (args.hasOutput("dw")) {
       const ConvBwdPlan plan =
           planConvBwd(core, args.dtype, builder.geometry(), bwdOptions(args.params));
       if (plan.dwMethod == DwMethod::Rows) {
+        std::optional<HbmView> db;
+        if (plan.rows.db) db = args.out("db");
         buildConvDwRows(builder, core, plan.rows, args.dtype, args.in("dy"), args.in("x_in"),
-                        args.out("dw"));
+                        args.out("dw"), db);
+        dbDone = plan.rows.db;
       } else {
         buildConvDw(builder, core, plan.boxes, args.dtype, args.in("dy"), args.in("x_in"),
                     args.out("dw"));
       }
     }
-    if (args.hasOutput("db")) buildConvDb(builder, args.in("dy"), args.out("db"));
+    if (args.hasOutput("db") && !dbDone) buildConvDb(builder, args.in("dy"), args.out("db"));
   };
   spec.reference = [](const HostTensors& inputs, const ParamValues& params) {
     ConvRefParams p;

@@ -2,6 +2,8 @@
 // window are loaded once; per box of <= P (partitions) dy positions, dy and each tap's strided x
 // view are transposed on TensorE (positions onto partitions) and multiplied into the tap's PSUM
 // bank.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -93,7 +95,7 @@ class DwEmitter {
                                    "transposed");
     for (int64_t i = 0; i < plan_.tapGroup; ++i)
       acc_.push_back(
-          b_.psum({ciParts, plan_.coWidth}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
+          b_.psum({ciParts, plan_.coWidth}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
   }
 
   /// Evicts the pass's per-tap accumulators and stores them (triggered from ScalarE).

@@ -1,7 +1,10 @@
 // dw by the Rows method: partitions hold an (h, w) box of dy positions and depth runs along the
 // free axis, so one PE transpose of x per (kh, kw) shift and input depth serves every kd tap.
 // Transposes fill PSUM banks and each bank is evicted by one copy (Vector and Scalar in turn).
-// The PE holds xT (one matmul per tap) or dyT (one matmul per shift covering its kd taps).
+// The PE holds xT (one matmul per tap, or per shift and group of dy depths when depth-packed) or
+// dyT (one matmul per shift covering its kd taps).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -18,17 +21,19 @@ namespace neuronsim::kernels {
 namespace {
 
 constexpr int kBuffers = 2;
+constexpr int64_t kLoadPieceBytes = 128 * 1024;
 
 /// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.
 class DwRowsEmitter {
  public:
   DwRowsEmitter(KernelBuilder& b, const ConvCore& fwd, const DwRowsPlan& plan, isa::Dtype dtype,
-                const HbmView& dy, const HbmView& x, const HbmView& dw)
-      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), evict_(b) {}
+                const HbmView& dy, const HbmView& x, const HbmView& dw,
+                const std::optional<HbmView>& db)
+      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), db_(db), evict_(b) {}
 
   void run() {
     allocate();
-    const std::vector<Chunk> chunks = chunkList(fwd_, plan_.chunk);
+    const std::vector<Chunk> chunks = plan_.shareKh ? bandList() : chunkList(fwd_, plan_.chunk);
     std::vector<Step> steps;
     for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
       for (size_t p = 0; p < plan_.passes.size(); ++p)
@@ -47,6 +52,12 @@ class DwRowsEmitter {
          {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
       ring->release(b_);
     for (const Tile& t : accs_) b_.release(t);
+    if (packed()) {
+      b_.release(accSb_);
+      b_.release(identity_);
+    }
+    if (db_)
+      for (const Tile& t : {dbAcc_, ones_, dbOut_}) b_.release(t);
   }
 
  private:
@@ -67,6 +78,7 @@ class DwRowsEmitter {
   };
 
   const std::vector<DwUnit>& units(const Step& s) const { return plan_.passes[s.pass]; }
+  bool packed() const { return plan_.depthGroup > 1; }
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, fwd_.cin - t * plan_.parts); }
   Int3 tapOf(int64_t tap) const {
     const Int3& k = fwd_.taps;
@@ -93,25 +105,49 @@ class DwRowsEmitter {
     const Int3& c = plan_.chunk;
     const int64_t coParts = std::min(plan_.coWidth, plan_.parts);
     const int64_t units = plan_.passUnits;
-    const std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1], w[2]};
+    // shareKh: bands outermost, so their loads touch disjoint byte ranges (no false ordering)
+    const int64_t bands = plan_.shareKh ? plan_.boxH : 1;
+    std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1] / bands, w[2]};
+    std::vector<int64_t> dy{coParts, plan_.coSub, c[0], c[1], c[2]};
+    if (plan_.shareKh) {
+      window.insert(window.begin() + 2, bands);
+      dy.insert(dy.begin() + 2, bands);
+    }
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
-    if (!plan_.dyByDma)
-      dyTiles_ =
-          BufferRing::sbuf(b_, kBuffers, {coParts, plan_.coSub, c[0], c[1], c[2]}, dtype_, "dy");
+    if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
     dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
-    xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
-                           "xT");
+    if (plan_.shareKh) {
+      xT_ = BufferRing::sbuf(b_, 1, {plan_.parts, plan_.xtRows, plan_.xtSets, w[0], plan_.ciParts},
+                             dtype_, "xT_rows");
+    } else {
+      xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
+                             "xT");
+    }
     outs_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, units, plan_.coWidth}, dw_.dtype(),
                              "dw_out");
     if (plan_.dyStationary)
       evicted_ =
           BufferRing::sbuf(b_, kBuffers, {coParts, units, plan_.ciParts}, dw_.dtype(), "dw_co_ci");
     const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
-    const int64_t accParts = plan_.dyStationary ? coParts : plan_.ciParts;
+    const int64_t accParts = plan_.dyStationary ? coParts : plan_.depthSlots * plan_.ciParts;
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
-          b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, "dw_acc_" + std::to_string(i)));
+          b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
+    if (db_) {
+      dbAcc_ = b_.psum({1, bankColumns}, isa::Dtype::Fp32, "db_acc");
+      ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
+      b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
+      dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
+    }
+    if (packed()) {
+      accSb_ = b_.sbuf({accParts, plan_.passUnits / fwd_.taps[0], plan_.depthGroup, plan_.coWidth},
+                       isa::Dtype::Fp32, "dw_acc_evicted");
+      identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
+      b_.memset(identity_, 1.0f, isa::Engine::GpSimd);
+      b_.affineSelect(identity_, identity_, isa::Affine{{{-1, plan_.parts}}, 0, 1},
+                      isa::AluOp::IsEqual, 0.0f);
+    }
     banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
                               {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
   }
@@ -130,22 +166,103 @@ class DwRowsEmitter {
         .slice(1, 0, plan_.dyStationary ? cs : cw);
   }
 
+  /// Depth-packed accumulator `k` of a pass: [slots x ci; groups, cw] of its [depthSlots x ci,
+  /// depthGroup x coWidth] region.
+  Tile packedAcc(int64_t k, int64_t slots, int64_t groups, int64_t cw) const {
+    const int64_t width = plan_.depthGroup * plan_.coWidth;
+    const int64_t first = k % plan_.accsPerBank * width;
+    return accs_[k / plan_.accsPerBank]
+        .partitionSlice(0, static_cast<int32_t>(slots * plan_.ciParts))
+        .slice(0, first, first + width)
+        .reshape({plan_.depthGroup, plan_.coWidth})
+        .slice(0, 0, groups)
+        .slice(1, 0, cw);
+  }
+
   void load(const Step& s, int slot) {
+    b_.setNote("dw load");
     const Chunk& chunk = *s.chunk;
     std::vector<bool> needed(static_cast<size_t>(plan_.ciTiles), false);
     for (const DwUnit& u : units(s)) needed[static_cast<size_t>(u.ciTile)] = true;
+    const int64_t paddedRows = windowExtent(fwd_, 1, fwd_.out[1]);
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
       if (!needed[static_cast<size_t>(t)]) continue;
       const int32_t cs = static_cast<int32_t>(ciCount(t));
       std::optional<Tile> stage;
       if (plan_.stageX) stage = stages_[slot].partitionSlice(0, cs).select(0, t);
-      loadWindow(b_, fwd_, x_, chunk, t * plan_.parts,
-                 windows_[slot].partitionSlice(0, cs).select(0, t), stage);
+      const Tile window = windows_[slot].partitionSlice(0, cs).select(0, t);
+      if (!plan_.shareKh) {
+        loadWindowPieces(window, stage, t, chunk, false);
+        continue;
+      }
+      // band r: padded rows from r x bandRows_ + the chunk's first band row
+      for (int64_t r = 0; r < plan_.boxH; ++r) {
+        Chunk band = chunk;
+        band.origin[1] = r * bandRows_ + chunk.origin[1];
+        band.extent[1] = std::min(chunk.extent[1], paddedRows - band.origin[1]);
+        if (band.extent[1] <= 0) continue;
+        const int64_t rows = band.extent[1];
+        std::optional<Tile> stageBand;
+        if (stage) stageBand = stage->select(0, r).slice(1, 0, rows);
+        loadWindowPieces(window.select(0, r).slice(1, 0, rows), stageBand, t, band, true);
+      }
     }
-    if (!plan_.dyByDma) loadChannelChunk(b_, dy_, chunk, s.co0, s.cw, dyTiles_[slot]);
+    if (plan_.dyByDma) return;
+    for (int64_t r = 0; r < (plan_.shareKh ? plan_.boxH : 1); ++r) {
+      Chunk band = chunk;
+      Tile tile = dyTiles_[slot];
+      if (plan_.shareKh) {
+        const auto [b0, b1] = boxRows(chunk);
+        band.origin[1] = r * bandRows_ + b0;
+        band.extent[1] = std::min(b1 - b0, fwd_.out[1] - band.origin[1]);
+        if (band.extent[1] <= 0) continue;
+        tile = tile.select(1, r);
+      }
+      const Int3& e = band.extent;
+      const int64_t pieces = loadPieces(s.cw * e[0] * e[1] * e[2], e[0]);
+      for (int64_t i = 0; i < pieces; ++i) {
+        const int64_t d0 = e[0] * i / pieces, d1 = e[0] * (i + 1) / pieces;
+        Chunk slab = band;
+        slab.origin[0] += d0;
+        slab.extent[0] = d1 - d0;
+        loadChannelChunk(b_, dy_, slab, s.co0, s.cw, tile.slice(1, d0, d1).slice(2, 0, e[1]));
+      }
+    }
   }
 
-  /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw).
+  /// Loads the window of `chunk` (C_in tile `t`) into `window` [cs; d, h, w] in DMAs of about
+  /// kLoadPieceBytes along its depth rows. `paddedRows`: chunk's H origin and extent are padded
+  /// rows of the window itself, not dy rows.
+  void loadWindowPieces(const Tile& window, const std::optional<Tile>& stage, int64_t t,
+                        const Chunk& chunk, bool paddedRows) {
+    // depth slabs [r0, r1): the window of a core with one D tap at D stride 1 (and one H tap
+    // at H stride 1 when the rows are padded rows)
+    ConvCore slabCore = fwd_;
+    slabCore.stride[0] = slabCore.taps[0] = slabCore.dilation[0] = 1;
+    if (paddedRows) slabCore.stride[1] = slabCore.taps[1] = slabCore.dilation[1] = 1;
+    const int64_t rows = windowExtent(fwd_, 0, chunk.extent[0]);
+    const int64_t pieces = loadPieces(
+        window.partitions() * rows * window.size(1) * windowExtent(fwd_, 2, chunk.extent[2]), rows);
+    for (int64_t i = 0; i < pieces; ++i) {
+      const int64_t r0 = rows * i / pieces, r1 = rows * (i + 1) / pieces;
+      Chunk slab = chunk;
+      slab.origin[0] = chunk.origin[0] * fwd_.stride[0] + r0;
+      slab.extent[0] = r1 - r0;
+      std::optional<Tile> stageSlab;
+      if (stage) stageSlab = stage->slice(0, r0, r1);
+      loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab);
+    }
+  }
+
+  /// DMAs a load of `elements` is cut into along its `depth` rows: about kLoadPieceBytes each,
+  /// so large chunks spread over several DMA queues.
+  int64_t loadPieces(int64_t elements, int64_t depth) const {
+    const int64_t bytes = elements * isa::dtypeBytes(dtype_);
+    return std::clamp<int64_t>(bytes / kLoadPieceBytes, 1, depth);
+  }
+
+  /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw); with shareKh,
+  /// rows h0 + r x bandRows_ for r < bh.
   struct Box {
     int64_t h0, w0, bh, bw;
     int32_t positions() const { return static_cast<int32_t>(bh * bw); }
@@ -154,9 +271,15 @@ class DwRowsEmitter {
   void process(const Step& s, int slot) {
     const Int3& e = s.chunk->extent;
     std::vector<Box> boxes;
-    for (int64_t h = 0; h < e[1]; h += plan_.boxH)
-      for (int64_t w = 0; w < e[2]; w += plan_.boxW)
-        boxes.push_back({h, w, std::min(plan_.boxH, e[1] - h), std::min(plan_.boxW, e[2] - w)});
+    if (plan_.shareKh) {
+      const auto [b0, b1] = boxRows(*s.chunk);
+      for (int64_t hh = b0; hh < b1; ++hh)
+        boxes.push_back({hh, 0, groupsBelow(hh, fwd_.out[1]), e[2]});
+    } else {
+      for (int64_t h = 0; h < e[1]; h += plan_.boxH)
+        for (int64_t w = 0; w < e[2]; w += plan_.boxW)
+          boxes.push_back({h, w, std::min(plan_.boxH, e[1] - h), std::min(plan_.boxW, e[2] - w)});
+    }
     std::vector<int64_t> setOfUnit;
     const std::vector<XSet> sets = setsOf(units(s), &setOfUnit);
     if (s.firstChunk) started_.assign(units(s).size(), false);
@@ -166,7 +289,98 @@ class DwRowsEmitter {
       const int current = ring;
       if (i + 1 < boxes.size()) ring = prepare(s, slot, sets, boxes[i + 1]);
       multiply(s, setOfUnit, boxes[i], current);
+      if (db_ && s.pass == 0) dbMatmuls(s, boxes[i], current);
       emitJobs(jobs_.size());
+    }
+    if (db_ && s.pass == 0 && s.lastChunk) storeDb(s);
+  }
+
+  /// db: per depth of the box, ones [positions, 1] x dyT [positions, co] into db [1, co].
+  void dbMatmuls(const Step& s, const Box& bx, int ring) {
+    b_.setNote("db matmul");
+    const int32_t np = bx.positions();
+    for (int64_t d = 0; d < s.chunk->extent[0]; ++d) {
+      b_.matmul(dbAcc_.slice(0, 0, s.cw), ones_.partitionSlice(0, np),
+                dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw), dbStarted_);
+      dbStarted_ = true;
+    }
+  }
+
+  /// db: evicts the C_out slab's sums and stores them (triggered from Scalar).
+  void storeDb(const Step& s) {
+    b_.setNote("db store");
+    copy(dbOut_.slice(0, 0, s.cw), dbAcc_.slice(0, 0, s.cw));
+    b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({1, s.cw}), dbOut_.slice(0, 0, s.cw),
+               DmaOptions{-1, isa::Engine::Scalar});
+    dbStarted_ = false;
+  }
+
+  /// shareKh: the dy rows are boxH bands of bandRows_ rows. A chunk's h origin and extent count
+  /// the padded x rows of each band it loads (no halo: a box's last kh rows come from the next
+  /// chunk, so its boxes run `halo` rows behind, see boxRows); D and W are whole.
+  std::vector<Chunk> bandList() {
+    bandRows_ = isa::ceilDiv(fwd_.out[1], plan_.boxH);
+    const int64_t rows = bandRows_ + rowHalo();
+    std::vector<Chunk> list;
+    for (int64_t n = 0; n < fwd_.batch; ++n)
+      for (int64_t h = 0; h < rows; h += plan_.chunk[1])
+        list.push_back(
+            {n, {0, h, 0}, {fwd_.out[0], std::min(plan_.chunk[1], rows - h), fwd_.out[2]}});
+    return list;
+  }
+  /// shareKh: the boxes (dy rows of each band) [b0, b1) of `chunk`: those whose last x row it
+  /// loads.
+  std::pair<int64_t, int64_t> boxRows(const Chunk& chunk) const {
+    const int64_t h = chunk.origin[1] - rowHalo();
+    return {std::max<int64_t>(0, h), std::min(bandRows_, h + chunk.extent[1])};
+  }
+  /// shareKh: bands r whose row r x bandRows_ + row lies below `rows`.
+  int64_t groupsBelow(int64_t row, int64_t rows) const {
+    return std::min(plan_.boxH, isa::ceilDiv(rows - row, bandRows_));
+  }
+  int64_t rowHalo() const { return (fwd_.taps[1] - 1) * fwd_.dilation[1]; }
+  int64_t rowSlot(int64_t row) const { return row % plan_.xtRows; }
+
+  /// shareKh: the distinct kw of a pass's sets, in first-use order.
+  static std::vector<int64_t> kwsOf(const std::vector<XSet>& sets) {
+    std::vector<int64_t> kws;
+    for (const XSet& set : sets)
+      if (std::find(kws.begin(), kws.end(), set.kw) == kws.end()) kws.push_back(set.kw);
+    return kws;
+  }
+  static int64_t indexOf(const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) - v.begin();
+  }
+
+  /// shareKh: transposes the xT rows box `bx` is the first to need (all up to its last kh tap
+  /// for the first box of a batch element, then one) for every kw of the pass. A row is read from
+  /// this chunk's window band: the next chunk's boxes reuse the rows of this one's last.
+  void prepareRows(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
+    const auto [lo, hi] = xDepths(*s.chunk);
+    const int64_t paddedRows = windowExtent(fwd_, 1, fwd_.out[1]);
+    const int64_t width = s.chunk->extent[2];
+    const std::vector<int64_t> kws = kwsOf(sets);
+    const int64_t cs = ciCount(0);
+    const Tile window = windows_[slot].partitionSlice(0, static_cast<int32_t>(cs)).select(0, 0);
+    const int64_t first = bx.h0 == 0 ? 0 : bx.h0 + rowHalo();
+    for (int64_t row = first; row <= bx.h0 + rowHalo(); ++row) {
+      const int64_t groups = groupsBelow(row, paddedRows);
+      const Tile rowTile = xT_[0].select(0, rowSlot(row));
+      zeroPaddingDepths(rowTile, static_cast<size_t>(rowSlot(row)), lo, hi);
+      for (size_t i = 0; i < kws.size(); ++i) {
+        std::vector<Tile> srcs;
+        for (int64_t dd = lo; dd < hi; ++dd)
+          srcs.push_back(window.slice(0, 0, groups)
+                             .select(1, dd)
+                             .select(1, row - s.chunk->origin[1])
+                             .slice(1, kws[i] * fwd_.dilation[2],
+                                    kws[i] * fwd_.dilation[2] + (width - 1) * fwd_.stride[2] + 1,
+                                    fwd_.stride[2]));
+        transposeRun(srcs, rowTile.partitionSlice(0, static_cast<int32_t>(groups * width))
+                               .select(0, static_cast<int64_t>(i))
+                               .slice(0, lo, hi)
+                               .slice(1, 0, cs));
+      }
     }
   }
 
@@ -175,7 +389,6 @@ class DwRowsEmitter {
     const int ring = static_cast<int>(boxCount_++ % kBuffers);
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
-    const Int3 one{1, 1, 1};
     if (plan_.dyByDma) {
       const Chunk& c = *s.chunk;
       const HbmView dy = dy_.select(0, c.batch)
@@ -191,13 +404,21 @@ class DwRowsEmitter {
       const Tile dy = dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u);
       std::vector<Tile> srcs;
       for (int64_t d = 0; d < e[0]; ++d)
-        srcs.push_back(box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, one));
+        srcs.push_back(
+            plan_.shareKh
+                ? dy.slice(0, 0, bx.bh).select(1, d).select(1, bx.h0 - boxRows(*s.chunk).first)
+                : box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, {1, 1, 1}));
       transposeRun(srcs, dyT_[ring]
                              .partitionSlice(0, np)
                              .slice(0, 0, e[0])
                              .slice(1, u * plan_.parts, u * plan_.parts + cu));
     }
+    if (plan_.shareKh) {
+      prepareRows(s, slot, sets, bx);
+      return ring;
+    }
     const auto [lo, hi] = xDepths(*s.chunk);
+    if (packed()) zeroPaddingDepths(xT_[ring], static_cast<size_t>(ring), lo, hi);
     const Int3& st = fwd_.stride;
     const Int3& dil = fwd_.dilation;
     for (size_t i = 0; i < sets.size(); ++i) {
@@ -217,6 +438,19 @@ class DwRowsEmitter {
                              .slice(1, 0, cs));
     }
     return ring;
+  }
+
+  /// Depth-packed: a stationary spans padding depths too, so the depths of xT tile `xT`
+  /// ([positions; sets, depths, ci], ring slot `key`) outside [lo, hi) hold zeros (memset when
+  /// the slot's range changes).
+  void zeroPaddingDepths(const Tile& xT, size_t key, int64_t lo, int64_t hi) {
+    if (zeroedDepths_.size() <= key) zeroedDepths_.resize(key + 1, {-1, -1});
+    if (zeroedDepths_[key] == std::pair{lo, hi}) return;
+    b_.setNote("dw zero padding depths");
+    if (lo > 0) b_.memset(xT.slice(1, 0, lo), 0.0f, isa::Engine::GpSimd);
+    if (hi < plan_.window[0])
+      b_.memset(xT.slice(1, hi, plan_.window[0]), 0.0f, isa::Engine::GpSimd);
+    zeroedDepths_[key] = {lo, hi};
   }
 
   /// The window depth rows [lo, hi) of `chunk` that hold x (the others are padding zeros: their
@@ -244,6 +478,7 @@ class DwRowsEmitter {
   void emitJobs(size_t count) {
     count = std::min(count, jobs_.size());
     for (size_t i = 0; i < count; ++i) {
+      b_.setNote("dw transpose");
       const BankJob& job = jobs_[i];
       const int64_t cols = job.dst.size(1);
       const Tile bank = banks_.next().partitionSlice(0, job.dst.partitions());
@@ -259,12 +494,14 @@ class DwRowsEmitter {
 
   /// Per depth of the chunk: the next share of queued transposes, then the depth's matmuls.
   void multiply(const Step& s, const std::vector<int64_t>& setOfUnit, const Box& bx, int ring) {
+    if (packed()) return multiplyPacked(s, bx, ring);
     const int32_t np = bx.positions();
     const int64_t depth = s.chunk->extent[0];
     const auto perDepth =
         static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), depth));
     for (int64_t d = 0; d < depth; ++d) {
       emitJobs(perDepth);
+      b_.setNote("dw matmul");
       const Tile dyT = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
       const Tile xT = xT_[ring].partitionSlice(0, np);
       if (plan_.dyStationary) {
@@ -272,6 +509,72 @@ class DwRowsEmitter {
       } else {
         multiplyXStationary(s, setOfUnit, d, dyT, xT);
       }
+    }
+  }
+
+  /// Depth-packed, per group of depthGroup dy depths (the last may be short): the next share of
+  /// queued transposes, then one matmul per x set, stationary xT [positions; slots, ci] and moving
+  /// dyT [positions; group, co], into the set's accumulator (whose first group is whole).
+  void multiplyPacked(const Step& s, const Box& bx, int ring) {
+    const int32_t np = bx.positions();
+    const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
+    const int64_t groups = isa::ceilDiv(depth, group);
+    const std::vector<XSet> sets = setsOf(units(s), nullptr);
+    const std::vector<int64_t> kws = kwsOf(sets);
+    const auto perGroup =
+        static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), groups));
+    for (int64_t d0 = 0; d0 < depth; d0 += group) {
+      emitJobs(perGroup);
+      b_.setNote("dw matmul");
+      const int64_t g = std::min(group, depth - d0), slots = g + fwd_.taps[0] - 1;
+      const Tile moving = dyT_[ring].partitionSlice(0, np).slice(0, d0, d0 + g).slice(1, 0, s.cw);
+      for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
+        const XSet& set = sets[static_cast<size_t>(k)];
+        const Tile xT = plan_.shareKh ? xT_[0]
+                                            .select(0, rowSlot(bx.h0 + set.kh * fwd_.dilation[1]))
+                                            .select(0, indexOf(kws, set.kw))
+                                      : xT_[ring].select(0, k);
+        const Tile stationary = xT.partitionSlice(0, np).slice(0, d0, d0 + slots);
+        b_.matmul(packedAcc(k, slots, g, s.cw), stationary, moving,
+                  started_[static_cast<size_t>(k)]);
+        started_[static_cast<size_t>(k)] = true;
+      }
+    }
+  }
+
+  /// Depth-packed: evicts each set's accumulator to SBUF (fp32) and adds, per unit, the blocks
+  /// (slot kd + g, group g) by depthGroup selection matmuls (identity columns) into `out`.
+  void reducePacked(const Step& s, const Tile& out) {
+    const std::vector<DwUnit>& us = units(s);
+    std::vector<int64_t> setOfUnit;
+    const std::vector<XSet> sets = setsOf(us, &setOfUnit);
+    const int64_t group = plan_.depthGroup, cp = plan_.ciParts;
+    const int32_t rows = static_cast<int32_t>(plan_.depthSlots * cp);
+    for (size_t k = 0; k < sets.size(); ++k)
+      if (started_[k])
+        copy(accSb_.partitionSlice(0, rows).select(0, static_cast<int64_t>(k)).slice(1, 0, s.cw),
+             packedAcc(static_cast<int64_t>(k), plan_.depthSlots, group, s.cw));
+    const int64_t perBank = b_.geometry().psumBankBytes() / 4 / plan_.coWidth;
+    b_.setNote("dw add depth blocks");
+    for (size_t i0 = 0; i0 < us.size(); i0 += static_cast<size_t>(perBank)) {
+      const size_t i1 = std::min(us.size(), i0 + static_cast<size_t>(perBank));
+      const Tile bank = banks_.next()
+                            .partitionSlice(0, static_cast<int32_t>(cp))
+                            .slice(0, 0, static_cast<int64_t>(i1 - i0) * plan_.coWidth)
+                            .reshape({static_cast<int64_t>(i1 - i0), plan_.coWidth});
+      for (size_t i = i0; i < i1; ++i) {
+        const size_t k = static_cast<size_t>(setOfUnit[i]);
+        const int64_t kd = tapOf(us[i].tap)[0];
+        const Tile evicted = accSb_.partitionSlice(0, rows).select(0, static_cast<int64_t>(k));
+        for (int64_t g = 0; g < group; ++g)
+          b_.matmul(bank.select(0, static_cast<int64_t>(i - i0)).slice(0, 0, s.cw),
+                    identity_.partitionSlice(0, rows).slice(0, (kd + g) * cp, (kd + g + 1) * cp),
+                    evicted.select(0, g).slice(0, 0, s.cw), g > 0);
+      }
+      copy(out.partitionSlice(0, static_cast<int32_t>(cp))
+               .slice(0, static_cast<int64_t>(i0), static_cast<int64_t>(i1))
+               .slice(1, 0, s.cw),
+           bank.slice(1, 0, s.cw));
     }
   }
 
@@ -348,14 +651,17 @@ class DwRowsEmitter {
   /// Evicts the pass's accumulators and stores them: one DMA per run of units with the same
   /// (kh, kw, C_in tile) and consecutive kd (triggered from Scalar).
   void store(const Step& s) {
+    b_.setNote("dw store");
     const std::vector<DwUnit>& us = units(s);
     const Tile out = outs_.next();
     if (plan_.dyStationary) transposeAccumulators(s, out);
+    if (packed()) reducePacked(s, out);
     for (size_t i = 0; i < us.size(); ++i) {
       const int64_t cs = ciCount(us[i].ciTile);
       const Tile dst = out.partitionSlice(0, static_cast<int32_t>(cs))
                            .select(0, static_cast<int64_t>(i))
                            .slice(0, 0, s.cw);
+      if (packed()) continue;
       if (started_[i]) {
         if (!plan_.dyStationary) copy(dst, acc(i, cs, s.cw).select(0, 0));
       } else {
@@ -392,9 +698,15 @@ class DwRowsEmitter {
   const DwRowsPlan& plan_;
   isa::Dtype dtype_;
   HbmView dy_, x_, dw_;
+  std::optional<HbmView> db_;  // plan_.db: db from the dyT tiles
   PsumEvictor evict_;
   BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
+  Tile dbAcc_, ones_, dbOut_;  // db: [1, co] accumulator, ones column, evicted db
+  bool dbStarted_ = false;
   std::vector<Tile> accs_;
+  Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
+  std::vector<std::pair<int64_t, int64_t>> zeroedDepths_;  // per xT ring slot
+  int64_t bandRows_ = 1;                                   // shareKh: dy rows per band (row group)
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
   int64_t boxCount_ = 0;
@@ -403,8 +715,9 @@ class DwRowsEmitter {
 }  // namespace
 
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
-                     isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw) {
-  DwRowsEmitter(builder, forward, plan, dtype, dy, x, dw).run();
+                     isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
+                     const std::optional<HbmView>& db) {
+  DwRowsEmitter(builder, forward, plan, dtype, dy, x, dw, plan.db ? db : std::nullopt).run();
 }
 
 }  // namespace neuronsim::kernels

@@ -1,0 +1,152 @@
+// conv3d_bwd dw with depth packing (DwRowsPlan::depthGroup > 1): the planner's choice and the
+// forced path on odd shapes against the reference (interpreter == timed bit for bit, no races).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "isa/error.h"
+#include "kernels/conv/conv_bwd_plan.h"
+#include "kernels/conv/conv_core.h"
+#include "kernels/conv/conv_kernels.h"
+#include "test_conv_check.h"
+
+namespace neuronsim::kernels {
+namespace {
+
+using isa::Dtype;
+using testing::ConvCase;
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+ConvBwdPlan planOf(const Shape& x, const Shape& filters, const Params& given,
+                   Dtype dtype = Dtype::Bf16) {
+  const KernelSpec spec = conv3dBwdSpec();
+  const ParamValues params = parseParams(spec, given);
+  const ConvCore core = conv3dBwdCore({{"x_in", x}, {"filters", filters}}, params, false);
+  return planConvBwd(core, dtype, testing::trn2().geometry, bwdOptions(params));
+}
+
+/// `c` with dw only and the depth group forced, planned packed (sharing kh rows or not), against
+/// the reference.
+void checkPacked(ConvCase c, int64_t group, bool shareKh) {
+  c.params.emplace_back("dw_depth_group", std::to_string(group));
+  c.params.emplace_back("compute_dx", "false");
+  const ConvBwdPlan p = planOf(c.x, c.filters, c.params, c.dtype);
+  REQUIRE(p.dwMethod == DwMethod::Rows);
+  CHECK(p.rows.depthGroup == group);
+  CHECK(p.rows.depthSlots == group + c.filters[0] - 1);
+  CHECK(p.rows.shareKh == shareKh);
+  testing::checkConvCase(conv3dBwdSpec(), c);
+}
+
+TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") {
+  const Params pad{{"padding", "1"}};
+  // issue 10's small-channel shape: 4 x 32 stationary columns, 2 x 32 moving
+  const ConvBwdPlan small = planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, pad);
+  REQUIRE(small.dwMethod == DwMethod::Rows);
+  CHECK(small.rows.depthGroup == 2);
+  CHECK(small.rows.depthSlots == 4);
+  CHECK_FALSE(small.rows.dyStationary);
+  CHECK(small.rows.passes.size() == 1);
+  // boxes of two row groups share each kw shift's x rows among the kh taps; the 9 [128, 64]
+  // accumulators take 2 PSUM banks, db [1, 32] one and the transposes ring through the other 5
+  CHECK(small.rows.shareKh);
+  CHECK(small.rows.boxH == 2);
+  CHECK(small.rows.xtRows == 4);
+  CHECK(small.rows.xtSets == 3);
+  CHECK(small.rows.accBanks == 2);
+  CHECK(small.rows.transposeBanks == 5);
+  CHECK(small.rows.db);
+  const ConvBwdPlan noDb =
+      planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"compute_db", "false"}});
+  CHECK_FALSE(noDb.rows.db);
+  CHECK(noDb.rows.transposeBanks == 6);
+  // not packed: db stays a separate pass over dy
+  CHECK_FALSE(planOf({1, 256, 8, 32, 32}, {3, 3, 3, 256, 256}, pad).rows.db);
+  CHECK(small.rows.chunk[0] == 16);  // whole D and W, rows of each of the 2 bands of 32
+  CHECK(small.rows.chunk[1] < 32);
+  CHECK(small.rows.chunk[2] == 64);
+  // C 256: C_in fills the PE columns, nothing to pack
+  CHECK(planOf({1, 256, 8, 32, 32}, {3, 3, 3, 256, 256}, pad).rows.depthGroup == 1);
+  // C_in 16, C_out 128: dy stationary (9 x 64 cycles a depth) beats packing (9 x 128)
+  const ConvBwdPlan wide = planOf({1, 16, 8, 32, 32}, {3, 3, 3, 16, 128}, pad);
+  CHECK(wide.rows.dyStationary);
+  CHECK(wide.rows.depthGroup == 1);
+  // with x stationary forced, packing is the better of the rest (2 x 128 moving columns)
+  CHECK(planOf({1, 16, 8, 32, 32}, {3, 3, 3, 16, 128}, {{"padding", "1"}, {"dw_stationary", "x"}})
+            .rows.depthGroup == 2);
+  // too small a problem to pay for the depth-block additions; off when asked
+  CHECK(planOf({1, 32, 4, 8, 8}, {3, 3, 3, 32, 32}, pad).rows.depthGroup == 1);
+  CHECK(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dw_depth_group", "1"}})
+            .rows.depthGroup == 1);
+}
+
+TEST_CASE("conv3d_bwd plan: a forced dw_depth_group that does not apply is an error") {
+  const std::string rule =
+      " does not apply here (at most 1: packing needs x stationary, D stride and dilation 1, "
+      "(group + Kd - 1) x C_in <= 128 and group x C_out <= 512)";
+  CHECK_THROWS_WITH_AS(
+      planOf({1, 32, 6, 8, 8}, {3, 3, 3, 32, 32}, {{"stride", "2"}, {"dw_depth_group", "2"}}),
+      ("conv3d_bwd: dw_depth_group 2" + rule).c_str(), Error);
+  CHECK_THROWS_WITH_AS(planOf({1, 64, 6, 8, 8}, {3, 3, 3, 64, 32}, {{"dw_depth_group", "2"}}),
+                       ("conv3d_bwd: dw_depth_group 2" + rule).c_str(), Error);
+  CHECK_THROWS_AS(
+      planOf({1, 8, 6, 8, 8}, {3, 3, 3, 8, 8}, {{"dw_depth_group", "2"}, {"dw_stationary", "dy"}}),
+      Error);
+}
+
+TEST_CASE("conv3d_bwd dw packed: odd shapes against the reference") {
+  // odd D (a short last group), C_out 20, bf16
+  checkPacked({{1, 32, 5, 7, 9}, {3, 3, 3, 32, 20}, 0, {{"padding", "1"}}, Dtype::Bf16}, 2, true);
+  // C_in 5, Kd 2, three depths a group, H/W stride 2, no padding, B 2, fp32
+  checkPacked({{2, 5, 7, 6, 9}, {2, 3, 3, 5, 7}, 0, {{"stride", "1,2,2"}}}, 3, false);
+  // C_in 10, six slots (60 columns), H/W dilation, asymmetric padding with depth padding
+  // that leaves the first and last dy depth one tap short
+  checkPacked({{1, 10, 6, 9, 8},
+               {3, 2, 3, 10, 40},
+               0,
+               {{"dilation", "1,2,1"}, {"padding", "2,1,0,1,2,0"}},
+               Dtype::Bf16},
+              4, true);
+  // Kd 1: slot g meets group g only
+  checkPacked({{1, 12, 4, 5, 6}, {1, 3, 3, 12, 9}, 0, {{"padding", "0,0,1,1,1,1"}}}, 2, true);
+  // one accumulator bank of 2 packed accumulators: 9 shifts in 5 passes
+  ConvCase banked{{1, 8, 5, 6, 7}, {3, 3, 3, 8, 64}, 0, {{"padding", "1"}, {"dw_acc_banks", "1"}}};
+  CHECK(planOf(banked.x, banked.filters,
+               {{"padding", "1"}, {"dw_acc_banks", "1"}, {"dw_depth_group", "4"}}, Dtype::Fp32)
+            .rows.passes.size() == 5);
+  checkPacked(banked, 4, true);
+  // W above 128 (boxes of one row) and dy by DMA transpose
+  checkPacked({{1, 4, 3, 2, 140},
+               {2, 1, 3, 4, 6},
+               0,
+               {{"padding", "0,0,0,0,1,1"}, {"dy_transpose", "dma"}}},
+              2, false);
+  // several chunks along H (the last of an odd row count: a box with one row group), B 2
+  const ConvCase rows{{2, 4, 3, 41, 60}, {3, 3, 2, 4, 5}, 0, {{"padding", "1,1,1,1,0,1"}}};
+  const ConvBwdPlan p = planOf(rows.x, rows.filters,
+                               {{"padding", "1,1,1,1,0,1"}, {"dw_depth_group", "2"}}, Dtype::Fp32);
+  CHECK(p.rows.boxH == 2);
+  CHECK(p.rows.chunk[1] < 21);  // bands of 21 rows
+  checkPacked(rows, 2, true);
+}
+
+TEST_CASE("conv3d_bwd dw packed: 64 partitions and a 64x64 PE array") {
+  const ConvCase c{{1, 8, 6, 7, 9},
+                   {3, 3, 3, 8, 24},
+                   0,
+                   {{"padding", "1"}, {"dw_depth_group", "4"}, {"compute_dx", "false"}}};
+  testing::checkConvCase(conv3dBwdSpec(), c, testing::trn2Half());
+  static const sim::MachineConfig pe64 = sim::loadMachine("trn2", {"pe_rows=64", "pe_cols=64"});
+  testing::checkConvCase(conv3dBwdSpec(), c, pe64);
+}
+
+TEST_CASE("conv3d_bwd dw packed: the automatic choice on a shape that takes it, all gradients") {
+  const ConvCase c{{1, 32, 12, 16, 32}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  CHECK(planOf(c.x, c.filters, c.params).rows.depthGroup == 2);
+  testing::checkConvCase(conv3dBwdSpec(), c);
+}
+
+}  // namespace
+}  // namespace neuronsim::kernels
