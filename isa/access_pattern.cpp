@@ -1,4 +1,4 @@
-// Access-pattern sizes and memory-space names.
+// Memory-space names.
 #include "isa/access_pattern.h"
 
 namespace neuronsim::isa {
@@ -13,16 +13,6 @@ std::string_view spaceName(Space space) {
       return "psum";
   }
   return "?";
-}
-
-int64_t AccessPattern::freeSize() const {
-  int64_t n = 1;
-  for (const Dim& d : dims) n *= d.num;
-  return n;
-}
-
-int64_t AccessPattern::numElements() const {
-  return static_cast<int64_t>(partitionCount) * freeSize();
 }
 
 }  // namespace neuronsim::isa

@@ -40,9 +40,13 @@ struct AccessPattern {
   std::vector<Dim> dims;
 
   /// Elements per partition (product of dims' nums; 1 when dims is empty).
-  int64_t freeSize() const;
+  int64_t freeSize() const {
+    int64_t n = 1;
+    for (const Dim& d : dims) n *= d.num;
+    return n;
+  }
   /// partitionCount * freeSize().
-  int64_t numElements() const;
+  int64_t numElements() const { return static_cast<int64_t>(partitionCount) * freeSize(); }
   bool operator==(const AccessPattern&) const = default;
 };
 

@@ -144,22 +144,6 @@ constexpr std::array<std::string_view, kNumDtypes> kNames{"fp32",     "bf16",  "
 
 }  // namespace
 
-int dtypeBytes(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::Fp32:
-    case Dtype::Int32:
-      return 4;
-    case Dtype::Bf16:
-    case Dtype::Fp16:
-      return 2;
-    case Dtype::Fp8E4m3:
-    case Dtype::Fp8E5m2:
-    case Dtype::Uint8:
-      return 1;
-  }
-  return 4;
-}
-
 std::string_view dtypeName(Dtype dtype) {
   return kNames.at(static_cast<size_t>(dtype));
 }

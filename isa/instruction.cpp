@@ -40,10 +40,6 @@ std::string_view opcodeName(Opcode opcode) {
   return lookup(kOpcodeNames, static_cast<size_t>(opcode));
 }
 
-bool isDma(Opcode opcode) {
-  return opcode == Opcode::DmaCopy || opcode == Opcode::DmaTranspose;
-}
-
 std::string_view aluOpName(AluOp op) {
   return lookup(kAluNames, static_cast<size_t>(op));
 }

@@ -54,7 +54,9 @@ enum class Opcode : uint8_t {
 };
 inline constexpr int kNumOpcodes = 14;
 std::string_view opcodeName(Opcode opcode);  // nc_matmul, tensor_tensor, dma_copy, ...
-bool isDma(Opcode opcode);
+constexpr bool isDma(Opcode opcode) {
+  return opcode == Opcode::DmaCopy || opcode == Opcode::DmaTranspose;
+}
 
 /// ALU operations; comparisons give 1.0 or 0.0.
 enum class AluOp : uint8_t {

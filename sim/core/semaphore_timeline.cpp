@@ -37,19 +37,26 @@ SemaphoreTimeline::Reach SemaphoreTimeline::firstReach(int64_t value) const {
   if (monotone_) {
     if (base_ >= value) return {Tick(), -1};
     if (finalValue() < value) return {};
-    auto it = std::lower_bound(live, increments_.end(), value,
-                               [](const Increment& inc, int64_t v) { return inc.cumulative < v; });
-    if (it == increments_.end()) return {};
+    // Waiters mostly ask for a value reached lately: gallop back from the newest increment
+    // (which reaches `value`), then binary-search the last gap.
+    size_t reached = increments_.size() - 1, lo = head_;
+    for (size_t step = 1; reached - head_ >= step; step *= 2) {
+      if (increments_[reached - step].cumulative < value) {
+        lo = reached - step + 1;
+        break;
+      }
+      reached -= step;
+    }
+    const auto it =
+        std::lower_bound(increments_.begin() + static_cast<std::ptrdiff_t>(lo),
+                         increments_.begin() + static_cast<std::ptrdiff_t>(reached), value,
+                         [](const Increment& inc, int64_t v) { return inc.cumulative < v; });
     return {it->at, it->by};
   }
   if (base_ >= value && head_ == increments_.size()) return {Tick(), -1};
   for (auto it = live; it != increments_.end(); ++it)
     if (it->cumulative >= value) return {it->at, it->by};
   return {};
-}
-
-int64_t SemaphoreTimeline::finalValue() const {
-  return head_ == increments_.size() ? base_ : increments_.back().cumulative;
 }
 
 }  // namespace neuronsim::sim

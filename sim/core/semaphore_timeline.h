@@ -29,7 +29,9 @@ class SemaphoreTimeline {
   /// First time (over registered increments) the value is >= `value`.
   Reach firstReach(int64_t value) const;
   /// Value after every registered increment.
-  int64_t finalValue() const;
+  int64_t finalValue() const {
+    return head_ == increments_.size() ? base_ : increments_.back().cumulative;
+  }
 
  private:
   /// One registered increment.
