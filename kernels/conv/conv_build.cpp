@@ -93,7 +93,8 @@ class ConvEmitter {
     const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
     windows_ = BufferRing::sbuf(
         b_, kBuffers, {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window");
-    for (int i = 0; i < kBuffers && plan_.pack > 1; ++i)
+    // Slot partitions past C_in meet zero filters but are read: they must hold zeros.
+    for (int i = 0; i < kBuffers && plan_.pack > 1 && core_.cin < plan_.slotParts; ++i)
       b_.memset(windows_[i].select(0, 0), 0.0f, isa::Engine::GpSimd);
     if (plan_.staged) {
       const Int3& s = plan_.stage;
@@ -132,10 +133,12 @@ class ConvEmitter {
     auto storedKw = [&](int64_t kw) { return core_.flipTaps ? k[2] - 1 - kw : kw; };
     for (int64_t kw = 0; kw < k[2] && !core_.filtersCoCi; ++kw)
       for (int64_t g = 0; g < plan_.pairs; ++g)
-        b_.dmaCopy(slotOf(kw, g), filters_.reshape({rows, k[2], core_.cin, core_.cout})
-                                      .select(1, storedKw(kw))
-                                      .slice(2, g0, g0 + group)
-                                      .permute({1, 0, 2}));
+        b_.dmaCopy(slotOf(kw, g),
+                   filters_.reshape({rows, k[2], core_.cin, core_.cout})
+                       .select(1, storedKw(kw))
+                       .slice(2, g0, g0 + group)
+                       .permute({1, 0, 2}),
+                   filterDma());
     // C_out-major filters: one DMA transpose per tap, in the order the matmuls use them
     for (int64_t used = 0; used < rows && core_.filtersCoCi; ++used) {
       const int64_t row = packedRow(used / k[1], used % k[1]);
@@ -143,11 +146,16 @@ class ConvEmitter {
         b_.dmaTranspose(slotOf(kw, 0).select(0, row),
                         filters_.reshape({taps, core_.cout, core_.cin})
                             .select(0, row * k[2] + storedKw(kw))
-                            .slice(0, g0, g0 + group));
+                            .slice(0, g0, g0 + group),
+                        filterDma());
     }
     for (int64_t kw = 0; kw < k[2] && core_.filtersCoCi && plan_.pairs > 1; ++kw)
-      b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0));
+      b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0), filterDma());
   }
+
+  /// Filter DMAs are triggered from Sync and Scalar in turn: per-tap transposes would otherwise
+  /// hold Sync (and the windows queued behind them) for 600 ns each.
+  DmaOptions filterDma() { return DmaOptions{-1, filterIssue_.next()}; }
 
   /// The packed filter row of taps (kd, kh): rows follow the stored order (reversed when taps
   /// are flipped), so one DMA per kw tap loads all of them.
@@ -178,7 +186,8 @@ class ConvEmitter {
       const HbmView all = filters_.reshape({taps, core_.cout, core_.cin});
       for (int64_t k = 0; k < taps; ++k)
         b_.dmaTranspose(dst.select(0, k).slice(0, 0, group),
-                        all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs));
+                        all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs),
+                        filterDma());
     }
     if (!bias_) return;
     for (int64_t j = 0; j * plan_.parts < group; ++j) {
@@ -333,11 +342,19 @@ class ConvEmitter {
   }
 
   void computeChunk(const Chunk& chunk, int slot, int64_t g0, int64_t group) {
-    const Int3 one{1, 1, 1};
+    // When every block lies in one depth plane and blocks come depth by depth, finished planes
+    // are stored while later ones compute: the last chunk's store is one plane, not the chunk.
+    const bool planeStores = plan_.block[0] == 1 && plan_.phase[0] == 1 && plan_.phase[1] == 1 &&
+                             plan_.phase[2] == plan_.pairs;
     for (int64_t j = 0; j * plan_.parts < group; ++j) {
       const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
       const Tile outTile = outs_.next().partitionSlice(0, static_cast<int32_t>(cw));
+      int64_t storedTo = 0;
       forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
+        if (planeStores && origin[0] > storedTo) {
+          store(outTile, chunk, co0, cw, storedTo, origin[0]);
+          storedTo = origin[0];
+        }
         const int64_t rows = plan_.pairs > 1 ? plan_.pairStride + cw : cw;
         const Tile ps =
             psums_.next().partitionSlice(0, static_cast<int32_t>(rows)).slice(0, 0, product(count));
@@ -346,15 +363,22 @@ class ConvEmitter {
               ps.partitionSlice(0, static_cast<int32_t>(cw)), j, cw);
         if (plan_.pairs > 1) evictOdd(outTile, ps, chunk, origin, count, j, cw);
       });
-      const HbmView dst = out_.select(0, chunk.batch)
-                              .slice(0, co0, co0 + cw)
-                              .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
-                              .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
-                              .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
-      b_.setNote("store out");
-      b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one),
-                 DmaOptions{-1, isa::Engine::Scalar});
+      store(outTile, chunk, co0, cw, storedTo, chunk.extent[0]);
     }
+  }
+
+  /// Stores depths [d0, d1) of `chunk` from `outTile`, output channels [co0, co0 + cw).
+  void store(const Tile& outTile, const Chunk& chunk, int64_t co0, int64_t cw, int64_t d0,
+             int64_t d1) {
+    const HbmView dst = out_.select(0, chunk.batch)
+                            .slice(0, co0, co0 + cw)
+                            .slice(1, chunk.origin[0] + d0, chunk.origin[0] + d1)
+                            .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
+                            .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
+    const Int3 extent{d1 - d0, chunk.extent[1], chunk.extent[2]};
+    b_.setNote("store out");
+    b_.dmaCopy(dst, box(outTile, {d0, 0, 0}, extent, {1, 1, 1}),
+               DmaOptions{-1, isa::Engine::Scalar});
   }
 
   void accumulate(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin,
@@ -419,6 +443,7 @@ class ConvEmitter {
   HbmView out_;
   Tile weights_, biasTile_;
   EngineCycle placeEngines_, evictEngines_;
+  EngineCycle filterIssue_{{isa::Engine::Sync, isa::Engine::Scalar}};
   BufferRing windows_, stages_, outs_, psums_;
 };
 

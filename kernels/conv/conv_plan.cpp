@@ -25,9 +25,11 @@ constexpr int64_t kWindowCap =
 constexpr int64_t kChunkWork = 27 * 512;  // PE columns of matmul work per chunk
 constexpr int64_t kMinChunk = 256;
 constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
-constexpr int64_t kShortRowBytes =
-    512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per
-          // row       // preferred output positions per chunk
+// x rows shorter than this are staged: a padded window takes one DMA descriptor per row
+constexpr int64_t kShortRowBytes = 512;
+// Packed windows stage only rows shorter than two 64 B descriptors: each slot's staged copy is a
+// 32-partition engine pass that costs as much as a 128-partition one.
+constexpr int64_t kPackedShortRowBytes = 128;
 
 using isa::ceilDiv;
 int64_t product(const Int3& v) {
@@ -73,7 +75,9 @@ struct Budget {
     if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
     if (!preferred) return true;
     if (forcedPositions > 0) return product(c) <= forcedPositions;
-    return windowBytes <= kWindowCap && product(c) <= chunkPositions();
+    // Packed windows read their halo from HBM once per slot: they take the largest chunk whose
+    // window fits the preference.
+    return windowBytes <= kWindowCap && (plan.pack > 1 || product(c) <= chunkPositions());
   }
   std::optional<Int3> search(bool preferred) const {
     return largestChunk(core.out, [&](const Int3& c) { return fits(c, preferred); });
@@ -180,13 +184,14 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.ciParts = std::min(core.cin, parts);
   plan.dilated =
       core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
-  plan.staged = plan.dilated || core.in[2] * elemBytes < kShortRowBytes;
 
   // Slots of kSlotAlign partitions or more start where the ISA lets a partition range start.
   const int64_t maxPack =
       std::min<int64_t>(parts / kSlotAlign, std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
   if (allowPack && plan.ciTiles == 1 && !plan.dilated)
     while (plan.pack * 2 <= maxPack && core.cin <= parts / (plan.pack * 2)) plan.pack *= 2;
+  const int64_t shortRow = plan.pack > 1 ? kPackedShortRowBytes : kShortRowBytes;
+  plan.staged = plan.dilated || core.in[2] * elemBytes < shortRow;
   plan.tapColumns = core.tapCount();
   if (plan.pack > 1) {
     plan.slotParts = parts / plan.pack;

@@ -64,6 +64,26 @@ TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
   check(strided);
 }
 
+TEST_CASE("conv3d_bwd: dx packed windows loaded straight from dy, stored plane by plane") {
+  // dy rows of 128 B or more load into each slot's padded window without staging; chunks span
+  // several depths, so finished planes are stored while later ones compute
+  const std::vector<ConvCase> cases = {
+      {{1, 20, 5, 6, 67}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}, Dtype::Bf16},
+      {{2, 12, 4, 5, 33}, {3, 3, 3, 12, 7}, 0, {{"padding", "1,0,0,2,1,1"}}},
+      {{1, 32, 6, 20, 64}, {2, 3, 3, 32, 32}, 0, {{"padding", "0,1,1,1,1,1"}}, Dtype::Bf16},
+  };
+  for (const ConvCase& c : cases) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
+    CHECK(plan.pack > 1);
+    CHECK_FALSE(plan.staged);
+    CHECK(plan.chunk[0] > 1);
+    check(c);
+  }
+}
+
 TEST_CASE("conv3d_bwd: dx only") {
   check({{1, 6, 5, 5, 5},
          {3, 3, 3, 6, 8},
