@@ -200,13 +200,14 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   }
   const int64_t perColumn = plan.ciTiles * plan.tapColumns * elemBytes;
   const int64_t weightBudget = static_cast<int64_t>(kWeightShare * static_cast<double>(capacity));
-  // Two W offsets per matmul need a free slot past the last kw tap; their blocks start where a
-  // partition range may start. A matmul costs max(min(64, M), N) PE cycles (I2): the second
-  // offset's columns come free while N halves.
-  const int64_t pairStride = core.cout <= kSlotAlign ? kSlotAlign : 2 * kSlotAlign;
+  // Two W offsets per matmul need a free slot past the last kw tap; the odd offset's block
+  // starts at partition 32 and is evicted to partitions 0.. (A1: Vector and Scalar move data
+  // across partitions only within a half, so C_out <= 32). A matmul costs max(min(64, M), N) PE
+  // cycles (I2): the second offset's columns come free while N halves.
+  const int64_t pairStride = kSlotAlign;
   if (options.wPairs != "off" && plan.pack > core.taps[2] && core.stride[2] == 1 &&
-      core.dilation[2] == 1 && core.out[2] >= 2 && pairStride + core.cout <= parts &&
-      (pairStride + core.cout) * perColumn <= weightBudget) {
+      core.dilation[2] == 1 && core.out[2] >= 2 && core.cout <= pairStride &&
+      pairStride + core.cout <= parts && (pairStride + core.cout) * perColumn <= weightBudget) {
     plan.pairs = 2;
     plan.pairStride = pairStride;
   }
@@ -299,7 +300,7 @@ std::vector<ParamSpec> convScheduleParams() {
        ParamType::Enum,
        "auto",
        "schedule: two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
-       "last kw tap, stride and dilation W are 1 and C_out <= 64; off: one output per column)",
+       "last kw tap, stride and dilation W are 1 and C_out <= 32; off: one output per column)",
        {"auto", "off"}},
   };
 }

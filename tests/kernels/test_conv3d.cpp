@@ -158,7 +158,7 @@ TEST_CASE("conv3d: C_in 64, 1x1x2 filter, bf16 (two taps per matmul)") {
   check(c);
 }
 
-TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32, 48") {
+TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32; not C_out 48") {
   struct Paired {
     ConvCase c;
     int64_t pairs, pairStride;
@@ -175,7 +175,8 @@ TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32, 48
       {{{1, 32, 3, 10, 12}, {3, 3, 3, 32, 32}, 32, {{"padding", "1"}, {"activation_fn", "relu"}}},
        2,
        32},
-      {{{1, 16, 3, 5, 9}, {1, 2, 3, 16, 48}, 0, {{"padding", "0,0,1,0,1,2"}}, Dtype::Bf16}, 2, 64},
+      // C_out 48: the odd block would start at partition 64, a half away from the outputs (A1)
+      {{{1, 16, 3, 5, 9}, {1, 2, 3, 16, 48}, 0, {{"padding", "0,0,1,0,1,2"}}, Dtype::Bf16}, 1, 0},
       {{{1, 48, 3, 5, 9}, {3, 3, 3, 48, 40}, 0, {{"padding", "1"}}}, 1, 0},
       {{{1, 8, 3, 6, 11}, {3, 3, 3, 8, 16}, 0, {{"padding", "1"}, {"stride", "1,1,2"}}}, 1, 0},
       {{{1, 8, 3, 6, 11}, {3, 3, 3, 8, 80}, 0, {{"padding", "1"}}}, 1, 0},

@@ -46,7 +46,7 @@ TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
       {{1, 3, 4, 6, 9}, {3, 3, 3, 3, 3}, 0, {{"padding", "1,0,0,2,1,1"}}},
       {{1, 17, 4, 5, 11}, {3, 3, 3, 17, 17}, 0, {{"padding", "1"}}, Dtype::Bf16},
       {{2, 32, 3, 6, 10}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16},
-      {{1, 48, 3, 4, 7}, {3, 3, 3, 48, 20}, 0, {{"padding", "0,1,2,0,1,0"}}},
+      {{1, 32, 3, 4, 7}, {3, 3, 3, 32, 20}, 0, {{"padding", "0,1,2,0,1,0"}}},
   };
   for (const ConvCase& c : cases) {
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
@@ -55,6 +55,12 @@ TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
     CHECK(planConv(dxCore(forward), c.dtype, testing::trn2().geometry).pairs == 2);
     check(c);
   }
+  // dx C_out 48 (forward C_in): the odd block would sit a half away from the outputs (A1)
+  const ConvCase wide{{1, 48, 3, 4, 7}, {3, 3, 3, 48, 20}, 0, {{"padding", "0,1,2,0,1,0"}}};
+  const ConvCore wideForward = conv3dBwdCore({{"x_in", wide.x}, {"filters", wide.filters}},
+                                             parseParams(conv3dBwdSpec(), wide.params), false);
+  CHECK(planConv(dxCore(wideForward), wide.dtype, testing::trn2().geometry).pairs == 1);
+  check(wide);
   // stride 2 dilates dx's input: no packing, no pairs, still exact
   const ConvCase strided{
       {1, 17, 5, 6, 7}, {3, 3, 3, 17, 17}, 0, {{"stride", "2"}, {"padding", "1"}}};
