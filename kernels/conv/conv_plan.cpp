@@ -211,6 +211,13 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
     plan.pairs = 2;
     plan.pairStride = pairStride;
   }
+  const bool plainEviction = !core.hasBias && core.act == isa::ActFn::Copy;
+  if (options.stationary == "positions" && plan.pairs == 1)
+    throw Error(core.kernel +
+                ": stationary positions needs paired W outputs (C_in <= 32 with 4 kw slots for at "
+                "most 3 kw taps, C_out <= 32, W stride and dilation 1)");
+  plan.positionsStationary = plan.pairs > 1 && (options.stationary == "positions" ||
+                                                (options.stationary == "auto" && plainEviction));
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);
   if (plan.coGroup >= parts) plan.coGroup -= plan.coGroup % parts;
   if (plan.coGroup < 1)
@@ -268,6 +275,7 @@ ConvOptions convOptions(const ParamValues& params) {
   options.tapPack = params.getString("tap_pack");
   options.evict = params.getString("evict_engine");
   options.wPairs = params.getString("w_pairs");
+  options.stationary = params.getString("stationary");
   return options;
 }
 
@@ -302,6 +310,13 @@ std::vector<ParamSpec> convScheduleParams() {
        "schedule: two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
        "last kw tap, stride and dilation W are 1 and C_out <= 32; off: one output per column)",
        {"auto", "off"}},
+      {"stationary",
+       ParamType::Enum,
+       "auto",
+       "schedule: the operand TensorE holds with paired W outputs (filters; positions: 128 "
+       "output pairs of the window against the packed filters, then one PE transpose per 128 "
+       "pairs; auto: positions without bias and activation)",
+       {"auto", "filters", "positions"}},
   };
 }
 

@@ -70,6 +70,42 @@ TEST_CASE("conv3d: 1x1x1 filter with stride 2") {
   check({{1, 32, 4, 8, 40}, {1, 1, 1, 32, 24}, 0, {{"stride", "2"}}});
 }
 
+TEST_CASE("conv3d: paired outputs with positions as the stationary") {
+  struct Stationary {
+    ConvCase c;
+    bool positions;
+  };
+  const std::vector<Stationary> cases = {
+      // a row of 150 output pairs: sub-blocks are pieces of one row
+      {{{1, 8, 1, 3, 300}, {1, 3, 3, 8, 16}, 0, {{"padding", "0,0,1,1,1,1"}}, Dtype::Bf16}, true},
+      // W odd, planes rotating over the four partition quadrants, B 2
+      {{{2, 5, 5, 20, 37}, {3, 3, 3, 5, 7}, 0, {{"padding", "1"}}}, true},
+      // blocks spanning several small planes
+      {{{1, 30, 4, 3, 5}, {3, 3, 3, 30, 32}, 0, {{"padding", "1,1,0,2,1,1"}}, Dtype::Bf16}, true},
+      // bias and activation: filters unless forced (then evicted in fp32 before the transpose)
+      {{{1, 17, 4, 6, 11}, {2, 3, 3, 17, 9}, 9, {{"padding", "1"}, {"activation_fn", "gelu"}}},
+       false},
+      {{{1, 17, 4, 6, 11},
+        {2, 3, 3, 17, 9},
+        9,
+        {{"padding", "1"}, {"activation_fn", "gelu"}, {"stationary", "positions"}},
+        Dtype::Bf16},
+       true},
+      {{{2, 5, 5, 20, 37}, {3, 3, 3, 5, 7}, 0, {{"padding", "1"}, {"stationary", "filters"}}},
+       false},
+  };
+  for (const Stationary& s : cases) {
+    INFO("x_in " << shapeText(s.c.x) << " filters " << shapeText(s.c.filters));
+    const ConvPlan plan = planOf(s.c);
+    CHECK(plan.pairs == 2);
+    CHECK(plan.positionsStationary == s.positions);
+    check(s.c);
+  }
+  const ConvCase unpaired{{1, 48, 3, 5, 9}, {3, 3, 3, 48, 40}, 0, {{"stationary", "positions"}}};
+  CHECK_THROWS_WITH(planOf(unpaired),
+                    doctest::Contains("conv3d: stationary positions needs paired W outputs"));
+}
+
 TEST_CASE("conv3d: output rows wider than one PSUM bank") {
   const ConvCase c{{1, 3, 1, 2, 1200}, {1, 1, 3, 3, 4}, 4, {}};
   const ConvPlan p = planOf(c);

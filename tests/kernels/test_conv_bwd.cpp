@@ -52,7 +52,9 @@ TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
     const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
     const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
-    CHECK(planConv(dxCore(forward), c.dtype, testing::trn2().geometry).pairs == 2);
+    const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
+    CHECK(plan.pairs == 2);
+    CHECK(plan.positionsStationary);
     check(c);
   }
   // dx C_out 48 (forward C_in): the odd block would sit a half away from the outputs (A1)
