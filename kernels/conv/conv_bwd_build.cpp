@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
@@ -17,8 +18,41 @@ constexpr int64_t kDbChunk = 8192;  // dy elements per partition per load
 }  // namespace
 
 void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
-                 const HbmView& dy, const HbmView& filters, const HbmView& dx) {
-  buildConv(builder, dxCore(forward), dtype, dy, filters, std::nullopt, dx);
+                 const HbmView& dy, const HbmView& filters, const HbmView& dx,
+                 const ConvOptions& options) {
+  buildConv(builder, dxCore(forward), dtype, dy, filters, std::nullopt, dx, options);
+}
+
+ConvOptions dxOptions(const ParamValues& params) {
+  ConvOptions options;
+  options.chunkPositions = params.getInt("dx_chunk_positions");
+  options.wPairs = params.getString("dx_w_pairs");
+  options.stationary = params.getString("dx_stationary");
+  return options;
+}
+
+std::vector<ParamSpec> dxScheduleParams() {
+  return {
+      {"dx_chunk_positions",
+       ParamType::Int,
+       "0",
+       "schedule: dx output positions per dy window (0: auto; packed windows take the largest "
+       "chunk whose window fits 48 KiB per partition)",
+       {}},
+      {"dx_w_pairs",
+       ParamType::Enum,
+       "auto",
+       "schedule: two W-neighbour dx outputs per packed matmul (auto: when C_out <= 32 "
+       "leaves a slot free past the last kw tap and stride and dilation W are 1; off: never)",
+       {"auto", "off"}},
+      {"dx_stationary",
+       ParamType::Enum,
+       "auto",
+       "schedule: the operand TensorE holds in dx with paired outputs (positions: 128 output "
+       "pairs of the dy window against the packed filters, then one PE transpose per 128 pairs; "
+       "auto: positions)",
+       {"auto", "filters", "positions"}},
+  };
 }
 
 void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {

@@ -109,6 +109,7 @@ KernelSpec conv3dBwdSpec() {
        "when C_out fits the PE columns and it takes fewer PE cycles)",
        {"auto", "x", "dy"}},
   };
+  for (ParamSpec& p : dxScheduleParams()) spec.params.push_back(std::move(p));
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
   spec.deriveShapes = deriveBwd;
@@ -118,7 +119,8 @@ KernelSpec conv3dBwdSpec() {
     for (const auto& [name, view] : args.inputs) shapes[name] = view.shape();
     const ConvCore core = conv3dBwdCore(shapes, args.params);
     if (args.hasOutput("dx"))
-      buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
+      buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"),
+                  dxOptions(args.params));
     if (args.hasOutput("dw")) {
       const ConvBwdPlan plan =
           planConvBwd(core, args.dtype, builder.geometry(), bwdOptions(args.params));

@@ -24,6 +24,7 @@ constexpr int64_t kWindowCap =
     48 * 1024;  // preferred window bytes per partition (keeps chunks pipelined)
 constexpr int64_t kChunkWork = 27 * 512;  // PE columns of matmul work per chunk
 constexpr int64_t kMinChunk = 256;
+constexpr int64_t kPipelineChunks = 4;  // packed plans: chunks the output is at least cut into
 constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
 // x rows shorter than this are staged: a padded window takes one DMA descriptor per row
 constexpr int64_t kShortRowBytes = 512;
@@ -75,9 +76,13 @@ struct Budget {
     if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
     if (!preferred) return true;
     if (forcedPositions > 0) return product(c) <= forcedPositions;
-    // Packed windows read their halo from HBM once per slot: they take the largest chunk whose
-    // window fits the preference.
-    return windowBytes <= kWindowCap && (plan.pack > 1 || product(c) <= chunkPositions());
+    // Packed windows read their halo from HBM once per slot: they take the largest chunk up to
+    // a kPipelineChunks-th of the output (no window cap), so the halo is re-read less while
+    // enough chunks remain to hide the first load and the last store.
+    if (plan.pack > 1)
+      return product(c) <=
+             std::max(chunkPositions(), ceilDiv(core.batch * product(core.out), kPipelineChunks));
+    return windowBytes <= kWindowCap && product(c) <= chunkPositions();
   }
   std::optional<Int3> search(bool preferred) const {
     return largestChunk(core.out, [&](const Int3& c) { return fits(c, preferred); });

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "isa/error.h"
+#include "kernels/conv/conv_bwd_build.h"
 #include "kernels/conv/conv_bwd_plan.h"
 #include "kernels/conv/conv_kernels.h"
 #include "test_conv_check.h"
@@ -78,7 +79,11 @@ TEST_CASE("conv3d_bwd: dx packed windows loaded straight from dy, stored plane b
   const std::vector<ConvCase> cases = {
       {{1, 20, 5, 6, 67}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}, Dtype::Bf16},
       {{2, 12, 4, 5, 33}, {3, 3, 3, 12, 7}, 0, {{"padding", "1,0,0,2,1,1"}}},
-      {{1, 32, 6, 20, 64}, {2, 3, 3, 32, 32}, 0, {{"padding", "0,1,1,1,1,1"}}, Dtype::Bf16},
+      {{1, 32, 12, 20, 64},
+       {2, 3, 3, 32, 32},
+       0,
+       {{"padding", "0,1,1,1,1,1"}, {"compute_dw", "false"}},
+       Dtype::Bf16},
   };
   for (const ConvCase& c : cases) {
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
@@ -90,6 +95,26 @@ TEST_CASE("conv3d_bwd: dx packed windows loaded straight from dy, stored plane b
     CHECK(plan.chunk[0] > 1);
     check(c);
   }
+}
+
+TEST_CASE("conv3d_bwd: dx schedule parameters reach the conv core") {
+  const ConvCase base{{1, 24, 4, 6, 19}, {3, 3, 3, 24, 16}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  auto planOf = [&](std::vector<std::pair<std::string, std::string>> extra) {
+    ConvCase c = base;
+    c.params.insert(c.params.end(), extra.begin(), extra.end());
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    return planConv(dxCore(forward), c.dtype, testing::trn2().geometry, dxOptions(params));
+  };
+  CHECK(planOf({}).positionsStationary);
+  CHECK_FALSE(planOf({{"dx_stationary", "filters"}}).positionsStationary);
+  CHECK(planOf({{"dx_w_pairs", "off"}}).pairs == 1);
+  const ConvPlan small = planOf({{"dx_chunk_positions", "40"}});
+  CHECK(small.chunk[0] * small.chunk[1] * small.chunk[2] <= 40);
+  ConvCase forced = base;
+  forced.params.insert(forced.params.end(),
+                       {{"dx_stationary", "filters"}, {"dx_chunk_positions", "40"}});
+  check(forced);
 }
 
 TEST_CASE("conv3d_bwd: dx only") {
