@@ -2,6 +2,8 @@
 // window, staging and output tiles fit twice (double buffering) and whose access patterns fit.
 #include "kernels/conv/conv_plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <functional>
@@ -98,9 +100,10 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
   };
   const std::optional<Int3> chunk = largestChunk(core.out, fits);
   if (!chunk)
-    throw Error(core.kernel + ": the inputs of one output position (" +
-                std::to_string(plan.ciTiles) + " C_in tiles x " + std::to_string(core.tapCount()) +
-                " taps) do not fit SBUF next to the filters");
+    throw Error(
+        fmt::format("{}: the inputs of one output position ({} C_in tiles x {} taps) do "
+                    "not fit SBUF next to the filters",
+                    core.kernel, plan.ciTiles, core.tapCount()));
   plan.perTap = true;
   plan.staged = false;
   plan.chunk = *chunk;
@@ -226,9 +229,10 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);
   if (plan.coGroup >= parts) plan.coGroup -= plan.coGroup % parts;
   if (plan.coGroup < 1)
-    throw Error(core.kernel + ": filters need " + std::to_string(perColumn) +
-                " bytes per partition for one output channel (C_in tiles x taps), more than the " +
-                std::to_string(weightBudget) + "-byte SBUF share for filters");
+    throw Error(
+        fmt::format("{}: filters need {} bytes per partition for one output channel "
+                    "(C_in tiles x taps), more than the {}-byte SBUF share for filters",
+                    core.kernel, perColumn, weightBudget));
 
   plan.phase = outputPhase(core);
   if (plan.pairs > 1) plan.phase[2] = 2;
@@ -244,10 +248,10 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   if (!chunk && !plan.dilated) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
-    throw Error(core.kernel + ": the input window of one output position (" +
-                std::to_string(plan.ciTiles) + " C_in tiles x " + std::to_string(w[0]) + "x" +
-                std::to_string(w[1]) + "x" + std::to_string(w[2]) +
-                " taps extent) does not fit SBUF next to the filters");
+    throw Error(
+        fmt::format("{}: the input window of one output position ({} C_in tiles x "
+                    "{}x{}x{} taps extent) does not fit SBUF next to the filters",
+                    core.kernel, plan.ciTiles, w[0], w[1], w[2]));
   }
   plan.chunk = *chunk;
   plan.window = budget.windowOf(plan.chunk);
@@ -261,11 +265,11 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
 ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                   const ConvOptions& options) {
   if (options.chunkPositions < 0)
-    throw Error(core.kernel + ": chunk_positions " + std::to_string(options.chunkPositions) +
-                " is negative (0: auto)");
+    throw Error(fmt::format("{}: chunk_positions {} is negative (0: auto)", core.kernel,
+                            options.chunkPositions));
   if (options.psumBuffers < 0 || options.psumBuffers > geometry.psumBanks)
-    throw Error(core.kernel + ": psum_buffers " + std::to_string(options.psumBuffers) +
-                " is outside 0.." + std::to_string(geometry.psumBanks) + " (0: auto)");
+    throw Error(fmt::format("{}: psum_buffers {} is outside 0..{} (0: auto)", core.kernel,
+                            options.psumBuffers, geometry.psumBanks));
   ConvPlan plan = planWith(core, dtype, geometry, options, options.tapPack != "off");
   if (options.psumBuffers > 0) plan.psumBuffers = options.psumBuffers;
   if (options.evict == "vector") plan.evictEngines = {isa::Engine::Vector};
