@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -63,15 +64,28 @@ class ConvEmitter {
       filtersOf = g0;
       loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
     };
+    // rolling planes: the ring holds the planes of (lookahead + 1) chunks
+    const int sets = plan_.rollingPlanes
+                         ? static_cast<int>(plan_.window[0] / windowExtent(core_, 0, 1))
+                         : kBuffers;
     runPipelined(
-        static_cast<int64_t>(steps.size()), kBuffers,
+        static_cast<int64_t>(steps.size()), sets,
         [&](int64_t item, int set) {
           if (item > 0) ensureFilters(item - 1);
-          loadWindow(*steps[static_cast<size_t>(item)].chunk, set);
+          const Chunk& chunk = *steps[static_cast<size_t>(item)].chunk;
+          if (!plan_.rollingPlanes) return loadWindow(chunk, set);
+          loadRing(item, chunk, item > 0 ? steps[static_cast<size_t>(item - 1)].chunk : nullptr);
+          // the ring loads more than one item ahead: the first filters follow the first window
+          if (item == 0) ensureFilters(0);
         },
         [&](int64_t item, int set) {
           ensureFilters(item);
           const int64_t g0 = steps[static_cast<size_t>(item)].g0;
+          if (plan_.rollingPlanes) {
+            ringPlanes_ = std::move(ringOf_.at(item));
+            ringOf_.erase(item);
+            set = 0;
+          }
           computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
                        std::min(plan_.coGroup, core_.cout - g0));
         });
@@ -97,10 +111,12 @@ class ConvEmitter {
       biasTile_ =
           b_.sbuf({coParts, isa::ceilDiv(plan_.coGroup, plan_.parts)}, isa::Dtype::Fp32, "bias");
     const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
-    windows_ = BufferRing::sbuf(
-        b_, kBuffers, {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window");
+    const int windowBuffers = plan_.rollingPlanes ? 1 : kBuffers;
+    windows_ = BufferRing::sbuf(b_, windowBuffers,
+                                {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_,
+                                "window");
     // Slot partitions past C_in meet zero filters but are read: they must hold zeros.
-    for (int i = 0; i < kBuffers && plan_.pack > 1 && core_.cin < plan_.slotParts; ++i)
+    for (int i = 0; i < windowBuffers && plan_.pack > 1 && core_.cin < plan_.slotParts; ++i)
       b_.memset(windows_[i].select(0, 0), 0.0f, isa::Engine::GpSimd);
     if (plan_.staged) {
       const Int3& s = plan_.stage;
@@ -188,8 +204,8 @@ class ConvEmitter {
       b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0), filterDma());
   }
 
-  /// Filter DMAs are triggered from Sync and Scalar in turn: per-tap transposes would otherwise
-  /// hold Sync (and the windows queued behind them) for 600 ns each.
+  /// Filter DMAs are triggered from GpSimd (swdge, about 0.2 us each for these small
+  /// descriptors): on Sync each per-tap transpose took 600 ns ahead of the next window's loads.
   DmaOptions filterDma() { return DmaOptions{-1, filterIssue_.next()}; }
 
   /// The packed filter row of taps (kd, kh): rows follow the stored order (reversed when taps
@@ -259,6 +275,53 @@ class ConvEmitter {
         loadTapColumn(b_, core_, x_, chunk, t * plan_.parts, tapIndices(tap),
                       windows_[slot].partitionSlice(0, cs).select(0, t * core_.tapCount() + tap));
     }
+  }
+
+  /// Rolling planes: the ring positions of `chunk`'s window planes, loading only the planes the
+  /// previous chunk (`before`, of the same batch and pass, one plane earlier) did not hold.
+  void loadRing(int64_t item, const Chunk& chunk, const Chunk* before) {
+    b_.setNote("load window");
+    const int64_t span = windowExtent(core_, 0, 1), ring = plan_.window[0];
+    std::vector<int64_t> planes;
+    int64_t fresh = 0;
+    const bool continues = before && before->batch == chunk.batch &&
+                           before->origin[0] + 1 == chunk.origin[0] && !lastRing_.empty();
+    if (continues) {
+      planes.assign(lastRing_.begin() + 1, lastRing_.end());
+      fresh = span - 1;
+    }
+    for (int64_t i = fresh; i < span; ++i) {
+      const int64_t position = nextRingPlane_++ % ring;
+      planes.push_back(position);
+      loadRingPlane(chunk, chunk.origin[0] * core_.stride[0] + i, position);
+    }
+    lastRing_ = planes;
+    ringOf_[item] = std::move(planes);
+  }
+
+  /// Virtual input plane `z` of `chunk`'s batch into ring position `position` of every slot.
+  void loadRingPlane(const Chunk& chunk, int64_t z, int64_t position) {
+    const Chunk plane{
+        chunk.batch, {z, chunk.origin[1], chunk.origin[2]}, {1, chunk.extent[1], chunk.extent[2]}};
+    for (int64_t j = 0; j < plan_.pack; ++j) {
+      ConvCore shifted = core_;
+      shifted.padLo[2] -= j * core_.dilation[2];
+      shifted.taps[0] = 1;
+      shifted.dilation[0] = 1;
+      const int32_t first = static_cast<int32_t>(j * plan_.slotParts);
+      const Tile tile = windows_[0]
+                            .partitionSlice(first, static_cast<int32_t>(core_.cin))
+                            .select(0, 0)
+                            .slice(0, position, position + 1);
+      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine());
+    }
+  }
+
+  /// The window coordinate a matmul reads for window position `start`: rolling planes map the
+  /// plane through the ring.
+  Int3 windowAt(Int3 start) const {
+    if (plan_.rollingPlanes) start[0] = ringPlanes_.at(static_cast<size_t>(start[0]));
+    return start;
   }
 
   /// The engine filling the next window piece (zeros and staged copy), in turn.
@@ -466,7 +529,7 @@ class ConvEmitter {
           for (size_t u = 0; u < uses.size(); ++u) {
             const Int3 at{uses[u].start[0] + d * step[0], uses[u].start[1] + h * step[1],
                           uses[u].start[2] + w * step[2]};
-            b_.matmul(acc, box(windows.select(0, 0), at, sub, step),
+            b_.matmul(acc, box(windows.select(0, 0), windowAt(at), sub, step),
                       filters.select(0, uses[u].stored).slice(0, coOffset, coOffset + rows), u > 0);
           }
           const Tile pairs = pairTiles_.next().partitionSlice(0, np).slice(0, 0, base + rows);
@@ -512,9 +575,10 @@ class ConvEmitter {
       const Tile windows = windows_[slot].partitionSlice(0, cs);
       const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
       for (const TapUse& use : uses) {
-        const Tile moving = plan_.perTap ? box(windows.select(0, t * core_.tapCount() + use.index),
-                                               origin, count, {1, 1, 1})
-                                         : box(windows.select(0, t), use.start, count, step);
+        const Tile moving =
+            plan_.perTap
+                ? box(windows.select(0, t * core_.tapCount() + use.index), origin, count, {1, 1, 1})
+                : box(windows.select(0, t), windowAt(use.start), count, step);
         b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), moving,
                   !first);
         first = false;
@@ -562,9 +626,14 @@ class ConvEmitter {
   HbmView out_;
   Tile weights_, biasTile_;
   EngineCycle placeEngines_, evictEngines_;
-  EngineCycle filterIssue_{{isa::Engine::Sync, isa::Engine::Scalar}};
+  EngineCycle filterIssue_{{isa::Engine::GpSimd}};
   BufferRing pairPsums_, pairTiles_;
   int64_t quadrants_ = 1;  ///< partition quadrants the out tile's planes rotate over
+  // rolling planes: ring positions of the planes of loaded chunks (by item), of the last loaded
+  // chunk, and of the chunk being computed; the next ring position to fill
+  std::map<int64_t, std::vector<int64_t>> ringOf_;
+  std::vector<int64_t> lastRing_, ringPlanes_;
+  int64_t nextRingPlane_ = 0;
   struct Deferred {
     std::function<void()> work;
     bool transpose;

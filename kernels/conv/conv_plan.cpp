@@ -27,6 +27,8 @@ constexpr int64_t kWindowCap =
 constexpr int64_t kChunkWork = 27 * 512;  // PE columns of matmul work per chunk
 constexpr int64_t kMinChunk = 256;
 constexpr int64_t kPipelineChunks = 4;  // packed plans: chunks the output is at least cut into
+constexpr int64_t kRingLookahead = 2;   // rolling planes: chunks whose planes load ahead
+constexpr int64_t kRollingPlanePositions = 2048;  // rolling planes: least output plane size
 constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
 // x rows shorter than this are staged: a padded window takes one DMA descriptor per row
 constexpr int64_t kShortRowBytes = 512;
@@ -112,6 +114,28 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
   unit.stride = {1, 1, 1};
   plan.block = blockFor(unit, plan.chunk, plan.window, geometry.matmulFreeFp32());
   return plan;
+}
+
+/// Packed windows of large planes (stride 1 in D, no staging): single-plane chunks over a ring
+/// of (kRingLookahead + 1) x span input planes, so each plane is read from HBM once per slot
+/// (chunks of several planes re-read span - 1 planes each) and loads come one plane at a time.
+void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budget,
+                       const isa::Geometry& geometry) {
+  if (plan.pack == 1 || plan.staged || plan.dilated || core.stride[0] != 1 ||
+      core.out[1] * core.out[2] < kRollingPlanePositions)
+    return;
+  const Int3 chunk{1, core.out[1], core.out[2]};
+  Int3 window = budget.windowOf(chunk);
+  window[0] *= kRingLookahead + 1;
+  const int64_t ringBytes = product(window) * budget.elemBytes;
+  const int64_t outBytes = product(chunk) * budget.elemBytes;
+  if (!stepsFit(window) || !stepsFit(chunk, plan.phase[0], plan.phase[1]) ||
+      ringBytes + 2 * outBytes > budget.available)
+    return;
+  plan.rollingPlanes = true;
+  plan.chunk = chunk;
+  plan.window = window;
+  plan.block = blockFor(core, chunk, window, geometry.matmulFreeFp32(), plan.phase);
 }
 
 }  // namespace
@@ -257,6 +281,7 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.window = budget.windowOf(plan.chunk);
   plan.stage = budget.stageOf(plan.window);
   plan.block = blockFor(core, plan.chunk, plan.window, geometry.matmulFreeFp32(), plan.phase);
+  if (options.chunkPositions == 0) planRollingPlanes(core, plan, budget, geometry);
   return plan;
 }
 

@@ -32,6 +32,9 @@ struct ConvPlan {
   int64_t coGroup = 1;   ///< output channels whose filters are resident together
   Int3 chunk{1, 1, 1};   ///< output extent computed from one input window
   Int3 window{1, 1, 1};  ///< virtual-input extent of a full chunk's window
+  /// packed windows of whole planes: chunks are single output planes and one window tile holds a
+  /// ring of `window[0]` input planes, so each chunk loads only the plane it adds
+  bool rollingPlanes = false;
   Int3 stage{1, 1, 1};   ///< x_in extent a window can hold (staging tile, input dilation only)
   bool dilated = false;  ///< the core has input dilation
   /// staging tiles exist: a window with inserted zeros or a border is filled by a contiguous

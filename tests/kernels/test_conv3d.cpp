@@ -106,6 +106,27 @@ TEST_CASE("conv3d: paired outputs with positions as the stationary") {
                     doctest::Contains("conv3d: stationary positions needs paired W outputs"));
 }
 
+TEST_CASE("conv3d: packed windows of large planes roll through a ring of input planes") {
+  const std::vector<ConvCase> cases = {
+      // two batches: the ring restarts; C_out 40 keeps the filters stationary
+      {{2, 8, 3, 33, 70}, {3, 3, 3, 8, 40}, 0, {{"padding", "1,1,0,0,1,1"}}},
+      // depth dilation 2 and padding: rings of 6 planes, zero planes in the padding
+      {{1, 16, 5, 32, 64},
+       {2, 3, 3, 16, 16},
+       16,
+       {{"padding", "1"}, {"dilation", "2,1,1"}},
+       Dtype::Bf16},
+  };
+  for (const ConvCase& c : cases) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ConvPlan plan = planOf(c);
+    CHECK(plan.pack > 1);
+    CHECK(plan.rollingPlanes);
+    CHECK(plan.chunk[0] == 1);
+    check(c);
+  }
+}
+
 TEST_CASE("conv3d: output rows wider than one PSUM bank") {
   const ConvCase c{{1, 3, 1, 2, 1200}, {1, 1, 3, 3, 4}, 4, {}};
   const ConvPlan p = planOf(c);
