@@ -167,7 +167,7 @@ class ConvEmitter {
 
   /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (packedRow(kd, kh), kw /
   /// pack); one DMA per kw tap carries every (kd, kh) row (per tap with C_out-major filters).
-  /// The odd offset's copy (slot kw + 1) of transposed filters is one SBUF-to-SBUF DMA per kw.
+  /// The odd offset's copy (slot kw + 1) of transposed filters is one SBUF-to-SBUF DMA.
   void loadPackedFilters(int64_t g0, int64_t group) {
     const Int3& k = core_.taps;
     const int64_t cs = core_.cin, taps = core_.tapCount(), rows = k[0] * k[1];
@@ -200,12 +200,23 @@ class ConvEmitter {
                             .slice(0, g0, g0 + group),
                         filterDma());
     }
-    for (int64_t kw = 0; kw < k[2] && core_.filtersCoCi && plan_.pairs > 1; ++kw)
-      b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0), filterDma());
+    // pairs: pack > Kw, so slot kw + 1 never wraps and one DMA shifts all kw slots by a slot
+    if (!core_.filtersCoCi || plan_.pairs == 1) return;
+    const int32_t span = static_cast<int32_t>((k[2] - 1) * plan_.slotParts + cs);
+    auto slots = [&](int64_t g) {
+      const int64_t c0 = g * plan_.pairStride;
+      return weights_.partitionSlice(static_cast<int32_t>(g * plan_.slotParts), span)
+          .select(0, 0)
+          .split(0, {rows, groupsPerRow})
+          .select(1, 0)
+          .slice(1, c0, c0 + group);
+    };
+    b_.dmaCopy(slots(1), slots(0), filterDma());
   }
 
   /// Filter DMAs are triggered from GpSimd (swdge, about 0.2 us each for these small
-  /// descriptors): on Sync each per-tap transpose took 600 ns ahead of the next window's loads.
+  /// descriptors) and Scalar in turn, 4 queues deep: on Sync each per-tap transpose took 600 ns
+  /// ahead of the next window's loads.
   DmaOptions filterDma() { return DmaOptions{-1, filterIssue_.next()}; }
 
   /// The packed filter row of taps (kd, kh): rows follow the stored order (reversed when taps
@@ -626,7 +637,7 @@ class ConvEmitter {
   HbmView out_;
   Tile weights_, biasTile_;
   EngineCycle placeEngines_, evictEngines_;
-  EngineCycle filterIssue_{{isa::Engine::GpSimd}};
+  EngineCycle filterIssue_{{isa::Engine::GpSimd, isa::Engine::Scalar}};
   BufferRing pairPsums_, pairTiles_;
   int64_t quadrants_ = 1;  ///< partition quadrants the out tile's planes rotate over
   // rolling planes: ring positions of the planes of loaded chunks (by item), of the last loaded
