@@ -32,27 +32,14 @@ ConvOptions dxOptions(const ParamValues& params) {
 }
 
 std::vector<ParamSpec> dxScheduleParams() {
-  return {
-      {"dx_chunk_positions",
-       ParamType::Int,
-       "0",
-       "schedule: dx output positions per dy window (0: auto; packed windows take the largest "
-       "chunk whose window fits 48 KiB per partition)",
-       {}},
-      {"dx_w_pairs",
-       ParamType::Enum,
-       "auto",
-       "schedule: two W-neighbour dx outputs per packed matmul (auto: when C_out <= 32 "
-       "leaves a slot free past the last kw tap and stride and dilation W are 1; off: never)",
-       {"auto", "off"}},
-      {"dx_stationary",
-       ParamType::Enum,
-       "auto",
-       "schedule: the operand TensorE holds in dx with paired outputs (positions: 128 output "
-       "pairs of the dy window against the packed filters, then one PE transpose per 128 pairs; "
-       "auto: positions)",
-       {"auto", "filters", "positions"}},
-  };
+  std::vector<ParamSpec> dx;
+  for (ParamSpec p : convScheduleParams()) {
+    if (p.name != "chunk_positions" && p.name != "w_pairs" && p.name != "stationary") continue;
+    p.name = "dx_" + p.name;
+    p.meaning = "dx " + p.meaning;
+    dx.push_back(std::move(p));
+  }
+  return dx;
 }
 
 void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {

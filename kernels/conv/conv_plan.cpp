@@ -318,8 +318,9 @@ std::vector<ParamSpec> convScheduleParams() {
       {"chunk_positions",
        ParamType::Int,
        "0",
-       "schedule: output positions per input window (0: auto, 1024 times the output phases, "
-       "windows up to 48 KiB per partition)",
+       "schedule: output positions per input window (0: auto: about 27 x 512 PE columns of "
+       "work, windows up to 48 KiB per partition; packed windows up to a quarter of the output, "
+       "or single planes over a ring of input planes; a forced value drops both)",
        {}},
       {"psum_buffers",
        ParamType::Int,

@@ -23,6 +23,7 @@ kernels/pooling/pooling_schedule.cpp|"key_ring", s.keyRing, 1, 16)|schedule knob
 kernels/conv/conv_bwd_spec.cpp|kDefaultX{1, 64, 8, 16, 16}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 32, 32}}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 16, 16}}|default problem shape
+kernels/conv/conv_plan.cpp|kPackedShortRowBytes = 128;|a measured staging threshold in bytes (rows of two 64 B descriptors), not a partition count
 kernels/matmul/matmul_schedule.cpp|"out_buffers", 1, 16, 4)|schedule knob range
 kernels/matmul/matmul_schedule.h|kMatmulPart = 128;|matmul tiles by 128 and declares it (minPartitions 128: refused on a smaller machine)
 kernels/matmul/matmul_schedule.cpp|kThinBf16TailRows = 16|a measured tuning threshold for the transposed M tail (rows), not a hardware size
