@@ -1,6 +1,8 @@
 // Hardware rules a program must keep: engines per opcode, operand placement, shapes, semaphores.
 #include "isa/validation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -99,6 +101,10 @@ constexpr StartRule kStartRules[] = {
     {.maxCount = 32, .alignment = 32, .allowed = "0, 32, 64 or 96"},
     {.maxCount = 64, .alignment = 64, .allowed = "0 or 64"},
 };
+
+/// Vector, Scalar and GpSimd move data across partitions only within a half (reference 1.3, A1):
+/// an operand read at other partitions than it is written must lie in the destination's half.
+constexpr int32_t kCrossPartitionHalf = 64;
 
 /// VectorE nc_transpose block: 32x32. ISA semantics, not machine size: the width of VectorE's
 /// 32-lane reshape banks (reference 1.3, A1; 2.1, I1). TensorE's limit is the geometry's PE array.
@@ -306,9 +312,28 @@ class InstructionChecker {
       fail(name, shapeText(a) + " does not match " + refName + " " + shapeText(ref));
   }
 
+  /// A1: a source read at other partitions than the destination's stays within one half.
+  void checkPartitionMove(const AccessPattern& src, const std::string& name) const {
+    const AccessPattern& dst = inst_.dst;
+    if (src.space == Space::Hbm || src.partitionStart == dst.partitionStart) return;
+    auto half = [](int32_t p) { return p / kCrossPartitionHalf; };
+    const int32_t h = half(dst.partitionStart);
+    const bool inHalf = half(src.partitionStart) == h &&
+                        half(src.partitionStart + src.partitionCount - 1) == h &&
+                        half(dst.partitionStart + dst.partitionCount - 1) == h;
+    if (!inHalf)
+      fail(name, fmt::format("partitions [{}, {}) move to [{}, {}): {} moves data across "
+                             "partitions only within a half of {} (A1)",
+                             src.partitionStart, src.partitionStart + src.partitionCount,
+                             dst.partitionStart, dst.partitionStart + dst.partitionCount,
+                             engineName(inst_.engine), kCrossPartitionHalf));
+  }
+
   void checkElementwise() const {
-    for (size_t i = 0; i < inst_.srcs.size(); ++i)
+    for (size_t i = 0; i < inst_.srcs.size(); ++i) {
       checkSameShape(inst_.srcs[i], "srcs[" + std::to_string(i) + "]", inst_.dst, "dst");
+      checkPartitionMove(inst_.srcs[i], "srcs[" + std::to_string(i) + "]");
+    }
     const AccessPattern& data = inst_.dst;
     if (inst_.operand0.vec) checkVector(*inst_.operand0.vec, data, "operand0");
     if (inst_.operand1.vec) checkVector(*inst_.operand1.vec, data, "operand1");
@@ -399,6 +424,7 @@ class InstructionChecker {
       fail("reduce_axes", std::to_string(inst_.reduceAxes) + " outside 1.." + std::to_string(dims) +
                               " (srcs[0] free dims)");
     int64_t kept = 1;
+    checkPartitionMove(src, "srcs[0]");
     for (int64_t j = 0; j < dims - inst_.reduceAxes; ++j) kept *= src.dims[j].num;
     if (inst_.dst.partitionCount != src.partitionCount || inst_.dst.freeSize() != kept)
       fail("dst", shapeText(inst_.dst) + " must be [" + std::to_string(src.partitionCount) +

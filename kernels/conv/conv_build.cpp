@@ -4,6 +4,9 @@
 #include "kernels/conv/conv_build.h"
 
 #include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,9 @@ namespace {
 
 constexpr int kBuffers = 2;
 constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
+constexpr int64_t kQuadrant = 32;  // A1: partitions a <= 32-partition range starts at a multiple of
+constexpr int64_t kHalf = 64;      // A1: Vector/Scalar move data across partitions within a half
+constexpr int kTransposeLag = 4;   // sub-blocks multiplied before an earlier one is transposed
 
 int64_t product(const Int3& v) {
   return v[0] * v[1] * v[2];
@@ -59,15 +65,28 @@ class ConvEmitter {
       loadFilters(step.g0, std::min(plan_.coGroup, core_.cout - step.g0),
                   firstStoredTap(*step.chunk));
     };
+    // rolling planes: the ring holds the planes of (lookahead + 1) chunks
+    const int sets = plan_.rollingPlanes
+                         ? static_cast<int>(plan_.window[0] / windowExtent(core_, 0, 1))
+                         : kBuffers;
     runPipelined(
-        static_cast<int64_t>(steps.size()), kBuffers,
+        static_cast<int64_t>(steps.size()), sets,
         [&](int64_t item, int set) {
           if (item > 0) ensureFilters(item - 1);
-          loadWindow(*steps[static_cast<size_t>(item)].chunk, set);
+          const Chunk& chunk = *steps[static_cast<size_t>(item)].chunk;
+          if (!plan_.rollingPlanes) return loadWindow(chunk, set);
+          loadRing(item, chunk, item > 0 ? steps[static_cast<size_t>(item - 1)].chunk : nullptr);
+          // the ring loads more than one item ahead: the first filters follow the first window
+          if (item == 0) ensureFilters(0);
         },
         [&](int64_t item, int set) {
           ensureFilters(item);
           const int64_t g0 = steps[static_cast<size_t>(item)].g0;
+          if (plan_.rollingPlanes) {
+            ringPlanes_ = std::move(ringOf_.at(item));
+            ringOf_.erase(item);
+            set = 0;
+          }
           computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
                        std::min(plan_.coGroup, core_.cout - g0));
         });
@@ -78,7 +97,8 @@ class ConvEmitter {
   void releaseAll() {
     b_.release(weights_);
     if (bias_) b_.release(biasTile_);
-    for (BufferRing* ring : {&windows_, &stages_, &outs_, &psums_}) ring->release(b_);
+    for (BufferRing* ring : {&windows_, &stages_, &outs_, &psums_, &pairPsums_, &pairTiles_})
+      ring->release(b_);
   }
 
   void allocate() {
@@ -92,19 +112,51 @@ class ConvEmitter {
       biasTile_ =
           b_.sbuf({coParts, isa::ceilDiv(plan_.coGroup, plan_.parts)}, isa::Dtype::Fp32, "bias");
     const int64_t columns = plan_.perTap ? core_.tapCount() : 1;
-    windows_ = BufferRing::sbuf(
-        b_, kBuffers, {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_, "window");
-    for (int i = 0; i < kBuffers && plan_.pack > 1; ++i)
+    const int windowBuffers = plan_.rollingPlanes ? 1 : kBuffers;
+    windows_ = BufferRing::sbuf(b_, windowBuffers,
+                                {plan_.ciParts, plan_.ciTiles * columns, w[0], w[1], w[2]}, dtype_,
+                                "window");
+    // Slot partitions past C_in meet zero filters but are read: they must hold zeros.
+    for (int i = 0; i < windowBuffers && plan_.pack > 1 && core_.cin < plan_.slotParts; ++i)
       b_.memset(windows_[i].select(0, 0), 0.0f, isa::Engine::GpSimd);
     if (plan_.staged) {
       const Int3& s = plan_.stage;
       stages_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]},
                                  dtype_, "stage");
     }
-    outs_ = BufferRing::sbuf(b_, kBuffers, {coParts, c[0], c[1], c[2]}, out_.dtype(), "out");
+    if (plan_.positionsStationary && planeWise() && !bias_)
+      quadrants_ = std::max<int64_t>(1, plan_.parts / kQuadrant);
+    outs_ =
+        BufferRing::sbuf(b_, kBuffers, {quadrants_ > 1 ? plan_.parts : coParts, c[0], c[1], c[2]},
+                         out_.dtype(), "out");
+    const int64_t accRows = quadrants_ > 2 ? plan_.parts : std::min(filterColumns(), plan_.parts);
     psums_ = BufferRing::psum(b_, static_cast<int>(plan_.psumBuffers),
-                              {std::min(filterColumns(), plan_.parts), product(plan_.block)},
-                              isa::Dtype::Fp32, "acc");
+                              {accRows, product(plan_.block)}, isa::Dtype::Fp32, "acc");
+    if (!plan_.positionsStationary) return;
+    const int ring = 2 * kTransposeLag;
+    pairPsums_ =
+        BufferRing::psum(b_, ring, {plan_.parts, filterColumns()}, isa::Dtype::Fp32, "pairs_acc");
+    const int64_t halfColumns = quadrants_ > 2 ? kHalf : 0;
+    pairTiles_ = BufferRing::sbuf(b_, ring, {plan_.parts, halfColumns + filterColumns()},
+                                  pairDtype(), "pairs_out");
+    // The upper half's transposes read the lower columns too (their rows are never evicted).
+    for (int i = 0; i < ring && halfColumns > 0; ++i)
+      b_.memset(pairTiles_[i].slice(0, 0, halfColumns), 0.0f, isa::Engine::GpSimd);
+  }
+
+  /// Every block lies in one depth plane and blocks come depth by depth.
+  bool planeWise() const {
+    return plan_.block[0] == 1 && plan_.phase[0] == 1 && plan_.phase[1] == 1 &&
+           plan_.phase[2] == plan_.pairs;
+  }
+
+  /// The partition quadrant holding output plane `depth` (of the whole output) in the out tile.
+  int64_t quadrantOf(int64_t depth) const { return depth % quadrants_; }
+
+  /// The dtype of evicted sub-block results before their transpose: the kernel dtype when the
+  /// final eviction only copies (a copy of a rounded value rounds the same), else fp32.
+  isa::Dtype pairDtype() const {
+    return bias_ || core_.act != isa::ActFn::Copy ? isa::Dtype::Fp32 : dtype_;
   }
 
   /// Filter (and PSUM) columns of a C_out group: both W offsets' blocks when outputs are paired.
@@ -116,7 +168,7 @@ class ConvEmitter {
 
   /// Packed filters: tap (kd, kh, kw) sits on slot kw % pack of column (packedRow(kd, kh), kw /
   /// pack); one DMA per kw tap carries every (kd, kh) row (per tap with C_out-major filters).
-  /// The odd offset's copy (slot kw + 1) of transposed filters is one SBUF-to-SBUF DMA per kw.
+  /// The odd offset's copy (slot kw + 1) of transposed filters is one SBUF-to-SBUF DMA.
   void loadPackedFilters(int64_t g0, int64_t group) {
     const Int3& k = core_.taps;
     const int64_t cs = core_.cin, taps = core_.tapCount(), rows = k[0] * k[1];
@@ -133,10 +185,12 @@ class ConvEmitter {
     auto storedKw = [&](int64_t kw) { return core_.flipTaps ? k[2] - 1 - kw : kw; };
     for (int64_t kw = 0; kw < k[2] && !core_.filtersCoCi; ++kw)
       for (int64_t g = 0; g < plan_.pairs; ++g)
-        b_.dmaCopy(slotOf(kw, g), filters_.reshape({rows, k[2], core_.cin, core_.cout})
-                                      .select(1, storedKw(kw))
-                                      .slice(2, g0, g0 + group)
-                                      .permute({1, 0, 2}));
+        b_.dmaCopy(slotOf(kw, g),
+                   filters_.reshape({rows, k[2], core_.cin, core_.cout})
+                       .select(1, storedKw(kw))
+                       .slice(2, g0, g0 + group)
+                       .permute({1, 0, 2}),
+                   filterDma());
     // C_out-major filters: one DMA transpose per tap, in the order the matmuls use them
     for (int64_t used = 0; used < rows && core_.filtersCoCi; ++used) {
       const int64_t row = packedRow(used / k[1], used % k[1]);
@@ -144,11 +198,27 @@ class ConvEmitter {
         b_.dmaTranspose(slotOf(kw, 0).select(0, row),
                         filters_.reshape({taps, core_.cout, core_.cin})
                             .select(0, row * k[2] + storedKw(kw))
-                            .slice(0, g0, g0 + group));
+                            .slice(0, g0, g0 + group),
+                        filterDma());
     }
-    for (int64_t kw = 0; kw < k[2] && core_.filtersCoCi && plan_.pairs > 1; ++kw)
-      b_.dmaCopy(slotOf(kw, 1), slotOf(kw, 0));
+    // pairs: pack > Kw, so slot kw + 1 never wraps and one DMA shifts all kw slots by a slot
+    if (!core_.filtersCoCi || plan_.pairs == 1) return;
+    const int32_t span = static_cast<int32_t>((k[2] - 1) * plan_.slotParts + cs);
+    auto slots = [&](int64_t g) {
+      const int64_t c0 = g * plan_.pairStride;
+      return weights_.partitionSlice(static_cast<int32_t>(g * plan_.slotParts), span)
+          .select(0, 0)
+          .split(0, {rows, groupsPerRow})
+          .select(1, 0)
+          .slice(1, c0, c0 + group);
+    };
+    b_.dmaCopy(slots(1), slots(0), filterDma());
   }
+
+  /// Filter DMAs are triggered from GpSimd (swdge, about 0.2 us each for these small
+  /// descriptors) and Scalar in turn, 4 queues deep: on Sync each per-tap transpose took 600 ns
+  /// ahead of the next window's loads.
+  DmaOptions filterDma() { return DmaOptions{-1, filterIssue_.next()}; }
 
   /// The packed filter row of taps (kd, kh): rows follow the stored order (reversed when taps
   /// are flipped), so one DMA per kw tap loads all of them.
@@ -194,7 +264,8 @@ class ConvEmitter {
       const HbmView all = filters_.reshape({taps, core_.cout, core_.cin});
       for (int64_t k = 0; k < taps; ++k)
         b_.dmaTranspose(dst.select(0, k).slice(0, 0, group),
-                        all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs));
+                        all.select(0, k).slice(0, g0, g0 + group).slice(1, ci0, ci0 + cs),
+                        filterDma());
     }
     if (!bias_) return;
     for (int64_t j = 0; j * plan_.parts < group; ++j) {
@@ -231,6 +302,53 @@ class ConvEmitter {
         loadTapColumn(b_, core_, x_, chunk, t * plan_.parts, tapIndices(tap),
                       windows_[slot].partitionSlice(0, cs).select(0, t * core_.tapCount() + tap));
     }
+  }
+
+  /// Rolling planes: the ring positions of `chunk`'s window planes, loading only the planes the
+  /// previous chunk (`before`, of the same batch and pass, one plane earlier) did not hold.
+  void loadRing(int64_t item, const Chunk& chunk, const Chunk* before) {
+    b_.setNote("load window");
+    const int64_t span = windowExtent(core_, 0, 1), ring = plan_.window[0];
+    std::vector<int64_t> planes;
+    int64_t fresh = 0;
+    const bool continues = before && before->batch == chunk.batch &&
+                           before->origin[0] + 1 == chunk.origin[0] && !lastRing_.empty();
+    if (continues) {
+      planes.assign(lastRing_.begin() + 1, lastRing_.end());
+      fresh = span - 1;
+    }
+    for (int64_t i = fresh; i < span; ++i) {
+      const int64_t position = nextRingPlane_++ % ring;
+      planes.push_back(position);
+      loadRingPlane(chunk, chunk.origin[0] * core_.stride[0] + i, position);
+    }
+    lastRing_ = planes;
+    ringOf_[item] = std::move(planes);
+  }
+
+  /// Virtual input plane `z` of `chunk`'s batch into ring position `position` of every slot.
+  void loadRingPlane(const Chunk& chunk, int64_t z, int64_t position) {
+    const Chunk plane{
+        chunk.batch, {z, chunk.origin[1], chunk.origin[2]}, {1, chunk.extent[1], chunk.extent[2]}};
+    for (int64_t j = 0; j < plan_.pack; ++j) {
+      ConvCore shifted = core_;
+      shifted.padLo[2] -= j * core_.dilation[2];
+      shifted.taps[0] = 1;
+      shifted.dilation[0] = 1;
+      const int32_t first = static_cast<int32_t>(j * plan_.slotParts);
+      const Tile tile = windows_[0]
+                            .partitionSlice(first, static_cast<int32_t>(core_.cin))
+                            .select(0, 0)
+                            .slice(0, position, position + 1);
+      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine());
+    }
+  }
+
+  /// The window coordinate a matmul reads for window position `start`: rolling planes map the
+  /// plane through the ring.
+  Int3 windowAt(Int3 start) const {
+    if (plan_.rollingPlanes) start[0] = ringPlanes_.at(static_cast<size_t>(start[0]));
+    return start;
   }
 
   /// The engine filling the next window piece (zeros and staged copy), in turn.
@@ -349,27 +467,126 @@ class ConvEmitter {
   }
 
   void computeChunk(const Chunk& chunk, int slot, int64_t g0, int64_t group) {
-    const Int3 one{1, 1, 1};
+    // When every block lies in one depth plane and blocks come depth by depth, finished planes
+    // are stored while later ones compute: the last chunk's store is one plane, not the chunk.
+    // With quadrants, plane d sits on partition quadrant d % 4 (its transposes in PSUM half
+    // d % 4 / 2; A1 lets Vector and Scalar move rows within a half), so the stores spread over
+    // all DMA engines (each serves 8 partitions, D1) instead of C_out's 4.
+    const bool planeStores = planeWise();
     for (int64_t j = 0; j * plan_.parts < group; ++j) {
       const int64_t co0 = g0 + j * plan_.parts, cw = std::min(plan_.parts, g0 + group - co0);
-      const Tile outTile = outs_.next().partitionSlice(0, static_cast<int32_t>(cw));
+      const Tile outAll = outs_.next();
+      int64_t storedTo = 0;
       forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
+        if (planeStores && origin[0] > storedTo) {
+          defer([=, this, &chunk] { store(outAll, chunk, co0, cw, storedTo, origin[0]); });
+          storedTo = origin[0];
+        }
+        const int64_t quadrant = quadrantOf(chunk.origin[0] + origin[0]);
+        const int64_t base = quadrant * kQuadrant / kHalf * kHalf;
+        const Tile outTile = outAll.partitionSlice(static_cast<int32_t>(quadrant * kQuadrant),
+                                                   static_cast<int32_t>(cw));
         const int64_t rows = plan_.pairs > 1 ? plan_.pairStride + cw : cw;
-        const Tile ps =
-            psums_.next().partitionSlice(0, static_cast<int32_t>(rows)).slice(0, 0, product(count));
-        accumulate(ps, chunk, slot, origin, count, co0 - g0, rows);
-        evict(box(outTile, origin, count, plan_.phase),
-              ps.partitionSlice(0, static_cast<int32_t>(cw)), j, cw);
-        if (plan_.pairs > 1) evictOdd(outTile, ps, chunk, origin, count, j, cw);
+        const Tile ps = psums_.next()
+                            .partitionSlice(0, static_cast<int32_t>(base + rows))
+                            .slice(0, 0, product(count));
+        if (plan_.positionsStationary) {
+          accumulateByPositions(ps, chunk, slot, origin, count, co0 - g0, rows, base);
+        } else {
+          accumulate(ps, chunk, slot, origin, count, co0 - g0, rows);
+        }
+        defer([=, this, &chunk] {
+          const Tile block =
+              ps.partitionSlice(static_cast<int32_t>(base), static_cast<int32_t>(rows));
+          evict(box(outTile, origin, count, plan_.phase),
+                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw);
+          if (plan_.pairs > 1) evictOdd(outTile, block, chunk, origin, count, j, cw);
+        });
       });
+      defer([=, this, &chunk] { store(outAll, chunk, co0, cw, storedTo, chunk.extent[0]); });
+      settle(0);
+    }
+  }
+
+  /// Queues `work` behind the pending transposes (runs it now when none is pending); a
+  /// `transpose` counts against the lag.
+  void defer(std::function<void()> work, bool transpose = false) {
+    deferred_.push_back({std::move(work), transpose});
+    pendingTransposes_ += transpose ? 1 : 0;
+    settle(kTransposeLag);
+  }
+
+  /// Emits deferred work from the front until at most `lag` transposes are pending: TensorE
+  /// multiplies the next sub-blocks while their predecessors are evicted.
+  void settle(int lag) {
+    while (!deferred_.empty() && (pendingTransposes_ > lag || !deferred_.front().transpose)) {
+      Deferred next = std::move(deferred_.front());
+      deferred_.pop_front();
+      pendingTransposes_ -= next.transpose ? 1 : 0;
+      next.work();
+    }
+  }
+
+  /// The block at `origin` with positions as the stationary: per sub-block of at most one PE
+  /// tile of output pairs (whole rows of the block, or pieces of one row), one matmul per live
+  /// tap group into [pairs, (g, C_out)], an eviction, and (deferred) a PE transpose into the
+  /// sub-block's columns of `ps` [(g, C_out), pairs] at partition `base` (0, or 64: then the
+  /// result is evicted to columns from 64 and the transpose takes the zero columns before it).
+  void accumulateByPositions(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin,
+                             const Int3& count, int64_t coOffset, int64_t rows, int64_t base) {
+    const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
+    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
+    b_.setNote("matmul");
+    if (uses.empty())
+      return b_.memset(ps.partitionSlice(static_cast<int32_t>(base), static_cast<int32_t>(rows)),
+                       0.0f, isa::Engine::Vector);
+    const int64_t tile = plan_.parts;
+    const int64_t perRow = std::min(count[2], tile);
+    const int64_t rowsPer = count[2] > tile ? 1 : tile / count[2];
+    const Tile windows = windows_[slot].partitionSlice(0, static_cast<int32_t>(plan_.parts));
+    const Tile filters = weights_.partitionSlice(0, static_cast<int32_t>(plan_.parts)).select(0, 0);
+    for (int64_t d = 0; d < count[0]; ++d)
+      for (int64_t h = 0; h < count[1]; h += rowsPer)
+        for (int64_t w = 0; w < count[2]; w += perRow) {
+          const Int3 sub{1, std::min(rowsPer, count[1] - h), std::min(perRow, count[2] - w)};
+          const int64_t n = product(sub), offset = (d * count[1] + h) * count[2] + w;
+          const int32_t np = static_cast<int32_t>(n);
+          const Tile acc = pairPsums_.next().partitionSlice(0, np).slice(0, 0, rows);
+          b_.setNote("matmul");
+          for (size_t u = 0; u < uses.size(); ++u) {
+            const Int3 at{uses[u].start[0] + d * step[0], uses[u].start[1] + h * step[1],
+                          uses[u].start[2] + w * step[2]};
+            b_.matmul(acc, box(windows.select(0, 0), windowAt(at), sub, step),
+                      filters.select(0, uses[u].stored).slice(0, coOffset, coOffset + rows), u > 0);
+          }
+          const Tile pairs = pairTiles_.next().partitionSlice(0, np).slice(0, 0, base + rows);
+          b_.setNote("evict pairs");
+          copyOn(b_, pairs.slice(0, base, base + rows), acc, evictEngines_.next());
+          defer(
+              [=, this] {
+                b_.setNote("transpose pairs");
+                b_.transpose(ps.slice(0, offset, offset + n), pairs);
+              },
+              true);
+        }
+  }
+
+  /// Stores depths [d0, d1) of `chunk` from `outAll`, output channels [co0, co0 + cw): one DMA,
+  /// or one per plane when planes sit on rotating quadrants.
+  void store(const Tile& outAll, const Chunk& chunk, int64_t co0, int64_t cw, int64_t d0,
+             int64_t d1) {
+    const int64_t perDma = quadrants_ > 1 ? 1 : d1 - d0;
+    for (int64_t d = d0; d < d1; d += perDma) {
+      const int64_t first = quadrants_ > 1 ? quadrantOf(chunk.origin[0] + d) * kQuadrant : 0;
       const HbmView dst = out_.select(0, chunk.batch)
                               .slice(0, co0, co0 + cw)
-                              .slice(1, chunk.origin[0], chunk.origin[0] + chunk.extent[0])
+                              .slice(1, chunk.origin[0] + d, chunk.origin[0] + d + perDma)
                               .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
                               .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
+      const Int3 extent{perDma, chunk.extent[1], chunk.extent[2]};
+      const Tile src = outAll.partitionSlice(static_cast<int32_t>(first), static_cast<int32_t>(cw));
       b_.setNote("store out");
-      b_.dmaCopy(dst, box(outTile, {0, 0, 0}, chunk.extent, one),
-                 DmaOptions{-1, isa::Engine::Scalar});
+      b_.dmaCopy(dst, box(src, {d, 0, 0}, extent, {1, 1, 1}), DmaOptions{-1, isa::Engine::Scalar});
     }
   }
 
@@ -405,7 +622,7 @@ class ConvEmitter {
         }
         const Tile moving = plan_.perTap ? box(windows.select(0, t * core_.tapCount() + use.index),
                                                origin, count, {1, 1, 1})
-                                         : box(windows.select(0, t), start, extent, step);
+                                         : box(windows.select(0, t), windowAt(start), extent, step);
         const Tile dst = extent == count ? ps
                                          : box(ps.reshape({count[0], count[1], count[2]}), lo,
                                                extent, {1, 1, 1});
@@ -468,6 +685,20 @@ class ConvEmitter {
   HbmView out_;
   Tile weights_, biasTile_;
   EngineCycle placeEngines_, evictEngines_;
+  EngineCycle filterIssue_{{isa::Engine::GpSimd, isa::Engine::Scalar}};
+  BufferRing pairPsums_, pairTiles_;
+  int64_t quadrants_ = 1;  ///< partition quadrants the out tile's planes rotate over
+  // rolling planes: ring positions of the planes of loaded chunks (by item), of the last loaded
+  // chunk, and of the chunk being computed; the next ring position to fill
+  std::map<int64_t, std::vector<int64_t>> ringOf_;
+  std::vector<int64_t> lastRing_, ringPlanes_;
+  int64_t nextRingPlane_ = 0;
+  struct Deferred {
+    std::function<void()> work;
+    bool transpose;
+  };
+  std::deque<Deferred> deferred_;
+  int pendingTransposes_ = 0;
   BufferRing windows_, stages_, outs_, psums_;
 };
 

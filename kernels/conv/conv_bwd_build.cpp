@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
@@ -17,8 +18,28 @@ constexpr int64_t kDbChunk = 8192;  // dy elements per partition per load
 }  // namespace
 
 void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
-                 const HbmView& dy, const HbmView& filters, const HbmView& dx) {
-  buildConv(builder, dxCore(forward), dtype, dy, filters, std::nullopt, dx);
+                 const HbmView& dy, const HbmView& filters, const HbmView& dx,
+                 const ConvOptions& options) {
+  buildConv(builder, dxCore(forward), dtype, dy, filters, std::nullopt, dx, options);
+}
+
+ConvOptions dxOptions(const ParamValues& params) {
+  ConvOptions options;
+  options.chunkPositions = params.getInt("dx_chunk_positions");
+  options.wPairs = params.getString("dx_w_pairs");
+  options.stationary = params.getString("dx_stationary");
+  return options;
+}
+
+std::vector<ParamSpec> dxScheduleParams() {
+  std::vector<ParamSpec> dx;
+  for (ParamSpec p : convScheduleParams()) {
+    if (p.name != "chunk_positions" && p.name != "w_pairs" && p.name != "stationary") continue;
+    p.name = "dx_" + p.name;
+    p.meaning = "dx " + p.meaning;
+    dx.push_back(std::move(p));
+  }
+  return dx;
 }
 
 void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {

@@ -6,12 +6,20 @@
 #include "kernels/builder/kernel_builder.h"
 #include "kernels/conv/conv_bwd_plan.h"
 #include "kernels/conv/conv_core.h"
+#include "kernels/conv/conv_plan.h"
 
 namespace neuronsim::kernels {
 
-/// dx [B, C_in, D, H, W] of the forward conv `forward` from dy: the conv core of dxCore(forward).
+/// dx [B, C_in, D, H, W] of the forward conv `forward` from dy: the conv core of dxCore(forward)
+/// with the schedule `options`.
 void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
-                 const HbmView& dy, const HbmView& filters, const HbmView& dx);
+                 const HbmView& dy, const HbmView& filters, const HbmView& dx,
+                 const ConvOptions& options = {});
+
+/// The conv core options of conv3d_bwd's dx_* parameters.
+ConvOptions dxOptions(const ParamValues& params);
+/// Those parameters, for conv3d_bwd's registry entry.
+std::vector<ParamSpec> dxScheduleParams();
 
 /// dw [Kd, Kh, Kw, C_in, C_out][t, ci, co] = sum over batch and dy positions o of
 /// x_virtual[ci, o*stride + t*dilation] * dy[co, o]. x and dy tiles are transposed on TensorE to

@@ -123,6 +123,7 @@ KernelSpec conv3dBwdSpec() {
        "and C_in * (group + Kd - 1) <= 128; 0: auto, when it takes fewer PE cycles; 1: off)",
        {}},
   };
+  for (ParamSpec& p : dxScheduleParams()) spec.params.push_back(std::move(p));
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
   spec.deriveShapes = deriveBwd;
@@ -133,7 +134,8 @@ KernelSpec conv3dBwdSpec() {
     const ConvCore core = conv3dBwdCore(shapes, args.params);
     bool dbDone = false;  // computed with dw
     if (args.hasOutput("dx"))
-      buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"));
+      buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"),
+                  dxOptions(args.params));
     if (args.hasOutput("dw")) {
       const ConvBwdPlan plan =
           planConvBwd(core, args.dtype, builder.geometry(), bwdOptions(args.params));

@@ -1,6 +1,8 @@
 // Shape and parameter checks of conv3d and conv3d_transpose, and their mapping onto the conv core.
 #include "kernels/conv/conv_core.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -43,8 +45,8 @@ void expectRank(const std::string& kernel, const std::string& name, const Shape&
 void expectAtLeast(const std::string& kernel, const std::string& name, const Int3& v, int64_t min) {
   for (int a = 0; a < 3; ++a)
     if (v[a] < min)
-      throw Error(kernel + ": " + name + " " + kAxes[a] + " is " + std::to_string(v[a]) +
-                  " but must be at least " + std::to_string(min));
+      throw Error(fmt::format("{}: {} {} is {} but must be at least {}", kernel, name, kAxes[a],
+                              v[a], min));
 }
 
 /// Batch, channels, spatial extents, filters and bias common to both kernels; `ciAxis` and
@@ -64,13 +66,13 @@ ConvCore commonCore(const std::string& kernel, const ShapeMap& inputs, const Par
   core.taps = {f[0], f[1], f[2]};
   core.cout = f[coAxis];
   if (f[ciAxis] != x[1])
-    throw Error(kernel + ": filters has C_in " + std::to_string(f[ciAxis]) + " but x_in has " +
-                std::to_string(x[1]) + " channels");
+    throw Error(
+        fmt::format("{}: filters has C_in {} but x_in has {} channels", kernel, f[ciAxis], x[1]));
   auto bias = inputs.find("bias");
   if (bias != inputs.end()) {
     if (bias->second.size() != 1 || bias->second[0] != core.cout)
-      throw Error(kernel + ": bias has shape " + shapeText(bias->second) +
-                  " but must be [C_out] = [" + std::to_string(core.cout) + "]");
+      throw Error(fmt::format("{}: bias has shape {} but must be [C_out] = [{}]", kernel,
+                              shapeText(bias->second), core.cout));
     core.hasBias = true;
   }
   core.dilation = params.getInt3("dilation");
@@ -108,13 +110,13 @@ ConvCore forwardCore(const std::string& kernel, const ShapeMap& inputs, const Pa
   for (int a = 0; a < 3; ++a) {
     const int64_t lo = pad[2 * a], hi = pad[2 * a + 1];
     if (lo < 0 || hi < 0)
-      throw Error(kernel + ": padding " + kAxes[a] + " (" + std::to_string(lo) + ", " +
-                  std::to_string(hi) + ") must not be negative");
+      throw Error(
+          fmt::format("{}: padding {} ({}, {}) must not be negative", kernel, kAxes[a], lo, hi));
     const int64_t span = core.dilation[a] * (core.taps[a] - 1) + 1;
     const int64_t padded = core.in[a] + lo + hi;
     if (padded < span)
-      throw Error(kernel + ": padded x_in " + kAxes[a] + " " + std::to_string(padded) +
-                  " is smaller than the dilated filter " + std::to_string(span));
+      throw Error(fmt::format("{}: padded x_in {} {} is smaller than the dilated filter {}", kernel,
+                              kAxes[a], padded, span));
     core.out[a] = (padded - span) / stride[a] + 1;
     core.padLo[a] = lo;
   }
@@ -203,19 +205,20 @@ ConvCore conv3dTransposeCore(const ShapeMap& inputs, const ParamValues& params) 
   for (int a = 0; a < 3; ++a) {
     const int64_t lo = pad[2 * a], hi = pad[2 * a + 1];
     if (lo < 0 || hi < 0)
-      throw Error(kernel + ": padding " + kAxes[a] + " (" + std::to_string(lo) + ", " +
-                  std::to_string(hi) + ") must not be negative");
+      throw Error(
+          fmt::format("{}: padding {} ({}, {}) must not be negative", kernel, kAxes[a], lo, hi));
     const int64_t limit = std::max(stride[a], core.dilation[a]);
     if (outPad[a] < 0 || outPad[a] >= limit)
-      throw Error(kernel + ": output_padding " + kAxes[a] + " is " + std::to_string(outPad[a]) +
-                  " but must be in [0, max(stride, dilation)) = [0, " + std::to_string(limit) +
-                  ")");
+      throw Error(fmt::format(
+          "{}: output_padding {} is {} but must be in [0, max(stride, dilation)) = [0, {})", kernel,
+          kAxes[a], outPad[a], limit));
     const int64_t span = core.dilation[a] * (core.taps[a] - 1);
     core.out[a] = (core.in[a] - 1) * stride[a] + span - lo - hi + 1 + outPad[a];
     if (core.out[a] < 1)
-      throw Error(kernel + ": output " + kAxes[a] + " would be " + std::to_string(core.out[a]) +
-                  " (padding " + std::to_string(lo) + "+" + std::to_string(hi) +
-                  " exceeds the transposed extent)");
+      throw Error(
+          fmt::format("{}: output {} would be {} (padding {}+{} exceeds the transposed "
+                      "extent)",
+                      kernel, kAxes[a], core.out[a], lo, hi));
     core.inputDilation[a] = stride[a];
     core.padLo[a] = span - lo;
   }

@@ -2,6 +2,8 @@
 // window, staging and output tiles fit twice (double buffering) and whose access patterns fit.
 #include "kernels/conv/conv_plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <functional>
@@ -24,10 +26,15 @@ constexpr int64_t kWindowCap =
     48 * 1024;  // preferred window bytes per partition (keeps chunks pipelined)
 constexpr int64_t kChunkWork = 27 * 512;  // PE columns of matmul work per chunk
 constexpr int64_t kMinChunk = 256;
+constexpr int64_t kPipelineChunks = 4;  // packed plans: chunks the output is at least cut into
+constexpr int64_t kRingLookahead = 2;   // rolling planes: chunks whose planes load ahead
+constexpr int64_t kRollingPlanePositions = 2048;  // rolling planes: least output plane size
 constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
-constexpr int64_t kShortRowBytes =
-    512;  // x rows shorter than this are staged: a padded window would take one DMA descriptor per
-          // row       // preferred output positions per chunk
+// x rows shorter than this are staged: a padded window takes one DMA descriptor per row
+constexpr int64_t kShortRowBytes = 512;
+// Packed windows stage only rows shorter than two 64 B descriptors: each slot's staged copy is a
+// 32-partition engine pass that costs as much as a 128-partition one.
+constexpr int64_t kPackedShortRowBytes = 128;
 
 using isa::ceilDiv;
 int64_t product(const Int3& v) {
@@ -73,6 +80,12 @@ struct Budget {
     if (2 * (windowBytes + stageBytes + outBytes) > available) return false;
     if (!preferred) return true;
     if (forcedPositions > 0) return product(c) <= forcedPositions;
+    // Packed windows read their halo from HBM once per slot: they take the largest chunk up to
+    // a kPipelineChunks-th of the output (no window cap), so the halo is re-read less while
+    // enough chunks remain to hide the first load and the last store.
+    if (plan.pack > 1)
+      return product(c) <=
+             std::max(chunkPositions(), ceilDiv(core.batch * product(core.out), kPipelineChunks));
     return windowBytes <= kWindowCap && product(c) <= chunkPositions();
   }
   std::optional<Int3> search(bool preferred) const {
@@ -89,9 +102,10 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
   };
   const std::optional<Int3> chunk = largestChunk(core.out, fits);
   if (!chunk)
-    throw Error(core.kernel + ": the inputs of one output position (" +
-                std::to_string(plan.ciTiles) + " C_in tiles x " + std::to_string(core.tapCount()) +
-                " taps) do not fit SBUF next to the filters");
+    throw Error(
+        fmt::format("{}: the inputs of one output position ({} C_in tiles x {} taps) do "
+                    "not fit SBUF next to the filters",
+                    core.kernel, plan.ciTiles, core.tapCount()));
   plan.perTap = true;
   plan.staged = false;
   plan.chunk = *chunk;
@@ -100,6 +114,28 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
   unit.stride = {1, 1, 1};
   plan.block = blockFor(unit, plan.chunk, plan.window, geometry.matmulFreeFp32());
   return plan;
+}
+
+/// Packed windows of large planes (stride 1 in D, no staging): single-plane chunks over a ring
+/// of (kRingLookahead + 1) x span input planes, so each plane is read from HBM once per slot
+/// (chunks of several planes re-read span - 1 planes each) and loads come one plane at a time.
+void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budget,
+                       const isa::Geometry& geometry) {
+  if (plan.pack == 1 || plan.staged || plan.dilated || core.stride[0] != 1 ||
+      core.out[1] * core.out[2] < kRollingPlanePositions)
+    return;
+  const Int3 chunk{1, core.out[1], core.out[2]};
+  Int3 window = budget.windowOf(chunk);
+  window[0] *= kRingLookahead + 1;
+  const int64_t ringBytes = product(window) * budget.elemBytes;
+  const int64_t outBytes = product(chunk) * budget.elemBytes;
+  if (!stepsFit(window) || !stepsFit(chunk, plan.phase[0], plan.phase[1]) ||
+      ringBytes + 2 * outBytes > budget.available)
+    return;
+  plan.rollingPlanes = true;
+  plan.chunk = chunk;
+  plan.window = window;
+  plan.block = blockFor(core, chunk, window, geometry.matmulFreeFp32(), plan.phase);
 }
 
 }  // namespace
@@ -180,13 +216,14 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.ciParts = std::min(core.cin, parts);
   plan.dilated =
       core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
-  plan.staged = plan.dilated || core.in[2] * elemBytes < kShortRowBytes;
 
   // Slots of kSlotAlign partitions or more start where the ISA lets a partition range start.
   const int64_t maxPack =
       std::min<int64_t>(parts / kSlotAlign, std::bit_ceil(static_cast<uint64_t>(core.taps[2])));
   if (allowPack && plan.ciTiles == 1 && !plan.dilated)
     while (plan.pack * 2 <= maxPack && core.cin <= parts / (plan.pack * 2)) plan.pack *= 2;
+  const int64_t shortRow = plan.pack > 1 ? kPackedShortRowBytes : kShortRowBytes;
+  plan.staged = plan.dilated || core.in[2] * elemBytes < shortRow;
   plan.tapColumns = core.tapCount();
   if (plan.pack > 1) {
     plan.slotParts = parts / plan.pack;
@@ -195,22 +232,31 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   }
   const int64_t perColumn = plan.ciTiles * plan.tapColumns * elemBytes;
   const int64_t weightBudget = static_cast<int64_t>(kWeightShare * static_cast<double>(capacity));
-  // Two W offsets per matmul need a free slot past the last kw tap; their blocks start where a
-  // partition range may start. A matmul costs max(min(64, M), N) PE cycles (I2): the second
-  // offset's columns come free while N halves.
-  const int64_t pairStride = core.cout <= kSlotAlign ? kSlotAlign : 2 * kSlotAlign;
+  // Two W offsets per matmul need a free slot past the last kw tap; the odd offset's block
+  // starts at partition 32 and is evicted to partitions 0.. (A1: Vector and Scalar move data
+  // across partitions only within a half, so C_out <= 32). A matmul costs max(min(64, M), N) PE
+  // cycles (I2): the second offset's columns come free while N halves.
+  const int64_t pairStride = kSlotAlign;
   if (options.wPairs != "off" && plan.pack > core.taps[2] && core.stride[2] == 1 &&
-      core.dilation[2] == 1 && core.out[2] >= 2 && pairStride + core.cout <= parts &&
-      (pairStride + core.cout) * perColumn <= weightBudget) {
+      core.dilation[2] == 1 && core.out[2] >= 2 && core.cout <= pairStride &&
+      pairStride + core.cout <= parts && (pairStride + core.cout) * perColumn <= weightBudget) {
     plan.pairs = 2;
     plan.pairStride = pairStride;
   }
+  const bool plainEviction = !core.hasBias && core.act == isa::ActFn::Copy;
+  if (options.stationary == "positions" && plan.pairs == 1)
+    throw Error(core.kernel +
+                ": stationary positions needs paired W outputs (C_in <= 32 with 4 kw slots for at "
+                "most 3 kw taps, C_out <= 32, W stride and dilation 1)");
+  plan.positionsStationary = plan.pairs > 1 && (options.stationary == "positions" ||
+                                                (options.stationary == "auto" && plainEviction));
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);
   if (plan.coGroup >= parts) plan.coGroup -= plan.coGroup % parts;
   if (plan.coGroup < 1)
-    throw Error(core.kernel + ": filters need " + std::to_string(perColumn) +
-                " bytes per partition for one output channel (C_in tiles x taps), more than the " +
-                std::to_string(weightBudget) + "-byte SBUF share for filters");
+    throw Error(
+        fmt::format("{}: filters need {} bytes per partition for one output channel "
+                    "(C_in tiles x taps), more than the {}-byte SBUF share for filters",
+                    core.kernel, perColumn, weightBudget));
 
   plan.phase = outputPhase(core);
   if (plan.pairs > 1) plan.phase[2] = 2;
@@ -226,15 +272,16 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   if (!chunk && !plan.dilated) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
-    throw Error(core.kernel + ": the input window of one output position (" +
-                std::to_string(plan.ciTiles) + " C_in tiles x " + std::to_string(w[0]) + "x" +
-                std::to_string(w[1]) + "x" + std::to_string(w[2]) +
-                " taps extent) does not fit SBUF next to the filters");
+    throw Error(
+        fmt::format("{}: the input window of one output position ({} C_in tiles x "
+                    "{}x{}x{} taps extent) does not fit SBUF next to the filters",
+                    core.kernel, plan.ciTiles, w[0], w[1], w[2]));
   }
   plan.chunk = *chunk;
   plan.window = budget.windowOf(plan.chunk);
   plan.stage = budget.stageOf(plan.window);
   plan.block = blockFor(core, plan.chunk, plan.window, geometry.matmulFreeFp32(), plan.phase);
+  if (options.chunkPositions == 0) planRollingPlanes(core, plan, budget, geometry);
   return plan;
 }
 
@@ -243,11 +290,11 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
 ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                   const ConvOptions& options) {
   if (options.chunkPositions < 0)
-    throw Error(core.kernel + ": chunk_positions " + std::to_string(options.chunkPositions) +
-                " is negative (0: auto)");
+    throw Error(fmt::format("{}: chunk_positions {} is negative (0: auto)", core.kernel,
+                            options.chunkPositions));
   if (options.psumBuffers < 0 || options.psumBuffers > geometry.psumBanks)
-    throw Error(core.kernel + ": psum_buffers " + std::to_string(options.psumBuffers) +
-                " is outside 0.." + std::to_string(geometry.psumBanks) + " (0: auto)");
+    throw Error(fmt::format("{}: psum_buffers {} is outside 0..{} (0: auto)", core.kernel,
+                            options.psumBuffers, geometry.psumBanks));
   ConvPlan plan = planWith(core, dtype, geometry, options, options.tapPack != "off");
   if (options.psumBuffers > 0) plan.psumBuffers = options.psumBuffers;
   if (options.evict == "vector") plan.evictEngines = {isa::Engine::Vector};
@@ -262,6 +309,7 @@ ConvOptions convOptions(const ParamValues& params) {
   options.tapPack = params.getString("tap_pack");
   options.evict = params.getString("evict_engine");
   options.wPairs = params.getString("w_pairs");
+  options.stationary = params.getString("stationary");
   return options;
 }
 
@@ -270,8 +318,9 @@ std::vector<ParamSpec> convScheduleParams() {
       {"chunk_positions",
        ParamType::Int,
        "0",
-       "schedule: output positions per input window (0: auto, 1024 times the output phases, "
-       "windows up to 48 KiB per partition)",
+       "schedule: output positions per input window (0: auto: about 27 x 512 PE columns of "
+       "work, windows up to 48 KiB per partition; packed windows up to a quarter of the output, "
+       "or single planes over a ring of input planes; a forced value drops both)",
        {}},
       {"psum_buffers",
        ParamType::Int,
@@ -294,8 +343,15 @@ std::vector<ParamSpec> convScheduleParams() {
        ParamType::Enum,
        "auto",
        "schedule: two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
-       "last kw tap, stride and dilation W are 1 and C_out <= 64; off: one output per column)",
+       "last kw tap, stride and dilation W are 1 and C_out <= 32; off: one output per column)",
        {"auto", "off"}},
+      {"stationary",
+       ParamType::Enum,
+       "auto",
+       "schedule: the operand TensorE holds with paired W outputs (filters; positions: 128 "
+       "output pairs of the window against the packed filters, then one PE transpose per 128 "
+       "pairs; auto: positions without bias and activation)",
+       {"auto", "filters", "positions"}},
   };
 }
 

@@ -20,6 +20,8 @@ struct ConvOptions {
   std::string tapPack = "auto";  ///< auto | off: kw taps sharing a matmul on partition slots
   std::string evict = "auto";    ///< auto (Vector and Scalar in turn) | vector | scalar
   std::string wPairs = "auto";   ///< auto | off: two W-neighbour outputs per packed matmul
+  /// auto | filters | positions: the matmul operand TensorE holds when outputs are paired
+  std::string stationary = "auto";
 };
 
 /// The tiling of one ConvCore. Extents are (D, H, W).
@@ -30,6 +32,9 @@ struct ConvPlan {
   int64_t coGroup = 1;   ///< output channels whose filters are resident together
   Int3 chunk{1, 1, 1};   ///< output extent computed from one input window
   Int3 window{1, 1, 1};  ///< virtual-input extent of a full chunk's window
+  /// packed windows of whole planes: chunks are single output planes and one window tile holds a
+  /// ring of `window[0]` input planes, so each chunk loads only the plane it adds
+  bool rollingPlanes = false;
   Int3 stage{1, 1, 1};   ///< x_in extent a window can hold (staging tile, input dilation only)
   bool dilated = false;  ///< the core has input dilation
   /// staging tiles exist: a window with inserted zeros or a border is filled by a contiguous
@@ -45,7 +50,12 @@ struct ConvPlan {
   /// output offset g (slot s meets tap kw = s - g) in columns [g * pairStride, + C_out), the moving
   /// steps 2 along W and PSUM rows [pairStride, + C_out) hold the odd outputs (`phase` W is 2)
   int64_t pairs = 1;
-  int64_t pairStride = 0;   ///< PSUM rows / filter columns between the two offsets' blocks
+  int64_t pairStride = 0;  ///< PSUM rows / filter columns between the two offsets' blocks
+  /// Paired outputs only: window positions are the stationary ([(slot, C_in), <= 128 output
+  /// pairs]) and the packed filters the moving ([(slot, C_in), (2 offsets, C_out)]), so a matmul
+  /// takes 64 PE cycles for 128 pairs (I2); each sub-block's [pairs, (g, C_out)] result is
+  /// evicted and PE-transposed into the block's [(g, C_out), pairs] PSUM tile
+  bool positionsStationary = false;
   Int3 phase{1, 1, 1};      ///< output period whose positions share the taps that meet x elements
   Int3 block{1, 1, 1};      ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
   int64_t psumBuffers = 4;  ///< PSUM accumulation blocks in flight

@@ -213,6 +213,38 @@ TEST_CASE("validation: start partition rule") {
   CHECK(errorOf(i) == "instruction 0 (memset): dst: 64 partitions must start at 0 or 64, not 32");
 }
 
+TEST_CASE("validation: Vector, Scalar and GpSimd move data across partitions within a half") {
+  struct Case {
+    int32_t srcStart, dstStart, count;
+    bool ok;
+  };
+  const Case cases[] = {
+      {0, 0, 128, true},  {32, 0, 32, true},  {96, 64, 32, true},  {0, 32, 32, true},
+      {64, 0, 32, false}, {64, 0, 64, false}, {32, 96, 32, false}, {96, 0, 32, false},
+  };
+  for (Engine engine : {Engine::Vector, Engine::Scalar, Engine::GpSimd})
+    for (const Case& c : cases) {
+      CAPTURE(c.srcStart);
+      CAPTURE(c.dstStart);
+      Instruction i = valid(Opcode::TensorCopy);
+      i.engine = engine;
+      i.srcs[0] = sb(c.srcStart, c.count, 0, kRow512);
+      i.dst = sb(c.dstStart, c.count, 4096, kRow512);
+      const std::string err = errorOf(i);
+      if (c.ok) {
+        CHECK(err == "");
+      } else {
+        CHECK(contains(err, "moves data across partitions only within a half of 64 (A1)"));
+      }
+    }
+  Instruction i = valid(Opcode::TensorCopy);
+  i.srcs[0] = ps(64, 32, 0, kRow512);
+  i.dst = sb(0, 32, 0, kRow512);
+  CHECK(errorOf(i) ==
+        "instruction 0 (tensor_copy): srcs[0]: partitions [64, 96) move to [0, 32): vector moves "
+        "data across partitions only within a half of 64 (A1)");
+}
+
 TEST_CASE("validation: partition range inside the geometry, and DMA may start anywhere") {
   Geometry small;
   small.partitions = 64;

@@ -70,6 +70,63 @@ TEST_CASE("conv3d: 1x1x1 filter with stride 2") {
   check({{1, 32, 4, 8, 40}, {1, 1, 1, 32, 24}, 0, {{"stride", "2"}}});
 }
 
+TEST_CASE("conv3d: paired outputs with positions as the stationary") {
+  struct Stationary {
+    ConvCase c;
+    bool positions;
+  };
+  const std::vector<Stationary> cases = {
+      // a row of 150 output pairs: sub-blocks are pieces of one row
+      {{{1, 8, 1, 3, 300}, {1, 3, 3, 8, 16}, 0, {{"padding", "0,0,1,1,1,1"}}, Dtype::Bf16}, true},
+      // W odd, planes rotating over the four partition quadrants, B 2
+      {{{2, 5, 5, 20, 37}, {3, 3, 3, 5, 7}, 0, {{"padding", "1"}}}, true},
+      // blocks spanning several small planes
+      {{{1, 30, 4, 3, 5}, {3, 3, 3, 30, 32}, 0, {{"padding", "1,1,0,2,1,1"}}, Dtype::Bf16}, true},
+      // bias and activation: filters unless forced (then evicted in fp32 before the transpose)
+      {{{1, 17, 4, 6, 11}, {2, 3, 3, 17, 9}, 9, {{"padding", "1"}, {"activation_fn", "gelu"}}},
+       false},
+      {{{1, 17, 4, 6, 11},
+        {2, 3, 3, 17, 9},
+        9,
+        {{"padding", "1"}, {"activation_fn", "gelu"}, {"stationary", "positions"}},
+        Dtype::Bf16},
+       true},
+      {{{2, 5, 5, 20, 37}, {3, 3, 3, 5, 7}, 0, {{"padding", "1"}, {"stationary", "filters"}}},
+       false},
+  };
+  for (const Stationary& s : cases) {
+    INFO("x_in " << shapeText(s.c.x) << " filters " << shapeText(s.c.filters));
+    const ConvPlan plan = planOf(s.c);
+    CHECK(plan.pairs == 2);
+    CHECK(plan.positionsStationary == s.positions);
+    check(s.c);
+  }
+  const ConvCase unpaired{{1, 48, 3, 5, 9}, {3, 3, 3, 48, 40}, 0, {{"stationary", "positions"}}};
+  CHECK_THROWS_WITH(planOf(unpaired),
+                    doctest::Contains("conv3d: stationary positions needs paired W outputs"));
+}
+
+TEST_CASE("conv3d: packed windows of large planes roll through a ring of input planes") {
+  const std::vector<ConvCase> cases = {
+      // two batches: the ring restarts; C_out 40 keeps the filters stationary
+      {{2, 8, 3, 33, 70}, {3, 3, 3, 8, 40}, 0, {{"padding", "1,1,0,0,1,1"}}},
+      // depth dilation 2 and padding: rings of 6 planes, zero planes in the padding
+      {{1, 16, 5, 32, 64},
+       {2, 3, 3, 16, 16},
+       16,
+       {{"padding", "1"}, {"dilation", "2,1,1"}},
+       Dtype::Bf16},
+  };
+  for (const ConvCase& c : cases) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ConvPlan plan = planOf(c);
+    CHECK(plan.pack > 1);
+    CHECK(plan.rollingPlanes);
+    CHECK(plan.chunk[0] == 1);
+    check(c);
+  }
+}
+
 TEST_CASE("conv3d: output rows wider than one PSUM bank") {
   const ConvCase c{{1, 3, 1, 2, 1200}, {1, 1, 3, 3, 4}, 4, {}};
   const ConvPlan p = planOf(c);
@@ -158,7 +215,7 @@ TEST_CASE("conv3d: C_in 64, 1x1x2 filter, bf16 (two taps per matmul)") {
   check(c);
 }
 
-TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32, 48") {
+TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32; not C_out 48") {
   struct Paired {
     ConvCase c;
     int64_t pairs, pairStride;
@@ -175,7 +232,8 @@ TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32, 48
       {{{1, 32, 3, 10, 12}, {3, 3, 3, 32, 32}, 32, {{"padding", "1"}, {"activation_fn", "relu"}}},
        2,
        32},
-      {{{1, 16, 3, 5, 9}, {1, 2, 3, 16, 48}, 0, {{"padding", "0,0,1,0,1,2"}}, Dtype::Bf16}, 2, 64},
+      // C_out 48: the odd block would start at partition 64, a half away from the outputs (A1)
+      {{{1, 16, 3, 5, 9}, {1, 2, 3, 16, 48}, 0, {{"padding", "0,0,1,0,1,2"}}, Dtype::Bf16}, 1, 0},
       {{{1, 48, 3, 5, 9}, {3, 3, 3, 48, 40}, 0, {{"padding", "1"}}}, 1, 0},
       {{{1, 8, 3, 6, 11}, {3, 3, 3, 8, 16}, 0, {{"padding", "1"}, {"stride", "1,1,2"}}}, 1, 0},
       {{{1, 8, 3, 6, 11}, {3, 3, 3, 8, 80}, 0, {{"padding", "1"}}}, 1, 0},

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "isa/error.h"
+#include "kernels/conv/conv_bwd_build.h"
 #include "kernels/conv/conv_bwd_plan.h"
 #include "kernels/conv/conv_kernels.h"
 #include "test_conv_check.h"
@@ -46,15 +47,23 @@ TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
       {{1, 3, 4, 6, 9}, {3, 3, 3, 3, 3}, 0, {{"padding", "1,0,0,2,1,1"}}},
       {{1, 17, 4, 5, 11}, {3, 3, 3, 17, 17}, 0, {{"padding", "1"}}, Dtype::Bf16},
       {{2, 32, 3, 6, 10}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16},
-      {{1, 48, 3, 4, 7}, {3, 3, 3, 48, 20}, 0, {{"padding", "0,1,2,0,1,0"}}},
+      {{1, 32, 3, 4, 7}, {3, 3, 3, 32, 20}, 0, {{"padding", "0,1,2,0,1,0"}}},
   };
   for (const ConvCase& c : cases) {
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
     const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
     const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
-    CHECK(planConv(dxCore(forward), c.dtype, testing::trn2().geometry).pairs == 2);
+    const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
+    CHECK(plan.pairs == 2);
+    CHECK(plan.positionsStationary);
     check(c);
   }
+  // dx C_out 48 (forward C_in): the odd block would sit a half away from the outputs (A1)
+  const ConvCase wide{{1, 48, 3, 4, 7}, {3, 3, 3, 48, 20}, 0, {{"padding", "0,1,2,0,1,0"}}};
+  const ConvCore wideForward = conv3dBwdCore({{"x_in", wide.x}, {"filters", wide.filters}},
+                                             parseParams(conv3dBwdSpec(), wide.params), false);
+  CHECK(planConv(dxCore(wideForward), wide.dtype, testing::trn2().geometry).pairs == 1);
+  check(wide);
   // stride 2 dilates dx's input: no packing, no pairs, still exact
   const ConvCase strided{
       {1, 17, 5, 6, 7}, {3, 3, 3, 17, 17}, 0, {{"stride", "2"}, {"padding", "1"}}};
@@ -62,6 +71,63 @@ TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
                                          parseParams(conv3dBwdSpec(), strided.params), false);
   CHECK(planConv(dxCore(forward), strided.dtype, testing::trn2().geometry).pairs == 1);
   check(strided);
+}
+
+TEST_CASE("conv3d_bwd: dx packed windows loaded straight from dy, stored plane by plane") {
+  // dy rows of 128 B or more load into each slot's padded window without staging; chunks span
+  // several depths, so finished planes are stored while later ones compute
+  const std::vector<ConvCase> cases = {
+      {{1, 20, 5, 6, 67}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}, Dtype::Bf16},
+      {{2, 12, 4, 5, 33}, {3, 3, 3, 12, 7}, 0, {{"padding", "1,0,0,2,1,1"}}},
+      {{1, 32, 12, 20, 64},
+       {2, 3, 3, 32, 32},
+       0,
+       {{"padding", "0,1,1,1,1,1"}, {"compute_dw", "false"}},
+       Dtype::Bf16},
+  };
+  for (const ConvCase& c : cases) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
+    CHECK(plan.pack > 1);
+    CHECK_FALSE(plan.staged);
+    CHECK(plan.chunk[0] > 1);
+    check(c);
+  }
+  // planes of 2048 outputs or more: single-plane chunks over a ring of dy planes, two batches
+  const ConvCase rolling{{2, 20, 3, 32, 64},
+                         {3, 3, 3, 20, 24},
+                         0,
+                         {{"padding", "1"}, {"compute_dw", "false"}},
+                         Dtype::Bf16};
+  const ParamValues params = parseParams(conv3dBwdSpec(), rolling.params);
+  const ConvCore forward =
+      conv3dBwdCore({{"x_in", rolling.x}, {"filters", rolling.filters}}, params, false);
+  const ConvPlan plan = planConv(dxCore(forward), rolling.dtype, testing::trn2().geometry);
+  CHECK(plan.rollingPlanes);
+  CHECK(plan.positionsStationary);
+  check(rolling);
+}
+
+TEST_CASE("conv3d_bwd: dx schedule parameters reach the conv core") {
+  const ConvCase base{{1, 24, 4, 6, 19}, {3, 3, 3, 24, 16}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  auto planOf = [&](std::vector<std::pair<std::string, std::string>> extra) {
+    ConvCase c = base;
+    c.params.insert(c.params.end(), extra.begin(), extra.end());
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    return planConv(dxCore(forward), c.dtype, testing::trn2().geometry, dxOptions(params));
+  };
+  CHECK(planOf({}).positionsStationary);
+  CHECK_FALSE(planOf({{"dx_stationary", "filters"}}).positionsStationary);
+  CHECK(planOf({{"dx_w_pairs", "off"}}).pairs == 1);
+  const ConvPlan small = planOf({{"dx_chunk_positions", "40"}});
+  CHECK(small.chunk[0] * small.chunk[1] * small.chunk[2] <= 40);
+  ConvCase forced = base;
+  forced.params.insert(forced.params.end(),
+                       {{"dx_stationary", "filters"}, {"dx_chunk_positions", "40"}});
+  check(forced);
 }
 
 TEST_CASE("conv3d_bwd: dx only") {

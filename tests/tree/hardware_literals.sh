@@ -23,6 +23,7 @@ kernels/pooling/pooling_schedule.cpp|"key_ring", s.keyRing, 1, 16)|schedule knob
 kernels/conv/conv_bwd_spec.cpp|kDefaultX{1, 64, 8, 16, 16}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 32, 32}}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 16, 16}}|default problem shape
+kernels/conv/conv_plan.cpp|kPackedShortRowBytes = 128;|a measured staging threshold in bytes (rows of two 64 B descriptors), not a partition count
 kernels/matmul/matmul_schedule.cpp|"out_buffers", 1, 16, 4)|schedule knob range
 kernels/conv/conv_bwd_plan.cpp|kPackedWindowCap = 16 * 1024;|a measured tuning threshold (window bytes per partition), not a hardware size
 kernels/conv/conv_dw_rows.cpp|kLoadPieceBytes = 128 * 1024;|bytes per DMA of a cut load (tuning), not a hardware size
