@@ -8,7 +8,8 @@ value, shape, machine, input file header and output path is checked, nothing is 
 the Python package parses) run for real, on small fixtures made below. A synopsis line (with
 [optional] parts) is checked against the command's --help: every option it names must exist.
 Each page's commands run in order in a fresh directory, so a file one line writes is there for
-the next. Exit status 1 and one block per failing line when any command line does not parse.
+the next. Run on the whole documentation, it also fails for an option some --help lists that
+no page mentions. Exit status 1 and one block per failure.
 """
 
 import glob
@@ -170,6 +171,26 @@ def run_command(neuronsim, args):
     return done.returncode, done.stdout[-2000:] + done.stderr[-2000:]
 
 
+def undocumented_options(neuronsim, docs_text):
+    """Options some --help lists that no page mentions: `--name` anywhere, a kernel parameter
+    also as its snake_case name or in a family (`--tiles-in-block-m/-n/-k`)."""
+    kernels = re.findall(r"^([a-z][a-z0-9_]*)$", subprocess.run(
+        [neuronsim, "list"], capture_output=True, text=True).stdout, re.M)
+    paths = [["list"], ["run"], ["asm"], ["report"], ["view"], ["diff"], ["sweep"],
+             ["sweep", "merge"], ["calibrate"]] + [["run", kernel] for kernel in kernels]
+    missing = []
+    for path in paths:
+        for option in sorted(help_options(neuronsim, path) - {"--help", "-o"}):
+            stem, _, last = option.rpartition("-")
+            family = re.findall(re.escape(stem) + r"-[a-z](?:/-[a-z])+", docs_text)
+            kernel_param = len(path) == 2 and path[0] == "run"
+            if not (re.search(re.escape(option) + r"(?![\w-])", docs_text) or kernel_param and (
+                    re.search(r"\b" + option[2:].replace("-", "_") + r"\b", docs_text) or
+                    any(f"-{last}" in f.split("/") or f.endswith(f"-{last}") for f in family))):
+                missing.append(f"neuronsim {' '.join(path)} --help lists {option}; no page mentions it")
+    return missing
+
+
 def main():
     neuronsim, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     pages = sys.argv[3:] or [os.path.join(source, "README.md")] + sorted(
@@ -203,6 +224,9 @@ def main():
                                         f"  exit {status}: {output.strip()}")
             os.chdir(source)
         print(f"{page}: {time.monotonic() - started:.1f} s")
+    docs_text = "\n".join(open(page).read() for page in pages)
+    if not sys.argv[3:]:  # only against the whole documentation
+        failures += undocumented_options(neuronsim, docs_text)
     for failure in failures:
         print(failure)
     print(f"{checked} command lines checked, {skipped} skipped, {len(failures)} failed")
