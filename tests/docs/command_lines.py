@@ -4,9 +4,10 @@ Usage: command_lines.py NEURONSIM SOURCE_DIR [DOC.md ...] (default: README.md an
 
 A `run` of a library kernel, an `asm` and a `sweep` get --dry-run: every argument, parameter
 value, shape, machine, input file header and output path is checked, nothing is simulated.
-`list`, `report`, `view`, `diff`, `sweep merge`, `calibrate` and Python kernels (whose options
-the Python package parses) run for real, on small fixtures made below. A synopsis line (with
-[optional] parts) is checked against the command's --help: every option it names must exist.
+`list`, `report`, `view`, `diff`, `sweep merge` and Python kernels (whose options the Python
+package parses) run for real, on small fixtures made below. A synopsis line (with [optional]
+parts) and `calibrate` (20 s of simulation, no dry run) are checked against the command's
+--help: every option it names must exist (and calibrate's --machine be one the usage lists).
 Each page's commands run in order in a fresh directory, so a file one line writes is there for
 the next. Run on the whole documentation, it also fails for an option some --help lists that
 no page mentions. Exit status 1 and one block per failure.
@@ -42,12 +43,13 @@ SKIPS = [
      "'--input ...' stands for the program's inputs; `asm` itself is run in docs/assembly.md"),
 ]
 
-# Files a page's commands read before any of its lines writes them (made in its directory).
+# The tiny run whose trace stands for the traces a page's commands read.
 SMALL_RUN = ["run", "matmul", "--shape", "lhsT=128x128", "--shape", "rhs=128x64", "--timing-only"]
 
 
 def fixtures(page, neuronsim):
-    """Makes the input files `page`'s command lines name, in the current directory."""
+    """Makes the files `page`'s command lines read before any of its lines writes them (a dry
+    run writes nothing), in the current directory."""
     rng = np.random.default_rng(0)
 
     def npy(name, *shape):
