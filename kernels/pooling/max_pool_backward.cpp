@@ -1,6 +1,8 @@
 // max_pooling_3d_backward: each window's chosen tap found by keyed max sweeps over its taps,
 // then the window's gradient copied (predicated, never multiplied) to that tap's input.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -202,7 +204,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   };
   std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
   for (size_t s = 0; s < sets.size(); ++s) {
-    const std::string tag = std::to_string(s);
+    const std::string tag = fmt::format("{}", s);
     Buffers& b = sets[s];
     b.in = builder.sbuf({partitions, maxIn}, dtype, "in" + tag);
     b.nan = builder.sbuf({partitions, maxIn}, keyType, "nan" + tag);

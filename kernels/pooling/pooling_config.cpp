@@ -2,6 +2,8 @@
 
 #include "kernels/pooling/pooling_config.h"
 
+#include <fmt/format.h>
+
 #include "isa/error.h"
 #include "kernels/registry.h"
 
@@ -67,15 +69,15 @@ void validateWindow(std::string_view kernel, const PoolingConfig& config) {
   for (int a = 0; a < 3; ++a) {
     const std::string axis(1, kAxisNames[a]);
     const int64_t k = config.kernel[a], s = config.stride[a], p = config.padding[a];
-    if (k < 1) throw Error(who + ": kernel_size " + std::to_string(k) + " is below 1 on " + axis);
-    if (s < 1) throw Error(who + ": stride " + std::to_string(s) + " is below 1 on " + axis);
-    if (p < 0) throw Error(who + ": padding " + std::to_string(p) + " is negative on " + axis);
+    if (k < 1) throw Error(fmt::format("{}: kernel_size {} is below 1 on {}", who, k, axis));
+    if (s < 1) throw Error(fmt::format("{}: stride {} is below 1 on {}", who, s, axis));
+    if (p < 0) throw Error(fmt::format("{}: padding {} is negative on {}", who, p, axis));
     if (2 * p > k) {
-      throw Error(who + ": padding " + std::to_string(p) + " exceeds kernel_size/2 on " + axis);
+      throw Error(fmt::format("{}: padding {} exceeds kernel_size/2 on {}", who, p, axis));
     }
     if (k > config.input[a] + 2 * p) {
-      throw Error(who + ": kernel_size " + std::to_string(k) + " exceeds the padded input " +
-                  std::to_string(config.input[a] + 2 * p) + " on " + axis);
+      throw Error(fmt::format("{}: kernel_size {} exceeds the padded input {} on {}", who, k,
+                              config.input[a] + 2 * p, axis));
     }
   }
 }

@@ -2,6 +2,8 @@
 
 #include "kernels/pooling/pooling_schedule.h"
 
+#include <fmt/format.h>
+
 #include "isa/error.h"
 
 namespace neuronsim::kernels {
@@ -14,8 +16,7 @@ int64_t intParam(std::string_view kernel, const ParamValues& params, const std::
   if (!params.has(name)) return fallback;
   const int64_t value = params.getInt(name);
   if (value < lo || value > hi) {
-    throw Error(std::string(kernel) + ": " + name + " " + std::to_string(value) + " is not in " +
-                std::to_string(lo) + ".." + std::to_string(hi));
+    throw Error(fmt::format("{}: {} {} is not in {}..{}", kernel, name, value, lo, hi));
   }
   return value;
 }
@@ -62,14 +63,13 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
                      "SBUF is short)",
                      {}});
   }
-  if (knobs == ScheduleKnobs::AvgBackward) {
-    specs.push_back({"layout",
-                     ParamType::Enum,
-                     "auto",
-                     "schedule: planes on partitions (channels), D slabs of a plane on partitions "
-                     "(spatial), or auto (spatial when B*C fills under half the partitions)",
-                     {"auto", "channels", "spatial"}});
-  }
+  specs.push_back(
+      {"layout",
+       ParamType::Enum,
+       "auto",
+       "schedule: planes on partitions (channels), D and H slabs of a plane on "
+       "partitions (spatial), or auto (spatial when B*C fills under half the partitions)",
+       {"auto", "channels", "spatial"}});
   return specs;
 }
 
