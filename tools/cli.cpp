@@ -63,4 +63,12 @@ std::string valueOr(const CLI::Option* option, const std::string& value,
   return option->count() > 0 ? value : fallback;
 }
 
+int dryRunDone(const std::string& who) {
+  print(
+      "{}: dry run: arguments, input files and output paths are valid; nothing was simulated "
+      "or written\n",
+      who);
+  return 0;
+}
+
 }  // namespace neuronsim::tools

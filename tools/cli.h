@@ -42,6 +42,9 @@ CLI::App* addSubcommand(CLI::App& parent, const std::string& name, const std::st
 /// the first argument `app` did not recognise.
 void checkExtras(const CLI::App* app, const std::string& who);
 
+/// --dry-run's end: prints "<who>: dry run: ..." and returns exit status 0.
+int dryRunDone(const std::string& who);
+
 /// The value of an option given at most once, or `fallback`.
 std::string valueOr(const CLI::Option* option, const std::string& value,
                     const std::string& fallback);

@@ -90,6 +90,7 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   isa::OutputSet outputs;
   kernels::declareOutputs(outputs, request,
                           mode == RunMode::TimingOnly ? std::vector<std::string>{} : outputNames);
+  if (f.dryRun) return dryRunDone("asm " + file);
 
   traces::EventLog log;
   sim::SimResult result;

@@ -69,6 +69,7 @@ struct SweepFiles {
 struct SweepFlags {
   std::vector<std::string> kernel, params, shapes, sets;
   std::string dtype, machine, jobs, shard;
+  bool dryRun = false;
   CLI::Option *dtypeOption = nullptr, *machineOption = nullptr, *jobsOption = nullptr,
               *shardOption = nullptr;
   SweepFiles files;
@@ -123,6 +124,9 @@ int runSweep(CLI::App* app, const SweepFlags& flags) {
   const int jobs = flags.jobsOption->count() > 0 ? parseJobs(flags.jobs) : kernels::localCores();
   isa::OutputSet outputs;
   flags.files.declare(outputs);
+  if (flags.dryRun)
+    return dryRunDone(
+        fmt::format("sweep {} ({} of {} configurations)", spec.name, points.size(), grid.size()));
 
   std::vector<nlohmann::json> results;
   kernels::SweepProgress progress(stderr, static_cast<int64_t>(points.size()));
@@ -191,6 +195,9 @@ Command addSweepCommand(CLI::App& app) {
   flags->shardOption = addValue(sweep, "--shard", flags->shard,
                                 "run only slice I of N of the grid (for sweep merge)", "I/N");
   flags->files.add(sweep);
+  addFlag(sweep, "--dry-run", flags->dryRun,
+          "check the arguments, the grid and the output paths, then stop: nothing is simulated "
+          "or written");
 
   CLI::App* merge = addSubcommand(*sweep, "merge", "join the --json files of sweep --shard runs");
   auto paths = std::make_shared<std::vector<std::string>>();

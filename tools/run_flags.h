@@ -1,5 +1,5 @@
 #pragma once
-// The options `run` and `asm` share: inputs, output files, machine, mode, --strict.
+// The options `run` and `asm` share: inputs, output files, machine, mode, --strict, --dry-run.
 
 #include <string>
 #include <vector>
@@ -21,7 +21,7 @@ struct CommonRunFlags {
   std::vector<std::string> inputs;  ///< NAME=FILE.npy
   std::vector<std::string> sets;    ///< KEY=VALUE machine overrides
   std::string outputDir, trace, summaryJson, csv, dumpAsm, machine;
-  bool timingOnly = false, interpret = false, strict = false;
+  bool timingOnly = false, interpret = false, strict = false, dryRun = false;
 
   /// Adds the options to `app` (--dump-asm for run only).
   void add(CLI::App* app, Command command);
