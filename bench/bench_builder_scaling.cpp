@@ -2,6 +2,8 @@
 // semaphores, allocation checks, validation) for a synthetic pipelined stream of 10k..1M
 // instructions and for max_pooling_3d_backward (kernel 3, stride 1) on growing inputs.
 // Near-linear cost shows as a flat microseconds-per-instruction column.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -85,9 +87,9 @@ int main(int argc, char** argv) {
   // Optional argument: the largest stream size (default 1M instructions).
   const int64_t maxStream = argc > 1 ? std::atoll(argv[1]) : 1000000;
   for (int64_t n : {10000, 30000, 100000, 300000, 1000000})
-    if (n <= maxStream) report("stream " + std::to_string(n), [n] { return buildStream(n); });
+    if (n <= maxStream) report(fmt::format("stream {}", n), [n] { return buildStream(n); });
   for (int64_t depth : {32, 48, 64, 96})
-    report("max_pool_bwd k3s1 [1,256," + std::to_string(depth) + "^3]",
+    report(fmt::format("max_pool_bwd k3s1 [1,256,{}^3]", depth),
            [depth] { return buildMaxPool(256, depth); });
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include "kernels/pooling/pooling_config.h"
 
+#include <fmt/format.h>
+
 #include "isa/error.h"
 #include "kernels/registry.h"
 
@@ -44,13 +46,14 @@ int64_t PoolingConfig::index(PoolLayout layout, const Spatial& e, int64_t b, int
 
 void readInputShape(std::string_view kernel, std::string_view tensor,
                     const std::vector<int64_t>& shape, PoolLayout layout, PoolingConfig& config) {
-  const std::string who = std::string(kernel) + ": " + std::string(tensor);
+  const std::string who = fmt::format("{}: {}", kernel, tensor);
   if (shape.size() != 5) {
-    throw Error(who + " has shape " + shapeText(shape) + " but must be 5-D " +
-                std::string(poolLayoutName(layout)));
+    throw Error(fmt::format("{} has shape {} but must be 5-D {}", who, shapeText(shape),
+                            poolLayoutName(layout)));
   }
   for (int64_t extent : shape) {
-    if (extent < 1) throw Error(who + " has shape " + shapeText(shape) + " with an extent below 1");
+    if (extent < 1)
+      throw Error(fmt::format("{} has shape {} with an extent below 1", who, shapeText(shape)));
   }
   config.batch = shape[0];
   if (layout == PoolLayout::Ncdhw) {
@@ -67,15 +70,15 @@ void validateWindow(std::string_view kernel, const PoolingConfig& config) {
   for (int a = 0; a < 3; ++a) {
     const std::string axis(1, kAxisNames[a]);
     const int64_t k = config.kernel[a], s = config.stride[a], p = config.padding[a];
-    if (k < 1) throw Error(who + ": kernel_size " + std::to_string(k) + " is below 1 on " + axis);
-    if (s < 1) throw Error(who + ": stride " + std::to_string(s) + " is below 1 on " + axis);
-    if (p < 0) throw Error(who + ": padding " + std::to_string(p) + " is negative on " + axis);
+    if (k < 1) throw Error(fmt::format("{}: kernel_size {} is below 1 on {}", who, k, axis));
+    if (s < 1) throw Error(fmt::format("{}: stride {} is below 1 on {}", who, s, axis));
+    if (p < 0) throw Error(fmt::format("{}: padding {} is negative on {}", who, p, axis));
     if (2 * p > k) {
-      throw Error(who + ": padding " + std::to_string(p) + " exceeds kernel_size/2 on " + axis);
+      throw Error(fmt::format("{}: padding {} exceeds kernel_size/2 on {}", who, p, axis));
     }
     if (k > config.input[a] + 2 * p) {
-      throw Error(who + ": kernel_size " + std::to_string(k) + " exceeds the padded input " +
-                  std::to_string(config.input[a] + 2 * p) + " on " + axis);
+      throw Error(fmt::format("{}: kernel_size {} exceeds the padded input {} on {}", who, k,
+                              config.input[a] + 2 * p, axis));
     }
   }
 }
@@ -84,8 +87,8 @@ void expectShape(std::string_view kernel, std::string_view tensor,
                  const std::vector<int64_t>& shape, std::string_view what,
                  const std::vector<int64_t>& expected) {
   if (shape == expected) return;
-  throw Error(std::string(kernel) + ": " + std::string(tensor) + " has shape " + shapeText(shape) +
-              " but " + std::string(what) + " give " + shapeText(expected));
+  throw Error(fmt::format("{}: {} has shape {} but {} give {}", kernel, tensor, shapeText(shape),
+                          what, shapeText(expected)));
 }
 
 }  // namespace neuronsim::kernels

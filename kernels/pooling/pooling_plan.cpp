@@ -2,6 +2,8 @@
 
 #include "kernels/pooling/pooling_plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "isa/error.h"
@@ -114,10 +116,10 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
   cutDown(by == ChunkBy::Input);
   if (!ok(len)) cutDown(false);
   if (!ok(len)) {
-    throw Error(std::string(kernel) + ": a single pooling window needs " +
-                std::to_string(bytes(extentsFor(axes, by, len))) + " bytes per partition (or " +
-                "access-pattern steps above " + std::to_string(kMaxApStep) + "); " +
-                std::to_string(budget) + " bytes fit in SBUF");
+    throw Error(
+        fmt::format("{}: a single pooling window needs {} bytes per partition (or access-pattern "
+                    "steps above {}); {} bytes fit in SBUF",
+                    kernel, bytes(extentsFor(axes, by, len)), kMaxApStep, budget));
   }
   for (int a = 0; a < 3; ++a) grow(a);
   if (wantChunks > 1 && len == full) {

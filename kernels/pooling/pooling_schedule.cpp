@@ -2,6 +2,8 @@
 
 #include "kernels/pooling/pooling_schedule.h"
 
+#include <fmt/format.h>
+
 #include "isa/error.h"
 
 namespace neuronsim::kernels {
@@ -14,8 +16,7 @@ int64_t intParam(std::string_view kernel, const ParamValues& params, const std::
   if (!params.has(name)) return fallback;
   const int64_t value = params.getInt(name);
   if (value < lo || value > hi) {
-    throw Error(std::string(kernel) + ": " + name + " " + std::to_string(value) + " is not in " +
-                std::to_string(lo) + ".." + std::to_string(hi));
+    throw Error(fmt::format("{}: {} {} is not in {}..{}", kernel, name, value, lo, hi));
   }
   return value;
 }

@@ -2,6 +2,8 @@
 
 #include "kernels/pooling/pooling_slabs.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "isa/error.h"
@@ -23,10 +25,11 @@ std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfi
   }
   if (best == 1) {
     if (!asked) return std::nullopt;
-    throw Error(std::string(kernel) +
-                ": layout spatial needs windows that do not overlap along D (kernel_size <= "
-                "stride, padding 0), D cut into at least 2 slabs of whole windows, and "
-                "data_format equal to output_format");
+    throw Error(
+        fmt::format("{}: layout spatial needs windows that do not overlap along D (kernel_size <= "
+                    "stride, padding 0), D cut into at least 2 slabs of whole windows, and "
+                    "data_format equal to output_format",
+                    kernel));
   }
   return SlabSplit{best, d / best};
 }
