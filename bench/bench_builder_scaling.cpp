@@ -4,6 +4,7 @@
 // Near-linear cost shows as a flat microseconds-per-instruction column.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "isa/geometry.h"
+#include "isa/size_limits.h"
 #include "kernels/builder/kernel_builder.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/registry.h"
@@ -30,14 +32,16 @@ double cpuSecondsSince(std::clock_t start) {
 
 /// A pipelined stream of about `target` instructions: per step, load a [128, 512] block of x
 /// into one of four buffers, scale it on Scalar, add the previous block on Vector and store it
-/// to y. Blocks walk the whole tensor, so the HBM interval maps grow with the program.
+/// to y. Blocks walk the whole tensor (wrapping once it reaches the per-tensor element limit),
+/// so the HBM interval maps grow with the program.
 int64_t buildStream(int64_t target) {
   constexpr int64_t kFree = 512;
   constexpr int kBuffers = 4;
   const int64_t steps = target / 4;
+  const int64_t blocks = std::min(steps, isa::kMaxTensorElements / (128 * kFree));
   kernels::KernelBuilder b("stream", isa::Geometry{});
-  const kernels::HbmView x = b.input("x", {steps, 128, kFree}, isa::Dtype::Fp32);
-  const kernels::HbmView y = b.output("y", {steps, 128, kFree}, isa::Dtype::Fp32);
+  const kernels::HbmView x = b.input("x", {blocks, 128, kFree}, isa::Dtype::Fp32);
+  const kernels::HbmView y = b.output("y", {blocks, 128, kFree}, isa::Dtype::Fp32);
   std::vector<kernels::Tile> in, out;
   for (int i = 0; i < kBuffers; ++i) {
     in.push_back(b.sbuf({128, kFree}, isa::Dtype::Fp32));
@@ -46,11 +50,11 @@ int64_t buildStream(int64_t target) {
   for (int64_t s = 0; s < steps; ++s) {
     const int i = static_cast<int>(s % kBuffers);
     const int prev = static_cast<int>((s + kBuffers - 1) % kBuffers);
-    b.dmaCopy(in[i], x.select(0, s));
+    b.dmaCopy(in[i], x.select(0, s % blocks));
     b.tensorScalar(out[i], in[i], isa::AluOp::Multiply, 0.5f, isa::AluOp::Bypass, 0.0f,
                    isa::Engine::Scalar);
     b.tensorTensor(out[i], out[i], in[prev], isa::AluOp::Add);
-    b.dmaCopy(y.select(0, s), out[i]);
+    b.dmaCopy(y.select(0, s % blocks), out[i]);
   }
   return static_cast<int64_t>(b.finish().instructions.size());
 }
@@ -83,7 +87,7 @@ void report(const std::string& name, Build&& build) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   // Optional argument: the largest stream size (default 1M instructions).
   const int64_t maxStream = argc > 1 ? std::atoll(argv[1]) : 1000000;
   for (int64_t n : {10000, 30000, 100000, 300000, 1000000})
@@ -92,4 +96,7 @@ int main(int argc, char** argv) {
     report(fmt::format("max_pool_bwd k3s1 [1,256,{}^3]", depth),
            [depth] { return buildMaxPool(256, depth); });
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "error: %s\n", e.what());
+  return 2;
 }

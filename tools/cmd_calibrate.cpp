@@ -118,7 +118,7 @@ void addTutorialCases(const std::string& machineFilter, const std::vector<std::s
                         r.totals.hbmBytes, r.totals.dmaTransfers, bytes / (t.publishedMs * 1e6),
                         bytes / r.totals.total.ns(), dmaActive});
     const traces::EngineTotals& pe = r.totals.engines[static_cast<size_t>(isa::Engine::Tensor)];
-    const double tensorActive = 100.0 * pe.busy.ns() / r.totals.total.ns();
+    const double tensorActive = 100.0 * pe.active.ns() / r.totals.total.ns();
     for (const ProfileFigure& f : kT2Figures) {
       if (t.variant != f.variant) continue;
       const bool dma = std::string(f.what) == "DMA";

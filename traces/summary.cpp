@@ -44,7 +44,8 @@ nlohmann::json summaryJson(const RunInfo& info, const RunTotals& totals) {
     const EngineTotals& t = totals.engines[static_cast<size_t>(e)];
     engines[std::string(isa::engineName(static_cast<isa::Engine>(e)))] = {
         {"busy_ns", t.busy.ns()},
-        {"active_percent", 100.0 * ratio(t.busy.ns(), total)},
+        {"active_ns", t.active.ns()},
+        {"active_percent", 100.0 * ratio(t.active.ns(), total)},
         {"instructions", t.instructions}};
   }
   s["engines"] = engines;

@@ -12,8 +12,12 @@
 namespace neuronsim::traces {
 
 struct EngineTotals {
-  Tick busy;  ///< executing, semaphore waits excluded
+  Tick busy;  ///< issue time (the engine's own work), semaphore waits and throttling excluded
   int64_t instructions = 0;
+  /// neuron-profile's active time (R2, `ActiveTime`): the union of the instruction spans, each
+  /// from the start of execution (a throttled TensorE instruction runs slowed down from where it
+  /// was held) to its last result landing; semaphore waits excluded.
+  Tick active;
 };
 
 /// What a timed run measured (filled by sim::simulate).
@@ -46,7 +50,7 @@ struct RunInfo {
 };
 
 /// Summary JSON with at least the DESIGN.md keys: kernel, machine, dtype, total_ns,
-/// instructions, engines{tensor,vector,scalar,gpsimd,sync}{busy_ns,active_percent,
+/// instructions, engines{tensor,vector,scalar,gpsimd,sync}{busy_ns,active_ns,active_percent,
 /// instructions}, dma{bytes,transfers,active_percent,achieved_gbps}, flops, mfu_percent,
 /// hbm_bytes, mbu_percent, roofline_ns, roofline_percent, host_seconds,
 /// sim_instructions_per_second.

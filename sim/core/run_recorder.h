@@ -3,6 +3,7 @@
 // the sink when tracing (nothing is built when there is no sink).
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "isa/instruction.h"
@@ -33,6 +34,7 @@ class RunRecorder {
   traces::EventSink* sink_;
   traces::RunTotals totals_;
   Tick end_;
+  std::array<Tick, isa::kNumEngines> activeUntil_{};  ///< end of each engine's active union so far
   bool peStarted_ = false;
   Tick lastPeEnd_;
 };

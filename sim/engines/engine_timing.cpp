@@ -29,6 +29,7 @@ Issue EngineTiming::begin(Tick start, const Stall& stall) const {
   Issue issue;
   issue.ready = head_;
   issue.start = start;
+  issue.executing = start;
   issue.stall = stall;
   return issue;
 }

@@ -20,11 +20,13 @@ struct Stall {
 
 /// When one instruction ran on its engine.
 struct Issue {
-  Tick ready;     ///< reached the head of its stream
-  Tick start;     ///< began; its @read signals land here
-  Tick end;       ///< the engine is free again
-  Tick complete;  ///< its results landed; its @complete signals land here
-  Cycles cycles;  ///< engine cycles charged
+  Tick ready;      ///< reached the head of its stream
+  Tick start;      ///< began; its @read signals land here
+  Tick executing;  ///< began executing as a profiler shows it: `start`, or earlier for a
+                   ///< TensorE instruction the throttle held back (it runs slowed down from here)
+  Tick end;        ///< the engine is free again
+  Tick complete;   ///< its results landed; its @complete signals land here
+  Cycles cycles;   ///< engine cycles charged
   Stall stall;
   double throttleRate = 1.0;  ///< TensorE: the throttle's rate when it was ready to start
 };

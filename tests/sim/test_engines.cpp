@@ -264,6 +264,32 @@ TEST_CASE("a run past the simulated-time limit stops with an error naming the in
   CHECK(runTiming(p, slow).totals.total > traces::Tick::fromNs(6e7));
 }
 
+TEST_CASE("active time is the union of execution spans up to the last result (R2 ActiveTime)") {
+  const sim::MachineConfig m = sim::loadMachine("trn2");
+  const double issue = 960 / 0.96, latency = 220 / 0.96, longScalar = 6000 / 1.2;
+  isa::Program p;
+  const int32_t s = addSemaphore(p, "scalar");
+  p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, 0, 960), sbuf(0, 128, 8192, 960)));
+  p.instructions.push_back(
+      copy(Engine::Vector, sbuf(0, 128, 16384, 960), sbuf(0, 128, 24576, 960)));
+  Instruction slow = copy(Engine::Scalar, sbuf(0, 128, 32768, 6000), sbuf(0, 128, 57344, 6000));
+  signal(slow, s);
+  p.instructions.push_back(slow);
+  Instruction late = copy(Engine::Vector, sbuf(0, 128, 90112, 960), sbuf(0, 128, 98304, 960));
+  waitFor(late, s, 1);
+  p.instructions.push_back(late);
+  traces::EventLog log;
+  const sim::SimResult r = runTiming(p, m, &log);
+  const traces::EngineTotals& vector = r.totals.engines[static_cast<size_t>(Engine::Vector)];
+  CHECK(eventOf(log, 3).start.ns() > 2 * issue + latency);  // a gap before the waiting copy
+  CHECK(vector.busy.ns() == doctest::Approx(3 * issue));
+  // Back to back, the first copy's pipeline tail lies inside the second's span; the waiting
+  // copy's span stands alone, tail included; the semaphore wait is not active.
+  CHECK(vector.active.ns() == doctest::Approx(2 * issue + latency + issue + latency));
+  const traces::EngineTotals& scalar = r.totals.engines[static_cast<size_t>(Engine::Scalar)];
+  CHECK(scalar.active.ns() == doctest::Approx(longScalar + 220 / 1.2));
+}
+
 TEST_CASE("a throttled matmul is held back at the head and runs at full rate: a Throttle stall") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
   isa::Program p;
@@ -272,7 +298,14 @@ TEST_CASE("a throttled matmul is held back at the head and runs at full rate: a 
                                     sbuf(0, 128, 0, 128, Dtype::Bf16),
                                     sbuf(0, 128, 65536, 512, Dtype::Bf16)));
   traces::EventLog log;
-  runTiming(p, m, &log);
+  const sim::SimResult r = runTiming(p, m, &log);
+  // Busy is the work; active time runs from where each was held (it runs slowed down there, R2)
+  // to the last result.
+  const traces::EngineTotals& pe = r.totals.engines[static_cast<size_t>(Engine::Tensor)];
+  const double ls = 32 / 2.4, mm = 512 / 2.4, latency = 64 / 2.4;
+  CHECK(pe.busy.ns() == doctest::Approx(ls + 3 * mm));
+  CHECK(pe.active.ns() == doctest::Approx(eventOf(log, 2).end.ns() + latency));
+  CHECK(pe.active.ns() > pe.busy.ns() + 100);
   const traces::Tick work = sim::engineClock(Engine::Tensor, m).toTicks(sim::Cycles{512});
   for (int i = 0; i < 3; ++i) {
     const traces::InstructionEvent& e = eventOf(log, i);

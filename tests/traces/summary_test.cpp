@@ -18,9 +18,9 @@ RunInfo info() {
 RunTotals totals() {
   RunTotals t;
   t.total = traces::Tick::fromNs(1000);
-  t.engines[0] = {traces::Tick::fromNs(250), 4};  // tensor
-  t.engines[1] = {traces::Tick::fromNs(600), 3};  // vector
-  t.engines[4] = {traces::Tick::fromNs(100), 2};  // sync
+  t.engines[0] = {traces::Tick::fromNs(250), 4, traces::Tick::fromNs(300)};  // tensor
+  t.engines[1] = {traces::Tick::fromNs(600), 3, traces::Tick::fromNs(700)};  // vector
+  t.engines[4] = {traces::Tick::fromNs(100), 2, traces::Tick::fromNs(100)};  // sync
   t.instructions = 10;
   t.dmaBytes = 4000;
   t.dmaTransfers = 2;
@@ -49,8 +49,10 @@ TEST_CASE("summary has every DESIGN.md key with hand-computed values") {
     CHECK(s["engines"][e].contains("active_percent"));
     CHECK(s["engines"][e].contains("instructions"));
   }
-  CHECK(s["engines"]["tensor"]["active_percent"].get<double>() == doctest::Approx(25.0));
-  CHECK(s["engines"]["vector"]["active_percent"].get<double>() == doctest::Approx(60.0));
+  CHECK(s["engines"]["tensor"]["busy_ns"].get<double>() == doctest::Approx(250.0));
+  CHECK(s["engines"]["tensor"]["active_ns"].get<double>() == doctest::Approx(300.0));
+  CHECK(s["engines"]["tensor"]["active_percent"].get<double>() == doctest::Approx(30.0));
+  CHECK(s["engines"]["vector"]["active_percent"].get<double>() == doctest::Approx(70.0));
   CHECK(s["engines"]["vector"]["instructions"].get<int64_t>() == 3);
   CHECK(s["engines"]["scalar"]["active_percent"].get<double>() == 0.0);
   CHECK(s["dma"]["bytes"].get<int64_t>() == 4000);
@@ -106,7 +108,7 @@ TEST_CASE("summary text names the kernel, engines and the key percentages") {
   const std::string text = traces::summaryText(traces::summaryJson(info(), totals()));
   CHECK(text.find("k on trn2 (fp32): 1.000 us") != std::string::npos);
   CHECK(text.find("vector") != std::string::npos);
-  CHECK(text.find("60.0%") != std::string::npos);
+  CHECK(text.find("70.0%") != std::string::npos);
   CHECK(text.find("MFU 50.00%") != std::string::npos);
   CHECK(text.find("MBU 30.00%") != std::string::npos);
   CHECK(text.find("achieved 80.0% of roofline") != std::string::npos);

@@ -137,6 +137,7 @@ inline Run makeRun(int tiles) {
   for (const auto& e : run.log.instructions) {
     auto& engine = totals.engines[static_cast<size_t>(e.engine)];
     engine.busy += e.end - e.start;
+    engine.active += e.end - e.start;
     ++engine.instructions;
     totals.flops += e.flops;
   }
