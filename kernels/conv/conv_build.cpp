@@ -53,10 +53,11 @@ class ConvEmitter {
     // A C_out group's filters load after its first window and before the next item's window.
     int64_t filtersOf = -1;
     auto ensureFilters = [&](int64_t item) {
-      const int64_t g0 = steps[static_cast<size_t>(item)].g0;
-      if (filtersOf == g0) return;
-      filtersOf = g0;
-      loadFilters(g0, std::min(plan_.coGroup, core_.cout - g0));
+      const Step& step = steps[static_cast<size_t>(item)];
+      if (filtersOf == step.g0) return;
+      filtersOf = step.g0;
+      loadFilters(step.g0, std::min(plan_.coGroup, core_.cout - step.g0),
+                  firstStoredTap(*step.chunk));
     };
     runPipelined(
         static_cast<int64_t>(steps.size()), kBuffers,
@@ -156,7 +157,21 @@ class ConvEmitter {
     return core_.flipTaps ? core_.taps[0] * core_.taps[1] - 1 - row : row;
   }
 
-  void loadFilters(int64_t g0, int64_t group) {
+  /// The stored tap of `chunk`'s first matmul (0 when no tap meets x).
+  int64_t firstStoredTap(const Chunk& chunk) const {
+    std::optional<int64_t> first;
+    forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
+      const std::vector<TapUse> uses =
+          first ? std::vector<TapUse>{} : tapsFor(chunk, origin, count);
+      if (!uses.empty()) first = uses.front().stored;
+    });
+    return first.value_or(0);
+  }
+
+  /// Loads a C_out group's filters; unpacked C_in-major filters load from stored tap
+  /// `firstTap` on (wrapping round), so the group's first matmul waits only for the first DMA
+  /// (a chunk at the D border skips the taps over padding: conv3d C 128 starts at tap 9).
+  void loadFilters(int64_t g0, int64_t group, int64_t firstTap) {
     b_.setNote("load filters");
     const int64_t taps = core_.tapCount();
     if (plan_.pack > 1) loadPackedFilters(g0, group);
@@ -168,11 +183,12 @@ class ConvEmitter {
                                 .slice(1, ci0, ci0 + cs)
                                 .slice(2, g0, g0 + group);
         const int64_t perDma = isa::ceilDiv(taps, kFilterDmas);
-        for (int64_t k0 = 0; k0 < taps; k0 += perDma) {
-          const int64_t k1 = std::min(taps, k0 + perDma);
-          b_.dmaCopy(dst.slice(0, k0, k1).slice(1, 0, group),
-                     src.slice(0, k0, k1).permute({1, 0, 2}));
-        }
+        for (const auto& [lo, hi] : {std::pair{firstTap, taps}, std::pair{int64_t{0}, firstTap}})
+          for (int64_t k0 = lo; k0 < hi; k0 += perDma) {
+            const int64_t k1 = std::min(hi, k0 + perDma);
+            b_.dmaCopy(dst.slice(0, k0, k1).slice(1, 0, group),
+                       src.slice(0, k0, k1).permute({1, 0, 2}));
+          }
         continue;
       }
       const HbmView all = filters_.reshape({taps, core_.cout, core_.cin});
@@ -363,20 +379,53 @@ class ConvEmitter {
     const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
     b_.setNote("matmul");
     if (uses.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
+    // Dense windows: a tap skips the block's outputs at whose position it reads only padding
+    // (a 3x3x3 pad 1 filter: 1 row of 16 for a third of the taps at the H border); a tap
+    // covering the whole block goes first, as the matmul that starts the accumulation.
+    const bool trim = plan_.pack == 1 && !plan_.perTap;
+    std::vector<std::pair<Int3, Int3>> live;
+    for (const TapUse& use : uses)
+      live.push_back(trim ? liveBox(chunk, use, count) : std::pair{Int3{0, 0, 0}, count});
+    const auto whole = std::find(live.begin(), live.end(), std::pair{Int3{0, 0, 0}, count});
+    const size_t lead = whole == live.end() ? 0 : static_cast<size_t>(whole - live.begin());
+    live[lead] = {Int3{0, 0, 0}, count};
     bool first = true;
     for (int64_t t = 0; t < plan_.ciTiles; ++t) {
       const int32_t cs = static_cast<int32_t>(plan_.pack > 1 ? plan_.parts : ciCount(t));
       const Tile windows = windows_[slot].partitionSlice(0, cs);
       const Tile filters = weights_.partitionSlice(0, cs).select(0, t);
-      for (const TapUse& use : uses) {
+      for (size_t n = 0; n < uses.size(); ++n) {
+        const size_t u = n == 0 ? lead : n <= lead ? n - 1 : n;
+        const TapUse& use = uses[u];
+        const auto& [lo, hi] = live[u];
+        Int3 start = use.start, extent;
+        for (int a = 0; a < 3; ++a) {
+          start[a] += lo[a] * step[a];
+          extent[a] = hi[a] - lo[a];
+        }
         const Tile moving = plan_.perTap ? box(windows.select(0, t * core_.tapCount() + use.index),
                                                origin, count, {1, 1, 1})
-                                         : box(windows.select(0, t), use.start, count, step);
-        b_.matmul(ps, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), moving,
+                                         : box(windows.select(0, t), start, extent, step);
+        const Tile dst = extent == count ? ps
+                                         : box(ps.reshape({count[0], count[1], count[2]}), lo,
+                                               extent, {1, 1, 1});
+        b_.matmul(dst, filters.select(0, use.stored).slice(0, coOffset, coOffset + cw), moving,
                   !first);
         first = false;
       }
     }
+  }
+
+  /// The outputs of the block (from its origin, per axis [lo, hi)) at which tap `use` reads
+  /// an x element; elsewhere it reads only padding (or inserted zeros).
+  std::pair<Int3, Int3> liveBox(const Chunk& chunk, const TapUse& use, const Int3& count) const {
+    Int3 lo{0, 0, 0}, hi = count;
+    for (int a = 0; a < 3; ++a) {
+      const int64_t z = chunk.origin[a] * core_.stride[a] + use.start[a];
+      while (lo[a] < hi[a] && !holdsInput(a, z + lo[a] * blockStep(a), 1, 1)) ++lo[a];
+      while (hi[a] > lo[a] && !holdsInput(a, z + (hi[a] - 1) * blockStep(a), 1, 1)) --hi[a];
+    }
+    return {lo, hi};
   }
 
   /// The odd W offset's outputs (PSUM rows from pairStride) of the block at `origin`, those that

@@ -6,6 +6,7 @@
 #include "kernels/conv/conv_core.h"
 #include "kernels/conv/conv_kernels.h"
 #include "kernels/conv/conv_plan.h"
+#include "kernels/conv/conv_transpose_phases.h"
 #include "kernels/reference/conv_ref.h"
 
 namespace neuronsim::kernels {
@@ -50,6 +51,11 @@ std::vector<float> biasOf(const HostTensors& inputs) {
 void buildSpec(KernelBuilder& builder, const KernelArgs& args, const ConvCore& core) {
   std::optional<HbmView> bias;
   if (args.hasInput("bias")) bias = args.in("bias");
+  if (transposePhasesApply(core, builder.geometry())) {
+    buildConvTransposePhases(builder, core, args.dtype, args.in("x_in"), args.in("filters"), bias,
+                             args.out("out"), convOptions(args.params));
+    return;
+  }
   buildConv(builder, core, args.dtype, args.in("x_in"), args.in("filters"), bias, args.out("out"),
             convOptions(args.params));
 }

@@ -133,7 +133,7 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   };
   std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
   for (size_t s = 0; s < sets.size(); ++s) {
-    const std::string tag = std::to_string(s);
+    const std::string tag = fmt::format("{}", s);
     sets[s].go = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxOut[2])},
                               dtype, fmt::format("go{}", tag));
     sets[s].g1 = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxIn[2])},

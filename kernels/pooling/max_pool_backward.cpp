@@ -204,7 +204,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   };
   std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
   for (size_t s = 0; s < sets.size(); ++s) {
-    const std::string tag = std::to_string(s);
+    const std::string tag = fmt::format("{}", s);
     Buffers& b = sets[s];
     b.in = builder.sbuf({partitions, maxIn}, dtype, fmt::format("in{}", tag));
     b.nan = builder.sbuf({partitions, maxIn}, keyType, fmt::format("nan{}", tag));

@@ -56,7 +56,7 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   };
   std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
   for (size_t s = 0; s < sets.size(); ++s) {
-    const std::string tag = std::to_string(s);
+    const std::string tag = fmt::format("{}", s);
     sets[s].in = builder.sbuf({partitions, maxIn}, dtype, fmt::format("in{}", tag));
     for (size_t a = 0; a < kAccEngines.size(); ++a) {
       sets[s].acc[a] = builder.sbuf({partitions, maxOut}, accType, fmt::format("acc{}_{}", tag, a));

@@ -10,6 +10,17 @@ namespace {
 
 constexpr int64_t kMaxCount = 65535;
 
+/// `view` (5-D or slabView's 6-D) as PlaneTensor's canonical view.
+HbmView canonicalView(const HbmView& view, PoolLayout layout) {
+  const bool slabs = view.rank() == 6;
+  if (layout == PoolLayout::Ncdhw) {
+    const HbmView planes = view.merge(0, 1);
+    return slabs ? planes : planes.split(0, {planes.size(0), 1});
+  }
+  if (slabs) return view.permute({0, 1, 5, 2, 3, 4});
+  return view.permute({0, 4, 1, 2, 3}).split(0, {view.size(0), 1});
+}
+
 }  // namespace
 
 int64_t boxElements(const Box& box) {
@@ -35,9 +46,7 @@ std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions) {
 }
 
 PlaneTensor::PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels)
-    : canonical_(layout == PoolLayout::Ncdhw ? view : view.permute({0, 4, 1, 2, 3})),
-      layout_(layout),
-      channels_(channels) {}
+    : canonical_(canonicalView(view, layout)), layout_(layout), channels_(channels) {}
 
 void PlaneTensor::load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                        const std::function<int32_t()>& queues) const {
@@ -54,7 +63,7 @@ void PlaneTensor::store(KernelBuilder& builder, RowTile rows, const Box& box, co
 void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                            bool toHbm, const std::function<int32_t()>& queues) const {
   auto spatial = [&box](HbmView view) {
-    for (int a = 0; a < 3; ++a) view = view.slice(a + 1, box[a].lo, box[a].hi);
+    for (int a = 0; a < 3; ++a) view = view.slice(view.rank() - 3 + a, box[a].lo, box[a].hi);
     return view;
   };
   auto move = [&](const HbmView& hbm, const Tile& part) {
@@ -66,8 +75,20 @@ void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box,
     }
   };
   if (layout_ == PoolLayout::Ncdhw) {
-    const HbmView planes = canonical_.merge(0, 1).slice(0, rows.first, rows.first + rows.count);
-    move(spatial(planes), compactView(tile.partitionSlice(0, rows.count)));
+    // Whole groups of S sub-planes in one transfer ([outer rows, S, box] in HBM), the partial
+    // groups at either end on their own.
+    const int64_t sub = canonical_.size(1), end = rows.first + rows.count;
+    for (int64_t row = rows.first; row < end;) {
+      const int64_t outer = row / sub, inner = row % sub;
+      const int64_t whole = inner == 0 ? (end - row) / sub : 0;
+      const HbmView planes =
+          whole > 0 ? canonical_.slice(0, outer, outer + whole)
+                    : canonical_.select(0, outer).slice(0, inner, std::min(sub, inner + end - row));
+      const int64_t count = whole > 0 ? whole * sub : planes.size(0);
+      move(spatial(planes), compactView(tile.partitionSlice(static_cast<int32_t>(row - rows.first),
+                                                            static_cast<int32_t>(count))));
+      row += count;
+    }
     return;
   }
   if (toHbm) {
@@ -79,7 +100,7 @@ void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box,
     const int64_t b = row / channels_;
     const int64_t c0 = row % channels_;
     const int64_t c1 = std::min(channels_, c0 + (end - row));
-    const HbmView segment = canonical_.select(0, b).slice(0, c0, c1);
+    const HbmView segment = batchView(b).slice(0, c0, c1);
     const Tile part =
         tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(c1 - c0));
     loadTransposed(builder, segment, box, part, queues);
@@ -91,7 +112,9 @@ void PlaneTensor::loadTransposed(KernelBuilder& builder, const HbmView& segment,
                                  const Tile& part, const std::function<int32_t()>& queues) const {
   const HbmView positions = segment.permute({1, 2, 3, 0});  // [D, H, W, c], c contiguous
   const bool fullW = box[2].lo == 0 && box[2].hi == positions.size(2);
-  const bool fullH = fullW && box[1].lo == 0 && box[1].hi == positions.size(1);
+  // H slabs (S > 1) leave gaps between D slices: whole-box runs only without them.
+  const bool fullH =
+      fullW && canonical_.size(1) == 1 && box[1].lo == 0 && box[1].hi == positions.size(1);
   auto transpose = [&](const HbmView& rowsOfC, const Tile& to) {
     builder.dmaTranspose(compactView(to), rowsOfC, DmaOptions{queues(), kLoadIssuer});
   };
@@ -113,9 +136,16 @@ void PlaneTensor::loadTransposed(KernelBuilder& builder, const HbmView& segment,
   }
 }
 
+HbmView PlaneTensor::batchView(int64_t b) const {
+  const int64_t sub = canonical_.size(1);
+  return canonical_.select(0, b / sub).select(0, b % sub);
+}
+
 std::vector<PlaneTensor::Run> PlaneTensor::runs(const Box& box) const {
-  const bool fullW = box[2].lo == 0 && box[2].hi == canonical_.size(4);
-  const bool fullH = fullW && box[1].lo == 0 && box[1].hi == canonical_.size(3);
+  const int rank = canonical_.rank();
+  const bool fullW = box[2].lo == 0 && box[2].hi == canonical_.size(rank - 1);
+  const bool fullH =
+      fullW && canonical_.size(1) == 1 && box[1].lo == 0 && box[1].hi == canonical_.size(rank - 2);
   if (fullH) return {{0, boxElements(box), -1, -1}};
   std::vector<Run> out;
   int64_t flat = 0;
@@ -161,7 +191,7 @@ void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Bo
   for (int64_t row = rows.first; row < rows.first + rows.count;) {
     const int64_t b = row / channels_, c0 = row % channels_;
     const int64_t c1 = std::min(channels_, c0 + (rows.first + rows.count - row));
-    segments.push_back({canonical_.select(0, b).slice(0, c0, c1), row - rows.first, c1 - c0});
+    segments.push_back({batchView(b).slice(0, c0, c1), row - rows.first, c1 - c0});
     row += c1 - c0;
   }
   for (const Run& run : runs(box)) {

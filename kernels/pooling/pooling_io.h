@@ -36,7 +36,9 @@ int32_t rowPartitions(const isa::Geometry& geometry, PoolLayout stored, int64_t 
 /// A 5-D pooling tensor in HBM, addressed by (row, box) whatever its layout.
 class PlaneTensor {
  public:
-  /// `view` is the whole tensor in `layout`, `channels` its C.
+  /// `view` is the whole tensor in `layout`, `channels` its C: 5-D, or the 6-D slab view of
+  /// slabView ([B, C, S, D, H, W] NCDHW or [B, S, D, H, W, C] NDHWC: S sub-planes per
+  /// (b, c) in NCDHW, per batch in NDHWC, not evenly spaced from the one before).
   PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels);
 
   /// Loads are triggered from the Sync sequencer, stores from ScalarE's (hwdge, reference
@@ -72,9 +74,13 @@ class PlaneTensor {
   std::vector<Run> runs(const Box& box) const;
   /// [run positions, c] view of `segment` ([c, D, H, W]).
   HbmView runView(const HbmView& segment, const Box& box, const Run& run) const;
+  /// NDHWC: batch `b`'s [C, D, H, W].
+  HbmView batchView(int64_t b) const;
   mutable std::vector<Tile> psum_;  ///< two PSUM banks, allocated at the first NDHWC store
   mutable size_t nextBank_ = 0;
-  HbmView canonical_;  ///< [B, C, D, H, W]
+  /// NCDHW [planes / S, S, D, H, W]; NDHWC [batches / S, S, C, D, H, W]: plane or batch
+  /// number = outer * S + sub.
+  HbmView canonical_;
   PoolLayout layout_;
   int64_t channels_;
 };

@@ -63,14 +63,13 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
                      "SBUF is short)",
                      {}});
   }
-  if (knobs == ScheduleKnobs::AvgBackward) {
-    specs.push_back({"layout",
-                     ParamType::Enum,
-                     "auto",
-                     "schedule: planes on partitions (channels), D slabs of a plane on partitions "
-                     "(spatial), or auto (spatial when B*C fills under half the partitions)",
-                     {"auto", "channels", "spatial"}});
-  }
+  specs.push_back(
+      {"layout",
+       ParamType::Enum,
+       "auto",
+       "schedule: planes on partitions (channels), D and H slabs of a plane on "
+       "partitions (spatial), or auto (spatial when B*C fills under half the partitions)",
+       {"auto", "channels", "spatial"}});
   return specs;
 }
 

@@ -9,8 +9,8 @@
 
 namespace neuronsim::kernels {
 
-/// Where avg_pooling_3d_backward puts its work: one (batch, channel) plane per partition, or
-/// slabs of D of each plane on partitions (for few planes).
+/// Where a pooling kernel puts its work: one (batch, channel) plane per partition, or slabs
+/// of D and H of each plane on partitions (for few planes).
 enum class PoolPartitioning : uint8_t { Auto, Channels, Spatial };
 
 /// How a pooling kernel is scheduled; the kernels fill what is left automatic.
@@ -21,7 +21,7 @@ struct PoolSchedule {
   int32_t storeQueues = 4;     ///< DMA queues the stores spread over (8..8+n-1)
   int64_t gpsimdPercent = -1;  ///< max backward: share of the output box on GpSimd (-1: auto)
   int keyRing = 0;             ///< max backward: key buffers per set, 1-16 (0: automatic)
-  PoolPartitioning partitioning = PoolPartitioning::Auto;  ///< avg backward only
+  PoolPartitioning partitioning = PoolPartitioning::Auto;  ///< channels or slabs
 };
 
 /// Which schedule parameters a kernel takes.

@@ -1,6 +1,6 @@
 #pragma once
-// The spatial layout: D cut into slabs that become extra planes, so few (batch, channel) planes
-// still fill the partitions.
+// The spatial layout: D (and then H) cut into slabs that become extra planes, so few
+// (batch, channel) planes still fill the partitions.
 
 #include <cstdint>
 #include <optional>
@@ -11,25 +11,33 @@
 
 namespace neuronsim::kernels {
 
-/// D cut into `slabs` slabs of `length` inputs (length / sD outputs) each.
+/// D cut into `slabsD` slabs of `lengthD` inputs and H into `slabsH` slabs of `lengthH`
+/// inputs; every (D slab, H slab) pair is a plane of its own.
 struct SlabSplit {
-  int64_t slabs = 1;
-  int64_t length = 1;
+  int64_t slabsD = 1;
+  int64_t lengthD = 1;
+  int64_t slabsH = 1;
+  int64_t lengthH = 1;
+  /// Planes each (batch, channel) plane becomes.
+  int64_t slabs() const { return slabsD * slabsH; }
 };
 
 /// The slab split `schedule` asks for (spatial), or auto picks when B*C fills under half of
-/// `partitions`: the most slabs (up to filling the partitions) that divide D into whole
-/// windows. Only when windows do not overlap along D (kD <= sD, pD = 0) and both layouts
-/// are the same, so every slab is an independent pooling problem. Throws neuronsim::Error
-/// naming `kernel` when spatial is asked for but impossible.
+/// `partitions` (NDHWC: and H*W >= 512): the most slabs (up to filling the partitions) that cut D
+/// and H into whole windows, D slabs preferred (their planes are evenly spaced in HBM; NDHWC cuts D
+/// only). An axis is cut only when windows do not overlap along it (k <= s, p = 0, N % s = 0), and
+/// only when both layouts are the same, so every slab is an independent pooling problem. Throws
+/// neuronsim::Error naming `kernel` when spatial is asked for but impossible.
 std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfig& config,
                                      const PoolSchedule& schedule, int32_t partitions);
 
-/// The problem each slab is: B*slabs batches (NDHWC) or C*slabs channels (NCDHW), D = length.
+/// The problem each slab is: B*slabs batches (NDHWC) or C*slabs channels (NCDHW), D = lengthD,
+/// H = lengthH.
 PoolingConfig slabConfig(const PoolingConfig& config, const SlabSplit& split);
 
-/// `view` (a 5-D tensor in `layout`) with its D axis cut into the split's slabs, seen as the
-/// slab problem's tensor.
+/// `view` (a 5-D tensor in `layout`, input or output extents) cut into the split's slab
+/// counts, as the 6-D view PlaneTensor reads: NCDHW [B, C*slabsD, slabsH, D/slabsD, H/slabsH, W],
+/// NDHWC [B*slabsD, slabsH, D/slabsD, H/slabsH, W, C].
 HbmView slabView(const HbmView& view, PoolLayout layout, const SlabSplit& split);
 
 }  // namespace neuronsim::kernels

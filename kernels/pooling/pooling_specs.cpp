@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "isa/error.h"
 #include "kernels/pooling/pooling_build.h"
 #include "kernels/pooling/pooling_kernels.h"
@@ -49,6 +51,22 @@ std::function<int64_t(const ShapeMap&, const ShapeMap&, const ParamValues&, isa:
   };
 }
 
+/// The problem a kernel runs: `config` itself, or its slab problem when the schedule's layout
+/// puts D and H slabs on partitions (chooseSlabs); `view` reshapes each tensor to match.
+struct RunLayout {
+  PoolingConfig config;
+  std::optional<SlabSplit> slabs;
+
+  RunLayout(const std::string& kernel, const PoolingConfig& given, const PoolSchedule& schedule,
+            int32_t partitions)
+      : config(given), slabs(chooseSlabs(kernel, given, schedule, partitions)) {
+    if (slabs) config = slabConfig(given, *slabs);
+  }
+  HbmView view(const HbmView& tensor, PoolLayout layout) const {
+    return slabs ? slabView(tensor, layout, *slabs) : tensor;
+  }
+};
+
 /// The API parameters followed by the schedule parameters `knobs` names.
 std::vector<ParamSpec> withSchedule(ScheduleKnobs knobs) {
   std::vector<ParamSpec> specs = poolingParamSpecs();
@@ -72,13 +90,15 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
     return ShapeMap{{"out", configOf(name, shapes, params).outputShape()}};
   };
   spec.build = [name, isMax](KernelBuilder& builder, const KernelArgs& args) {
-    const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
+    const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
+    const PoolSchedule schedule = poolForwardSchedule(name, args.params);
+    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    const HbmView input = run.view(args.in("input_tensor"), given.dataFormat);
+    const HbmView out = run.view(args.out("out"), given.outputFormat);
     if (isMax) {
-      buildMaxPool3d(builder, config, args.in("input_tensor"), args.out("out"),
-                     poolForwardSchedule(name, args.params));
+      buildMaxPool3d(builder, run.config, input, out, schedule);
     } else {
-      buildAvgPool3d(builder, config, args.in("input_tensor"), args.out("out"),
-                     poolForwardSchedule(name, args.params));
+      buildAvgPool3d(builder, run.config, input, out, schedule);
     }
   };
   spec.reference = [name, isMax](const HostTensors& inputs, const ParamValues& params) {
@@ -149,18 +169,12 @@ KernelSpec avgPooling3dBackwardSpec() {
     return ShapeMap{{"grad_input", backwardConfig(name, shapes, params, false).inputShape()}};
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
-    const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
+    const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
     const PoolSchedule schedule = poolSchedule(name, args.params);
-    const std::optional<SlabSplit> slabs =
-        chooseSlabs(name, config, schedule, builder.geometry().partitions);
-    if (!slabs) {
-      buildAvgPool3dBackward(builder, config, args.in("grad_output"), args.out("grad_input"),
-                             schedule);
-      return;
-    }
-    buildAvgPool3dBackward(builder, slabConfig(config, *slabs),
-                           slabView(args.in("grad_output"), config.outputFormat, *slabs),
-                           slabView(args.out("grad_input"), config.dataFormat, *slabs), schedule);
+    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    buildAvgPool3dBackward(builder, run.config,
+                           run.view(args.in("grad_output"), given.outputFormat),
+                           run.view(args.out("grad_input"), given.dataFormat), schedule);
   };
   spec.reference = [name](const HostTensors& inputs, const ParamValues& params) {
     const PoolingConfig config = configOf(name, inputs, params);
@@ -202,10 +216,14 @@ KernelSpec maxPooling3dBackwardSpec() {
     if (maxima.size() == out.values.size()) out.values = std::move(maxima);
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
-    const PoolingConfig config = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    buildMaxPool3dBackward(builder, config, args.in("grad_output"), args.in("input_tensor"),
-                           args.in("output_tensor"), args.out("grad_input"),
-                           poolSchedule(name, args.params));
+    const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
+    const PoolSchedule schedule = poolSchedule(name, args.params);
+    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    buildMaxPool3dBackward(builder, run.config,
+                           run.view(args.in("grad_output"), given.outputFormat),
+                           run.view(args.in("input_tensor"), given.dataFormat),
+                           run.view(args.in("output_tensor"), given.outputFormat),
+                           run.view(args.out("grad_input"), given.dataFormat), schedule);
   };
   spec.reference = [name](const HostTensors& inputs, const ParamValues& params) {
     const PoolingConfig config = configOf(name, inputs, params);

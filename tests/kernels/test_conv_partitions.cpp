@@ -46,6 +46,9 @@ TEST_CASE("conv3d_transpose with 64 partitions: stride 2, C_in 70, C_out 65") {
   checkConvCase(conv3dTransposeSpec(),
                 {{1, 70, 2, 3, 4}, {3, 3, 3, 70, 65}, 65, {{"stride", "2"}, {"padding", "1"}}},
                 trn2Half());
+  // kernel = stride (phase matmuls): 2 phases of C_out 30 on 64 columns, C_in 70 in 2 tiles
+  checkConvCase(conv3dTransposeSpec(), {{1, 70, 2, 3, 4}, {2, 2, 2, 70, 30}, 30, {{"stride", "2"}}},
+                trn2Half());
 }
 
 TEST_CASE("conv3d_bwd with 64 partitions: rows (both dy paths) and boxes, C 70 -> 66") {

@@ -4,6 +4,7 @@
 
 #include "isa/error.h"
 #include "kernels/conv/conv_kernels.h"
+#include "kernels/conv/conv_transpose_phases.h"
 #include "test_conv_check.h"
 
 namespace neuronsim::kernels {
@@ -17,13 +18,59 @@ void check(const ConvCase& c) {
 }
 
 TEST_CASE("conv3d_transpose: stride 2, pre-flipped taps") {
-  const ConvCase c{{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2"}}};
+  const ConvCase c{{1, 4, 3, 4, 5}, {3, 2, 2, 4, 6}, 0, {{"stride", "2"}}};
   const ConvPlan p = testing::corePlanOf(conv3dTransposeSpec(), c);
   CHECK(p.dilated);
   CHECK(p.staged);
   CHECK(p.pack == 1);  // no packing with input dilation
   CHECK(p.phase == Int3{2, 2, 2});
   check(c);
+}
+
+/// True when `c` runs as phase matmuls (kernel = stride, no padding).
+bool phases(const ConvCase& c) {
+  const ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
+  const ParamValues params = parseParams(conv3dTransposeSpec(), c.params);
+  return transposePhasesApply(conv3dTransposeCore(shapes, params), testing::trn2().geometry);
+}
+
+TEST_CASE("conv3d_transpose: kernel = stride runs as phase matmuls") {
+  const std::vector<ConvCase> cases = {
+      // Kd phases side by side on the PE columns (C_out 6: 2 per matmul), both flips
+      {{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2"}}},
+      {{1, 4, 3, 4, 5},
+       {2, 2, 2, 4, 6},
+       6,
+       {{"stride", "2"}, {"flip_filter_taps_in_kernel", "true"}}},
+      // Kd 4: all 4 on the columns (C_out 30), 2 groups of 2 (C_out 50), bf16
+      {{1, 8, 3, 2, 3}, {4, 2, 1, 8, 30}, 30, {{"stride", "4,2,1"}}, Dtype::Bf16},
+      {{1, 8, 3, 2, 3},
+       {4, 1, 3, 8, 50},
+       0,
+       {{"stride", "4,1,3"}, {"flip_filter_taps_in_kernel", "true"}, {"evict_engine", "vector"}}},
+      // C_in 130 and C_out 150 (two tiles each), bias, gelu, odd strides, B 2
+      {{2, 130, 3, 5, 7},
+       {3, 2, 4, 130, 150},
+       150,
+       {{"stride", "3,2,4"}, {"activation_fn", "gelu"}}},
+      // planes wider than one block (rows of a plane per block, the last one partial), relu
+      {{1, 5, 3, 40, 30},
+       {2, 2, 2, 5, 7},
+       7,
+       {{"stride", "2"}, {"activation_fn", "relu"}, {"evict_engine", "scalar"}}},
+      {{1, 5, 3, 40, 30}, {2, 2, 2, 5, 7}, 0, {{"stride", "2"}, {"chunk_positions", "1000"}}},
+  };
+  for (const ConvCase& c : cases) {
+    CHECK(phases(c));
+    check(c);
+  }
+  // Padding, output padding, dilation, stride != kernel or C_out-major filters: the core.
+  CHECK_FALSE(phases({{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2"}, {"padding", "1"}}}));
+  CHECK_FALSE(
+      phases({{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2"}, {"output_padding", "1"}}}));
+  CHECK_FALSE(phases({{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2,2,1"}}}));
+  CHECK_FALSE(phases(
+      {{1, 4, 3, 4, 5}, {2, 2, 2, 6, 4}, 0, {{"stride", "2"}, {"filter_shape", "KDHW_CO_CI"}}}));
 }
 
 TEST_CASE("conv3d_transpose: stride 2, taps flipped in the kernel") {

@@ -84,37 +84,19 @@ inline void addNonFiniteGrad(HostTensors& inputs, uint64_t every, uint64_t seed)
   }
 }
 
-/// `kernel`'s program for `c` on `machine`; its SBUF/PSUM allocations into `records` if given.
-inline isa::Program poolProgram(const std::string& kernel, const PoolCase& c, isa::Dtype dtype,
-                                const sim::MachineConfig& machine,
-                                std::vector<AllocationRecord>* records = nullptr) {
+/// The SBUF/PSUM allocations `kernel` makes for `c` (which buffers the planner chose).
+inline std::vector<AllocationRecord> poolAllocations(const std::string& kernel, const PoolCase& c,
+                                                     isa::Dtype dtype,
+                                                     const sim::MachineConfig& machine) {
   const KernelSpec& spec = findKernel(kernel);
   const ParamValues params = parseParams(spec, c.params);
   const PoolingConfig config = poolingConfig(kernel, c.input, params);
   ShapeMap inputs{{"input_tensor", config.inputShape()}};
   if (isBackward(kernel)) inputs["grad_output"] = config.outputShape();
   if (kernel == "max_pooling_3d_backward") inputs["output_tensor"] = config.outputShape();
-  return buildKernel(spec, params, checkShapes(spec, inputs, params), dtype, machine.geometry,
-                     records);
-}
-
-/// The SBUF/PSUM allocations `kernel` makes for `c` (which buffers the planner chose).
-inline std::vector<AllocationRecord> poolAllocations(const std::string& kernel, const PoolCase& c,
-                                                     isa::Dtype dtype,
-                                                     const sim::MachineConfig& machine) {
   std::vector<AllocationRecord> records;
-  poolProgram(kernel, c, dtype, machine, &records);
+  buildKernel(spec, params, checkShapes(spec, inputs, params), dtype, machine.geometry, &records);
   return records;
-}
-
-/// The DMA instructions of `kernel`'s program for `c` on `machine` (a plane cut into more chunks
-/// loads and stores in more of them).
-inline int64_t poolDmaCount(const std::string& kernel, const PoolCase& c, isa::Dtype dtype,
-                            const sim::MachineConfig& machine) {
-  int64_t count = 0;
-  for (const isa::Instruction& inst : poolProgram(kernel, c, dtype, machine).instructions)
-    count += isa::isDma(inst.opcode);
-  return count;
 }
 
 /// Partitions the allocation named `name` spans (0 when there is none).
