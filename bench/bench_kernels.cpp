@@ -198,7 +198,7 @@ std::vector<std::string> cells(const Row& r) {
   const json& s = r.summary;
   std::vector<std::string> v = {r.c->kernel, r.c->dtype, caseShapes(*r.c)};
   if (s.contains("error")) {
-    v.push_back("error: " + s["error"].get<std::string>());
+    v.push_back(fmt::format("error: {}", s["error"].get<std::string>()));
     return v;
   }
   const double total = s["total_ns"].get<double>();
@@ -257,10 +257,11 @@ std::string sourceCommit() {
     return out;
   };
   const std::string dir = NEURONSIM_SOURCE_DIR;
-  const std::string commit = run("git -C '" + dir + "' rev-parse --short HEAD 2>/dev/null");
+  const std::string commit =
+      run(fmt::format("git -C '{}' rev-parse --short HEAD 2>/dev/null", dir));
   if (commit.empty()) return "unknown";
   const bool clean =
-      !run("git -C '" + dir + "' diff --quiet HEAD 2>/dev/null && echo clean").empty();
+      !run(fmt::format("git -C '{}' diff --quiet HEAD 2>/dev/null && echo clean", dir)).empty();
   return commit + (clean ? "" : "-dirty");
 }
 
@@ -286,7 +287,7 @@ int main(int argc, char** argv) {
     } else if ((arg == "--machine" || arg == "--only") && i + 1 < argc) {
       (arg == "--machine" ? machineName : only) = argv[++i];
     } else {
-      return usage(("unknown argument '" + arg + "'").c_str());
+      return usage(fmt::format("unknown argument '{}'", arg).c_str());
     }
   }
   try {

@@ -2,6 +2,7 @@
 // up front) and a FIFO (size unknown, data checked as it arrives). Both must accept the same
 // inputs with the same values, and an accepted array must survive writeNpyFile and a re-read.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,7 +41,7 @@ class Fifo {
     char dir[] = "/tmp/neuronsim-fuzz-npy-XXXXXX";
     if (!mkdtemp(dir)) std::abort();
     dir_ = dir;
-    path_ = dir_ + "/fifo.npy";
+    path_ = fmt::format("{}/fifo.npy", dir_);
     if (mkfifo(path_.c_str(), 0600) != 0) std::abort();
     signal(SIGPIPE, SIG_IGN);  // the reader may stop before the writer is done
   }

@@ -1,6 +1,7 @@
 #pragma once
 // An in-memory file with a path, for fuzzing readers that take a file name.
 
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -35,7 +36,7 @@ class MemoryFile {
 
  private:
   int fd_;
-  std::string path_ = "/proc/self/fd/" + std::to_string(fd_);
+  std::string path_ = fmt::format("/proc/self/fd/{}", fd_);
 };
 
 }  // namespace neuronsim::fuzz

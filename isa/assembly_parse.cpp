@@ -1,4 +1,6 @@
 // Text assembly parser: declarations and instruction lines back into a Program.
+#include <fmt/format.h>
+
 #include <optional>
 #include <string_view>
 
@@ -29,7 +31,7 @@ template <typename E>
 E enumValue(std::string_view name, std::string_view (*nameOf)(E), int count,
             std::string_view what) {
   if (auto e = fromName(name, nameOf, count)) return *e;
-  fail("unknown " + std::string(what) + " " + quoted(name));
+  fail(fmt::format("unknown {} {}", what, quoted(name)));
 }
 
 std::vector<Dim> parseDims(Reader& r) {
@@ -56,11 +58,11 @@ int32_t parseRef(Reader& r, const std::vector<std::string>& names, std::string_v
     return narrow32(index, std::to_string(index), kind);
   }
   const std::string_view w = r.word();
-  if (w.empty()) r.problem("expected a " + std::string(kind) + " name");
+  if (w.empty()) r.problem(fmt::format("expected a {} name", kind));
   if (!isName(w)) return narrow32(parseInteger(w, kind), w, kind);
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == w) return static_cast<int32_t>(i);
-  r.problem("unknown " + std::string(kind) + " " + quoted(w));
+  r.problem(fmt::format("unknown {} {}", kind, quoted(w)));
 }
 
 /// State shared by the lines of one program.
@@ -75,14 +77,14 @@ AccessPattern parseAp(Reader& r, const Context& ctx) {
   if (auto s = fromName(space, spaceName, kNumSpaces)) {
     ap.space = *s;
   } else {
-    r.problem("unknown memory space " + quoted(space) + " (hbm, sbuf or psum)");
+    r.problem(fmt::format("unknown memory space {} (hbm, sbuf or psum)", quoted(space)));
   }
   r.expect(':');
   const std::string_view dtype = r.word();
   if (auto d = dtypeFromName(dtype)) {
     ap.dtype = *d;
   } else {
-    r.problem("unknown dtype " + quoted(dtype));
+    r.problem(fmt::format("unknown dtype {}", quoted(dtype)));
   }
   if (r.accept(':')) ap.tensor = parseRef(r, ctx.tensorNames, "tensor");
   r.expect('[');
@@ -123,7 +125,7 @@ ScalarOperand parseScalar(std::string_view text, const Context& ctx, std::string
 bool parseBool(std::string_view text, std::string_view what) {
   if (text == "true") return true;
   if (text == "false") return false;
-  fail("bad " + std::string(what) + " " + quoted(text) + " (expected true or false)");
+  fail(fmt::format("bad {} {} (expected true or false)", what, quoted(text)));
 }
 
 /// Field parsers: `v` is the text after `key=` ("true" for a bare flag).
@@ -229,7 +231,7 @@ void addSignals(Instruction& i, V v, C c) {
       } else if (at == "complete") {
         s.at = SignalAt::Complete;
       } else {
-        r.problem("unknown signal point " + quoted(at) + " (read or complete)");
+        r.problem(fmt::format("unknown signal point {} (read or complete)", quoted(at)));
       }
     }
     i.signals.push_back(s);
@@ -277,10 +279,10 @@ const FieldRule kFieldRules[] = {
 void checkNewName(std::string_view name, const std::vector<std::string>& existing,
                   std::string_view kind) {
   if (!isName(name))
-    fail("bad " + std::string(kind) + " name " + quoted(name) +
-         " (letters, digits and '_', not starting with a digit)");
+    fail(fmt::format("bad {} name {} (letters, digits and '_', not starting with a digit)", kind,
+                     quoted(name)));
   for (const std::string& e : existing)
-    if (e == name) fail(std::string(kind) + " " + quoted(name) + " declared twice");
+    if (e == name) fail(fmt::format("{} {} declared twice", kind, quoted(name)));
 }
 
 void parseTensorDecl(const std::vector<std::string_view>& tokens, Context& ctx) {
@@ -298,14 +300,14 @@ void parseTensorDecl(const std::vector<std::string_view>& tokens, Context& ctx) 
   }
   if (!r.done()) r.problem("unexpected text after the shape");
   try {
-    checkedElements(t.shape, "tensor " + quoted(t.name));
+    checkedElements(t.shape, fmt::format("tensor {}", quoted(t.name)));
   } catch (const Error& e) {
     fail(e.what());
   }
   if (auto d = dtypeFromName(tokens[3])) {
     t.dtype = *d;
   } else {
-    fail("unknown dtype " + quoted(tokens[3]));
+    fail(fmt::format("unknown dtype {}", quoted(tokens[3])));
   }
   if (tokens[4] == "input") {
     t.kind = TensorKind::Input;
@@ -314,7 +316,7 @@ void parseTensorDecl(const std::vector<std::string_view>& tokens, Context& ctx) 
   } else if (tokens[4] == "internal") {
     t.kind = TensorKind::Internal;
   } else {
-    fail("unknown tensor kind " + quoted(tokens[4]) + " (input, output or internal)");
+    fail(fmt::format("unknown tensor kind {} (input, output or internal)", quoted(tokens[4])));
   }
   ctx.tensorNames.push_back(t.name);
   ctx.program.tensors.push_back(std::move(t));
@@ -323,7 +325,7 @@ void parseTensorDecl(const std::vector<std::string_view>& tokens, Context& ctx) 
 void parseInstruction(const std::vector<std::string_view>& tokens, std::string note, Context& ctx) {
   Instruction inst;
   inst.engine = enumValue(tokens[0], engineName, kNumEngines, "engine or keyword");
-  if (tokens.size() < 2) fail("expected an opcode after " + quoted(tokens[0]));
+  if (tokens.size() < 2) fail(fmt::format("expected an opcode after {}", quoted(tokens[0])));
   inst.opcode = enumValue(tokens[1], opcodeName, kNumOpcodes, "opcode");
   std::vector<std::string_view> seen;
   for (size_t t = 2; t < tokens.size(); ++t) {
@@ -333,15 +335,14 @@ void parseInstruction(const std::vector<std::string_view>& tokens, std::string n
     const FieldRule* rule = nullptr;
     for (const FieldRule& f : kFieldRules)
       if (f.key == key) rule = &f;
-    if (!rule) fail("unknown field " + quoted(key));
+    if (!rule) fail(fmt::format("unknown field {}", quoted(key)));
     if (!rule->repeatable) {
       for (std::string_view s : seen)
-        if (s == key) fail("field " + quoted(key) + " given twice");
+        if (s == key) fail(fmt::format("field {} given twice", quoted(key)));
       seen.push_back(key);
     }
     if (eq == std::string_view::npos) {
-      if (!rule->flag)
-        fail("field " + quoted(key) + " needs a value (" + std::string(key) + "=...)");
+      if (!rule->flag) fail(fmt::format("field {} needs a value ({}=...)", quoted(key), key));
       rule->parse(inst, "true", ctx);
     } else {
       rule->parse(inst, token.substr(eq + 1), ctx);
@@ -393,7 +394,7 @@ Program parseProgram(const std::string& text, const std::string& source) {
     try {
       parseLine(line, ctx);
     } catch (const LineError& e) {
-      throw Error(source + ":" + std::to_string(lineNumber) + ": " + e.message);
+      throw Error(fmt::format("{}:{}: {}", source, lineNumber, e.message));
     }
     pos = end + 1;
   }

@@ -1,6 +1,8 @@
 // Lexical pieces of the text assembly: tokens, names, numbers and the field-value cursor.
 #include "isa/assembly_reader.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -46,13 +48,13 @@ int64_t parseInteger(std::string_view text, std::string_view what) {
   const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
       magnitude > limit)
-    fail("bad " + std::string(what) + " " + quoted(text) + " (expected an integer)");
+    fail(fmt::format("bad {} {} (expected an integer)", what, quoted(text)));
   return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
 }
 
 int32_t narrow32(int64_t v, std::string_view text, std::string_view what) {
   if (v < INT32_MIN || v > INT32_MAX)
-    fail(std::string(what) + " " + quoted(text) + " does not fit in 32 bits");
+    fail(fmt::format("{} {} does not fit in 32 bits", what, quoted(text)));
   return static_cast<int32_t>(v);
 }
 
@@ -61,7 +63,7 @@ float parseFloat(std::string_view text, std::string_view what) {
   char* end = nullptr;
   const float v = std::strtof(s.c_str(), &end);
   if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || end != s.c_str() + s.size())
-    fail("bad " + std::string(what) + " " + quoted(text) + " (expected a number)");
+    fail(fmt::format("bad {} {} (expected a number)", what, quoted(text)));
   return v;
 }
 
@@ -116,7 +118,7 @@ bool Reader::next(char c) {
 }
 
 void Reader::expect(char c) {
-  if (!accept(c)) problem(std::string("expected '") + c + "'" + here());
+  if (!accept(c)) problem(fmt::format("expected '{}'{}", c, here()));
 }
 
 std::string_view Reader::word() {
@@ -132,7 +134,7 @@ int64_t Reader::integer() {
   if (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
   while (pos_ < text_.size() && isIdentChar(text_[pos_])) ++pos_;
   const std::string_view token = text_.substr(start, pos_ - start);
-  if (token.empty()) problem("expected an integer" + here());
+  if (token.empty()) problem(fmt::format("expected an integer{}", here()));
   try {
     return parseInteger(token, "integer");
   } catch (const LineError& e) {
@@ -141,7 +143,7 @@ int64_t Reader::integer() {
 }
 
 void Reader::problem(const std::string& why) const {
-  fail("bad " + std::string(what_) + " " + quoted(text_) + ": " + why);
+  fail(fmt::format("bad {} {}: {}", what_, quoted(text_), why));
 }
 
 void Reader::skipSpace() {
@@ -149,7 +151,7 @@ void Reader::skipSpace() {
 }
 
 std::string Reader::here() const {
-  return pos_ < text_.size() ? " at " + quoted(text_.substr(pos_)) : " at the end";
+  return pos_ < text_.size() ? fmt::format(" at {}", quoted(text_.substr(pos_))) : " at the end";
 }
 
 }  // namespace neuronsim::isa::asmtext

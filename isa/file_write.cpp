@@ -88,7 +88,7 @@ fs::path followLinks(const fs::path& path, const std::string& who) {
     const fs::path link = fs::read_symlink(at);
     at = link.is_absolute() ? link : at.parent_path() / link;
   }
-  throw Error(who + ": too many levels of symbolic links");
+  throw Error(fmt::format("{}: too many levels of symbolic links", who));
 }
 
 /// The absolute path with symbolic links of its existing part resolved (for comparing paths).
@@ -190,19 +190,22 @@ OutputSet::~OutputSet() {
 }
 
 void OutputSet::addDirectory(const std::string& option, const std::string& dir) {
-  const std::string who = option.empty() ? dir : option + " " + dir;
+  const std::string who = option.empty() ? dir : fmt::format("{} {}", option, dir);
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) throw Error(who + ": exists and is not a directory");
-    if (::access(dir.c_str(), W_OK) != 0) throw Error(who + ": cannot write: " + errnoText());
+    if (!S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: exists and is not a directory", who));
+    if (::access(dir.c_str(), W_OK) != 0)
+      throw Error(fmt::format("{}: cannot write: {}", who, errnoText()));
   } else {
     fs::path ancestor = fs::path(canonicalText(dir));
     while (!ancestor.empty() && ::stat(ancestor.c_str(), &st) != 0)
       ancestor = ancestor.parent_path();
     if (!S_ISDIR(st.st_mode))
-      throw Error(who + ": cannot be created: '" + ancestor.string() + "' is not a directory");
+      throw Error(
+          fmt::format("{}: cannot be created: '{}' is not a directory", who, ancestor.string()));
     if (::access(ancestor.c_str(), W_OK) != 0)
-      throw Error(who + ": cannot be created in '" + ancestor.string() + "': " + errnoText());
+      throw Error(
+          fmt::format("{}: cannot be created in '{}': {}", who, ancestor.string(), errnoText()));
   }
   declaredDirs_.push_back(canonicalText(dir));
 }
@@ -210,22 +213,22 @@ void OutputSet::addDirectory(const std::string& option, const std::string& dir) 
 void OutputSet::add(const std::string& option, const std::string& path) {
   Output out;
   out.path = path;
-  out.who = option.empty() ? path : option + " " + path;
-  if (path.empty()) throw Error(option + ": needs a file name");
+  out.who = option.empty() ? path : fmt::format("{} {}", option, path);
+  if (path.empty()) throw Error(fmt::format("{}: needs a file name", option));
   out.target = followLinks(path, out.who);
   struct stat st {};
   const bool exists = ::stat(out.target.c_str(), &st) == 0;
   if (exists) {
-    if (S_ISDIR(st.st_mode)) throw Error(out.who + ": is a directory");
+    if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a directory", out.who));
     if (S_ISSOCK(st.st_mode) || S_ISBLK(st.st_mode))
-      throw Error(out.who + ": is a " + (S_ISSOCK(st.st_mode) ? "socket" : "block device") +
-                  "; give a file path");
+      throw Error(fmt::format("{}: is a {}; give a file path", out.who,
+                              S_ISSOCK(st.st_mode) ? "socket" : "block device"));
     out.inPlace = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || underSpecialTree(path);
     out.identity = fmt::format("{}:{}", st.st_dev, st.st_ino);
     if (!out.inPlace && ::access(out.target.c_str(), W_OK) != 0)
-      throw Error(out.who + ": cannot write: " + errnoText());
+      throw Error(fmt::format("{}: cannot write: {}", out.who, errnoText()));
   } else {
-    if (underSpecialTree(path)) throw Error(out.who + ": no such device or file");
+    if (underSpecialTree(path)) throw Error(fmt::format("{}: no such device or file", out.who));
     out.identity = canonicalText(out.target);
   }
   if (!out.inPlace) {
@@ -236,11 +239,13 @@ void OutputSet::add(const std::string& option, const std::string& path) {
     for (const std::string& d : declaredDirs_) declared = declared || d == canonicalParent;
     struct stat ps {};
     if (::stat(parent.c_str(), &ps) != 0) {
-      if (!declared) throw Error(out.who + ": directory '" + parent.string() + "' does not exist");
+      if (!declared)
+        throw Error(fmt::format("{}: directory '{}' does not exist", out.who, parent.string()));
     } else if (!S_ISDIR(ps.st_mode)) {
-      throw Error(out.who + ": '" + parent.string() + "' is not a directory");
+      throw Error(fmt::format("{}: '{}' is not a directory", out.who, parent.string()));
     } else if (::access(parent.c_str(), W_OK) != 0) {
-      throw Error(out.who + ": cannot write in '" + parent.string() + "': " + errnoText());
+      throw Error(
+          fmt::format("{}: cannot write in '{}': {}", out.who, parent.string(), errnoText()));
     }
   }
   for (const Output& other : outputs_)
@@ -252,12 +257,12 @@ void OutputSet::add(const std::string& option, const std::string& path) {
 const OutputSet::Output& OutputSet::find(const std::string& path) const {
   for (const Output& out : outputs_)
     if (out.path == path) return out;
-  throw Error("internal: output '" + path + "' was not declared");
+  throw Error(fmt::format("internal: output '{}' was not declared", path));
 }
 
 std::string OutputSet::stage(const std::string& path) {
   auto& out = const_cast<Output&>(find(path));
-  if (!out.staged.empty()) throw Error("internal: output '" + path + "' staged twice");
+  if (!out.staged.empty()) throw Error(fmt::format("internal: output '{}' staged twice", path));
   fs::path dir = out.inPlace ? stagingDirectory() : out.target.parent_path();
   if (dir.empty()) dir = ".";
   if (!out.inPlace && !pathExists(dir)) {
@@ -267,7 +272,8 @@ std::string OutputSet::stage(const std::string& path) {
       missing.push_back(p);
     for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
       if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST)
-        throw Error(out.who + ": cannot create directory '" + it->string() + "': " + errnoText());
+        throw Error(fmt::format("{}: cannot create directory '{}': {}", out.who, it->string(),
+                                errnoText()));
       createdDirs_.push_back(it->string());
     }
   }
@@ -299,7 +305,7 @@ void OutputSet::commit() {
       copyInto(out.staged, out.path);
     } catch (const Error& e) {
       discard();
-      throw Error(out.who + ": cannot write: " + e.what());
+      throw Error(fmt::format("{}: cannot write: {}", out.who, e.what()));
     }
   }
   // 2. Renames, with a hard-link backup of each replaced file so a failure part-way is undone.
@@ -311,13 +317,13 @@ void OutputSet::commit() {
     Output& out = outputs_[i];
     if (out.staged.empty() || out.inPlace) continue;
     existed[i] = pathExists(out.target);
-    const std::string backup = out.staged + ".old";
+    const std::string backup = fmt::format("{}.old", out.staged);
     if (existed[i] && ::link(out.target.c_str(), backup.c_str()) == 0) {
       backups[i] = backup;
       backupSlots[i] = registerTemporary(backup);
     }
     if (::rename(out.staged.c_str(), out.target.c_str()) != 0) {
-      failure = out.who + ": cannot write: " + errnoText();
+      failure = fmt::format("{}: cannot write: {}", out.who, errnoText());
       break;
     }
     renamed[i] = true;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "isa/access_pattern.h"
 
@@ -18,6 +19,10 @@ ElementSpan dimsSpan(std::span<const Dim> dims);
 /// The span of all element offsets `ap` reaches relative to `offset`: its free dims, plus the
 /// partition axis for HBM (whose rows are partitionStep elements apart).
 ElementSpan elementSpan(const AccessPattern& ap);
+
+/// The element offset of every position `dims` visit, in visiting order (row-major: the last dim
+/// fastest), relative to the pattern's base. Dims with num <= 0 visit nothing.
+std::vector<int64_t> visitOffsets(std::span<const Dim> dims);
 
 /// Bounding box of one operand. On chip: partitions [partBegin, partEnd) and bytes
 /// [byteBegin, byteEnd) inside each partition. HBM: tensor `tensor`, one row

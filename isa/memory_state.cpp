@@ -1,6 +1,8 @@
 // HBM tensors and SBUF/PSUM bytes with a per-byte "written" shadow.
 #include "isa/memory_state.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 
 #include "isa/error.h"
@@ -10,8 +12,8 @@ namespace neuronsim::isa {
 namespace {
 
 std::string rangeText(Space space, int32_t partition, int64_t offset, int64_t bytes) {
-  return std::string(spaceName(space)) + " partition " + std::to_string(partition) + " bytes [" +
-         std::to_string(offset) + ", " + std::to_string(offset + bytes) + ")";
+  return fmt::format("{} partition {} bytes [{}, {})", spaceName(space), partition, offset,
+                     offset + bytes);
 }
 
 }  // namespace
@@ -36,9 +38,9 @@ size_t flatIndex(const Geometry& g, Space space, int32_t partition, int64_t offs
   const int64_t partBytes = space == Space::Sbuf ? g.sbufPartitionBytes : g.psumPartitionBytes;
   if (partition < 0 || partition >= g.partitions || offset < 0 || bytes < 0 ||
       offset + bytes > partBytes)
-    throw Error("memory: " + rangeText(space, partition, offset, bytes) + " is outside the " +
-                std::to_string(g.partitions) + " x " + std::to_string(partBytes) + "-byte " +
-                std::string(spaceName(space)));
+    throw Error(fmt::format("memory: {} is outside the {} x {}-byte {}",
+                            rangeText(space, partition, offset, bytes), g.partitions, partBytes,
+                            spaceName(space)));
   return static_cast<size_t>(partition) * static_cast<size_t>(partBytes) +
          static_cast<size_t>(offset);
 }
@@ -67,9 +69,8 @@ void MemoryState::setTensor(int32_t tensor, const std::vector<float>& values) {
   const Dtype dtype = hbmDtypes_.at(tensor);
   const auto bytes = static_cast<size_t>(dtypeBytes(dtype));
   if (values.size() * bytes != buf.size())
-    throw Error("memory: tensor " + std::to_string(tensor) + " holds " +
-                std::to_string(buf.size() / bytes) + " elements but " +
-                std::to_string(values.size()) + " values were given");
+    throw Error(fmt::format("memory: tensor {} holds {} elements but {} values were given", tensor,
+                            buf.size() / bytes, values.size()));
   for (size_t i = 0; i < values.size(); ++i) storeElement(dtype, values[i], buf.data() + i * bytes);
 }
 

@@ -23,7 +23,7 @@ constexpr std::string_view kMagic = "\x93NUMPY";
 constexpr size_t kChunkBytes = 1 << 20;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw Error(path + ": " + what);
+  throw Error(fmt::format("{}: {}", path, what));
 }
 
 /// Python tuple text: "(2,)" for one axis, "(2, 3)" otherwise.
@@ -69,7 +69,7 @@ class HeaderParser {
 
  private:
   [[noreturn]] void bad(const std::string& what) const {
-    fail(path_, "malformed npy header: " + what);
+    fail(path_, fmt::format("malformed npy header: {}", what));
   }
   void skipSpace() {
     while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\n' || text_[at_] == '\t'))
@@ -170,10 +170,11 @@ NpyHeader readHeader(InputFile& in) {
     header.itemBytes = 2;
   } else {
     fail(path,
-         "unsupported dtype '" + descr + "' (need little-endian float32, float64 or float16)");
+         fmt::format("unsupported dtype '{}' (need little-endian float32, float64 or float16)",
+                     descr));
   }
   if (fortran) fail(path, "Fortran-order arrays are not supported (save with C order)");
-  header.elements = checkedElements(header.shape, path + ": npy array", true);
+  header.elements = checkedElements(header.shape, fmt::format("{}: npy array", path), true);
   header.dataOffset = static_cast<int64_t>(8 + lengthBytes) + headerLen;
 
   // 3. Data size against the file size, before any data is read.
@@ -241,7 +242,7 @@ namespace {
 
 void checkValueCount(const std::string& path, std::span<const int64_t> shape,
                      std::span<const float> values) {
-  const int64_t count = checkedElements(shape, path + ": npy array", true);
+  const int64_t count = checkedElements(shape, fmt::format("{}: npy array", path), true);
   if (static_cast<size_t>(count) != values.size())
     fail(path, fmt::format("cannot write: shape {} holds {} values, not {}", tupleText(shape),
                            count, values.size()));
@@ -262,13 +263,14 @@ void writeNpyFile(const std::string& path, std::span<const int64_t> shape,
                static_cast<char>(header.size() >> 8)};
 
   std::FILE* out = std::fopen(path.c_str(), "wb");
-  if (!out) fail(path, std::string("cannot write: ") + std::strerror(errno));
+  if (!out) fail(path, fmt::format("cannot write: {}", std::strerror(errno)));
   bool ok = std::fwrite(preamble.data(), 1, preamble.size(), out) == preamble.size() &&
             std::fwrite(header.data(), 1, header.size(), out) == header.size() &&
             std::fwrite(values.data(), sizeof(float), values.size(), out) == values.size();
   const std::string why = ok ? "" : std::strerror(errno);
-  if (std::fclose(out) != 0 && ok) fail(path, std::string("cannot write: ") + std::strerror(errno));
-  if (!ok) fail(path, "cannot write: " + why);
+  if (std::fclose(out) != 0 && ok)
+    fail(path, fmt::format("cannot write: {}", std::strerror(errno)));
+  if (!ok) fail(path, fmt::format("cannot write: {}", why));
 }
 
 void writeNpy(const std::string& path, const NpyArray& array) {

@@ -1,6 +1,8 @@
 // Operand slots of an instruction by index, and their names.
 #include "isa/operands.h"
 
+#include <fmt/format.h>
+
 namespace neuronsim::isa {
 
 const AccessPattern* operandAt(const Instruction& inst, int slot) {
@@ -27,7 +29,7 @@ const AccessPattern* operandAt(const Instruction& inst, int slot) {
 std::string operandName(const Instruction& inst, int slot) {
   if (slot == 0) return "dst";
   const int nsrc = static_cast<int>(inst.srcs.size());
-  if (slot > 0 && slot <= nsrc) return "srcs[" + std::to_string(slot - 1) + "]";
+  if (slot > 0 && slot <= nsrc) return fmt::format("srcs[{}]", slot - 1);
   switch (static_cast<OptionalOperand>(slot - nsrc)) {
     case OptionalOperand::Bias:
       return "bias";
@@ -40,7 +42,7 @@ std::string operandName(const Instruction& inst, int slot) {
     case OptionalOperand::Scale:
       return "scale";
   }
-  return "operand " + std::to_string(slot);
+  return fmt::format("operand {}", slot);
 }
 
 }  // namespace neuronsim::isa

@@ -17,6 +17,8 @@
 //   operand per instruction. Only elements actually stored are marked written.
 #include "isa/semantics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -29,14 +31,12 @@ namespace detail {
 
 void requireCount(std::string_view what, int64_t actual, int64_t expected) {
   if (actual != expected)
-    throw Error(std::string(what) + " is " + std::to_string(actual) + " but must be " +
-                std::to_string(expected));
+    throw Error(fmt::format("{} is {} but must be {}", what, actual, expected));
 }
 
 const AccessPattern& source(const Instruction& inst, size_t i) {
   if (inst.srcs.size() <= i)
-    throw Error("needs srcs[" + std::to_string(i) + "] but has " +
-                std::to_string(inst.srcs.size()) + " sources");
+    throw Error(fmt::format("needs srcs[{}] but has {} sources", i, inst.srcs.size()));
   return inst.srcs[i];
 }
 
@@ -52,9 +52,8 @@ std::vector<float> perPartition(const ScalarOperand& s, int64_t partitions, Memo
   if (!s.vec) return std::vector<float>(static_cast<size_t>(partitions), s.imm);
   const OperandRef ref(memory, *s.vec);
   if (ref.partitions() != partitions || ref.freeSize() < 1)
-    throw Error(std::string(name) + ": per-partition operand has " +
-                std::to_string(ref.partitions()) + "x" + std::to_string(ref.freeSize()) +
-                " elements but must be [" + std::to_string(partitions) + ",1]");
+    throw Error(fmt::format("{}: per-partition operand has {}x{} elements but must be [{},1]", name,
+                            ref.partitions(), ref.freeSize(), partitions));
   ref.checkInitialized(index, name);
   const std::vector<float> all = ref.loadFloats();
   std::vector<float> out(static_cast<size_t>(partitions));
@@ -141,7 +140,7 @@ void dispatch(const Instruction& inst, int64_t index, MemoryState& memory) {
     case Opcode::AffineSelect:
       return execAffineSelect(inst, index, memory);
   }
-  throw Error("unknown opcode " + std::to_string(static_cast<int>(inst.opcode)));
+  throw Error(fmt::format("unknown opcode {}", static_cast<int>(inst.opcode)));
 }
 
 }  // namespace
@@ -150,8 +149,7 @@ void execute(const Instruction& inst, int64_t index, MemoryState& memory) {
   try {
     dispatch(inst, index, memory);
   } catch (const Error& e) {
-    throw Error("instruction " + std::to_string(index) + " (" +
-                std::string(opcodeName(inst.opcode)) + "): " + e.what());
+    throw Error(fmt::format("instruction {} ({}): {}", index, opcodeName(inst.opcode), e.what()));
   }
 }
 

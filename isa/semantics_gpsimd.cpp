@@ -1,4 +1,6 @@
 // GpSimdE semantics: iota and affine_select over affine(p, i) = offset + cm*p + sum(step_j*i_j).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -6,6 +8,7 @@
 #include <vector>
 
 #include "isa/error.h"
+#include "isa/footprint.h"
 #include "isa/semantics_ops.h"
 
 namespace neuronsim::isa::detail {
@@ -19,20 +22,9 @@ std::vector<int64_t> affineValues(const Instruction& inst, const OperandRef& dst
   for (const Dim& d : a.pattern) patternSize *= d.num;
   requireCount("affine pattern size (dst free size)", patternSize, dst.freeSize());
   // Free-axis part, row-major over the pattern.
-  std::vector<int64_t> freePart(static_cast<size_t>(patternSize));
-  std::vector<int64_t> idx(a.pattern.size(), 0);
-  int64_t cur = 0;
-  for (int64_t k = 0; k < patternSize; ++k) {
-    freePart[k] = cur;
-    for (size_t j = a.pattern.size(); j-- > 0;) {
-      if (++idx[j] < a.pattern[j].num) {
-        cur += a.pattern[j].step;
-        break;
-      }
-      cur -= a.pattern[j].step * (a.pattern[j].num - 1);
-      idx[j] = 0;
-    }
-  }
+  const std::vector<int64_t> freePart = visitOffsets(a.pattern);
+  requireCount("affine pattern size (dst free size)", static_cast<int64_t>(freePart.size()),
+               dst.freeSize());
   std::vector<int64_t> out(static_cast<size_t>(dst.size()));
   for (int64_t p = 0; p < dst.partitions(); ++p)
     for (int64_t i = 0; i < patternSize; ++i)
@@ -55,7 +47,7 @@ bool compareWithZero(const Instruction& inst, int64_t v) {
     case AluOp::IsGe:
       return v >= 0;
     default:
-      throw Error("cmp " + std::string(aluOpName(inst.cmp)) + " is not a comparison");
+      throw Error(fmt::format("cmp {} is not a comparison", aluOpName(inst.cmp)));
   }
 }
 

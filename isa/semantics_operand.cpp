@@ -1,12 +1,15 @@
 // Resolving an operand's access pattern to addresses, and bulk loads, stores and shadow checks.
 #include "isa/semantics_operand.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "isa/dtype_bits.h"
 #include "isa/error.h"
+#include "isa/footprint.h"
 
 namespace neuronsim::isa::detail {
 
@@ -14,10 +17,9 @@ namespace {
 
 std::string describe(const AccessPattern& ap) {
   std::string s(spaceName(ap.space));
-  if (ap.space == Space::Hbm) s += " tensor " + std::to_string(ap.tensor);
-  s += " partitions [" + std::to_string(ap.partitionStart) + ", " +
-       std::to_string(ap.partitionStart + ap.partitionCount) + ") offset " +
-       std::to_string(ap.offset);
+  if (ap.space == Space::Hbm) s += fmt::format(" tensor {}", ap.tensor);
+  s += fmt::format(" partitions [{}, {}) offset {}", ap.partitionStart,
+                   ap.partitionStart + ap.partitionCount, ap.offset);
   return s;
 }
 
@@ -27,22 +29,10 @@ OperandRef::OperandRef(MemoryState& memory, const AccessPattern& ap)
     : memory_(memory), ap_(ap), bytes_(dtypeBytes(ap.dtype)), onChip_(ap.space != Space::Hbm) {
   // 1. Free-axis offsets in visiting order (row-major over dims), in bytes.
   const int64_t free = ap.freeSize();
-  if (free < 0 || ap.partitionCount < 0)
-    throw Error("operand " + describe(ap) + ": negative element count");
-  freeOffsets_.resize(static_cast<size_t>(free));
-  std::vector<int64_t> index(ap.dims.size(), 0);
-  int64_t cur = 0;
-  for (int64_t k = 0; k < free; ++k) {
-    freeOffsets_[k] = cur * bytes_;
-    for (size_t j = ap.dims.size(); j-- > 0;) {
-      if (++index[j] < ap.dims[j].num) {
-        cur += ap.dims[j].step;
-        break;
-      }
-      cur -= ap.dims[j].step * (ap.dims[j].num - 1);
-      index[j] = 0;
-    }
-  }
+  freeOffsets_ = visitOffsets(ap.dims);
+  if (free < 0 || ap.partitionCount < 0 || static_cast<int64_t>(freeOffsets_.size()) != free)
+    throw Error(fmt::format("operand {}: negative element count", describe(ap)));
+  for (int64_t& off : freeOffsets_) off *= bytes_;
   if (free > 0) {
     const auto [lo, hi] = std::minmax_element(freeOffsets_.begin(), freeOffsets_.end());
     minOffset_ = *lo;
@@ -55,26 +45,26 @@ OperandRef::OperandRef(MemoryState& memory, const AccessPattern& ap)
     const Geometry& g = memory.geometry();
     const int64_t partBytes = ap.space == Space::Sbuf ? g.sbufPartitionBytes : g.psumPartitionBytes;
     if (ap.partitionStart < 0 || ap.partitionStart + ap.partitionCount > g.partitions)
-      throw Error("operand " + describe(ap) + ": partitions outside [0, " +
-                  std::to_string(g.partitions) + ")");
+      throw Error(
+          fmt::format("operand {}: partitions outside [0, {})", describe(ap), g.partitions));
     if (free > 0 && (ap.offset + minOffset_ < 0 || ap.offset + maxOffset_ > partBytes))
-      throw Error("operand " + describe(ap) + ": bytes [" + std::to_string(ap.offset + minOffset_) +
-                  ", " + std::to_string(ap.offset + maxOffset_) + ") outside the " +
-                  std::to_string(partBytes) + "-byte partition");
+      throw Error(fmt::format("operand {}: bytes [{}, {}) outside the {}-byte partition",
+                              describe(ap), ap.offset + minOffset_, ap.offset + maxOffset_,
+                              partBytes));
     for (auto& off : freeOffsets_) off += ap.offset;
     for (int32_t p = 0; p < ap.partitionCount; ++p)
       bases_[p] = memory.onChip(ap.space, ap.partitionStart + p, 0);
   } else {
     if (ap.tensor < 0 || ap.tensor >= static_cast<int32_t>(memory.hbmTensorCount()))
-      throw Error("operand " + describe(ap) + ": no such hbm tensor");
+      throw Error(fmt::format("operand {}: no such hbm tensor", describe(ap)));
     std::vector<std::byte>& buf = memory.hbm(ap.tensor);
     const auto size = static_cast<int64_t>(buf.size());
     for (int32_t p = 0; p < ap.partitionCount; ++p) {
       const int64_t start = (ap.offset + p * ap.partitionStep) * bytes_;
       if (free > 0 && (start + minOffset_ < 0 || start + maxOffset_ > size))
-        throw Error("operand " + describe(ap) + ": row " + std::to_string(p) + " reaches bytes [" +
-                    std::to_string(start + minOffset_) + ", " + std::to_string(start + maxOffset_) +
-                    ") outside the tensor's " + std::to_string(size) + " bytes");
+        throw Error(
+            fmt::format("operand {}: row {} reaches bytes [{}, {}) outside the tensor's {} bytes",
+                        describe(ap), p, start + minOffset_, start + maxOffset_, size));
     }
     for (auto& off : freeOffsets_) off += ap.offset * bytes_;
     for (int32_t p = 0; p < ap.partitionCount; ++p)

@@ -2,6 +2,8 @@
 //
 // Every engine computes in fp32: inputs are read into fp32 temporaries first (so dst may
 // overlap a source), the result is rounded to dst's dtype on store.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -118,7 +120,7 @@ void execScalarTensorTensor(const Instruction& inst, int64_t index, MemoryState&
 void execTensorReduce(const Instruction& inst, int64_t index, MemoryState& memory) {
   const AccessPattern& src = source(inst, 0);
   if (inst.op0 != AluOp::Add && inst.op0 != AluOp::Max && inst.op0 != AluOp::Min)
-    throw Error("op " + std::string(aluOpName(inst.op0)) + " is not add, max or min");
+    throw Error(fmt::format("op {} is not add, max or min", aluOpName(inst.op0)));
   OperandRef dst(memory, inst.dst);
   const std::vector<float> v = readFloats(memory, src, index, "srcs[0]");
   // The trailing `reduceAxes` dims (all dims when there are fewer) form the inner block.

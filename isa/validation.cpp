@@ -131,12 +131,7 @@ std::string engineList(uint8_t engines) {
 }
 
 std::string shapeText(const AccessPattern& ap) {
-  std::string out = "[";
-  out += std::to_string(ap.partitionCount);
-  out += " partitions, ";
-  out += std::to_string(ap.freeSize());
-  out += " free]";
-  return out;
+  return fmt::format("[{} partitions, {} free]", ap.partitionCount, ap.freeSize());
 }
 
 bool isName(const std::string& s) {
@@ -162,8 +157,7 @@ class InstructionChecker {
     const OpcodeRule& rule = kOpcodeRules[static_cast<int>(inst_.opcode)];
     checkEngine(rule);
     if (static_cast<int>(inst_.srcs.size()) != rule.numSrcs)
-      fail("srcs", "takes " + std::to_string(rule.numSrcs) + " sources, got " +
-                       std::to_string(inst_.srcs.size()));
+      fail("srcs", fmt::format("takes {} sources, got {}", rule.numSrcs, inst_.srcs.size()));
     checkOperands();
     checkShapes(rule);
     checkSemaphores();
@@ -171,7 +165,7 @@ class InstructionChecker {
 
  private:
   [[noreturn]] void fail(std::string_view operand, const std::string& rule) const {
-    std::string msg = "instruction " + std::to_string(index_) + " (";
+    std::string msg = fmt::format("instruction {} (", index_);
     msg += opcodeName(inst_.opcode);
     msg += "): ";
     if (!operand.empty()) {
@@ -186,14 +180,13 @@ class InstructionChecker {
 
   void checkEngine(const OpcodeRule& rule) const {
     if (!(rule.engines & bit(inst_.engine)))
-      fail("", "engine " + std::string(engineName(inst_.engine)) +
-                   " cannot run it (allowed: " + engineList(rule.engines) + ")");
+      fail("", fmt::format("engine {} cannot run it (allowed: {})", engineName(inst_.engine),
+                           engineList(rule.engines)));
     if (dma() && (inst_.dmaQueue < 0 || inst_.dmaQueue >= geometry_.dmaQueues))
-      fail("queue", "DMA queue " + std::to_string(inst_.dmaQueue) + " outside 0.." +
-                        std::to_string(geometry_.dmaQueues - 1));
-    if (!dma() && inst_.dmaQueue != -1)
       fail("queue",
-           "only DMA instructions take a queue (got " + std::to_string(inst_.dmaQueue) + ")");
+           fmt::format("DMA queue {} outside 0..{}", inst_.dmaQueue, geometry_.dmaQueues - 1));
+    if (!dma() && inst_.dmaQueue != -1)
+      fail("queue", fmt::format("only DMA instructions take a queue (got {})", inst_.dmaQueue));
   }
 
   void checkOperands() const {
@@ -204,16 +197,16 @@ class InstructionChecker {
 
   void checkAp(const AccessPattern& ap, const std::string& name) const {
     if (ap.partitionCount < 1)
-      fail(name, std::to_string(ap.partitionCount) + " partitions (need at least 1)");
+      fail(name, fmt::format("{} partitions (need at least 1)", ap.partitionCount));
     int64_t elements = ap.partitionCount;
     for (size_t j = 0; j < ap.dims.size(); ++j) {
       const Dim& d = ap.dims[j];
-      const std::string dim = "dims[" + std::to_string(j) + "]";
-      if (d.num < 1) fail(name, dim + " num " + std::to_string(d.num) + " (need at least 1)");
+      const std::string dim = fmt::format("dims[{}]", j);
+      if (d.num < 1) fail(name, fmt::format("{} num {} (need at least 1)", dim, d.num));
       const std::optional<int64_t> product = checkedMul(elements, d.num);
       if (!product || *product > kMaxTensorElements)
-        fail(name, "covers more than " + std::to_string(kMaxTensorElements) +
-                       " elements (the per-tensor limit)");
+        fail(name, fmt::format("covers more than {} elements (the per-tensor limit)",
+                               kMaxTensorElements));
       elements = *product;
     }
     if (ap.space == Space::Hbm) {
@@ -227,89 +220,84 @@ class InstructionChecker {
     if (!dma()) fail(name, "compute engines cannot access HBM (use dma_copy)");
     const int64_t numTensors = static_cast<int64_t>(program_.tensors.size());
     if (ap.tensor < 0 || ap.tensor >= numTensors)
-      fail(name, "tensor index " + std::to_string(ap.tensor) + " out of range (" +
-                     std::to_string(numTensors) + " tensors declared)");
+      fail(name, fmt::format("tensor index {} out of range ({} tensors declared)", ap.tensor,
+                             numTensors));
     const TensorDecl& t = program_.tensors[ap.tensor];
     if (ap.dtype != t.dtype)
-      fail(name, "dtype " + std::string(dtypeName(ap.dtype)) + " differs from tensor '" + t.name +
-                     "' (" + std::string(dtypeName(t.dtype)) + ")");
+      fail(name, fmt::format("dtype {} differs from tensor '{}' ({})", dtypeName(ap.dtype), t.name,
+                             dtypeName(t.dtype)));
     if (ap.partitionStart != 0)
-      fail(name, "HBM access patterns have no partition start (got " +
-                     std::to_string(ap.partitionStart) + ")");
+      fail(name,
+           fmt::format("HBM access patterns have no partition start (got {})", ap.partitionStart));
     const ElementSpan s = elementSpan(ap);
     auto at = [&](int64_t reach) {  // offset + reach, saturated
       return checkedAdd(ap.offset, reach).value_or(reach < 0 ? INT64_MIN : INT64_MAX);
     };
     const int64_t lo = at(s.lo), hi = at(s.hi);
     if (lo < 0 || hi >= t.numElements())
-      fail(name, "elements [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                     "] outside tensor '" + t.name + "' (" + std::to_string(t.numElements()) +
-                     " elements)");
+      fail(name, fmt::format("elements [{}, {}] outside tensor '{}' ({} elements)", lo, hi, t.name,
+                             t.numElements()));
   }
 
   void checkOnChipAp(const AccessPattern& ap, const std::string& name) const {
     const std::string space(spaceName(ap.space));
     if (ap.tensor != -1)
-      fail(name, space + " operand names tensor " + std::to_string(ap.tensor) + " (must be -1)");
+      fail(name, fmt::format("{} operand names tensor {} (must be -1)", space, ap.tensor));
     if (ap.partitionStep != 0)
-      fail(name, "partition step " + std::to_string(ap.partitionStep) +
-                     " (partitions cannot be strided)");
+      fail(name, fmt::format("partition step {} (partitions cannot be strided)", ap.partitionStep));
     if (ap.partitionCount > geometry_.partitions)
-      fail(name, std::to_string(ap.partitionCount) + " partitions exceeds " +
-                     std::to_string(geometry_.partitions));
+      fail(name, fmt::format("{} partitions exceeds {}", ap.partitionCount, geometry_.partitions));
     const int64_t end = static_cast<int64_t>(ap.partitionStart) + ap.partitionCount;
     if (ap.partitionStart < 0 || end > geometry_.partitions)
-      fail(name, "partitions [" + std::to_string(ap.partitionStart) + ", " + std::to_string(end) +
-                     ") outside 0.." + std::to_string(geometry_.partitions));
+      fail(name, fmt::format("partitions [{}, {}) outside 0..{}", ap.partitionStart, end,
+                             geometry_.partitions));
     if (!dma()) checkStartPartition(ap, name);
     if (inst_.engine == Engine::GpSimd && ap.space == Space::Psum && !dma())
       fail(name, "GpSimd cannot access PSUM");
     if (ap.dims.size() > kOnChip.maxFreeDims)
-      fail(name, std::to_string(ap.dims.size()) + " free dims exceed " +
-                     std::to_string(kOnChip.maxFreeDims));
+      fail(name, fmt::format("{} free dims exceed {}", ap.dims.size(), kOnChip.maxFreeDims));
     for (size_t j = 0; j < ap.dims.size(); ++j) {
       const Dim& d = ap.dims[j];
-      const std::string dim = "dims[" + std::to_string(j) + "]";
+      const std::string dim = fmt::format("dims[{}]", j);
       if (d.num > kOnChip.maxNum)
-        fail(name,
-             dim + " num " + std::to_string(d.num) + " exceeds " + std::to_string(kOnChip.maxNum));
+        fail(name, fmt::format("{} num {} exceeds {}", dim, d.num, kOnChip.maxNum));
       if (d.step < kOnChip.minStep || d.step > kOnChip.maxStep)
-        fail(name, dim + " step " + std::to_string(d.step) + " outside " +
-                       std::to_string(kOnChip.minStep) + ".." + std::to_string(kOnChip.maxStep));
+        fail(name, fmt::format("{} step {} outside {}..{}", dim, d.step, kOnChip.minStep,
+                               kOnChip.maxStep));
     }
     const int64_t limit =
         ap.space == Space::Sbuf ? geometry_.sbufPartitionBytes : geometry_.psumPartitionBytes;
     const Footprint box = footprintOf(ap);
     const int64_t lo = box.byteBegin, hi = box.byteEnd;
     if (lo < 0 || hi > limit)
-      fail(name, "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") outside the " +
-                     std::to_string(limit) + "-byte " + space + " partition");
+      fail(name,
+           fmt::format("bytes [{}, {}) outside the {}-byte {} partition", lo, hi, limit, space));
   }
 
   void checkStartPartition(const AccessPattern& ap, const std::string& name) const {
     for (const StartRule& r : kStartRules) {
       if (ap.partitionCount > r.maxCount) continue;
       if (ap.partitionStart % r.alignment != 0)
-        fail(name, std::to_string(ap.partitionCount) + " partitions must start at " + r.allowed +
-                       ", not " + std::to_string(ap.partitionStart));
+        fail(name, fmt::format("{} partitions must start at {}, not {}", ap.partitionCount,
+                               r.allowed, ap.partitionStart));
       return;
     }
     if (ap.partitionStart != 0)
-      fail(name, std::to_string(ap.partitionCount) + " partitions must start at 0, not " +
-                     std::to_string(ap.partitionStart));
+      fail(name, fmt::format("{} partitions must start at 0, not {}", ap.partitionCount,
+                             ap.partitionStart));
   }
 
   void checkVector(const AccessPattern& vec, const AccessPattern& data,
                    const std::string& name) const {
     if (vec.partitionCount != data.partitionCount || vec.freeSize() != 1)
-      fail(name, "must be [P,1] with P=" + std::to_string(data.partitionCount) + ", got " +
-                     shapeText(vec));
+      fail(name,
+           fmt::format("must be [P,1] with P={}, got {}", data.partitionCount, shapeText(vec)));
   }
 
   void checkSameShape(const AccessPattern& a, const std::string& name, const AccessPattern& ref,
                       const std::string& refName) const {
     if (a.partitionCount != ref.partitionCount || a.freeSize() != ref.freeSize())
-      fail(name, shapeText(a) + " does not match " + refName + " " + shapeText(ref));
+      fail(name, fmt::format("{} does not match {} {}", shapeText(a), refName, shapeText(ref)));
   }
 
   /// A1: a source read at other partitions than the destination's stays within one half.
@@ -331,8 +319,9 @@ class InstructionChecker {
 
   void checkElementwise() const {
     for (size_t i = 0; i < inst_.srcs.size(); ++i) {
-      checkSameShape(inst_.srcs[i], "srcs[" + std::to_string(i) + "]", inst_.dst, "dst");
-      checkPartitionMove(inst_.srcs[i], "srcs[" + std::to_string(i) + "]");
+      const std::string name = fmt::format("srcs[{}]", i);
+      checkSameShape(inst_.srcs[i], name, inst_.dst, "dst");
+      checkPartitionMove(inst_.srcs[i], name);
     }
     const AccessPattern& data = inst_.dst;
     if (inst_.operand0.vec) checkVector(*inst_.operand0.vec, data, "operand0");
@@ -347,8 +336,7 @@ class InstructionChecker {
     const Footprint box = footprintOf(dst);
     const int64_t lo = box.byteBegin, hi = box.byteEnd;
     if (bank <= 0 || lo / bank != (hi - 1) / bank)
-      fail("dst", "bytes [" + std::to_string(lo) + ", " + std::to_string(hi) + ") cross a " +
-                      std::to_string(bank) + "-byte PSUM bank");
+      fail("dst", fmt::format("bytes [{}, {}) cross a {}-byte PSUM bank", lo, hi, bank));
   }
 
   void checkMatmul() const {
@@ -359,34 +347,30 @@ class InstructionChecker {
       const AccessPattern& in = inst_.srcs[i];
       if (in.space != Space::Sbuf) fail(names[i], "must be in SBUF");
       if (!isFloat(in.dtype))
-        fail(names[i], "dtype " + std::string(dtypeName(in.dtype)) + " is not a float type");
+        fail(names[i], fmt::format("dtype {} is not a float type", dtypeName(in.dtype)));
     }
     if ((stationary.dtype == Dtype::Fp32) != (moving.dtype == Dtype::Fp32))
-      fail("srcs", "fp32 cannot be mixed with " +
-                       std::string(dtypeName(stationary.dtype == Dtype::Fp32 ? moving.dtype
-                                                                             : stationary.dtype)));
+      fail("srcs", fmt::format("fp32 cannot be mixed with {}",
+                               dtypeName(stationary.dtype == Dtype::Fp32 ? moving.dtype
+                                                                         : stationary.dtype)));
     const int64_t k = stationary.partitionCount;
     const int64_t m = stationary.freeSize();
     const int64_t n = moving.freeSize();
     const int64_t maxK = geometry_.maxContraction();
     const int64_t maxM = geometry_.maxStationaryFree();
-    if (k > maxK)
-      fail(names[0], "K=" + std::to_string(k) + " partitions exceeds " + std::to_string(maxK));
-    if (m > maxM)
-      fail(names[0], "M=" + std::to_string(m) + " free exceeds " + std::to_string(maxM));
+    if (k > maxK) fail(names[0], fmt::format("K={} partitions exceeds {}", k, maxK));
+    if (m > maxM) fail(names[0], fmt::format("M={} free exceeds {}", m, maxM));
     if (moving.partitionCount != k)
-      fail(names[1], "K=" + std::to_string(moving.partitionCount) +
-                         " partitions differs from stationary K=" + std::to_string(k));
-    if (n > geometry_.maxMovingFree)
       fail(names[1],
-           "N=" + std::to_string(n) + " free exceeds " + std::to_string(geometry_.maxMovingFree));
+           fmt::format("K={} partitions differs from stationary K={}", moving.partitionCount, k));
+    if (n > geometry_.maxMovingFree)
+      fail(names[1], fmt::format("N={} free exceeds {}", n, geometry_.maxMovingFree));
     const AccessPattern& dst = inst_.dst;
     if (dst.space != Space::Psum) fail("dst", "must be in PSUM");
     if (dst.dtype != Dtype::Fp32)
-      fail("dst", "must be fp32, not " + std::string(dtypeName(dst.dtype)));
+      fail("dst", fmt::format("must be fp32, not {}", dtypeName(dst.dtype)));
     if (dst.partitionCount != m || dst.freeSize() != n)
-      fail("dst", shapeText(dst) + " must be [M=" + std::to_string(m) +
-                      " partitions, N=" + std::to_string(n) + " free]");
+      fail("dst", fmt::format("{} must be [M={} partitions, N={} free]", shapeText(dst), m, n));
     checkOneBank(dst);
   }
 
@@ -396,8 +380,8 @@ class InstructionChecker {
     const int64_t rows = pe ? geometry_.maxContraction() : kVectorTransposeBlock;
     const int64_t cols = pe ? geometry_.maxStationaryFree() : kVectorTransposeBlock;
     if (src.partitionCount > rows || src.freeSize() > cols)
-      fail("srcs[0]", shapeText(src) + " exceeds the " + std::string(engineName(inst_.engine)) +
-                          " limit " + std::to_string(rows) + "x" + std::to_string(cols));
+      fail("srcs[0]", fmt::format("{} exceeds the {} limit {}x{}", shapeText(src),
+                                  engineName(inst_.engine), rows, cols));
     checkTransposedShape(src);
     if (inst_.engine == Engine::Tensor) {
       if (src.space != Space::Sbuf) fail("srcs[0]", "must be in SBUF");
@@ -409,26 +393,26 @@ class InstructionChecker {
   void checkTransposedShape(const AccessPattern& src) const {
     const AccessPattern& dst = inst_.dst;
     if (dst.partitionCount != src.freeSize() || dst.freeSize() != src.partitionCount)
-      fail("dst", shapeText(dst) + " must be [" + std::to_string(src.freeSize()) + " partitions, " +
-                      std::to_string(src.partitionCount) + " free] (srcs[0] transposed)");
+      fail("dst", fmt::format("{} must be [{} partitions, {} free] (srcs[0] transposed)",
+                              shapeText(dst), src.freeSize(), src.partitionCount));
   }
 
   void checkReduce() const {
     bool opOk = false;
     for (AluOp op : kReduceOps) opOk = opOk || op == inst_.op0;
     if (!opOk)
-      fail("op0", std::string(aluOpName(inst_.op0)) + " is not a reduction (add, max or min)");
+      fail("op0", fmt::format("{} is not a reduction (add, max or min)", aluOpName(inst_.op0)));
     const AccessPattern& src = inst_.srcs[0];
     const int64_t dims = static_cast<int64_t>(src.dims.size());
     if (inst_.reduceAxes < 1 || inst_.reduceAxes > dims)
-      fail("reduce_axes", std::to_string(inst_.reduceAxes) + " outside 1.." + std::to_string(dims) +
-                              " (srcs[0] free dims)");
+      fail("reduce_axes",
+           fmt::format("{} outside 1..{} (srcs[0] free dims)", inst_.reduceAxes, dims));
     int64_t kept = 1;
     checkPartitionMove(src, "srcs[0]");
     for (int64_t j = 0; j < dims - inst_.reduceAxes; ++j) kept *= src.dims[j].num;
     if (inst_.dst.partitionCount != src.partitionCount || inst_.dst.freeSize() != kept)
-      fail("dst", shapeText(inst_.dst) + " must be [" + std::to_string(src.partitionCount) +
-                      " partitions, " + std::to_string(kept) + " free]");
+      fail("dst", fmt::format("{} must be [{} partitions, {} free]", shapeText(inst_.dst),
+                              src.partitionCount, kept));
   }
 
   void checkAffinePattern() const {
@@ -448,7 +432,7 @@ class InstructionChecker {
     for (const auto& [ap, name] : {std::pair{&src, "srcs[0]"}, std::pair{&inst_.dst, "dst"}}) {
       const int bytes = dtypeBytes(ap->dtype);
       if (bytes != 2 && bytes != 4)
-        fail(name, "dtype " + std::string(dtypeName(ap->dtype)) + " is not a 2- or 4-byte type");
+        fail(name, fmt::format("dtype {} is not a 2- or 4-byte type", dtypeName(ap->dtype)));
     }
     checkTransposedShape(src);
   }
@@ -478,8 +462,8 @@ class InstructionChecker {
         return checkAffinePattern();
       case ShapeRule::DmaCopy:
         if (inst_.dst.numElements() != inst_.srcs[0].numElements())
-          fail("dst", std::to_string(inst_.dst.numElements()) + " elements differ from srcs[0]'s " +
-                          std::to_string(inst_.srcs[0].numElements()));
+          fail("dst", fmt::format("{} elements differ from srcs[0]'s {}", inst_.dst.numElements(),
+                                  inst_.srcs[0].numElements()));
         return;
       case ShapeRule::DmaTranspose:
         return checkDmaTranspose();
@@ -489,21 +473,22 @@ class InstructionChecker {
   void checkScalarEngineOps() const {
     for (const OpPair& p : kScalarEngineTensorScalar)
       if (p.op0 == inst_.op0 && p.op1 == inst_.op1) return;
-    fail("op0", "scalar engine tensor_scalar supports only multiply+add, multiply or add, not " +
-                    std::string(aluOpName(inst_.op0)) + "+" + std::string(aluOpName(inst_.op1)));
+    fail("op0",
+         fmt::format(
+             "scalar engine tensor_scalar supports only multiply+add, multiply or add, not {}+{}",
+             aluOpName(inst_.op0), aluOpName(inst_.op1)));
   }
 
   void checkSemaphores() const {
     const int64_t count = static_cast<int64_t>(program_.semaphores.size());
     auto check = [&](int32_t sem, const std::string& name) {
       if (sem < 0 || sem >= count)
-        fail(name, "semaphore " + std::to_string(sem) + " out of range (" + std::to_string(count) +
-                       " declared)");
+        fail(name, fmt::format("semaphore {} out of range ({} declared)", sem, count));
     };
     for (size_t i = 0; i < inst_.waits.size(); ++i)
-      check(inst_.waits[i].sem, "wait[" + std::to_string(i) + "]");
+      check(inst_.waits[i].sem, fmt::format("wait[{}]", i));
     for (size_t i = 0; i < inst_.signals.size(); ++i)
-      check(inst_.signals[i].sem, "signal[" + std::to_string(i) + "]");
+      check(inst_.signals[i].sem, fmt::format("signal[{}]", i));
   }
 
   const Program& program_;
@@ -515,10 +500,10 @@ class InstructionChecker {
 void checkNames(const std::vector<std::string>& names, const std::string& kind) {
   for (size_t i = 0; i < names.size(); ++i) {
     if (!isName(names[i]))
-      throw Error(kind + " '" + names[i] +
-                  "': names are letters, digits and '_', not starting with a digit");
+      throw Error(fmt::format(
+          "{} '{}': names are letters, digits and '_', not starting with a digit", kind, names[i]));
     for (size_t j = 0; j < i; ++j)
-      if (names[j] == names[i]) throw Error(kind + " '" + names[i] + "' declared twice");
+      if (names[j] == names[i]) throw Error(fmt::format("{} '{}' declared twice", kind, names[i]));
   }
 }
 
@@ -532,7 +517,7 @@ void validateProgram(const Program& program, const Geometry& geometry) {
   std::vector<std::string> tensorNames;
   for (const TensorDecl& t : program.tensors) {
     tensorNames.push_back(t.name);
-    checkedElements(t.shape, "tensor '" + t.name + "'");
+    checkedElements(t.shape, fmt::format("tensor '{}'", t.name));
   }
   checkNames(tensorNames, "tensor");
   checkNames(program.semaphores, "semaphore");

@@ -1,6 +1,8 @@
 // The registry table: one line per kernel.
 #include "kernels/registry.h"
 
+#include <fmt/format.h>
+
 #include "isa/error.h"
 #include "kernels/conv/conv_kernels.h"
 #include "kernels/matmul/matmul_kernel.h"
@@ -25,23 +27,23 @@ const std::vector<KernelSpec>& kernelRegistry() {
 }
 
 const KernelSpec& findKernel(const std::string& name) {
-  std::string known;
+  std::vector<std::string_view> known;
   for (const KernelSpec& spec : kernelRegistry()) {
     if (spec.name == name) return spec;
-    known += (known.empty() ? "" : ", ") + spec.name;
+    known.push_back(spec.name);
   }
-  throw Error("unknown kernel '" + name + "' (known: " + known + ")");
+  throw Error(fmt::format("unknown kernel '{}' (known: {})", name, fmt::join(known, ", ")));
 }
 
 const HbmView& KernelArgs::in(const std::string& name) const {
   auto it = inputs.find(name);
-  if (it == inputs.end()) throw Error("kernel input '" + name + "' is not given");
+  if (it == inputs.end()) throw Error(fmt::format("kernel input '{}' is not given", name));
   return it->second;
 }
 
 const HbmView& KernelArgs::out(const std::string& name) const {
   auto it = outputs.find(name);
-  if (it == outputs.end()) throw Error("kernel output '" + name + "' is not produced");
+  if (it == outputs.end()) throw Error(fmt::format("kernel output '{}' is not produced", name));
   return it->second;
 }
 

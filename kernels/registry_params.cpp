@@ -32,8 +32,8 @@ int64_t parseInt(const KernelSpec& spec, const ParamSpec& param, const std::stri
   errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0')
-    throw Error(spec.name + ": parameter " + param.name + " takes integers" +
-                (param.schedule ? " or auto" : "") + ", not '" + text + "'");
+    throw Error(fmt::format("{}: parameter {} takes integers{}, not '{}'", spec.name, param.name,
+                            param.schedule ? " or auto" : "", text));
   if (errno == ERANGE || v > isa::kMaxParamValue || v < -isa::kMaxParamValue)
     throw Error(fmt::format("{}: parameter {} value {} is out of range (at most {} in magnitude)",
                             spec.name, param.name, text, isa::kMaxParamValue));
@@ -47,8 +47,8 @@ ParamValue parseValue(const KernelSpec& spec, const ParamSpec& param, const std:
     case ParamType::Int3: {
       const auto parts = splitCommas(text);
       if (parts.size() != 1 && parts.size() != 3)
-        throw Error(spec.name + ": parameter " + param.name + " takes 1 or 3 integers, not '" +
-                    text + "'");
+        throw Error(fmt::format("{}: parameter {} takes 1 or 3 integers, not '{}'", spec.name,
+                                param.name, text));
       std::array<int64_t, 3> v{};
       for (int i = 0; i < 3; ++i) v[i] = parseInt(spec, param, parts[parts.size() == 1 ? 0 : i]);
       return v;
@@ -63,25 +63,23 @@ ParamValue parseValue(const KernelSpec& spec, const ParamSpec& param, const std:
       } else if (parts.size() == 6) {
         for (int i = 0; i < 6; ++i) v[i] = parseInt(spec, param, parts[i]);
       } else {
-        throw Error(spec.name + ": parameter " + param.name + " takes 1, 3 or 6 integers, not '" +
-                    text + "'");
+        throw Error(fmt::format("{}: parameter {} takes 1, 3 or 6 integers, not '{}'", spec.name,
+                                param.name, text));
       }
       return v;
     }
     case ParamType::Bool:
       if (text == "true" || text == "1" || text == "yes" || text == "True") return true;
       if (text == "false" || text == "0" || text == "no" || text == "False") return false;
-      throw Error(spec.name + ": parameter " + param.name + " takes true or false, not '" + text +
-                  "'");
+      throw Error(fmt::format("{}: parameter {} takes true or false, not '{}'", spec.name,
+                              param.name, text));
     case ParamType::String:
       return text;
     case ParamType::Enum: {
       for (const std::string& c : param.choices)
         if (c == text) return text;
-      std::string list;
-      for (const std::string& c : param.choices) list += (list.empty() ? "" : ", ") + c;
-      throw Error(spec.name + ": parameter " + param.name + " takes one of " + list + ", not '" +
-                  text + "'");
+      throw Error(fmt::format("{}: parameter {} takes one of {}, not '{}'", spec.name, param.name,
+                              fmt::join(param.choices, ", "), text));
     }
   }
   return text;
@@ -126,21 +124,21 @@ std::string_view paramTypeName(ParamType type) {
 
 const ParamValue& ParamValues::at(const std::string& name) const {
   auto it = values_.find(name);
-  if (it == values_.end()) throw Error("parameter " + name + " is not set");
+  if (it == values_.end()) throw Error(fmt::format("parameter {} is not set", name));
   return it->second;
 }
 
 int64_t ParamValues::getInt(const std::string& name) const {
   const ParamValue& v = at(name);
   if (const auto* p = std::get_if<int64_t>(&v)) return *p;
-  throw Error("parameter " + name + " is not an int");
+  throw Error(fmt::format("parameter {} is not an int", name));
 }
 
 std::array<int64_t, 3> ParamValues::getInt3(const std::string& name) const {
   const ParamValue& v = at(name);
   if (const auto* p = std::get_if<std::array<int64_t, 3>>(&v)) return *p;
   if (const auto* p = std::get_if<int64_t>(&v)) return {*p, *p, *p};
-  throw Error("parameter " + name + " is not an int3");
+  throw Error(fmt::format("parameter {} is not an int3", name));
 }
 
 std::array<int64_t, 6> ParamValues::getInt6(const std::string& name) const {
@@ -149,19 +147,19 @@ std::array<int64_t, 6> ParamValues::getInt6(const std::string& name) const {
   if (const auto* p = std::get_if<std::array<int64_t, 3>>(&v))
     return {(*p)[0], (*p)[0], (*p)[1], (*p)[1], (*p)[2], (*p)[2]};
   if (const auto* p = std::get_if<int64_t>(&v)) return {*p, *p, *p, *p, *p, *p};
-  throw Error("parameter " + name + " is not an int6");
+  throw Error(fmt::format("parameter {} is not an int6", name));
 }
 
 bool ParamValues::getBool(const std::string& name) const {
   const ParamValue& v = at(name);
   if (const auto* p = std::get_if<bool>(&v)) return *p;
-  throw Error("parameter " + name + " is not a bool");
+  throw Error(fmt::format("parameter {} is not a bool", name));
 }
 
 const std::string& ParamValues::getString(const std::string& name) const {
   const ParamValue& v = at(name);
   if (const auto* p = std::get_if<std::string>(&v)) return *p;
-  throw Error("parameter " + name + " is not a string");
+  throw Error(fmt::format("parameter {} is not a string", name));
 }
 
 ParamValues parseParams(const KernelSpec& spec,
@@ -173,7 +171,7 @@ ParamValues parseParams(const KernelSpec& spec,
     const ParamSpec* param = nullptr;
     for (const ParamSpec& p : spec.params)
       if (p.name == name) param = &p;
-    if (!param) throw Error(spec.name + ": unknown parameter " + name);
+    if (!param) throw Error(fmt::format("{}: unknown parameter {}", spec.name, name));
     assign(values, spec, *param, text);
   }
   return values;
@@ -213,7 +211,8 @@ int64_t shapeElements(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     const auto product = isa::checkedMul(n, d);
-    if (!product) throw Error("shape " + shapeText(shape) + " has more than 2^63 elements");
+    if (!product)
+      throw Error(fmt::format("shape {} has more than 2^63 elements", shapeText(shape)));
     n = *product;
   }
   return n;

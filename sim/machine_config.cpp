@@ -1,6 +1,8 @@
 // Machine presets: the built-in JSON files, parameter table, file loading and --set overrides.
 #include "sim/machine_config.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -110,7 +112,7 @@ std::string shortNumber(double v) {
 
 [[noreturn]] void badValue(const std::string& where, const std::string& key,
                            const std::string& value, const std::string& rule) {
-  throw Error(where + ": " + key + " = " + value + ": " + rule);
+  throw Error(fmt::format("{}: {} = {}: {}", where, key, value, rule));
 }
 
 /// Sets one parameter from a JSON value, checking type and range.
@@ -127,9 +129,9 @@ void setParameter(MachineConfig& config, const Parameter& param, const nlohmann:
         auto checkNumber = [&](double v) {
           if (!value.is_number()) badValue(where, key, shown, "must be a number");
           if (!(v >= param.min && v <= param.max))
-            badValue(
-                where, key, shown,
-                "must be within [" + shortNumber(param.min) + ", " + shortNumber(param.max) + "]");
+            badValue(where, key, shown,
+                     fmt::format("must be within [{}, {}]", shortNumber(param.min),
+                                 shortNumber(param.max)));
         };
         if constexpr (std::is_same_v<Member, bool MachineConfig::*>) {
           if (!value.is_boolean()) badValue(where, key, shown, "must be true or false");
@@ -162,33 +164,34 @@ void setParameter(MachineConfig& config, const Parameter& param, const nlohmann:
 /// Applies a preset document's "params" over `config`. Every entry needs value and source.
 void applyDocument(MachineConfig& config, const nlohmann::json& doc, const std::string& where,
                    bool requireAll) {
-  if (!doc.is_object()) throw Error(where + ": a machine file must be a JSON object");
+  if (!doc.is_object()) throw Error(fmt::format("{}: a machine file must be a JSON object", where));
   if (doc.contains("name")) {
-    if (!doc["name"].is_string()) throw Error(where + ": \"name\" must be a string");
+    if (!doc["name"].is_string()) throw Error(fmt::format("{}: \"name\" must be a string", where));
     config.name = doc["name"].get<std::string>();
   }
   if (!doc.contains("params") || !doc["params"].is_object())
-    throw Error(where + ": missing object \"params\"");
+    throw Error(fmt::format("{}: missing object \"params\"", where));
   for (const auto& [key, entry] : doc["params"].items()) {
     const Parameter* param = findParameter(key);
-    if (!param) throw Error(where + ": unknown machine parameter '" + key + "'");
+    if (!param) throw Error(fmt::format("{}: unknown machine parameter '{}'", where, key));
     if (!entry.is_object() || !entry.contains("value"))
-      throw Error(where + ": " + key + ": expected {\"value\": ..., \"source\": ...}");
+      throw Error(fmt::format("{}: {}: expected {{\"value\": ..., \"source\": ...}}", where, key));
     if (!entry.contains("source") || !entry["source"].is_string() ||
         entry["source"].get<std::string>().empty())
-      throw Error(where + ": " + key +
-                  ": every number needs a \"source\" (a reference key or 'assumption: why')");
+      throw Error(fmt::format(
+          "{}: {}: every number needs a \"source\" (a reference key or 'assumption: why')", where,
+          key));
     setParameter(config, *param, entry["value"], where);
   }
   if (requireAll) {
     for (const Parameter& p : kParameters)
       if (!doc["params"].contains(p.key))
-        throw Error(where + ": missing machine parameter '" + p.key + "'");
+        throw Error(fmt::format("{}: missing machine parameter '{}'", where, p.key));
   }
   for (const auto& [key, unused] : doc.items()) {
     (void)unused;
     if (key != "name" && key != "params" && key != "description" && key != "base")
-      throw Error(where + ": unknown top-level key '" + key + "'");
+      throw Error(fmt::format("{}: unknown top-level key '{}'", where, key));
   }
 }
 
@@ -196,7 +199,7 @@ nlohmann::json parseJson(const std::string& text, const std::string& where) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw Error(where + ": not valid JSON (" + std::string(e.what()) + ")");
+    throw Error(fmt::format("{}: not valid JSON ({})", where, e.what()));
   }
 }
 
@@ -209,8 +212,8 @@ const Preset* findPreset(const std::string& name) {
 MachineConfig loadPreset(const Preset& preset) {
   MachineConfig config;
   config.name = preset.name;
-  applyDocument(config, parseJson(preset.json, std::string("machine ") + preset.name),
-                std::string("machine ") + preset.name, true);
+  const std::string where = fmt::format("machine {}", preset.name);
+  applyDocument(config, parseJson(preset.json, where), where, true);
   return config;
 }
 
@@ -224,7 +227,7 @@ nlohmann::json parseOverrideValue(const std::string& key, const std::string& tex
   double d = 0;
   auto [ptr2, ec2] = std::from_chars(text.data(), text.data() + text.size(), d);
   if (ec2 == std::errc() && ptr2 == text.data() + text.size()) return d;
-  throw Error("--set " + key + "=" + text + ": '" + text + "' is not a number or true/false");
+  throw Error(fmt::format("--set {}={}: '{}' is not a number or true/false", key, text, text));
 }
 
 }  // namespace
@@ -258,17 +261,17 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   } else {
     std::ifstream in(nameOrPath);
     if (!in) {
-      std::string names;
-      for (const Preset& p : kPresets) names += std::string(names.empty() ? "" : ", ") + p.name;
-      throw Error("--machine " + nameOrPath + ": not a preset (" + names +
-                  ") nor a readable JSON file");
+      std::vector<std::string_view> names;
+      for (const Preset& p : kPresets) names.push_back(p.name);
+      throw Error(fmt::format("--machine {}: not a preset ({}) nor a readable JSON file",
+                              nameOrPath, fmt::join(names, ", ")));
     }
     const nlohmann::json doc = parseJson(
         isa::readTextFile(nameOrPath, isa::kMaxMachineFileBytes, "machine file"), nameOrPath);
     std::string base = "trn2";
     if (doc.is_object() && doc.contains("base")) {
       if (!doc["base"].is_string() || !findPreset(doc["base"].get<std::string>()))
-        throw Error(nameOrPath + ": \"base\" must name a preset (trn2, trn1)");
+        throw Error(fmt::format("{}: \"base\" must name a preset (trn2, trn1)", nameOrPath));
       base = doc["base"].get<std::string>();
     }
     config = loadPreset(*findPreset(base));
@@ -277,15 +280,16 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   }
   for (const std::string& item : overrides) {
     const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) throw Error("--set " + item + ": expected KEY=VALUE");
+    if (eq == std::string::npos || eq == 0)
+      throw Error(fmt::format("--set {}: expected KEY=VALUE", item));
     const std::string key = item.substr(0, eq);
     const Parameter* param = findParameter(key);
-    if (!param) throw Error("--set " + item + ": unknown machine parameter '" + key + "'");
+    if (!param) throw Error(fmt::format("--set {}: unknown machine parameter '{}'", item, key));
     setParameter(config, *param, parseOverrideValue(key, item.substr(eq + 1)), "--set");
   }
   if (config.geometry.psumPartitionBytes % config.geometry.psumBanks != 0)
-    throw Error("machine " + config.name +
-                ": psum_partition_bytes must divide into psum_banks banks");
+    throw Error(fmt::format("machine {}: psum_partition_bytes must divide into psum_banks banks",
+                            config.name));
   return config;
 }
 

@@ -1,6 +1,8 @@
 // CLI11 helpers shared by the subcommands.
 #include "tools/cli.h"
 
+#include <fmt/format.h>
+
 #include "isa/error.h"
 
 namespace neuronsim::tools {
@@ -12,7 +14,8 @@ const CLI::Validator kNotAnOption(
     [](std::string& value) -> std::string {
       const bool looksLikeOption =
           value.size() > 1 && value[0] == '-' && (value[1] == '-' || std::isalpha(value[1]));
-      return looksLikeOption ? "needs a value, not the option '" + value + "'" : std::string();
+      return looksLikeOption ? fmt::format("needs a value, not the option '{}'", value)
+                             : std::string();
     },
     "", "value");
 
@@ -54,8 +57,8 @@ void checkExtras(const CLI::App* app, const std::string& who) {
   if (extras.empty()) return;
   const std::string& first = extras[0];
   if (first.size() > 1 && first[0] == '-')
-    throw Error(who + ": unknown option " + first.substr(0, first.find('=')));
-  throw Error(who + ": unexpected argument '" + first + "'");
+    throw Error(fmt::format("{}: unknown option {}", who, first.substr(0, first.find('='))));
+  throw Error(fmt::format("{}: unexpected argument '{}'", who, first));
 }
 
 std::string valueOr(const CLI::Option* option, const std::string& value,

@@ -80,7 +80,7 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   const isa::Program program =
       isa::parseProgram(isa::readTextFile(file, isa::kMaxAssemblyBytes, "assembly file"), file);
   isa::validateProgram(program, machine.geometry);
-  kernels::checkHostMemory("asm " + file,
+  kernels::checkHostMemory(fmt::format("asm {}", file),
                            kernels::programRunMemory(program, machine.geometry, mode));
   const auto inputs = checkInputs(program, f.inputs, mode == RunMode::TimingOnly);
 
@@ -90,7 +90,7 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   isa::OutputSet outputs;
   kernels::declareOutputs(outputs, request,
                           mode == RunMode::TimingOnly ? std::vector<std::string>{} : outputNames);
-  if (f.dryRun) return dryRunDone("asm " + file);
+  if (f.dryRun) return dryRunDone(fmt::format("asm {}", file));
 
   traces::EventLog log;
   sim::SimResult result;
@@ -125,7 +125,7 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
     summary = kernels::runSummary(kernels::programRunInfo(program, machine, file), result, 0);
     std::fputs(traces::summaryText(summary).c_str(), stdout);
   }
-  kernels::reportDiagnostics("asm " + file, program, result.races, reads, f.strict);
+  kernels::reportDiagnostics(fmt::format("asm {}", file), program, result.races, reads, f.strict);
 
   kernels::RunProducts products;
   products.program = &program;

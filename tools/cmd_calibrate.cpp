@@ -1,7 +1,10 @@
 // neuronsim calibrate: compares the timed model with published hardware measurements.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,27 +14,16 @@
 #include "kernels/tutorials/tutorial_kernel.h"
 #include "sim/calibration/calibration.h"
 #include "sim/simulator.h"
-#include "tools/args.h"
 #include "tools/commands.h"
 
 namespace neuronsim::tools {
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: neuronsim calibrate [--machine trn2|trn1] [--set KEY=VALUE]\n"
-    "\n"
-    "Runs microbenchmark programs and library kernels that reproduce published measurements\n"
-    "(reference sections 1.4, 2 and 5) and prints case | published | simulated | error %,\n"
-    "first the fit set (measurements machine constants were chosen from), then the check set\n"
-    "(independent measurements no constant was set from), then, for the matmul tutorials, the\n"
-    "HBM bytes each run moved over its published and its simulated time (evidence, not cases).\n"
-    "The last line is the check set's max error; exit status 1 when it is above 15%.\n"
-    "\n"
-    "options:\n"
-    "  --machine M      only the cases published for preset M (default: all cases)\n"
-    "  --set KEY=VALUE  override one machine parameter in every case (repeatable)\n"
-    "  --help           this text\n";
+struct CalibrateFlags {
+  std::string machine;
+  std::vector<std::string> overrides;
+};
 
 constexpr double kTolerancePercent = 15.0;
 
@@ -112,27 +104,26 @@ void addTutorialCases(const std::string& machineFilter, const std::vector<std::s
     const sim::SimResult r = runLibraryKernel("matmul_tutorial", {{"lhsT", t.lhsT}, {"rhs", t.rhs}},
                                               {{"variant", t.variant}}, machine, nullptr, t.dtype);
     const std::string stage = t.variant.substr(0, 2) == "t1" ? "T1" : "T2";
-    const std::string shape = " [" + std::to_string(t.lhsT[1]) + "," + std::to_string(t.lhsT[0]) +
-                              "]x[" + std::to_string(t.rhs[0]) + "," + std::to_string(t.rhs[1]) +
-                              "] " + std::string(isa::dtypeName(t.dtype));
+    const std::string shape = fmt::format(" [{},{}]x[{},{}] {}", t.lhsT[1], t.lhsT[0], t.rhs[0],
+                                          t.rhs[1], isa::dtypeName(t.dtype));
     const sim::CalibrationRole role =
         t.fit ? sim::CalibrationRole::Fit : sim::CalibrationRole::Check;
     const std::string fitNote = t.fit ? "; chooses dma_strided_hbm_efficiency" : "";
     results.push_back(
-        {stage + ": matmul tutorial " + t.variant.substr(3) + shape + " (ms" + fitNote + ")",
+        {fmt::format("{}: matmul tutorial {}{} (ms{})", stage, t.variant.substr(3), shape, fitNote),
          t.machine, role, t.publishedMs, t.publishedMs, r.totals.total.ns() * 1e-6});
     const auto bytes = static_cast<double>(r.totals.hbmBytes);
     const double dmaActive = 100.0 * r.totals.dmaActive.ns() / r.totals.total.ns();
-    evidence.push_back({stage + " " + t.variant.substr(3), t.machine, r.totals.hbmBytes,
-                        r.totals.dmaTransfers, bytes / (t.publishedMs * 1e6),
+    evidence.push_back({fmt::format("{} {}", stage, t.variant.substr(3)), t.machine,
+                        r.totals.hbmBytes, r.totals.dmaTransfers, bytes / (t.publishedMs * 1e6),
                         bytes / r.totals.total.ns(), dmaActive});
     const traces::EngineTotals& pe = r.totals.engines[static_cast<size_t>(isa::Engine::Tensor)];
     const double tensorActive = 100.0 * pe.active.ns() / r.totals.total.ns();
     for (const ProfileFigure& f : kT2Figures) {
       if (t.variant != f.variant) continue;
       const bool dma = std::string(f.what) == "DMA";
-      results.push_back({stage + ": matmul tutorial " + t.variant.substr(3) + ", " + f.what +
-                             " active (% of the run" + f.note + ")",
+      results.push_back({fmt::format("{}: matmul tutorial {}, {} active (% of the run{})", stage,
+                                     t.variant.substr(3), f.what, f.note),
                          t.machine, f.role, f.percent, f.percent, dma ? dmaActive : tensorActive});
     }
   }
@@ -159,22 +150,13 @@ void printSet(const std::vector<sim::CalibrationResult>& results, sim::Calibrati
   }
 }
 
-}  // namespace
-
-int calibrateCommand(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"help"});
-  if (args.flag("help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  args.allowOnly("calibrate", {"machine", "set", "help"});
-  if (!args.positional().empty())
-    throw Error("calibrate: unexpected argument '" + args.positional()[0] + "'");
-  const std::string machine = args.get("machine").value_or("");
-  std::vector<sim::CalibrationResult> results = sim::runCalibration(machine, args.all("set"));
-  if (machine.empty() || machine == "trn2") results.push_back(conv3dMfu(args.all("set")));
+int calibrate(const CLI::App* app, const CalibrateFlags& flags) {
+  checkExtras(app, "calibrate");
+  const std::string& machine = flags.machine;
+  std::vector<sim::CalibrationResult> results = sim::runCalibration(machine, flags.overrides);
+  if (machine.empty() || machine == "trn2") results.push_back(conv3dMfu(flags.overrides));
   std::vector<TutorialDmaEvidence> evidence;
-  addTutorialCases(machine, args.all("set"), results, evidence);
+  addTutorialCases(machine, flags.overrides, results, evidence);
   std::printf("case [machine] | published | simulated | error %%\n");
   printSet(results, sim::CalibrationRole::Fit);
   printSet(results, sim::CalibrationRole::Check);
@@ -187,6 +169,25 @@ int calibrateCommand(int argc, char** argv) {
               sim::maxErrorPercent(results, sim::CalibrationRole::Fit));
   std::printf("check set: %td cases, max error %.1f%%\n", checks, maxError);
   return maxError <= kTolerancePercent ? 0 : 1;
+}
+
+}  // namespace
+
+Command addCalibrateCommand(CLI::App& app) {
+  CLI::App* sub = addSubcommand(app, "calibrate", "compare the model with published measurements");
+  sub->footer(
+      "Runs microbenchmark programs and library kernels that reproduce published measurements\n"
+      "(reference sections 1.4, 2 and 5) and prints case | published | simulated | error %,\n"
+      "first the fit set (measurements machine constants were chosen from), then the check set\n"
+      "(independent measurements no constant was set from), then, for the matmul tutorials, the\n"
+      "HBM bytes each run moved over its published and its simulated time (evidence, not cases).\n"
+      "The last line is the check set's max error; exit status 1 when it is above 15%.");
+  auto flags = std::make_shared<CalibrateFlags>();
+  addValue(sub, "--machine", flags->machine,
+           "only the cases published for this preset (default: all cases)", "trn2|trn1");
+  addRepeated(sub, "--set", flags->overrides,
+              "override one machine parameter in every case (repeatable)", "KEY=VALUE");
+  return {sub, [sub, flags] { return calibrate(sub, *flags); }};
 }
 
 }  // namespace neuronsim::tools

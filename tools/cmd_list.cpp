@@ -13,15 +13,18 @@ namespace {
 
 void printKernels() {
   for (const kernels::KernelSpec& spec : kernels::kernelRegistry()) {
-    std::string in, out;
+    std::string in;
+    std::vector<std::string_view> out;
     for (const auto& t : spec.inputs) {
       const auto shape = spec.defaultShapes.find(t.name);
-      in += fmt::format(
-          "{}{}{}{}", in.empty() ? "" : ", ", t.name, t.optional ? " (optional)" : "",
-          shape == spec.defaultShapes.end() ? "" : " " + kernels::shapeText(shape->second));
+      in += fmt::format("{}{}{}{}", in.empty() ? "" : ", ", t.name, t.optional ? " (optional)" : "",
+                        shape == spec.defaultShapes.end()
+                            ? ""
+                            : fmt::format(" {}", kernels::shapeText(shape->second)));
     }
-    for (const auto& t : spec.outputs) out += (out.empty() ? "" : ", ") + t.name;
-    print("{}\n  {}\n  inputs:  {}\n  outputs: {}\n", spec.name, spec.description, in, out);
+    for (const auto& t : spec.outputs) out.push_back(t.name);
+    print("{}\n  {}\n  inputs:  {}\n  outputs: {}\n", spec.name, spec.description, in,
+          fmt::format("{}", fmt::join(out, ", ")));
     for (const auto& p : spec.params)
       print("  --{} ({}{}, default {}): {}\n", kernels::flagName(p.name),
             p.schedule ? "schedule " : "", kernels::paramTypeName(p.type),

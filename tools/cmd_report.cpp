@@ -23,9 +23,9 @@ struct ReportFlags {
 
 int parseTop(const std::string& text) {
   if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw Error("report: --top takes a positive integer, not '" + text + "'");
+    throw Error(fmt::format("report: --top takes a positive integer, not '{}'", text));
   const int top = std::stoi(text);
-  if (top < 1) throw Error("report: --top takes a positive integer, not '" + text + "'");
+  if (top < 1) throw Error(fmt::format("report: --top takes a positive integer, not '{}'", text));
   return top;
 }
 

@@ -43,7 +43,8 @@ struct RunFlags {
 
 uint64_t parseSeed(const std::string& text) {
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw Error("run: --seed takes a non-negative integer below 10^19, not '" + text + "'");
+    throw Error(
+        fmt::format("run: --seed takes a non-negative integer below 10^19, not '{}'", text));
   return std::stoull(text);
 }
 
@@ -54,7 +55,7 @@ kernels::InputRequest inputRequest(const RunFlags& flags, uint64_t seed) {
     request.files.push_back(kernels::splitAssignment(text, "--input"));
   for (const std::string& text : flags.shapes) {
     const auto [name, shape] = kernels::splitAssignment(text, "--shape");
-    request.shapes.emplace_back(name, isa::parseShape(shape, "run: --shape " + name));
+    request.shapes.emplace_back(name, isa::parseShape(shape, fmt::format("run: --shape {}", name)));
   }
   return request;
 }
@@ -66,14 +67,14 @@ std::vector<std::string> names(const kernels::ShapeMap& shapes) {
 }
 
 int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags& flags) {
-  const std::string who = "run " + spec.name;
+  const std::string who = fmt::format("run {}", spec.name);
   checkExtras(app, who);
   const CommonRunFlags& f = flags.common;
   const RunMode mode = f.mode("run");
   if (mode == RunMode::TimingOnly && flags.check)
     throw Error("run: --timing-only computes no outputs to --check");
   if (flags.check && spec.reference == nullptr)
-    throw Error("run: " + spec.name + " has no reference to --check against");
+    throw Error(fmt::format("run: {} has no reference to --check against", spec.name));
   const kernels::OutputRequest request = f.outputRequest("run", mode);
   const isa::Dtype dtype = parseDtype("run", valueOr(flags.dtypeOption, flags.dtype, "fp32"));
   const uint64_t seed = parseSeed(valueOr(flags.seedOption, flags.seed, "0"));
@@ -154,7 +155,7 @@ std::string tensorsText(const KernelSpec& spec) {
     text += fmt::format("  {:<16} {}{}{}\n", t.name, t.meaning, t.optional ? " (optional)" : "",
                         shape == spec.defaultShapes.end()
                             ? ""
-                            : ", default shape " + kernels::shapeText(shape->second));
+                            : fmt::format(", default shape {}", kernels::shapeText(shape->second)));
   }
   text += "outputs:\n";
   for (const auto& t : spec.outputs) text += fmt::format("  {:<16} {}\n", t.name, t.meaning);
@@ -172,7 +173,7 @@ void addParams(CLI::App* sub, const KernelSpec& spec, RunFlags& flags) {
       help += fmt::format("; sweep tries {}", fmt::join(kernels::sweepCandidates(p), ","));
     help += ")";
     CLI::Option* option =
-        addValue(sub, "--" + kernels::flagName(p.name), flags.params[p.name], help,
+        addValue(sub, fmt::format("--{}", kernels::flagName(p.name)), flags.params[p.name], help,
                  p.type == kernels::ParamType::Bool ? "[true|false]" : type);
     if (p.type == kernels::ParamType::Bool) option->expected(0, 1);
     option->group(p.schedule ? "Schedule parameters (auto: the kernel chooses)"
@@ -184,9 +185,10 @@ void addParams(CLI::App* sub, const KernelSpec& spec, RunFlags& flags) {
 Command addKernelCommand(CLI::App* run, const KernelSpec& spec) {
   CLI::App* sub = addSubcommand(*run, spec.name, spec.description);
   sub->footer(
-      tensorsText(spec) +
-      "\nInputs not given are generated from a seeded normal distribution (docs/kernels.md).\n"
-      "--check exits 1 above the tolerance (normalized error 1e-4 fp32, 2e-2 bf16).");
+      fmt::format("{}\nInputs not given are generated from a seeded normal distribution "
+                  "(docs/kernels.md).\n--check exits 1 above the tolerance (normalized error 1e-4 "
+                  "fp32, 2e-2 bf16).",
+                  tensorsText(spec)));
   auto flags = std::make_shared<RunFlags>();
   flags->common.add(sub, CommonRunFlags::Command::Run);
   addRepeated(sub, "--shape", flags->shapes, "shape of a generated input (repeatable)",

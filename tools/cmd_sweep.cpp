@@ -60,7 +60,7 @@ struct SweepFiles {
       });
     if (jsonOption->count() > 0)
       set.write(json, [&](const std::string& temporary) {
-        isa::writeFileDirectly(temporary, document.dump(1) + "\n");
+        isa::writeFileDirectly(temporary, fmt::format("{}\n", document.dump(1)));
       });
     set.commit();
   }
@@ -86,7 +86,7 @@ int parseJobs(const std::string& text) {
 std::string label(const kernels::SweepPoint& point) {
   std::string text;
   for (const auto& [name, value] : point.params)
-    text += (text.empty() ? "" : " ") + name + "=" + value;
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
   return text.empty() ? "defaults" : text;
 }
 
@@ -102,7 +102,8 @@ std::string runPoint(const kernels::SweepSetup& setup, const kernels::SweepPoint
 int runSweep(CLI::App* app, const SweepFlags& flags) {
   checkExtras(app, "sweep");
   if (flags.kernel.empty()) throw Error("sweep: expected a KERNEL (neuronsim list shows them)");
-  if (flags.kernel.size() > 1) throw Error("sweep: unexpected argument '" + flags.kernel[1] + "'");
+  if (flags.kernel.size() > 1)
+    throw Error(fmt::format("sweep: unexpected argument '{}'", flags.kernel[1]));
   kernels::SweepSetup setup;
   setup.spec = &kernels::findKernel(flags.kernel[0]);
   const kernels::KernelSpec& spec = *setup.spec;
@@ -112,7 +113,7 @@ int runSweep(CLI::App* app, const SweepFlags& flags) {
   sim::loadMachine(setup.machine, setup.sets);  // throws: unknown machine, bad --set
   for (const std::string& text : flags.shapes) {
     const auto [name, shape] = kernels::splitAssignment(text, "--shape");
-    setup.shapes.emplace_back(name, isa::parseShape(shape, "sweep: --shape " + name));
+    setup.shapes.emplace_back(name, isa::parseShape(shape, fmt::format("sweep: --shape {}", name)));
   }
   std::vector<kernels::SweepAxis> axes;
   for (const std::string& text : flags.params) axes.push_back(kernels::parseAxis(spec, text));
@@ -139,7 +140,7 @@ int runSweep(CLI::App* app, const SweepFlags& flags) {
         progress.finished(label(points[static_cast<size_t>(i)]), r["status"] == "ok",
                           r["status"] == "ok"
                               ? fmt::format("{:.3f} us", r["total_ns"].get<double>() / 1000.0)
-                              : "failed: " + r["reason"].get<std::string>());
+                              : fmt::format("failed: {}", r["reason"].get<std::string>()));
       });
   progress.close();
   const size_t ran = results.size();
@@ -161,7 +162,7 @@ int runMerge(CLI::App* app, const std::vector<std::string>& paths, const SweepFi
     nlohmann::json document = nlohmann::json::parse(
         isa::readTextFile(path, kMaxSweepFileBytes, "sweep result file"), nullptr, false);
     if (document.is_discarded())
-      throw Error("sweep merge: " + path + ": not JSON (expected a sweep --json file)");
+      throw Error(fmt::format("sweep merge: {}: not JSON (expected a sweep --json file)", path));
     documents.emplace_back(path, std::move(document));
   }
   files.finish(outputs, kernels::mergeSweeps(documents));

@@ -25,7 +25,7 @@ std::string defaultOutput(const std::string& trace) {
   const auto slash = trace.find_last_of('/');
   const auto dot = trace.find_last_of('.');
   const bool hasExtension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  return (hasExtension ? trace.substr(0, dot) : trace) + ".html";
+  return fmt::format("{}.html", hasExtension ? trace.substr(0, dot) : trace);
 }
 
 int view(const CLI::App* app, const ViewFlags& flags) {

@@ -6,16 +6,14 @@
 
 namespace neuronsim::tools {
 
-Command addListCommand(CLI::App& app);    // list
-Command addRunCommand(CLI::App& app);     // run KERNEL
-Command addAsmCommand(CLI::App& app);     // asm FILE
-Command addReportCommand(CLI::App& app);  // report TRACE.json
-Command addViewCommand(CLI::App& app);    // view TRACE.json
-Command addDiffCommand(CLI::App& app);    // diff A.json B.json
-Command addSweepCommand(CLI::App& app);   // sweep KERNEL, sweep merge FILES
-
-/// calibrate parses its own options: argv[0] is the program, argv[1] "calibrate".
-int calibrateCommand(int argc, char** argv);
+Command addListCommand(CLI::App& app);       // list
+Command addRunCommand(CLI::App& app);        // run KERNEL
+Command addAsmCommand(CLI::App& app);        // asm FILE
+Command addReportCommand(CLI::App& app);     // report TRACE.json
+Command addViewCommand(CLI::App& app);       // view TRACE.json
+Command addDiffCommand(CLI::App& app);       // diff A.json B.json
+Command addSweepCommand(CLI::App& app);      // sweep KERNEL, sweep merge FILES
+Command addCalibrateCommand(CLI::App& app);  // calibrate
 
 /// `kernel` names a Python kernel (FILE.py:NAME).
 bool isPythonKernel(const char* kernel);

@@ -23,7 +23,7 @@ std::string chosenPath(const CLI::App& app) {
   std::string path;
   for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
     at = at->get_subcommands()[0];
-    path += (path.empty() ? "" : " ") + at->get_name();
+    path += fmt::format("{}{}", path.empty() ? "" : " ", at->get_name());
   }
   return path;
 }
@@ -33,8 +33,8 @@ std::string parseErrorText(const CLI::ParseError& e) {
   std::string text = e.what();
   const std::string tooMany = ": At Most 1 required but received ";
   if (const size_t at = text.find(tooMany); at != std::string::npos)
-    return text.substr(0, at) + " given " + text.substr(at + tooMany.size()) +
-           " times (at most once)";
+    return fmt::format("{} given {} times (at most once)", text.substr(0, at),
+                       text.substr(at + tooMany.size()));
   return text;
 }
 
@@ -50,13 +50,9 @@ int run(int argc, char** argv) {
   app.footer("'neuronsim COMMAND --help' describes a command's options.");
   app.allow_extras();
   app.require_subcommand(0, 1);
-  std::vector<Command> commands = {addListCommand(app),   addRunCommand(app),  addAsmCommand(app),
-                                   addReportCommand(app), addViewCommand(app), addDiffCommand(app),
-                                   addSweepCommand(app)};
-  CLI::App* calibrate =
-      app.add_subcommand("calibrate", "compare the model with published measurements");
-  calibrate->prefix_command();
-  calibrate->set_help_flag();
+  std::vector<Command> commands = {
+      addListCommand(app), addRunCommand(app),  addAsmCommand(app),   addReportCommand(app),
+      addViewCommand(app), addDiffCommand(app), addSweepCommand(app), addCalibrateCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -64,23 +60,17 @@ int run(int argc, char** argv) {
     return 0;
   } catch (const CLI::ParseError& e) {
     const std::string where = chosenPath(app);
-    std::fprintf(stderr, "error: %s%s\n", where.empty() ? "" : (where + ": ").c_str(),
+    std::fprintf(stderr, "error: %s%s\n", where.empty() ? "" : fmt::format("{}: ", where).c_str(),
                  parseErrorText(e).c_str());
     return 2;
-  }
-  if (calibrate->parsed()) {
-    std::vector<std::string> rest = calibrate->remaining();
-    std::vector<char*> args = {argv[0], const_cast<char*>("calibrate")};
-    for (std::string& arg : rest) args.push_back(arg.data());
-    return calibrateCommand(static_cast<int>(args.size()), args.data());
   }
   for (const Command& command : commands)
     if (command.app->parsed()) return command.run();
   const std::vector<std::string> extras = app.remaining();
   if (extras.empty()) throw Error("no command given (try neuronsim --help)");
   if (extras[0].size() > 1 && extras[0][0] == '-')
-    throw Error("unknown option " + extras[0] + " (try neuronsim --help)");
-  throw Error("unknown command '" + extras[0] + "' (try neuronsim --help)");
+    throw Error(fmt::format("unknown option {} (try neuronsim --help)", extras[0]));
+  throw Error(fmt::format("unknown command '{}' (try neuronsim --help)", extras[0]));
 }
 
 }  // namespace

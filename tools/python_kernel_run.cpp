@@ -1,5 +1,6 @@
 // neuronsim run FILE.py:KERNEL: hands the command to the neuronsim Python package, which
 // builds the Python kernel and runs it through the same harness (python3 -m neuronsim run).
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,12 +28,11 @@ int runPythonKernel(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   execv(NEURONSIM_PYTHON, args.data());
-  throw Error(std::string("run: cannot start ") + NEURONSIM_PYTHON + " for " + argv[2] + ": " +
-              std::strerror(errno));
+  throw Error(fmt::format("run: cannot start {} for {}: {}", NEURONSIM_PYTHON, argv[2],
+                          std::strerror(errno)));
 #else
   (void)argc;
-  throw Error(std::string("run: ") + argv[2] +
-              ": this neuronsim was built without the Python module");
+  throw Error(fmt::format("run: {}: this neuronsim was built without the Python module", argv[2]));
 #endif
 }
 

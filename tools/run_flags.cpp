@@ -1,6 +1,8 @@
 // Options shared by run and asm, and the checks between them.
 #include "tools/run_flags.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 
 #include "isa/error.h"
@@ -19,7 +21,7 @@ std::optional<std::string> given(const CLI::Option* option, const std::string& v
 isa::Dtype parseDtype(const std::string& who, const std::string& text) {
   if (text == "fp32") return isa::Dtype::Fp32;
   if (text == "bf16") return isa::Dtype::Bf16;
-  throw Error(who + ": --dtype takes fp32 or bf16, not '" + text + "'");
+  throw Error(fmt::format("{}: --dtype takes fp32 or bf16, not '{}'", who, text));
 }
 
 void CommonRunFlags::add(CLI::App* app, Command command) {
@@ -52,7 +54,7 @@ void CommonRunFlags::add(CLI::App* app, Command command) {
 
 RunMode CommonRunFlags::mode(const std::string& who) const {
   if (timingOnly && interpret)
-    throw Error(who + ": --timing-only and --interpret exclude each other");
+    throw Error(fmt::format("{}: --timing-only and --interpret exclude each other", who));
   return interpret ? RunMode::Interpret : (timingOnly ? RunMode::TimingOnly : RunMode::Timed);
 }
 
@@ -64,9 +66,10 @@ kernels::OutputRequest CommonRunFlags::outputRequest(const std::string& who, Run
   request.csv = given(csvOption_, csv);
   request.dumpAsm = given(dumpAsmOption_, dumpAsm);
   if (mode == RunMode::TimingOnly && request.outputDir)
-    throw Error(who + ": --timing-only computes no outputs; drop --output-dir");
+    throw Error(fmt::format("{}: --timing-only computes no outputs; drop --output-dir", who));
   if (mode == RunMode::Interpret && (request.trace || request.summaryJson || request.csv))
-    throw Error(who + ": --interpret measures no time; drop --trace, --csv and --summary-json");
+    throw Error(fmt::format(
+        "{}: --interpret measures no time; drop --trace, --csv and --summary-json", who));
   return request;
 }
 

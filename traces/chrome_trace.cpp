@@ -1,6 +1,8 @@
 // Chrome trace-event JSON writer (streamed) and reader.
 #include "traces/chrome_trace.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -295,11 +297,12 @@ void writeChromeTrace(const std::string& path, const isa::Program& program, cons
 nlohmann::json readTrace(const std::string& path) {
   const std::string text = isa::readTextFile(path, isa::kMaxTraceBytes, "trace");
   nlohmann::json trace = nlohmann::json::parse(text, nullptr, false);
-  if (trace.is_discarded()) throw Error("trace '" + path + "' is not valid JSON");
+  if (trace.is_discarded()) throw Error(fmt::format("trace '{}' is not valid JSON", path));
   if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
-    throw Error("trace '" + path + "' has no traceEvents array (not a Chrome trace)");
+    throw Error(fmt::format("trace '{}' has no traceEvents array (not a Chrome trace)", path));
   if (!trace.contains("neuronsim") || !trace["neuronsim"].is_object())
-    throw Error("trace '" + path + "' has no neuronsim section (not written by neuronsim run)");
+    throw Error(
+        fmt::format("trace '{}' has no neuronsim section (not written by neuronsim run)", path));
   return trace;
 }
 

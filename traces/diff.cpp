@@ -1,6 +1,8 @@
 // Comparison of two traces, side by side.
 #include "traces/diff.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -91,7 +93,7 @@ Analysis analyse(const TraceModel& m) {
                                                     {"starved", t.starvedNs},
                                                     {"internal", t.internalNs},
                                                     {"done", t.doneNs}};
-    for (const auto& [name, ns] : parts) out.engineTime[t.engine + " " + name] = ns;
+    for (const auto& [name, ns] : parts) out.engineTime[fmt::format("{} {}", t.engine, name)] = ns;
   }
   return out;
 }
@@ -124,7 +126,7 @@ TraceDiff diffTraces(const TraceModel& a, const TraceModel& b) {
   std::vector<std::string> parts;
   for (int e = 0; e < isa::kNumEngines; ++e)
     for (const char* part : {"busy", "dependency", "starved", "internal", "done"})
-      parts.push_back(std::string(isa::engineName(static_cast<isa::Engine>(e))) + " " + part);
+      parts.push_back(fmt::format("{} {}", isa::engineName(static_cast<isa::Engine>(e)), part));
   diff.engineTime = inOrder(parts, analysisA.engineTime, analysisB.engineTime);
   for (const char* key : {"/total_ns", "/instructions", "/dma/bytes", "/dma/transfers", "/flops",
                           "/mfu_percent", "/mbu_percent", "/roofline_percent"})
@@ -135,8 +137,8 @@ TraceDiff diffTraces(const TraceModel& a, const TraceModel& b) {
     for (const OpcodeTime& row : opcodeTimes(m)) {
       trackNs[row.track] += row.ns;
       trackN[row.track] += static_cast<double>(row.count);
-      opNs[row.track + " " + row.opcode] += row.ns;
-      opN[row.track + " " + row.opcode] += static_cast<double>(row.count);
+      opNs[fmt::format("{} {}", row.track, row.opcode)] += row.ns;
+      opN[fmt::format("{} {}", row.track, row.opcode)] += static_cast<double>(row.count);
     }
   };
   std::map<std::string, double> tnA, tcA, onA, ocA, tnB, tcB, onB, ocB;
@@ -150,8 +152,8 @@ TraceDiff diffTraces(const TraceModel& a, const TraceModel& b) {
 }
 
 std::string diffText(const TraceDiff& diff, const std::string& nameA, const std::string& nameB) {
-  std::string out = "A = " + nameA + "\nB = " + nameB + "\n";
-  out += "\nverdict A: " + diff.verdictA + "\nverdict B: " + diff.verdictB + "\n";
+  std::string out = fmt::format("A = {}\nB = {}\n", nameA, nameB);
+  out += fmt::format("\nverdict A: {}\nverdict B: {}\n", diff.verdictA, diff.verdictB);
   section(out, "totals:", diff.totals, "A", "B", 1, "quantity");
   section(out, "critical path by resource:", diff.criticalPath, "A", "B", 1000, "resource (us)");
   section(out, "what if (kernel time with the resource infinitely fast):", diff.whatIf, "A", "B",

@@ -1,6 +1,8 @@
 // Keyed JSON writer over a buffer flushed to a file, or kept as a string.
 #include "traces/json_writer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -43,7 +45,7 @@ JsonWriter::JsonWriter() = default;
 
 JsonWriter::JsonWriter(const std::string& path) : path_(path), buffer_(kBufferBytes, '\0') {
   file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) throw Error("cannot write '" + path + "': " + std::strerror(errno));
+  if (!file_) throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
 }
 
 JsonWriter::~JsonWriter() {
@@ -89,7 +91,7 @@ void JsonWriter::beforeValue() {
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   if (levels_.empty() || !levels_.back().isObject || levels_.back().keyed)
-    throw std::logic_error("json writer: key '" + std::string(name) + "' outside an object");
+    throw std::logic_error(fmt::format("json writer: key '{}' outside an object", name));
   Level& level = levels_.back();
   if (!level.empty) append(level.itemPerLine ? ",\n" : ",");
   level.empty = false;
@@ -182,7 +184,7 @@ void JsonWriter::close() {
   flush();
   if (std::fclose(file_) != 0) failed_ = true;
   file_ = nullptr;
-  if (failed_) throw Error("cannot write '" + path_ + "': write failed (disk full?)");
+  if (failed_) throw Error(fmt::format("cannot write '{}': write failed (disk full?)", path_));
 }
 
 }  // namespace neuronsim::traces

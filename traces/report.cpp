@@ -1,6 +1,8 @@
 // Report analyses: opcode and stall tables, critical path, warnings, and their text.
 #include "traces/report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -169,7 +171,7 @@ std::string percentOf(double ns, double total) {
 
 void criticalSection(std::string& out, const CriticalPath& path, const std::vector<WhatIf>& whatIfs,
                      bool exact) {
-  out += "\ncritical path by resource (" + std::to_string(path.events) + " events):\n";
+  out += fmt::format("\ncritical path by resource ({} events):\n", path.events);
   for (int r = 0; r < kNumResources; ++r) {
     const double ns = path.resourceNs[static_cast<size_t>(r)];
     if (ns > 0)
@@ -245,12 +247,12 @@ void dmaSection(std::string& out, const TraceModel& model, double total) {
   out += format("  %-16s %9s %14s %12s\n", "bytes/partition", "transfers", "bytes", "time us");
   for (const SizeBucket& b : dma.sizes)
     if (b.transfers > 0)
-      out +=
-          format("  %-16s %9lld %14lld %12.3f\n",
-                 (b.highBytes > 0 ? sizeLabel(b.lowBytes) + "-" + sizeLabel(b.highBytes)
-                                  : ">= " + sizeLabel(b.lowBytes))
-                     .c_str(),
-                 static_cast<long long>(b.transfers), static_cast<long long>(b.bytes), b.ns / 1000);
+      out += format(
+          "  %-16s %9lld %14lld %12.3f\n",
+          (b.highBytes > 0 ? fmt::format("{}-{}", sizeLabel(b.lowBytes), sizeLabel(b.highBytes))
+                           : fmt::format(">= {}", sizeLabel(b.lowBytes)))
+              .c_str(),
+          static_cast<long long>(b.transfers), static_cast<long long>(b.bytes), b.ns / 1000);
   for (const TriggerOverhead& t : dma.triggers)
     out += format("  triggers on %-7s %5lld, %10.3f us = %s of its busy time, %s of the run\n",
                   t.engine.c_str(), static_cast<long long>(t.triggers), t.ns / 1000,
@@ -314,8 +316,8 @@ void chainSection(std::string& out, const TraceModel& model, const CriticalPath&
     }
   }
   const size_t first = segments.size() > 12 ? segments.size() - 12 : 0;
-  out += "\ncritical path chain (last " + std::to_string(segments.size() - first) + " of " +
-         std::to_string(segments.size()) + " segments):\n";
+  out += fmt::format("\ncritical path chain (last {} of {} segments):\n", segments.size() - first,
+                     segments.size());
   for (size_t k = first; k < segments.size(); ++k)
     out += format("  %10.3f - %10.3f us  %-10s %d pieces\n", segments[k].from / 1000,
                   segments[k].to / 1000, segments[k].label.c_str(), segments[k].pieces);
@@ -330,7 +332,7 @@ std::string analysisText(const TraceModel& model) {
   const std::vector<WhatIf> whatIfs = graph.whatIfs();
   const bool exact = std::all_of(model.spans.begin(), model.spans.end(),
                                  [](const Span& s) { return s.isDma || s.waitsKnown; });
-  std::string out = "verdict: " + verdictText(path, whatIfs) + "\n";
+  std::string out = fmt::format("verdict: {}\n", verdictText(path, whatIfs));
   if (!path.empty()) criticalSection(out, path, whatIfs, exact);
   engineSection(out, model, total);
   dmaSection(out, model, total);
@@ -343,7 +345,7 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
   const double total = std::max(model.summary.value("total_ns", 0.0), model.maxEndNs);
   out +=
       model.machine.known()
-          ? "  machine parameters recorded: " + model.machine.name + "\n"
+          ? fmt::format("  machine parameters recorded: {}\n", model.machine.name)
           : "  machine parameters not recorded (older trace): machine-specific warnings skipped\n";
   out += "\n";
   out += analysisText(model);
@@ -367,11 +369,11 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
     for (size_t i : longest) {
       const Span& s = model.spans[i];
       std::string why = s.stallCause;
-      if (!s.semaphore.empty()) why += " on " + s.semaphore + " >= " + std::to_string(s.waitValue);
+      if (!s.semaphore.empty()) why += fmt::format(" on {} >= {}", s.semaphore, s.waitValue);
       if (s.waitedOn >= 0) {
-        why += ", released by #" + std::to_string(s.waitedOn);
+        why += fmt::format(", released by #{}", s.waitedOn);
         if (auto it = byIndex.find(s.waitedOn); it != byIndex.end())
-          why += " (" + it->second->track + ")";
+          why += fmt::format(" ({})", it->second->track);
       }
       out += format("  #%-6lld %-8s %-22s %10.3f us  %s\n", static_cast<long long>(s.index),
                     s.track.c_str(), s.opcode.c_str(), s.stallNs / 1000, why.c_str());
@@ -383,7 +385,7 @@ std::string reportText(const TraceModel& model, int topOpcodes) {
   out += "\nwarnings:\n";
   const auto warnings = traceWarnings(model);
   if (warnings.empty()) out += "  none\n";
-  for (const auto& w : warnings) out += "  - " + w + "\n";
+  for (const auto& w : warnings) out += fmt::format("  - {}\n", w);
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Flat trace records from a saved Chrome trace or from an EventLog.
 #include "traces/trace_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -74,7 +76,7 @@ std::string semaphoreLabel(const isa::Program& program, int32_t sem) {
   if (sem < 0) return "";
   const auto i = static_cast<size_t>(sem);
   if (i < program.semaphores.size() && !program.semaphores[i].empty()) return program.semaphores[i];
-  return "S[" + std::to_string(sem) + "]";
+  return fmt::format("S[{}]", sem);
 }
 
 int64_t dmaPartitionCount(const isa::Program& program, int64_t index) {
@@ -103,11 +105,13 @@ class ModelBuilder {
   void addEvent(const FlatEvent& event) {
     const std::string ph = event.text("ph", "");
     if (ph == "X") {
-      if (!event.findField("ts")) throw Error(source_ + " has a complete event without ts");
+      if (!event.findField("ts"))
+        throw Error(fmt::format("{} has a complete event without ts", source_));
       const double tid = event.number("tid", 0);
       if (!(tid >= std::numeric_limits<int>::min() && tid <= std::numeric_limits<int>::max()))
-        throw Error(source_ + " has a complete event with tid " + nlohmann::json(tid).dump() +
-                    " (a track id is a 32-bit integer)");
+        throw Error(
+            fmt::format("{} has a complete event with tid {} (a track id is a 32-bit integer)",
+                        source_, nlohmann::json(tid).dump()));
       const double ts = event.number("ts", 0) * 1000.0;
       const double dur = event.number("dur", 0) * 1000.0;
       minStart_ = std::min(minStart_, ts);
@@ -165,8 +169,8 @@ class ModelBuilder {
 
     [[noreturn]] void fail(const char* key, const std::string& rule) const {
       std::string shown = json[key].dump();
-      if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
-      throw Error(where + "." + key + " is " + shown + " (want " + rule + ")");
+      if (shown.size() > 40) shown = fmt::format("{}...", shown.substr(0, 37));
+      throw Error(fmt::format("{}.{} is {} (want {})", where, key, shown, rule));
     }
     int64_t integer(const char* key, int64_t fallback) const {
       if (!json.contains(key)) return fallback;
@@ -184,11 +188,12 @@ class ModelBuilder {
   std::vector<SectionEntry> sectionList(const nlohmann::json& extras, const char* key) const {
     std::vector<SectionEntry> entries;
     if (!extras.contains(key)) return entries;
-    const std::string where = source_ + ": neuronsim." + key;
-    if (!extras[key].is_array()) throw Error(where + " is not a list");
+    const std::string where = fmt::format("{}: neuronsim.{}", source_, key);
+    if (!extras[key].is_array()) throw Error(fmt::format("{} is not a list", where));
     for (size_t i = 0; i < extras[key].size(); ++i) {
-      entries.push_back({extras[key][i], where + "[" + std::to_string(i) + "]"});
-      if (!entries.back().json.is_object()) throw Error(entries.back().where + " is not an object");
+      entries.push_back({extras[key][i], fmt::format("{}[{}]", where, i)});
+      if (!entries.back().json.is_object())
+        throw Error(fmt::format("{} is not an object", entries.back().where));
     }
     return entries;
   }
@@ -215,14 +220,15 @@ TraceModel traceModel(const nlohmann::json& trace) {
 
 TraceModel loadTraceModel(const std::string& path) {
   const std::string text = isa::readTextFile(path, isa::kMaxTraceBytes, "trace");
-  ModelBuilder builder("trace '" + path + "'");
+  ModelBuilder builder(fmt::format("trace '{}'", path));
   const StreamedTrace trace =
       streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });
-  if (!trace.valid) throw Error("trace '" + path + "' is not valid JSON");
+  if (!trace.valid) throw Error(fmt::format("trace '{}' is not valid JSON", path));
   if (!trace.isObject || !trace.hasEvents)
-    throw Error("trace '" + path + "' has no traceEvents array (not a Chrome trace)");
+    throw Error(fmt::format("trace '{}' has no traceEvents array (not a Chrome trace)", path));
   if (!trace.neuronsim.is_object())
-    throw Error("trace '" + path + "' has no neuronsim section (not written by neuronsim run)");
+    throw Error(
+        fmt::format("trace '{}' has no neuronsim section (not written by neuronsim run)", path));
   return builder.finish(trace.neuronsim);
 }
 

@@ -1,6 +1,8 @@
 // Track assignment with overflow lanes for overlapping events.
 #include "traces/track_layout.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -47,13 +49,10 @@ std::string trackName(int tid) {
   if (tid == kKernelTid) return "kernel";
   int lane = tid / kLaneTidStride;
   int base = tid % kLaneTidStride;
-  std::string name;
-  if (base >= kDmaTidBase) {
-    name.append("dma.q").append(std::to_string(base - kDmaTidBase));
-  } else {
-    name.append(isa::engineName(static_cast<isa::Engine>(base - 1)));
-  }
-  if (lane > 0) name.append(" #").append(std::to_string(lane + 1));
+  std::string name = base >= kDmaTidBase
+                         ? fmt::format("dma.q{}", base - kDmaTidBase)
+                         : std::string(isa::engineName(static_cast<isa::Engine>(base - 1)));
+  if (lane > 0) name += fmt::format(" #{}", lane + 1);
   return name;
 }
 

@@ -1,6 +1,8 @@
 // Interval maps of last writers and readers, and minimal semaphore waits from them.
 #include "kernels/builder/dependency_tracker.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <span>
 
@@ -27,11 +29,7 @@ std::vector<std::string> streamSemaphoreNames(int32_t queues) {
   std::vector<std::string> names;
   for (int e = 0; e < isa::kNumEngines; ++e)
     names.emplace_back(isa::engineName(static_cast<isa::Engine>(e)));
-  for (int q = 0; q < queues; ++q) {
-    std::string name = "q";
-    name += std::to_string(q);
-    names.push_back(std::move(name));
-  }
+  for (int q = 0; q < queues; ++q) names.push_back(fmt::format("q{}", q));
   return names;
 }
 

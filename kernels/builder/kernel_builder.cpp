@@ -1,6 +1,8 @@
 // KernelBuilder: declarations, allocation, instruction construction and automatic semaphores.
 #include "kernels/builder/kernel_builder.h"
 
+#include <fmt/format.h>
+
 #include "isa/dtype.h"
 #include "isa/error.h"
 #include "isa/footprint.h"
@@ -50,8 +52,8 @@ KernelBuilder::KernelBuilder(std::string kernel, const isa::Geometry& geometry)
                                                  geometry.psumBankBytes(), kPsumAlignment)) {
   const int32_t queues = geometry.dmaQueues;
   if (queues < 1 || queues > isa::kMaxDmaQueues)
-    throw Error(kernel_ + ": " + std::to_string(queues) + " DMA queues (supported: 1.." +
-                std::to_string(isa::kMaxDmaQueues) + ")");
+    throw Error(
+        fmt::format("{}: {} DMA queues (supported: 1..{})", kernel_, queues, isa::kMaxDmaQueues));
   program_.semaphores = streamSemaphoreNames(queues);
   dmaQueues_.resize(isa::kNumEngines);
   nextQueue_.assign(isa::kNumEngines, 0);
@@ -78,11 +80,11 @@ KernelBuilder::~KernelBuilder() = default;
 HbmView KernelBuilder::declare(const std::string& name, const std::vector<int64_t>& shape,
                                isa::Dtype dtype, isa::TensorKind kind) {
   if (program_.tensorIndex(name) >= 0)
-    throw Error(kernel_ + ": HBM tensor '" + name + "' declared twice");
+    throw Error(fmt::format("{}: HBM tensor '{}' declared twice", kernel_, name));
   for (int64_t d : shape)
     if (d < 1)
-      throw Error(kernel_ + ": HBM tensor '" + name + "' has shape " + isa::shapeString(shape) +
-                  " with an empty axis");
+      throw Error(fmt::format("{}: HBM tensor '{}' has shape {} with an empty axis", kernel_, name,
+                              isa::shapeString(shape)));
   program_.tensors.push_back(isa::TensorDecl{name, shape, dtype, kind});
   return HbmView(static_cast<int32_t>(program_.tensors.size() - 1), dtype,
                  StridedLayout::contiguous(shape), name);
@@ -105,28 +107,25 @@ Tile KernelBuilder::allocate(isa::Space space, const std::vector<int64_t>& shape
                              const std::string& name) {
   const char* spaceText = space == isa::Space::Psum ? "PSUM" : "SBUF";
   const std::string tileName =
-      name.empty()
-          ? std::string(space == isa::Space::Psum ? "psum" : "sbuf") + std::to_string(tileCounter_)
-          : name;
+      name.empty() ? fmt::format("{}{}", space == isa::Space::Psum ? "psum" : "sbuf", tileCounter_)
+                   : name;
   ++tileCounter_;
   if (shape.empty() || shape[0] < 1 || shape[0] > geometry_.partitions)
-    throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' shape " +
-                isa::shapeString(shape) + " needs 1.." + std::to_string(geometry_.partitions) +
-                " partitions first");
+    throw Error(fmt::format("{}: {} tile '{}' shape {} needs 1..{} partitions first", kernel_,
+                            spaceText, tileName, isa::shapeString(shape), geometry_.partitions));
   for (int64_t d : shape)
     if (d < 1)
-      throw Error(kernel_ + ": " + spaceText + " tile '" + tileName + "' has an empty axis");
+      throw Error(fmt::format("{}: {} tile '{}' has an empty axis", kernel_, spaceText, tileName));
   const int64_t bytes = product(shape, 1) * isa::dtypeBytes(dtype);
   TileAllocator& alloc = space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
   const int64_t offset = alloc.allocate(bytes);
   if (offset < 0)
-    throw Error(
-        kernel_ + ": " + spaceText + " tile '" + tileName + "' asks " + std::to_string(bytes) +
-        " bytes per partition but only " + std::to_string(alloc.capacity() - alloc.inUse()) +
-        " of " + std::to_string(alloc.capacity()) + " are free" +
-        (space == isa::Space::Psum ? " (in one place that respects the " +
-                                         std::to_string(geometry_.psumBankBytes()) + "-byte banks)"
-                                   : std::string()));
+    throw Error(fmt::format(
+        "{}: {} tile '{}' asks {} bytes per partition but only {} of {} are free{}", kernel_,
+        spaceText, tileName, bytes, alloc.capacity() - alloc.inUse(), alloc.capacity(),
+        space == isa::Space::Psum ? fmt::format(" (in one place that respects the {}-byte banks)",
+                                                geometry_.psumBankBytes())
+                                  : std::string()));
   liveRecords(space)[offset] = allocations_.size();
   allocations_.push_back(AllocationRecord{
       space, tileName, offset, alloc.sizeAt(offset), static_cast<int32_t>(shape[0]), {}});
@@ -146,10 +145,11 @@ Tile KernelBuilder::psum(const std::vector<int64_t>& shape, isa::Dtype dtype,
 }
 
 void KernelBuilder::release(const Tile& tile) {
-  if (tile.space() == isa::Space::Hbm) throw Error(kernel_ + ": release of a non-tile");
+  if (tile.space() == isa::Space::Hbm)
+    throw Error(fmt::format("{}: release of a non-tile", kernel_));
   TileAllocator& alloc = tile.space() == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
   if (!alloc.release(tile.baseBytes()))
-    throw Error(kernel_ + ": tile '" + tile.name() + "' released but not allocated");
+    throw Error(fmt::format("{}: tile '{}' released but not allocated", kernel_, tile.name()));
   liveRecords(tile.space()).erase(tile.baseBytes());
 }
 
@@ -164,11 +164,11 @@ int64_t KernelBuilder::sbufBytesFree() const {
 }
 
 void KernelBuilder::setDmaQueues(const std::vector<int32_t>& queues, isa::Engine issue) {
-  if (queues.empty()) throw Error(kernel_ + ": empty DMA queue list");
+  if (queues.empty()) throw Error(fmt::format("{}: empty DMA queue list", kernel_));
   for (int32_t q : queues)
     if (q < 0 || q >= geometry_.dmaQueues)
-      throw Error(kernel_ + ": DMA queue " + std::to_string(q) + " is not 0.." +
-                  std::to_string(geometry_.dmaQueues - 1) + " (the machine's dma_queues)");
+      throw Error(fmt::format("{}: DMA queue {} is not 0..{} (the machine's dma_queues)", kernel_,
+                              q, geometry_.dmaQueues - 1));
   dmaQueues_[static_cast<int>(issue)] = queues;
   nextQueue_[static_cast<int>(issue)] = 0;
 }
@@ -181,8 +181,9 @@ int32_t KernelBuilder::nextDmaQueue(isa::Engine issue) {
     nextQueue_[e] = (nextQueue_[e] + 1) % pool.size();
     if (queueOwner_[q] < 0 || queueOwner_[q] == e) return q;
   }
-  throw Error(kernel_ + ": every DMA queue of " + std::string(isa::engineName(issue)) +
-              "'s round robin is fed by another engine (setDmaQueues)");
+  throw Error(
+      fmt::format("{}: every DMA queue of {}'s round robin is fed by another engine (setDmaQueues)",
+                  kernel_, isa::engineName(issue)));
 }
 
 void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src,
@@ -194,8 +195,8 @@ void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const Dma
 
 void KernelBuilder::dmaCopy(const DmaOperand& dst, const DmaOperand& src, DmaOptions options) {
   if (dst.ap.numElements() != src.ap.numElements())
-    throw Error(kernel_ + ": dma_copy moves " + std::to_string(src.ap.numElements()) +
-                " elements into " + std::to_string(dst.ap.numElements()));
+    throw Error(fmt::format("{}: dma_copy moves {} elements into {}", kernel_, src.ap.numElements(),
+                            dst.ap.numElements()));
   emitDma(isa::Opcode::DmaCopy, dst, src, options);
 }
 
@@ -206,13 +207,13 @@ void KernelBuilder::dmaTranspose(const DmaOperand& dst, const DmaOperand& src, D
 void KernelBuilder::matmul(const Tile& dst, const Tile& stationary, const Tile& moving,
                            bool accumulate) {
   if (dst.space() != isa::Space::Psum)
-    throw Error(kernel_ + ": matmul output '" + dst.name() + "' must be in PSUM");
+    throw Error(fmt::format("{}: matmul output '{}' must be in PSUM", kernel_, dst.name()));
   const isa::AccessPattern out = dst.ap();
   const int64_t bank = geometry_.psumBankBytes();
   const isa::Footprint box = isa::footprintOf(out);
   if (box.byteBegin / bank != (box.byteEnd - 1) / bank)
-    throw Error(kernel_ + ": matmul output '" + dst.name() + "' crosses a " + std::to_string(bank) +
-                "-byte PSUM bank");
+    throw Error(fmt::format("{}: matmul output '{}' crosses a {}-byte PSUM bank", kernel_,
+                            dst.name(), bank));
   isa::Instruction inst = makeInstruction(isa::Opcode::NcMatmul, isa::Engine::Tensor, out,
                                           {stationary.ap(), moving.ap()});
   inst.accumulate = accumulate;
@@ -307,18 +308,18 @@ void KernelBuilder::affineSelect(const Tile& dst, const Tile& src, const isa::Af
 }
 
 void KernelBuilder::emit(isa::Instruction inst) {
-  if (finished_) throw Error(kernel_ + ": instruction emitted after finish()");
+  if (finished_) throw Error(fmt::format("{}: instruction emitted after finish()", kernel_));
   if (isa::isDma(inst.opcode)) {
     if (inst.dmaQueue < 0) inst.dmaQueue = nextDmaQueue(inst.engine);
     if (inst.dmaQueue >= geometry_.dmaQueues)
-      throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is not 0.." +
-                  std::to_string(geometry_.dmaQueues - 1) + " (the machine's dma_queues)");
+      throw Error(fmt::format("{}: DMA queue {} is not 0..{} (the machine's dma_queues)", kernel_,
+                              inst.dmaQueue, geometry_.dmaQueues - 1));
     int& owner = queueOwner_[inst.dmaQueue];
     if (owner >= 0 && owner != static_cast<int>(inst.engine))
-      throw Error(kernel_ + ": DMA queue " + std::to_string(inst.dmaQueue) + " is fed by " +
-                  std::string(isa::engineName(static_cast<isa::Engine>(owner))) + ", not " +
-                  std::string(isa::engineName(inst.engine)) +
-                  " (a queue takes DMAs from one engine only)");
+      throw Error(fmt::format(
+          "{}: DMA queue {} is fed by {}, not {} (a queue takes DMAs from one engine only)",
+          kernel_, inst.dmaQueue, isa::engineName(static_cast<isa::Engine>(owner)),
+          isa::engineName(inst.engine)));
     owner = static_cast<int>(inst.engine);
   } else {
     inst.dmaQueue = -1;
@@ -341,11 +342,11 @@ void KernelBuilder::emit(isa::Instruction inst) {
       if (record != liveRecords(ap.space).end()) touched.push_back(record->second);
       return;
     }
-    throw Error(kernel_ + ": instruction " + std::to_string(index) + " (" +
-                std::string(isa::opcodeName(inst.opcode)) + ") " + operand + " touches " +
-                std::string(isa::spaceName(ap.space)) + " bytes [" + std::to_string(box.byteBegin) +
-                ", " + std::to_string(box.byteEnd) +
-                ") outside every live tile (used after release?)");
+    throw Error(
+        fmt::format("{}: instruction {} ({}) {} touches {} bytes [{}, {}) outside every live tile "
+                    "(used after release?)",
+                    kernel_, index, isa::opcodeName(inst.opcode), operand, isa::spaceName(ap.space),
+                    box.byteBegin, box.byteEnd));
   };
   std::vector<Region> reads, writes;
   isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
@@ -363,7 +364,7 @@ void KernelBuilder::emit(isa::Instruction inst) {
 }
 
 isa::Program KernelBuilder::finish() {
-  if (finished_) throw Error(kernel_ + ": finish() called twice");
+  if (finished_) throw Error(fmt::format("{}: finish() called twice", kernel_));
   finished_ = true;
   isa::validateProgram(program_, geometry_);
   return std::move(program_);

@@ -2,6 +2,8 @@
 
 #include "kernels/builder/pipeline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace neuronsim::kernels {
@@ -30,7 +32,7 @@ BufferRing BufferRing::fill(int count, const std::string& name,
                             const std::function<Tile(const std::string&)>& allocate) {
   BufferRing ring;
   for (int i = 0; i < std::max(1, count); ++i)
-    ring.tiles_.push_back(allocate(name + "_" + std::to_string(i)));
+    ring.tiles_.push_back(allocate(fmt::format("{}_{}", name, i)));
   return ring;
 }
 

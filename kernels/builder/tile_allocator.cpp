@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <iterator>
 
+#include "isa/size_limits.h"
+
 namespace neuronsim::kernels {
 
 namespace {
 int64_t roundUp(int64_t v, int64_t to) {
-  return (v + to - 1) / to * to;
+  return isa::ceilDiv(v, to) * to;
 }
 }  // namespace
 

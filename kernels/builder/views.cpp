@@ -1,6 +1,8 @@
 // Strided view transforms and their access patterns.
 #include "kernels/builder/views.h"
 
+#include <fmt/format.h>
+
 #include <numeric>
 
 #include "isa/dtype.h"
@@ -13,8 +15,8 @@ namespace {
 
 void checkAxis(const StridedLayout& layout, int axis, const char* what) {
   if (axis < 0 || axis >= layout.rank())
-    throw Error(std::string("view ") + what + ": axis " + std::to_string(axis) +
-                " out of range for rank " + std::to_string(layout.rank()));
+    throw Error(
+        fmt::format("view {}: axis {} out of range for rank {}", what, axis, layout.rank()));
 }
 
 int64_t product(const std::vector<int64_t>& v) {
@@ -39,9 +41,8 @@ int64_t StridedLayout::numElements() const {
 StridedLayout StridedLayout::slice(int axis, int64_t start, int64_t stop, int64_t step) const {
   checkAxis(*this, axis, "slice");
   if (step <= 0 || start < 0 || stop > shape[axis] || start >= stop)
-    throw Error("view slice: [" + std::to_string(start) + ":" + std::to_string(stop) + ":" +
-                std::to_string(step) + "] is not a non-empty range of an axis of size " +
-                std::to_string(shape[axis]));
+    throw Error(fmt::format("view slice: [{}:{}:{}] is not a non-empty range of an axis of size {}",
+                            start, stop, step, shape[axis]));
   StridedLayout out = *this;
   out.offset += start * strides[axis];
   out.shape[axis] = isa::ceilDiv(stop - start, step);
@@ -52,8 +53,8 @@ StridedLayout StridedLayout::slice(int axis, int64_t start, int64_t stop, int64_
 StridedLayout StridedLayout::select(int axis, int64_t index) const {
   checkAxis(*this, axis, "select");
   if (index < 0 || index >= shape[axis])
-    throw Error("view select: index " + std::to_string(index) + " outside an axis of size " +
-                std::to_string(shape[axis]));
+    throw Error(
+        fmt::format("view select: index {} outside an axis of size {}", index, shape[axis]));
   StridedLayout out = *this;
   out.offset += index * strides[axis];
   out.shape.erase(out.shape.begin() + axis);
@@ -64,8 +65,7 @@ StridedLayout StridedLayout::select(int axis, int64_t index) const {
 StridedLayout StridedLayout::split(int axis, const std::vector<int64_t>& sizes) const {
   checkAxis(*this, axis, "split");
   if (sizes.empty() || product(sizes) != shape[axis])
-    throw Error("view split: sizes do not multiply to the axis size " +
-                std::to_string(shape[axis]));
+    throw Error(fmt::format("view split: sizes do not multiply to the axis size {}", shape[axis]));
   StridedLayout out = *this;
   std::vector<int64_t> newStrides(sizes.size());
   int64_t inner = strides[axis];
@@ -86,8 +86,7 @@ StridedLayout StridedLayout::merge(int first, int last) const {
   if (first > last) throw Error("view merge: first axis after last");
   for (int i = first; i < last; ++i)
     if (shape[i] > 1 && shape[i + 1] > 1 && strides[i] != strides[i + 1] * shape[i + 1])
-      throw Error("view merge: axes " + std::to_string(i) + " and " + std::to_string(i + 1) +
-                  " are not contiguous");
+      throw Error(fmt::format("view merge: axes {} and {} are not contiguous", i, i + 1));
   StridedLayout out = *this;
   int64_t size = 1;
   for (int i = first; i <= last; ++i) size *= shape[i];
@@ -175,8 +174,8 @@ isa::AccessPattern HbmView::ap() const {
 
 Tile Tile::partitionSlice(int32_t start, int32_t count) const {
   if (start < 0 || count < 1 || start + count > partitionCount_)
-    throw Error("tile " + name_ + ": partitions [" + std::to_string(start) + ", " +
-                std::to_string(start + count) + ") outside its " + std::to_string(partitionCount_));
+    throw Error(fmt::format("tile {}: partitions [{}, {}) outside its {}", name_, start,
+                            start + count, partitionCount_));
   return Tile(space_, dtype_, partitionStart_ + start, count, baseBytes_, free_, name_);
 }
 

@@ -1,6 +1,8 @@
 // dx through the conv core, and db as per-partition Vector reductions of dy chunks.
 #include "kernels/conv/conv_bwd_build.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -35,8 +37,8 @@ std::vector<ParamSpec> dxScheduleParams() {
   std::vector<ParamSpec> dx;
   for (ParamSpec p : convScheduleParams()) {
     if (p.name != "chunk_positions" && p.name != "w_pairs" && p.name != "stationary") continue;
-    p.name = "dx_" + p.name;
-    p.meaning = "dx " + p.meaning;
+    p.name = fmt::format("dx_{}", p.name);
+    p.meaning = fmt::format("dx {}", p.meaning);
     dx.push_back(std::move(p));
   }
   return dx;

@@ -18,7 +18,7 @@ const Shape kDefaultFilters{3, 3, 3, 64, 64};
 std::vector<std::string> requested(const ParamValues& params) {
   std::vector<std::string> names;
   for (const char* name : {"dx", "dw", "db"})
-    if (params.getBool(std::string("compute_") + name)) names.emplace_back(name);
+    if (params.getBool(fmt::format("compute_{}", name))) names.emplace_back(name);
   if (names.empty()) throw Error("conv3d_bwd: compute_dx, compute_dw and compute_db are all false");
   return names;
 }

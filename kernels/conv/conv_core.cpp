@@ -29,17 +29,19 @@ constexpr ActName kActNames[] = {
 const Shape& tensorShape(const std::string& kernel, const ShapeMap& inputs,
                          const std::string& name) {
   auto it = inputs.find(name);
-  if (it == inputs.end()) throw Error(kernel + ": input " + name + " is missing");
+  if (it == inputs.end()) throw Error(fmt::format("{}: input {} is missing", kernel, name));
   return it->second;
 }
 
 void expectRank(const std::string& kernel, const std::string& name, const Shape& shape,
                 const std::string& layout) {
   if (shape.size() != 5)
-    throw Error(kernel + ": " + name + " has shape " + shapeText(shape) + " but must be " + layout);
+    throw Error(
+        fmt::format("{}: {} has shape {} but must be {}", kernel, name, shapeText(shape), layout));
   for (int64_t v : shape)
     if (v < 1)
-      throw Error(kernel + ": " + name + " has shape " + shapeText(shape) + " with an empty axis");
+      throw Error(
+          fmt::format("{}: {} has shape {} with an empty axis", kernel, name, shapeText(shape)));
 }
 
 void expectAtLeast(const std::string& kernel, const std::string& name, const Int3& v, int64_t min) {
@@ -94,8 +96,9 @@ const std::vector<std::string>& convActivationNames() {
 isa::ActFn convActivation(const std::string& kernel, const std::string& name) {
   for (const ActName& a : kActNames)
     if (name == a.name) return a.fn;
-  throw Error(kernel + ": activation_fn '" + name +
-              "' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh");
+  throw Error(fmt::format(
+      "{}: activation_fn '{}' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh",
+      kernel, name));
 }
 
 namespace {
@@ -133,14 +136,14 @@ ConvCore conv3dCore(const ShapeMap& inputs, const ParamValues& params) {
 
 ConvCore conv3dBwdCore(const ShapeMap& inputs, const ParamValues& params, bool checkDy) {
   const std::string kernel = "conv3d_bwd";
-  if (inputs.count("bias")) throw Error(kernel + ": takes no bias input");
+  if (inputs.count("bias")) throw Error(fmt::format("{}: takes no bias input", kernel));
   const ConvCore core = forwardCore(kernel, inputs, params);
   if (!checkDy) return core;
   const Shape& dy = tensorShape(kernel, inputs, "dy");
   const Shape expected = core.outputShape();
   if (dy != expected)
-    throw Error(kernel + ": dy has shape " + shapeText(dy) + " but stride/padding give " +
-                shapeText(expected));
+    throw Error(fmt::format("{}: dy has shape {} but stride/padding give {}", kernel, shapeText(dy),
+                            shapeText(expected)));
   return core;
 }
 

@@ -245,9 +245,10 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   }
   const bool plainEviction = !core.hasBias && core.act == isa::ActFn::Copy;
   if (options.stationary == "positions" && plan.pairs == 1)
-    throw Error(core.kernel +
-                ": stationary positions needs paired W outputs (C_in <= 32 with 4 kw slots for at "
-                "most 3 kw taps, C_out <= 32, W stride and dilation 1)");
+    throw Error(fmt::format(
+        "{}: stationary positions needs paired W outputs (C_in <= 32 with 4 kw slots for at "
+        "most 3 kw taps, C_out <= 32, W stride and dilation 1)",
+        core.kernel));
   plan.positionsStationary = plan.pairs > 1 && (options.stationary == "positions" ||
                                                 (options.stationary == "auto" && plainEviction));
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);

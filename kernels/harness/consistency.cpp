@@ -1,6 +1,8 @@
 // Interpreter versus timed model, bit for bit.
 #include "kernels/harness/consistency.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -11,14 +13,13 @@ std::string firstBitDifference(const HostTensors& a, const HostTensors& b) {
   if (a.size() != b.size()) return "different output sets";
   for (const auto& [name, ta] : a) {
     auto it = b.find(name);
-    if (it == b.end()) return "output " + name + " missing";
+    if (it == b.end()) return fmt::format("output {} missing", name);
     const HostTensor& tb = it->second;
     if (ta.shape != tb.shape || ta.values.size() != tb.values.size())
-      return name + ": shapes differ";
+      return fmt::format("{}: shapes differ", name);
     for (size_t i = 0; i < ta.values.size(); ++i)
       if (std::memcmp(&ta.values[i], &tb.values[i], sizeof(float)) != 0)
-        return name + "[" + std::to_string(i) + "]: " + std::to_string(ta.values[i]) + " vs " +
-               std::to_string(tb.values[i]);
+        return fmt::format("{}[{}]: {:f} vs {:f}", name, i, ta.values[i], tb.values[i]);
   }
   return "";
 }
@@ -47,8 +48,8 @@ ConsistencyResult runBoth(const KernelSpec& spec, const ParamValues& params,
     auto it = last.find(d.queue);
     if (it != last.end() && d.end.ns() < it->second.second)
       result.queueOrderViolations.push_back(
-          "queue " + std::to_string(d.queue) + ": instruction " + std::to_string(d.index) +
-          " completed before instruction " + std::to_string(it->second.first));
+          fmt::format("queue {}: instruction {} completed before instruction {}", d.queue, d.index,
+                      it->second.first));
     if (it == last.end() || d.end.ns() >= it->second.second) last[d.queue] = {d.index, d.end.ns()};
   }
   return result;

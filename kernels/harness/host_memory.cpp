@@ -57,7 +57,7 @@ std::vector<MemoryItem> programRunMemory(const isa::Program& program, const isa:
                                          RunMode mode) {
   int64_t inputs = 0, outputs = 0, hbm = 0;
   for (const isa::TensorDecl& t : program.tensors) {
-    const int64_t n = isa::checkedElements(t.shape, "tensor '" + t.name + "'", true);
+    const int64_t n = isa::checkedElements(t.shape, fmt::format("tensor '{}'", t.name), true);
     hbm += n * isa::dtypeBytes(t.dtype);
     if (t.kind == isa::TensorKind::Input) inputs += 4 * n;
     if (t.kind == isa::TensorKind::Output) outputs += 4 * n;

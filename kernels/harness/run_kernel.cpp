@@ -39,17 +39,17 @@ KernelShapes checkShapes(const KernelSpec& spec, const ShapeMap& inputs,
   for (const auto& [name, shape] : inputs) {
     bool known = false;
     for (const TensorSpec& t : spec.inputs) known = known || t.name == name;
-    if (!known) throw Error(spec.name + ": no input named '" + name + "'");
-    isa::checkedElements(shape, spec.name + ": input " + name);
+    if (!known) throw Error(fmt::format("{}: no input named '{}'", spec.name, name));
+    isa::checkedElements(shape, fmt::format("{}: input {}", spec.name, name));
   }
   for (const TensorSpec& t : spec.inputs)
     if (!t.optional && !inputs.count(t.name))
-      throw Error(spec.name + ": input " + t.name + " is required");
+      throw Error(fmt::format("{}: input {} is required", spec.name, t.name));
   KernelShapes shapes;
   shapes.inputs = inputs;
   shapes.outputs = spec.inferShapes(inputs, params);
   for (const auto& [name, shape] : shapes.outputs)
-    isa::checkedElements(shape, spec.name + ": output " + name);
+    isa::checkedElements(shape, fmt::format("{}: output {}", spec.name, name));
   return shapes;
 }
 
@@ -92,20 +92,20 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
 KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
                     const sim::MachineConfig& machine, const RunOptions& options) {
   if (options.dtype != isa::Dtype::Fp32 && options.dtype != isa::Dtype::Bf16)
-    throw Error(spec.name + ": dtype must be fp32 or bf16");
+    throw Error(fmt::format("{}: dtype must be fp32 or bf16", spec.name));
   const bool numerics = options.mode != RunMode::TimingOnly;
   ShapeMap inputShapes;
   for (const auto& [name, tensor] : inputs) {
     const bool shapeOnly = !numerics && tensor.values.empty();
     if (!shapeOnly && static_cast<int64_t>(tensor.values.size()) != shapeElements(tensor.shape))
-      throw Error(spec.name + ": " + name + " has " + std::to_string(tensor.values.size()) +
-                  " values for shape " + shapeText(tensor.shape));
+      throw Error(fmt::format("{}: {} has {} values for shape {}", spec.name, name,
+                              tensor.values.size(), shapeText(tensor.shape)));
     inputShapes[name] = tensor.shape;
   }
   KernelRun run;
   run.shapes = checkShapes(spec, inputShapes, params);
 
-  if (options.phase) options.phase("building " + spec.name);
+  if (options.phase) options.phase(fmt::format("building {}", spec.name));
   auto start = std::chrono::steady_clock::now();
   run.program =
       buildKernel(spec, params, run.shapes, options.dtype, machine.geometry, &run.allocations);
@@ -115,8 +115,9 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
     if (t.kind == isa::TensorKind::Output) run.shapes.outputs.emplace(t.name, t.shape);
 
   if (options.phase)
-    options.phase((options.mode == RunMode::Interpret ? "interpreting " : "simulating ") +
-                  std::to_string(run.program.instructions.size()) + " instructions");
+    options.phase(fmt::format("{} {} instructions",
+                              options.mode == RunMode::Interpret ? "interpreting" : "simulating",
+                              run.program.instructions.size()));
   start = std::chrono::steady_clock::now();
   if (!numerics) {
     sim::SimOptions simOptions;

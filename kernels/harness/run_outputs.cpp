@@ -19,7 +19,7 @@ namespace neuronsim::kernels {
 namespace {
 
 std::string npyPath(const std::string& dir, const std::string& name) {
-  return (std::filesystem::path(dir) / (name + ".npy")).string();
+  return (std::filesystem::path(dir) / fmt::format("{}.npy", name)).string();
 }
 
 }  // namespace
@@ -51,12 +51,12 @@ void writeOutputs(isa::OutputSet& set, const OutputRequest& request, const RunPr
   if (request.summaryJson) {
     needs(products.summary, "--summary-json");
     set.write(*request.summaryJson, [&](const std::string& to) {
-      isa::writeFileDirectly(to, products.summary->dump(2) + "\n");
+      isa::writeFileDirectly(to, fmt::format("{}\n", products.summary->dump(2)));
     });
   }
   if (request.trace) {
     needs(products.log, "--trace");
-    if (progress) progress->phase("writing " + *request.trace);
+    if (progress) progress->phase(fmt::format("writing {}", *request.trace));
     if (products.uninitializedReads)
       for (const auto& read : *products.uninitializedReads)
         products.log->uninitializedRead({read.instruction, read.operand});

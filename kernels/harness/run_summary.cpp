@@ -16,7 +16,7 @@ namespace {
 constexpr size_t kMaxReadWarnings = 20;
 
 std::string raceText(const std::string& race) {
-  return race.rfind("race: ", 0) == 0 ? race : "race: " + race;
+  return race.rfind("race: ", 0) == 0 ? race : fmt::format("race: {}", race);
 }
 
 std::string readText(const isa::Program& program, const isa::UninitializedRead& read) {
@@ -53,8 +53,8 @@ traces::RunInfo programRunInfo(const isa::Program& program, const sim::MachineCo
   info.hbmBytesPerNs = machine.hbmGBps;
   for (const isa::TensorDecl& t : program.tensors)
     if (t.kind != isa::TensorKind::Internal)
-      info.minHbmBytes +=
-          isa::checkedElements(t.shape, "tensor '" + t.name + "'", true) * isa::dtypeBytes(t.dtype);
+      info.minHbmBytes += isa::checkedElements(t.shape, fmt::format("tensor '{}'", t.name), true) *
+                          isa::dtypeBytes(t.dtype);
   return info;
 }
 

@@ -1,4 +1,6 @@
 // Registry entry of matmul: tensors, shape rules, program, reference and flops.
+#include <fmt/format.h>
+
 #include "isa/error.h"
 #include "kernels/matmul/matmul_build.h"
 #include "kernels/matmul/matmul_kernel.h"
@@ -12,12 +14,13 @@ ShapeMap inferMatmul(const ShapeMap& inputs, const ParamValues&) {
   const Shape& lhsT = inputs.at("lhsT");
   const Shape& rhs = inputs.at("rhs");
   if (lhsT.size() != 2)
-    throw Error("matmul: lhsT has shape " + shapeText(lhsT) + " but must be [K, M]");
+    throw Error(fmt::format("matmul: lhsT has shape {} but must be [K, M]", shapeText(lhsT)));
   if (rhs.size() != 2)
-    throw Error("matmul: rhs has shape " + shapeText(rhs) + " but must be [K, N]");
+    throw Error(fmt::format("matmul: rhs has shape {} but must be [K, N]", shapeText(rhs)));
   if (lhsT[0] != rhs[0])
-    throw Error("matmul: lhsT has shape " + shapeText(lhsT) + " and rhs " + shapeText(rhs) +
-                " but their first axes (K) must be equal");
+    throw Error(
+        fmt::format("matmul: lhsT has shape {} and rhs {} but their first axes (K) must be equal",
+                    shapeText(lhsT), shapeText(rhs)));
   return {{"out", {lhsT[1], rhs[1]}}};
 }
 

@@ -135,13 +135,13 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = fmt::format("{}", s);
     sets[s].go = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxOut[2])},
-                              dtype, "go" + tag);
+                              dtype, fmt::format("go{}", tag));
     sets[s].g1 = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxOut[1] * maxIn[2])},
-                              isa::Dtype::Fp32, "g1_" + tag);
+                              isa::Dtype::Fp32, fmt::format("g1_{}", tag));
     sets[s].g2 = builder.sbuf({partitions, std::max<int64_t>(1, maxOut[0] * maxIn[1] * maxIn[2])},
-                              isa::Dtype::Fp32, "g2_" + tag);
-    sets[s].g3 =
-        builder.sbuf({partitions, maxIn[0] * maxIn[1] * maxIn[2]}, isa::Dtype::Fp32, "g3_" + tag);
+                              isa::Dtype::Fp32, fmt::format("g2_{}", tag));
+    sets[s].g3 = builder.sbuf({partitions, maxIn[0] * maxIn[1] * maxIn[2]}, isa::Dtype::Fp32,
+                              fmt::format("g3_{}", tag));
   }
 
   const PlaneTensor source(gradOutput, config.outputFormat, config.channels);

@@ -206,21 +206,24 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = fmt::format("{}", s);
     Buffers& b = sets[s];
-    b.in = builder.sbuf({partitions, maxIn}, dtype, "in" + tag);
-    b.nan = builder.sbuf({partitions, maxIn}, keyType, "nan" + tag);
-    b.ot = builder.sbuf({partitions, maxOut}, dtype, "ot" + tag);
-    b.go = builder.sbuf({partitions, maxOut}, dtype, "go" + tag);
-    b.best = builder.sbuf({partitions, maxOut}, keyType, "best" + tag);
-    b.bestNan = builder.sbuf({partitions, maxOut}, keyType, "best_nan" + tag);
-    b.flags = builder.sbuf({partitions, maxOut}, keyType, "nan_out" + tag);
+    b.in = builder.sbuf({partitions, maxIn}, dtype, fmt::format("in{}", tag));
+    b.nan = builder.sbuf({partitions, maxIn}, keyType, fmt::format("nan{}", tag));
+    b.ot = builder.sbuf({partitions, maxOut}, dtype, fmt::format("ot{}", tag));
+    b.go = builder.sbuf({partitions, maxOut}, dtype, fmt::format("go{}", tag));
+    b.best = builder.sbuf({partitions, maxOut}, keyType, fmt::format("best{}", tag));
+    b.bestNan = builder.sbuf({partitions, maxOut}, keyType, fmt::format("best_nan{}", tag));
+    b.flags = builder.sbuf({partitions, maxOut}, keyType, fmt::format("nan_out{}", tag));
     const std::vector<int64_t> outShape{partitions, maxOut};
     const int rings = static_cast<int>(ring), picks = static_cast<int>(pickRing);
-    b.keys = BufferRing::sbuf(builder, rings, outShape, keyType, "key" + tag);
-    b.picks = picksInPsum ? BufferRing::psum(builder, picks, outShape, keyType, "pick" + tag)
-                          : BufferRing::sbuf(builder, picks, outShape, keyType, "pick" + tag);
+    b.keys = BufferRing::sbuf(builder, rings, outShape, keyType, fmt::format("key{}", tag));
+    b.picks = picksInPsum
+                  ? BufferRing::psum(builder, picks, outShape, keyType, fmt::format("pick{}", tag))
+                  : BufferRing::sbuf(builder, picks, outShape, keyType, fmt::format("pick{}", tag));
     if (!disjoint)
-      b.sums = BufferRing::sbuf(builder, picks, outShape, isa::Dtype::Fp32, "sum" + tag);
-    if (needGin) b.gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, "gin" + tag);
+      b.sums =
+          BufferRing::sbuf(builder, picks, outShape, isa::Dtype::Fp32, fmt::format("sum{}", tag));
+    if (needGin)
+      b.gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, fmt::format("gin{}", tag));
   }
 
   const PlaneTensor gradOut(gradOutput, config.outputFormat, config.channels);

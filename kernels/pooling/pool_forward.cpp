@@ -57,11 +57,11 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
   for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = fmt::format("{}", s);
-    sets[s].in = builder.sbuf({partitions, maxIn}, dtype, "in" + tag);
+    sets[s].in = builder.sbuf({partitions, maxIn}, dtype, fmt::format("in{}", tag));
     for (size_t a = 0; a < kAccEngines.size(); ++a) {
       sets[s].acc[a] = builder.sbuf({partitions, maxOut}, accType, fmt::format("acc{}_{}", tag, a));
     }
-    if (!isMax) sets[s].res = builder.sbuf({partitions, maxOut}, dtype, "res" + tag);
+    if (!isMax) sets[s].res = builder.sbuf({partitions, maxOut}, dtype, fmt::format("res{}", tag));
   }
 
   const PlaneTensor source(input, config.dataFormat, config.channels);

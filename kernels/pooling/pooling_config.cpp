@@ -46,13 +46,14 @@ int64_t PoolingConfig::index(PoolLayout layout, const Spatial& e, int64_t b, int
 
 void readInputShape(std::string_view kernel, std::string_view tensor,
                     const std::vector<int64_t>& shape, PoolLayout layout, PoolingConfig& config) {
-  const std::string who = std::string(kernel) + ": " + std::string(tensor);
+  const std::string who = fmt::format("{}: {}", kernel, tensor);
   if (shape.size() != 5) {
-    throw Error(who + " has shape " + shapeText(shape) + " but must be 5-D " +
-                std::string(poolLayoutName(layout)));
+    throw Error(fmt::format("{} has shape {} but must be 5-D {}", who, shapeText(shape),
+                            poolLayoutName(layout)));
   }
   for (int64_t extent : shape) {
-    if (extent < 1) throw Error(who + " has shape " + shapeText(shape) + " with an extent below 1");
+    if (extent < 1)
+      throw Error(fmt::format("{} has shape {} with an extent below 1", who, shapeText(shape)));
   }
   config.batch = shape[0];
   if (layout == PoolLayout::Ncdhw) {
@@ -86,8 +87,8 @@ void expectShape(std::string_view kernel, std::string_view tensor,
                  const std::vector<int64_t>& shape, std::string_view what,
                  const std::vector<int64_t>& expected) {
   if (shape == expected) return;
-  throw Error(std::string(kernel) + ": " + std::string(tensor) + " has shape " + shapeText(shape) +
-              " but " + std::string(what) + " give " + shapeText(expected));
+  throw Error(fmt::format("{}: {} has shape {} but {} give {}", kernel, tensor, shapeText(shape),
+                          what, shapeText(expected)));
 }
 
 }  // namespace neuronsim::kernels

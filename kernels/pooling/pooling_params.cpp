@@ -2,6 +2,8 @@
 
 #include "kernels/pooling/pooling_params.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "isa/error.h"
@@ -17,7 +19,7 @@ PoolLayout layoutParam(std::string_view kernel, const ParamValues& params, const
   if (text.empty()) return fallback;
   if (text == "NCDHW") return PoolLayout::Ncdhw;
   if (text == "NDHWC") return PoolLayout::Ndhwc;
-  throw Error(std::string(kernel) + ": " + name + " '" + text + "' is not NCDHW or NDHWC");
+  throw Error(fmt::format("{}: {} '{}' is not NCDHW or NDHWC", kernel, name, text));
 }
 
 Spatial int3Param(const ParamValues& params, const std::string& name, const Spatial& fallback) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <string>
 #include <vector>
 
 #include "isa/error.h"

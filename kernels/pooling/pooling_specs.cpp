@@ -1,5 +1,7 @@
 // The four pooling kernels' registry entries: tensors, parameters, shapes and references.
 
+#include <fmt/format.h>
+
 #include <optional>
 
 #include "isa/error.h"
@@ -19,7 +21,7 @@ const Shape kDefaultOutput{2, 64, 8, 8, 8};
 
 const Shape& shapeOf(const ShapeMap& shapes, const std::string& kernel, const std::string& name) {
   const auto it = shapes.find(name);
-  if (it == shapes.end()) throw Error(kernel + ": input " + name + " is missing");
+  if (it == shapes.end()) throw Error(fmt::format("{}: input {} is missing", kernel, name));
   return it->second;
 }
 
@@ -130,8 +132,8 @@ PoolingConfig backwardConfig(const std::string& name, const ShapeMap& shapes,
   if (withOutputTensor) {
     const Shape& outputTensor = shapeOf(shapes, name, "output_tensor");
     if (outputTensor != gradOutput) {
-      throw Error(name + ": output_tensor has shape " + shapeText(outputTensor) +
-                  " but grad_output has " + shapeText(gradOutput));
+      throw Error(fmt::format("{}: output_tensor has shape {} but grad_output has {}", name,
+                              shapeText(outputTensor), shapeText(gradOutput)));
     }
   }
   return config;

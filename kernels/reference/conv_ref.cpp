@@ -1,6 +1,8 @@
 // Reference conv3d and conv3d_transpose as direct loops over the definitions.
 #include "kernels/reference/conv_ref.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -57,7 +59,7 @@ double activationRef(const std::string& name, double v) {
   if (name == "gelu") return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
   if (name == "gelu_tanh")
     return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
-  throw Error("conv reference: unknown activation '" + name + "'");
+  throw Error(fmt::format("conv reference: unknown activation '{}'", name));
 }
 
 HostTensor conv3dRef(const HostTensor& x, const HostTensor& w, const std::vector<float>& bias,

@@ -2,6 +2,7 @@
 #include "kernels/sweep/child_pool.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -47,9 +48,9 @@ void writeAll(int fd, const std::string& text) {
 [[noreturn]] void childMain(int fd, int64_t job, const std::function<std::string(int64_t)>& work) {
   std::string report;
   try {
-    report = kReturned + work(job);
+    report = fmt::format("{}{}", kReturned, work(job));
   } catch (const std::exception& e) {
-    report = kThrew + std::string(e.what());
+    report = fmt::format("{}{}", kThrew, e.what());
   }
   writeAll(fd, report);
   ::close(fd);
@@ -59,10 +60,11 @@ void writeAll(int fd, const std::string& text) {
 
 Child start(int64_t job, const std::function<std::string(int64_t)>& work) {
   int fds[2];
-  if (::pipe(fds) != 0) throw Error(std::string("sweep: cannot create a pipe: ") + strerror(errno));
+  if (::pipe(fds) != 0)
+    throw Error(fmt::format("sweep: cannot create a pipe: {}", strerror(errno)));
   std::fflush(nullptr);
   const pid_t pid = ::fork();
-  if (pid < 0) throw Error(std::string("sweep: cannot fork: ") + strerror(errno));
+  if (pid < 0) throw Error(fmt::format("sweep: cannot fork: {}", strerror(errno)));
   if (pid == 0) {
     ::close(fds[0]);
     childMain(fds[1], job, work);
@@ -82,9 +84,9 @@ ChildOutcome finish(Child& child) {
   outcome.hostSeconds = std::chrono::duration<double>(Clock::now() - child.started).count();
   outcome.peakRssBytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
   if (WIFSIGNALED(status)) {
-    outcome.text = "crashed (signal " + std::to_string(WTERMSIG(status)) + ")";
+    outcome.text = fmt::format("crashed (signal {})", WTERMSIG(status));
   } else if (child.data.empty() || WEXITSTATUS(status) != 0) {
-    outcome.text = "exited with status " + std::to_string(WEXITSTATUS(status)) + " and no result";
+    outcome.text = fmt::format("exited with status {} and no result", WEXITSTATUS(status));
   } else {
     outcome.ok = child.data[0] == kReturned;
     outcome.text = child.data.substr(1);
@@ -105,7 +107,7 @@ void runInChildren(int64_t count, int jobs, const std::function<std::string(int6
     for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
     if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) continue;
-      throw Error(std::string("sweep: poll failed: ") + strerror(errno));
+      throw Error(fmt::format("sweep: poll failed: {}", strerror(errno)));
     }
     for (size_t i = fds.size(); i-- > 0;) {
       if (fds[i].revents == 0) continue;

@@ -34,7 +34,8 @@ int64_t positive(const std::string& text) {
 
 SweepAxis parseAxis(const KernelSpec& spec, const std::string& text) {
   const size_t eq = text.find('=');
-  if (eq == 0) throw Error("sweep: --param takes NAME=v1,v2,... or NAME, not '" + text + "'");
+  if (eq == 0)
+    throw Error(fmt::format("sweep: --param takes NAME=v1,v2,... or NAME, not '{}'", text));
   SweepAxis axis;
   axis.param = text.substr(0, eq);
   for (char& c : axis.param)
@@ -43,16 +44,17 @@ SweepAxis parseAxis(const KernelSpec& spec, const std::string& text) {
     const ParamSpec* param = nullptr;
     for (const ParamSpec& p : spec.params)
       if (p.name == axis.param) param = &p;
-    if (!param) throw Error(spec.name + ": unknown parameter " + axis.param);
+    if (!param) throw Error(fmt::format("{}: unknown parameter {}", spec.name, axis.param));
     axis.values = sweepCandidates(*param);
     if (axis.values.empty())
-      throw Error("sweep: --param " + axis.param + " needs values (NAME=v1,v2,...): " + spec.name +
-                  " declares no candidates for it");
+      throw Error(fmt::format(
+          "sweep: --param {} needs values (NAME=v1,v2,...): {} declares no candidates for it",
+          axis.param, spec.name));
     return axis;
   }
   for (std::string value : split(text.substr(eq + 1), ',')) {
     if (value.empty())
-      throw Error("sweep: --param " + axis.param + " has an empty value in '" + text + "'");
+      throw Error(fmt::format("sweep: --param {} has an empty value in '{}'", axis.param, text));
     for (char& c : value)
       if (c == ':') c = ',';
     axis.values.push_back(value);
@@ -65,8 +67,9 @@ std::vector<SweepAxis> scheduleAxes(const KernelSpec& spec) {
   for (const ParamSpec* param : scheduleParams(spec))
     if (!sweepCandidates(*param).empty()) axes.push_back({param->name, sweepCandidates(*param)});
   if (axes.empty())
-    throw Error("sweep: " + spec.name +
-                " declares no schedule parameters to sweep; name some with --param NAME=v1,v2,...");
+    throw Error(fmt::format(
+        "sweep: {} declares no schedule parameters to sweep; name some with --param NAME=v1,v2,...",
+        spec.name));
   return axes;
 }
 
@@ -75,9 +78,9 @@ std::vector<SweepPoint> expandGrid(const KernelSpec& spec, const std::vector<Swe
   std::set<std::string> named;
   for (const SweepAxis& axis : axes) {
     if (!named.insert(axis.param).second)
-      throw Error("sweep: --param " + axis.param + " is given twice");
+      throw Error(fmt::format("sweep: --param {} is given twice", axis.param));
     if (std::set<std::string>(axis.values.begin(), axis.values.end()).size() != axis.values.size())
-      throw Error("sweep: --param " + axis.param + " repeats a value");
+      throw Error(fmt::format("sweep: --param {} repeats a value", axis.param));
     for (const std::string& value : axis.values)
       parseParams(spec, {{axis.param, value}});  // throws: unknown parameter or bad value
     count *= static_cast<int64_t>(axis.values.size());
@@ -106,7 +109,7 @@ Shard parseShard(const std::string& text) {
   const int64_t index = parts.size() == 2 ? positive(parts[0]) : 0;
   const int64_t count = parts.size() == 2 ? positive(parts[1]) : 0;
   if (index < 1 || count < 1 || index > count)
-    throw Error("sweep: --shard takes I/N with 1 <= I <= N, not '" + text + "'");
+    throw Error(fmt::format("sweep: --shard takes I/N with 1 <= I <= N, not '{}'", text));
   return {index, count};
 }
 

@@ -31,14 +31,14 @@ void checkResult(const nlohmann::json& result, int64_t size) {
       result["index"].get<int64_t>() < 0 || result["index"].get<int64_t>() >= size)
     throw Error("a result has no valid index");
   if (!result.contains("params") || !result["params"].is_object())
-    throw Error("result " + result["index"].dump() + " has no params");
+    throw Error(fmt::format("result {} has no params", result["index"].dump()));
   const auto status = result.find("status");
   if (status != result.end() && *status == "failed" && result.contains("reason")) return;
   for (const char* key : {"total_ns", "roofline_percent", "mfu_percent", "mbu_percent"})
     if (status == result.end() || *status != "ok" || !result.contains(key) ||
         !result[key].is_number())
-      throw Error("result " + result["index"].dump() + " has no status ok with " + key +
-                  " or failed with a reason");
+      throw Error(fmt::format("result {} has no status ok with {} or failed with a reason",
+                              result["index"].dump(), key));
 }
 
 /// The shard a document holds: {I, N}, {1, 1} for a whole sweep.
@@ -49,7 +49,7 @@ Shard shardOfDocument(const nlohmann::json& document) {
     if (shard->is_string()) return parseShard(shard->get<std::string>());
   } catch (const Error&) {
   }
-  throw Error("its shard " + shard->dump() + " is not \"I/N\" with 1 <= I <= N");
+  throw Error(fmt::format("its shard {} is not \"I/N\" with 1 <= I <= N", shard->dump()));
 }
 
 }  // namespace
@@ -120,7 +120,7 @@ nlohmann::json mergeSweeps(const std::vector<std::pair<std::string, nlohmann::js
           throw Error(
               fmt::format("a different sweep than {} (its {} differs)", files[0].first, key));
       if (sweep.size() != header->size())
-        throw Error("a different sweep than " + files[0].first + " (other keys)");
+        throw Error(fmt::format("a different sweep than {} (other keys)", files[0].first));
       const Shard shard = shardOfDocument(document);
       if (shardCount == 0) shardCount = shard.count;
       if (shard.count != shardCount)
@@ -141,7 +141,7 @@ nlohmann::json mergeSweeps(const std::vector<std::pair<std::string, nlohmann::js
         results.push_back(result);
       }
     } catch (const Error& e) {
-      throw Error("sweep merge: " + file + ": " + e.what());
+      throw Error(fmt::format("sweep merge: {}: {}", file, e.what()));
     }
   }
   for (int64_t i = 1; i <= shardCount; ++i)

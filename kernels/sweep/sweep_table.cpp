@@ -32,7 +32,7 @@ std::string csvField(const std::string& field) {
   if (field.find_first_of(",\"\n") == std::string::npos) return field;
   std::string quoted = "\"";
   for (char c : field) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return fmt::format("{}\"", quoted);
 }
 
 }  // namespace
@@ -68,7 +68,7 @@ std::string sweepTable(const nlohmann::json& document) {
       row.push_back(fmt::format("{:.1f}%", r.at("mfu_percent").get<double>()));
       row.push_back(fmt::format("{:.1f}%", r.at("mbu_percent").get<double>()));
     } else {
-      row.push_back("failed: " + text(r, "reason"));
+      row.push_back(fmt::format("failed: {}", text(r, "reason")));
     }
     rows.push_back(row);
   }
@@ -85,15 +85,15 @@ std::string sweepTable(const nlohmann::json& document) {
     std::string line = " ";
     for (size_t c = 0; c < row.size(); ++c) {
       if (row.size() != header.size() && c > names.size()) {
-        line += " " + row[c];
+        line += fmt::format(" {}", row[c]);
       } else if (c + 1 == row.size() && !right[c]) {
-        line += " " + row[c];
+        line += fmt::format(" {}", row[c]);
       } else {
         line += right[c] ? fmt::format(" {:>{}}", row[c], width[c])
                          : fmt::format(" {:<{}}", row[c], width[c]);
       }
     }
-    out += line + "\n";
+    out += fmt::format("{}\n", line);
   }
   return out;
 }
@@ -106,7 +106,7 @@ std::string sweepCsv(const nlohmann::json& document) {
                                             "host_seconds",   "peak_rss_bytes"};
   std::string out = "index";
   for (const std::string& name : names) out.append(",").append(csvField(name));
-  for (const char* metric : metrics) out += std::string(",") + metric;
+  for (const char* metric : metrics) out.append(",").append(metric);
   out += "\n";
   for (const nlohmann::json& r : document.at("results")) {
     out += text(r, "index");

@@ -1,6 +1,8 @@
 // Loop-local tensors: one buffer each, then more for the innermost ones while they fit.
 #include "kernels/tutorials/loop_tensors.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -9,7 +11,7 @@ namespace neuronsim::kernels {
 namespace {
 
 Tile allocateOne(KernelBuilder& b, const LoopTensorDecl& d, int copy) {
-  const std::string name = d.name + "_" + std::to_string(copy);
+  const std::string name = fmt::format("{}_{}", d.name, copy);
   return d.space == isa::Space::Psum ? b.psum(d.shape, d.dtype, name)
                                      : b.sbuf(d.shape, d.dtype, name);
 }

@@ -1,4 +1,6 @@
 // Registry entry of matmul_tutorial: variants, their shape rules, program, reference and flops.
+#include <fmt/format.h>
+
 #include <string>
 
 #include "isa/error.h"
@@ -29,11 +31,11 @@ TutorialBlocks blocksOf(const std::string& variant, const ParamValues& params) {
   for (int i = 0; i < 3; ++i) {
     if (!params.has(kBlockParams[i])) continue;
     if (variant != "t1_optimized")
-      throw Error(std::string(kName) + ": parameter " + kBlockParams[i] +
-                  " is a meta-parameter of t1_optimized only, not " + variant);
+      throw Error(fmt::format("{}: parameter {} is a meta-parameter of t1_optimized only, not {}",
+                              kName, kBlockParams[i], variant));
     *fields[i] = params.getInt(kBlockParams[i]);
     if (*fields[i] < 1)
-      throw Error(std::string(kName) + ": parameter " + kBlockParams[i] + " must be at least 1");
+      throw Error(fmt::format("{}: parameter {} must be at least 1", kName, kBlockParams[i]));
   }
   return blocks;
 }
@@ -41,35 +43,34 @@ TutorialBlocks blocksOf(const std::string& variant, const ParamValues& params) {
 void requireMultiple(const std::string& variant, const char* axis, const char* where, int64_t size,
                      int64_t step, const std::string& why) {
   if (size % step != 0)
-    throw Error(std::string(kName) + ": " + variant + " needs " + axis + " (" + where +
-                ") a multiple of " + std::to_string(step) + " (" + why + "), not " +
-                std::to_string(size));
+    throw Error(fmt::format("{}: {} needs {} ({}) a multiple of {} ({}), not {}", kName, variant,
+                            axis, where, step, why, size));
 }
 
 ShapeMap inferTutorial(const ShapeMap& inputs, const ParamValues& params) {
   const Shape& lhsT = inputs.at("lhsT");
   const Shape& rhs = inputs.at("rhs");
-  const std::string prefix = std::string(kName) + ": ";
+  const std::string prefix = fmt::format("{}: ", kName);
   if (lhsT.size() != 2)
-    throw Error(prefix + "lhsT has shape " + shapeText(lhsT) + " but must be [K, M]");
+    throw Error(fmt::format("{}lhsT has shape {} but must be [K, M]", prefix, shapeText(lhsT)));
   if (rhs.size() != 2)
-    throw Error(prefix + "rhs has shape " + shapeText(rhs) + " but must be [K, N]");
+    throw Error(fmt::format("{}rhs has shape {} but must be [K, N]", prefix, shapeText(rhs)));
   if (lhsT[0] != rhs[0])
-    throw Error(prefix + "lhsT has shape " + shapeText(lhsT) + " and rhs " + shapeText(rhs) +
-                " but their first axes (K) must be equal");
+    throw Error(fmt::format("{}lhsT has shape {} and rhs {} but their first axes (K) must be equal",
+                            prefix, shapeText(lhsT), shapeText(rhs)));
   const std::string& variant = params.getString("variant");
   const TutorialBlocks blocks = blocksOf(variant, params);
   const bool blocked = variant == "t1_blocked" || variant == "t1_optimized";
   const std::string tiles = blocked ? "tiles per block" : "one tile";
   requireMultiple(variant, "K", "lhsT axis 0", lhsT[0], kTutorialTileK * blocks.k,
-                  std::to_string(blocks.k) + " x " + std::to_string(kTutorialTileK) + ": " + tiles);
+                  fmt::format("{} x {}: {}", blocks.k, kTutorialTileK, tiles));
   requireMultiple(variant, "M", "lhsT axis 1", lhsT[1], kTutorialTileM * blocks.m,
-                  std::to_string(blocks.m) + " x " + std::to_string(kTutorialTileM) + ": " + tiles);
+                  fmt::format("{} x {}: {}", blocks.m, kTutorialTileM, tiles));
   requireMultiple(variant, "N", "rhs axis 1", rhs[1], kTutorialTileN * blocks.n,
-                  std::to_string(blocks.n) + " x " + std::to_string(kTutorialTileN) + ": " + tiles);
+                  fmt::format("{} x {}: {}", blocks.n, kTutorialTileN, tiles));
   const int64_t buffers = params.intOr("loop_buffers", kAutoLoopBuffers);
   if (buffers < 1 || buffers > 8)
-    throw Error(prefix + "parameter loop_buffers must be 1..8, not " + std::to_string(buffers));
+    throw Error(fmt::format("{}parameter loop_buffers must be 1..8, not {}", prefix, buffers));
   return {{"out", {lhsT[1], rhs[1]}}};
 }
 

@@ -1,5 +1,6 @@
 // The builder's methods for the Python layer (neuronsim.isa / neuronsim.language wrap them
 // with NKI names, source-line notes and errors that name the kernel's line).
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -44,8 +45,8 @@ namespace {
 DmaOperand dmaOperand(const py::handle& obj, const char* what) {
   if (py::isinstance<HbmView>(obj)) return DmaOperand(obj.cast<const HbmView&>());
   if (py::isinstance<PyTile>(obj)) return DmaOperand(obj.cast<const PyTile&>().tile);
-  throw Error(std::string(what) + " must be an HBM tensor or a tile, not " +
-              std::string(py::str(py::type::of(obj).attr("__name__"))));
+  throw Error(fmt::format("{} must be an HBM tensor or a tile, not {}", what,
+                          std::string(py::str(py::type::of(obj).attr("__name__")))));
 }
 
 /// A number or a [P, 1] tile.
@@ -62,8 +63,8 @@ std::optional<Tile> optionalTile(const std::optional<PyTile>& t) {
 isa::Affine affineOver(const Tile& dst, const std::vector<int64_t>& steps, int64_t offset,
                        int64_t channelMultiplier) {
   if (steps.size() != dst.shape().size())
-    throw Error("the pattern has " + std::to_string(steps.size()) + " steps but tile '" +
-                dst.name() + "' has " + std::to_string(dst.shape().size()) + " free axes");
+    throw Error(fmt::format("the pattern has {} steps but tile '{}' has {} free axes", steps.size(),
+                            dst.name(), dst.shape().size()));
   isa::Affine affine;
   for (size_t i = 0; i < steps.size(); ++i)
     affine.pattern.push_back(isa::Dim{steps[i], dst.shape()[i]});

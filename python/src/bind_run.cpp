@@ -1,4 +1,5 @@
 // Kernel specs (library and Python), one run through the harness, its result and its trace.
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -87,14 +88,14 @@ struct RunOutput {
 isa::Dtype kernelDtype(const std::string& text) {
   if (text == "fp32") return isa::Dtype::Fp32;
   if (text == "bf16") return isa::Dtype::Bf16;
-  throw Error("dtype takes fp32 or bf16, not '" + text + "'");
+  throw Error(fmt::format("dtype takes fp32 or bf16, not '{}'", text));
 }
 
 kernels::RunMode runMode(const std::string& text) {
   if (text == "timed") return kernels::RunMode::Timed;
   if (text == "timing_only") return kernels::RunMode::TimingOnly;
   if (text == "interpret") return kernels::RunMode::Interpret;
-  throw Error("mode takes timed, timing_only or interpret, not '" + text + "'");
+  throw Error(fmt::format("mode takes timed, timing_only or interpret, not '{}'", text));
 }
 
 py::object pythonJson(const nlohmann::json& j) {
@@ -115,7 +116,8 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   const kernels::RunMode mode = runMode(modeText);
   if (check && mode == kernels::RunMode::TimingOnly)
     throw Error("timing_only computes no outputs to check");
-  if (check && !spec->reference) throw Error(spec->name + " has no reference to check against");
+  if (check && !spec->reference)
+    throw Error(fmt::format("{} has no reference to check against", spec->name));
   const kernels::ParamValues params = kernels::parseParams(*spec, paramTexts);
   const sim::MachineConfig machine = sim::loadMachine(machineName, sets);
   kernels::InputRequest request;
@@ -123,7 +125,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   request.shapes.assign(shapes.begin(), shapes.end());
   for (const auto& [name, array] : tensors)
     request.arrays[name.cast<std::string>()] =
-        hostTensorFrom(array, spec->name + ": " + name.cast<std::string>());
+        hostTensorFrom(array, fmt::format("{}: {}", spec->name, name.cast<std::string>()));
   const kernels::ShapeMap inputShapes = kernels::resolveInputShapes(*spec, request, params);
   const kernels::HostTensors inputs =
       kernels::loadInputs(*spec, std::move(request), inputShapes, dtype, params);
@@ -140,8 +142,8 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   out.inputs = numpyDict(inputs);
   out.races = run.sim.races;
   for (const auto& read : run.uninitializedReads) {
-    out.uninitializedReads.push_back("instruction " + std::to_string(read.instruction) +
-                                     " reads never-written memory (" + read.operand + ")");
+    out.uninitializedReads.push_back(fmt::format("instruction {} reads never-written memory ({})",
+                                                 read.instruction, read.operand));
     log.uninitializedRead({read.instruction, read.operand});
   }
   out.tolerance = kernels::tolerance(dtype);

@@ -1,4 +1,5 @@
 // HBM tensor views and SBUF/PSUM tiles with numpy-style indexing and the builder's transforms.
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -54,19 +55,19 @@ AxisIndex axisIndex(const py::handle& item, int64_t size, int axis) {
     r.start = resolve(attr("start", 0), size);
     r.stop = resolve(attr("stop", size), size);
     if (r.step < 1 || r.start < 0 || r.stop > size || r.start >= r.stop)
-      throw Error("index " + std::to_string(r.start) + ":" + std::to_string(r.stop) + ":" +
-                  std::to_string(r.step) + " of axis " + std::to_string(axis) +
-                  " is not a non-empty forward range of its " + std::to_string(size) + " elements");
+      throw Error(fmt::format(
+          "index {}:{}:{} of axis {} is not a non-empty forward range of its {} elements", r.start,
+          r.stop, r.step, axis, size));
     return r;
   }
   if (!py::isinstance<py::int_>(item))
-    throw Error("axis " + std::to_string(axis) + " takes an int or a slice, not " +
-                std::string(py::str(py::type::of(item).attr("__name__"))));
+    throw Error(fmt::format("axis {} takes an int or a slice, not {}", axis,
+                            std::string(py::str(py::type::of(item).attr("__name__")))));
   r.single = true;
   r.start = resolve(item.cast<int64_t>(), size);
   if (r.start < 0 || r.start >= size)
-    throw Error("index " + std::to_string(item.cast<int64_t>()) + " outside axis " +
-                std::to_string(axis) + " of " + std::to_string(size) + " elements");
+    throw Error(
+        fmt::format("index {} outside axis {} of {} elements", item.cast<int64_t>(), axis, size));
   r.stop = r.start + 1;
   return r;
 }
@@ -76,8 +77,7 @@ std::vector<AxisIndex> subscript(const py::handle& key, const std::vector<int64_
   py::tuple items =
       py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key) : py::make_tuple(key);
   if (items.size() > shape.size())
-    throw Error(std::to_string(items.size()) + " indices for a view of rank " +
-                std::to_string(shape.size()));
+    throw Error(fmt::format("{} indices for a view of rank {}", items.size(), shape.size()));
   std::vector<AxisIndex> out;
   for (size_t a = 0; a < shape.size(); ++a)
     out.push_back(a < items.size() ? axisIndex(items[a], shape[a], static_cast<int>(a))
@@ -108,9 +108,7 @@ std::vector<int64_t> tileShape(const Tile& t) {
 
 /// A tile axis (0 = partition) as a free-axis index; the partition axis is not one.
 int freeAxis(int axis, const char* what) {
-  if (axis < 1)
-    throw Error(std::string("tile ") + what + ": axis " + std::to_string(axis) +
-                " is not a free axis (1..)");
+  if (axis < 1) throw Error(fmt::format("tile {}: axis {} is not a free axis (1..)", what, axis));
   return axis - 1;
 }
 
@@ -121,9 +119,7 @@ Tile withLayout(const Tile& t, StridedLayout layout) {
 
 std::string viewText(const std::string& kind, const std::string& name,
                      const std::vector<int64_t>& shape, isa::Dtype dtype) {
-  std::string s = kind + " '" + name + "' [";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "] " + std::string(isa::dtypeName(dtype));
+  return fmt::format("{} '{}' [{}] {}", kind, name, fmt::join(shape, ", "), isa::dtypeName(dtype));
 }
 
 }  // namespace
@@ -142,7 +138,8 @@ void bindViews(py::module_& m) {
              bool allSingle = true;
              for (const AxisIndex& i : idx) allSingle = allSingle && i.single;
              if (allSingle)
-               throw Error("indexing every axis of '" + v.name() + "' leaves no axis to move");
+               throw Error(
+                   fmt::format("indexing every axis of '{}' leaves no axis to move", v.name()));
              return HbmView(v.tensor(), v.dtype(), indexLayout(v.layout(), idx, 0), v.name());
            })
       .def("reshape",
@@ -170,7 +167,7 @@ void bindViews(py::module_& m) {
            [](const PyTile& t, const py::object& key) {
              const auto idx = subscript(key, tileShape(t.tile));
              if (idx[0].step != 1)
-               throw Error("tile '" + t.tile.name() + "': partitions take a step of 1");
+               throw Error(fmt::format("tile '{}': partitions take a step of 1", t.tile.name()));
              const Tile rows =
                  t.tile.partitionSlice(static_cast<int32_t>(idx[0].start),
                                        static_cast<int32_t>(idx[0].stop - idx[0].start));
@@ -179,15 +176,14 @@ void bindViews(py::module_& m) {
       .def("reshape",
            [](const PyTile& t, const std::vector<int64_t>& shape) {
              if (shape.empty() || shape[0] != t.tile.partitions())
-               throw Error("tile '" + t.tile.name() +
-                           "': reshape keeps the partition axis first (" +
-                           std::to_string(t.tile.partitions()) + ")");
+               throw Error(fmt::format("tile '{}': reshape keeps the partition axis first ({})",
+                                       t.tile.name(), t.tile.partitions()));
              return t.with(t.tile.reshape(std::vector<int64_t>(shape.begin() + 1, shape.end())));
            })
       .def("permute",
            [](const PyTile& t, const std::vector<int>& order) {
              if (order.empty() || order[0] != 0)
-               throw Error("tile '" + t.tile.name() + "': permute keeps axis 0 first");
+               throw Error(fmt::format("tile '{}': permute keeps axis 0 first", t.tile.name()));
              std::vector<int> freeOrder;
              for (size_t i = 1; i < order.size(); ++i)
                freeOrder.push_back(freeAxis(order[i], "permute"));

@@ -1,6 +1,8 @@
 // numpy arrays <-> host tensors.
 #include "python/src/host_arrays.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "isa/error.h"
@@ -15,7 +17,7 @@ kernels::HostTensor hostTensorFrom(const py::handle& array, const std::string& n
     a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(array);
   } catch (const py::error_already_set&) {
   }
-  if (!a) throw Error(name + " is not a numeric array");
+  if (!a) throw Error(fmt::format("{} is not a numeric array", name));
   kernels::HostTensor t;
   t.shape.assign(a.shape(), a.shape() + a.ndim());
   t.values.assign(a.data(), a.data() + a.size());

@@ -168,7 +168,7 @@ std::string CalibrationResult::publishedText() const {
     std::snprintf(buf, sizeof buf, "%.4g", v);
     return std::string(buf);
   };
-  return low == high ? text(low) : text(low) + "-" + text(high);
+  return low == high ? text(low) : fmt::format("{}-{}", text(low), text(high));
 }
 
 std::vector<CalibrationResult> runCalibration(const std::string& machineFilter,

@@ -19,7 +19,8 @@ std::string rangeText(const isa::Program& program, const isa::AccessPattern& ap)
   std::string where(isa::spaceName(ap.space));
   if (ap.space == isa::Space::Hbm) {
     const bool known = ap.tensor >= 0 && ap.tensor < static_cast<int32_t>(program.tensors.size());
-    where += known ? " " + program.tensors[ap.tensor].name : fmt::format(" #{}", ap.tensor);
+    where += known ? fmt::format(" {}", program.tensors[ap.tensor].name)
+                   : fmt::format(" #{}", ap.tensor);
   } else {
     where += fmt::format(" p{}-{}", f.partBegin, f.partEnd - 1);
   }

@@ -202,8 +202,8 @@ kind "diff unknown option" "diff: unknown option --frobnicate" diff "$f/t.json" 
 kind "list argument" "list: unexpected argument 'foo'" list foo
 kind "calibrate argument" "calibrate: unexpected argument 'foo'" calibrate foo
 kind "calibrate unknown option" "calibrate: unknown option --frobnicate" calibrate --frobnicate
-kind "calibrate missing value" "option --machine needs a value" calibrate --machine --set x=1
-kind "calibrate repeated option" "option --machine given twice" calibrate --machine trn1 --machine trn2
+kind "calibrate missing value" "calibrate: --machine: needs a value, not the option '--set'" calibrate --machine --set x=1
+kind "calibrate repeated option" "calibrate: --machine given 2 times" calibrate --machine trn1 --machine trn2
 
 # --- standard output that cannot be written
 kinds=$((kinds + 1))

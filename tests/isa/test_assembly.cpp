@@ -1,6 +1,7 @@
 // Text assembly: print then parse is the identity, hand-written text means what the docs say,
 // errors name the line and the token.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <bit>
 #include <cmath>
@@ -77,11 +78,9 @@ std::string readFile(const std::string& path) {
 
 TEST_CASE("assembly: declarations of every dtype and kind round trip") {
   Program p;
-  for (int d = 0; d < kNumDtypes; ++d) {
-    std::string name = "t";
-    name += std::to_string(d);
-    p.tensors.push_back({name, {d + 1, 3}, static_cast<Dtype>(d), static_cast<TensorKind>(d % 3)});
-  }
+  for (int d = 0; d < kNumDtypes; ++d)
+    p.tensors.push_back(
+        {fmt::format("t{}", d), {d + 1, 3}, static_cast<Dtype>(d), static_cast<TensorKind>(d % 3)});
   p.tensors.push_back({"scalar", {}, Dtype::Fp32, TensorKind::Output});
   p.semaphores = {"tensor", "q15", "_x"};
   checkRoundTrip(p);

@@ -1,6 +1,7 @@
 // .npy reading and writing: round trip, v1/v2 headers, float64/float16, files from and for numpy,
 // streams, size bounds, and each error.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,8 +29,7 @@ struct TempDir {
   fs::path path;
   TempDir() {
     static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("neuronsim_npy_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    path = fs::temp_directory_path() / fmt::format("neuronsim_npy_{}_{}", getpid(), counter++);
     fs::create_directories(path);
   }
   ~TempDir() { fs::remove_all(path); }

@@ -141,11 +141,25 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
 }
 
 TEST_CASE("matmul: a transposed M tail without direct tiles (M < 128)") {
+  using namespace neuronsim::kernels;
   const Shape3 shapes[] = {{129, 2, 3}, {255, 17, 33}, {300, 100, 700}};
+  const KernelSpec& spec = findKernel("matmul");
+  const ParamValues params = parseParams(spec, {{"m_tail", "transposed"}});
+  const auto geometry = neuronsim::sim::loadMachine("trn2").geometry;
   uint64_t seed = 400;
   for (const Shape3& s : shapes)
     for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
       CAPTURE(s.m);
+      // Every matmul is the tail's: the planner took the transposed path and no direct tile.
+      const ShapeMap inputs = {{"lhsT", {s.k, s.m}}, {"rhs", {s.k, s.n}}};
+      const neuronsim::isa::Program program =
+          buildKernel(spec, params, checkShapes(spec, inputs, params), dtype, geometry);
+      int64_t tail = 0, direct = 0;
+      for (const neuronsim::isa::Instruction& inst : program.instructions)
+        if (inst.opcode == neuronsim::isa::Opcode::NcMatmul)
+          ++(inst.note == "matmul (transposed tail)" ? tail : direct);
+      CHECK(tail > 0);
+      CHECK(direct == 0);
       checkKernelCase(matmulCase(s.k, s.m, s.n, dtype, seed++, {{"m_tail", "transposed"}}));
     }
 }

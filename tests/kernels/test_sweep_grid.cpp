@@ -1,6 +1,7 @@
 // The sweep grid: axis parsing, cartesian order, shards that partition the grid, and the
 // schedule parameters' sweep candidates.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <set>
 
@@ -72,8 +73,7 @@ TEST_CASE("sweep grid: the shards of a grid partition it, each point in exactly 
   for (int64_t n = 1; n <= 25; n += 4) {
     std::multiset<int64_t> seen;
     for (int64_t i = 1; i <= n; ++i)
-      for (const SweepPoint& p :
-           shardOf(grid, parseShard(std::to_string(i) + "/" + std::to_string(n))))
+      for (const SweepPoint& p : shardOf(grid, parseShard(fmt::format("{}/{}", i, n))))
         seen.insert(p.index);
     CHECK(seen.size() == grid.size());
     CHECK(std::set<int64_t>(seen.begin(), seen.end()).size() == grid.size());

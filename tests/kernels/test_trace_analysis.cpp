@@ -1,6 +1,7 @@
 // Trace analysis on simulated runs: programs whose bound is known by construction, and the
 // traces of every library kernel (graph explains each engine start, what-if is consistent).
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "kernels/builder/kernel_builder.h"
 #include "kernels/harness/run_kernel.h"
@@ -49,7 +50,7 @@ neuronsim::isa::Program manyQueueLoads(int queues, int64_t columns) {
   auto out = b.output("out", {128, queues}, Dtype::Fp32);
   Tile sums = b.sbuf({128, queues}, Dtype::Fp32, "sums");
   for (int q = 0; q < queues; ++q) {
-    b.setNote("load " + std::to_string(q));
+    b.setNote(fmt::format("load {}", q));
     Tile tile = b.sbuf({128, columns}, Dtype::Fp32, "tile");
     b.dmaCopy(tile, x.slice(1, q * columns, (q + 1) * columns), {.queue = q});
     b.setNote("reduce");

@@ -2,6 +2,7 @@
 // Small builders of hand-written programs for the timed-model tests.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@
 template <>
 struct doctest::StringMaker<neuronsim::traces::Tick> {
   static doctest::String convert(neuronsim::traces::Tick t) {
-    return (std::to_string(t.ps()) + " ps").c_str();
+    return fmt::format("{} ps", t.ps()).c_str();
   }
 };
 

@@ -1,6 +1,7 @@
 // Regressions from fuzzing the machine JSON reader (fuzz/fuzz_machine.cpp; docs/hardening.md):
 // each input once escaped as a non-neuronsim exception and must now be one Error naming the file.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,7 +19,7 @@ namespace {
 /// The Error loadMachine throws for a machine file holding `text` ("" when it loads).
 std::string machineFileError(const std::string& text) {
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("neuronsim_fuzz_machine_" + std::to_string(::getpid()) + ".json"))
+                            fmt::format("neuronsim_fuzz_machine_{}.json", ::getpid()))
                                .string();
   std::ofstream(path) << text;
   std::string error;

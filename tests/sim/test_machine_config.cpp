@@ -1,5 +1,6 @@
 // Machine presets: embedded values, overrides, and errors that name the key and value.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,7 +23,7 @@ std::string errorOf(const std::string& name, const std::vector<std::string>& ove
 }
 std::string writeTemp(const std::string& text) {
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("neuronsim_machine_" + std::to_string(::getpid()) + ".json"))
+                            fmt::format("neuronsim_machine_{}.json", ::getpid()))
                                .string();
   std::ofstream(path) << text;
   return path;

@@ -9,6 +9,7 @@
 //                 #2) q1    #3 store 524288 B over 128 partitions, issued 3600, moves [4900,5000]
 // total 5000 ns.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -152,9 +153,8 @@ inline nlohmann::json summary(double totalNs = 5000) {
 struct TempFile {
   std::filesystem::path path;
   explicit TempFile(const std::string& name) {
-    std::string file = "neuronsim_traces_";
-    file.append(std::to_string(::getpid())).append("_").append(name);
-    path = std::filesystem::temp_directory_path() / file;
+    path = std::filesystem::temp_directory_path() /
+           fmt::format("neuronsim_traces_{}_{}", ::getpid(), name);
   }
   ~TempFile() {
     std::error_code ec;
