@@ -151,7 +151,16 @@ TEST_CASE("conv3d_bwd: db only, bf16, C_out 130") {
 }
 
 TEST_CASE("conv3d_bwd: plane larger than one chunk") {
-  check({{1, 2, 2, 60, 60}, {1, 3, 3, 2, 3}, 0, {{"padding", "0,0,1,1,1,1"}}});
+  // The automatic chunk holds a whole 60x60 plane; 1024 positions cut each plane in four.
+  const ConvCase c{{1, 2, 2, 60, 60},
+                   {1, 3, 3, 2, 3},
+                   0,
+                   {{"padding", "0,0,1,1,1,1"}, {"dx_chunk_positions", "1024"}}};
+  const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+  const ConvCore dx = dxCore(conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false));
+  const ConvPlan plan = planConv(dx, c.dtype, testing::trn2().geometry, dxOptions(params));
+  CHECK(plan.chunk[1] * plan.chunk[2] < dx.out[1] * dx.out[2]);
+  check(c);
 }
 
 TEST_CASE("conv3d_bwd: 1x1x1 filter, stride 2") {

@@ -147,15 +147,45 @@ TEST_CASE("conv3d_transpose: stride larger than the kernel (gaps of bias only)")
   check({{1, 4, 2, 3, 3}, {2, 2, 1, 4, 5}, 5, {{"stride", "4,3,3"}, {"activation_fn", "tanh"}}});
 }
 
+/// The forward core of a conv3d_transpose case (what selects the phase path).
+ConvCore transposeCore(const ConvCase& c) {
+  return conv3dTransposeCore({{"x_in", c.x}, {"filters", c.filters}},
+                             parseParams(conv3dTransposeSpec(), c.params));
+}
+
 TEST_CASE("conv3d_transpose: output rows wider than one PSUM bank") {
-  check({{1, 2, 1, 2, 300}, {1, 2, 2, 2, 3}, 0, {{"stride", "1,2,2"}}});
+  // kw 3 against stride 2 takes the conv core: rows of 1201 outputs, about 600 per W phase,
+  // span several PSUM blocks.
+  const ConvCase wide{{1, 2, 1, 2, 600}, {1, 2, 3, 2, 3}, 0, {{"stride", "1,2,2"}}};
+  CHECK_FALSE(transposePhasesApply(transposeCore(wide), testing::trn2().geometry));
+  const ConvPlan p = testing::corePlanOf(conv3dTransposeSpec(), wide);
+  CHECK(p.chunk[2] == 1201);
+  CHECK(p.block[2] * p.phase[2] < p.chunk[2]);
+  check(wide);
+  // kernel = stride: phase matmuls over rows of 600 outputs.
+  const ConvCase phases{{1, 2, 1, 2, 300}, {1, 2, 2, 2, 3}, 0, {{"stride", "1,2,2"}}};
+  CHECK(transposePhasesApply(transposeCore(phases), testing::trn2().geometry));
+  check(phases);
 }
 
 TEST_CASE("conv3d_transpose: plane chunked over H, C_in 130 and lnc_shard") {
-  check({{1, 130, 1, 40, 40},
-         {1, 2, 2, 130, 4},
-         0,
-         {{"stride", "1,2,2"}, {"lnc_shard", "true"}, {"activation_fn", "gelu_tanh"}}});
+  // kh 3 against stride 2 takes the conv core; C_in 130 gives two contraction tiles.
+  const ConvCase core{{1, 130, 1, 40, 40},
+                      {1, 3, 2, 130, 4},
+                      0,
+                      {{"stride", "1,2,2"}, {"lnc_shard", "true"}, {"activation_fn", "gelu_tanh"}}};
+  CHECK_FALSE(transposePhasesApply(transposeCore(core), testing::trn2().geometry));
+  const ConvPlan p = testing::corePlanOf(conv3dTransposeSpec(), core);
+  CHECK(p.ciTiles == 2);
+  CHECK(p.chunk[1] < transposeCore(core).out[1]);
+  check(core);
+  const ConvCase phases{
+      {1, 130, 1, 40, 40},
+      {1, 2, 2, 130, 4},
+      0,
+      {{"stride", "1,2,2"}, {"lnc_shard", "true"}, {"activation_fn", "gelu_tanh"}}};
+  CHECK(transposePhasesApply(transposeCore(phases), testing::trn2().geometry));
+  check(phases);
 }
 
 TEST_CASE(

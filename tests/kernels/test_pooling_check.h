@@ -84,19 +84,36 @@ inline void addNonFiniteGrad(HostTensors& inputs, uint64_t every, uint64_t seed)
   }
 }
 
-/// The SBUF/PSUM allocations `kernel` makes for `c` (which buffers the planner chose).
-inline std::vector<AllocationRecord> poolAllocations(const std::string& kernel, const PoolCase& c,
-                                                     isa::Dtype dtype,
-                                                     const sim::MachineConfig& machine) {
+/// `kernel`'s program for `c` on `machine`; its SBUF/PSUM allocations go to `records` if given.
+inline isa::Program poolProgram(const std::string& kernel, const PoolCase& c, isa::Dtype dtype,
+                                const sim::MachineConfig& machine,
+                                std::vector<AllocationRecord>* records = nullptr) {
   const KernelSpec& spec = findKernel(kernel);
   const ParamValues params = parseParams(spec, c.params);
   const PoolingConfig config = poolingConfig(kernel, c.input, params);
   ShapeMap inputs{{"input_tensor", config.inputShape()}};
   if (isBackward(kernel)) inputs["grad_output"] = config.outputShape();
   if (kernel == "max_pooling_3d_backward") inputs["output_tensor"] = config.outputShape();
+  return buildKernel(spec, params, checkShapes(spec, inputs, params), dtype, machine.geometry,
+                     records);
+}
+
+/// The SBUF/PSUM allocations `kernel` makes for `c` (which buffers the planner chose).
+inline std::vector<AllocationRecord> poolAllocations(const std::string& kernel, const PoolCase& c,
+                                                     isa::Dtype dtype,
+                                                     const sim::MachineConfig& machine) {
   std::vector<AllocationRecord> records;
-  buildKernel(spec, params, checkShapes(spec, inputs, params), dtype, machine.geometry, &records);
+  poolProgram(kernel, c, dtype, machine, &records);
   return records;
+}
+
+/// DMA instructions in `kernel`'s program for `c` (how finely the planner cut the planes).
+inline int64_t poolDmaCount(const std::string& kernel, const PoolCase& c, isa::Dtype dtype,
+                            const sim::MachineConfig& machine) {
+  int64_t dmas = 0;
+  for (const isa::Instruction& inst : poolProgram(kernel, c, dtype, machine).instructions)
+    dmas += isa::isDma(inst.opcode) ? 1 : 0;
+  return dmas;
 }
 
 /// Partitions the allocation named `name` spans (0 when there is none).
