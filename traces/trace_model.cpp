@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -114,11 +115,13 @@ class ModelBuilder {
                         source_, nlohmann::json(tid).dump()));
       const double ts = event.number("ts", 0) * 1000.0;
       const double dur = event.number("dur", 0) * 1000.0;
+      checkTime("ts", ts);
+      checkTime("ts + dur", ts + dur);
       minStart_ = std::min(minStart_, ts);
       maxEnd_ = std::max(maxEnd_, ts + dur);
       const std::string cat = event.text("cat", "");
-      if (cat == "instruction") model_.spans.push_back(spanFromEvent(event, false));
-      if (cat == "dma") dmas_.push_back(spanFromEvent(event, true));
+      if (cat == "instruction") model_.spans.push_back(checkedTimes(spanFromEvent(event, false)));
+      if (cat == "dma") dmas_.push_back(checkedTimes(spanFromEvent(event, true)));
     } else if (ph == "C") {
       const std::string name = event.text("name", "");
       auto [it, added] = counterIndex_.emplace(name, model_.counters.size());
@@ -160,6 +163,27 @@ class ModelBuilder {
   }
 
   explicit ModelBuilder(std::string source) : source_(std::move(source)) {}
+
+  /// Times beyond this (ns, 1000 s simulated) are refused, so picosecond ticks of any sum or
+  /// difference of two of them fit in 64 bits.
+  static constexpr double kMaxTimeNs = 1e12;
+
+  void checkTime(const char* what, double ns) const {
+    if (!(std::abs(ns) <= kMaxTimeNs))
+      throw Error(
+          fmt::format("{} has an event whose {} is {} ns (times must be finite and within "
+                      "+-{:g} ns)",
+                      source_, what, nlohmann::json(ns).dump(), kMaxTimeNs));
+  }
+
+  Span checkedTimes(Span s) const {
+    checkTime("start", s.startNs);
+    checkTime("end", s.endNs);
+    checkTime("ready time", s.readyNs);
+    checkTime("stall", s.stallNs);
+    for (const Release& r : s.waits) checkTime("semaphore release time", r.ns);
+    return s;
+  }
 
  private:
   /// One entry of a list in the neuronsim section; a field of the wrong type is an Error.

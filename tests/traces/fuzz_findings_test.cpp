@@ -71,3 +71,18 @@ TEST_CASE(
   REQUIRE(model.uninitializedReads.size() == 1);
   CHECK(model.uninitializedReads[0].first == 4);
 }
+
+TEST_CASE("times beyond 1000 s or not finite are errors naming the field") {
+  // Found by fuzz_trace: a start_ns of 1e31 became INT64_MIN picoseconds, and the report's
+  // what-if replay overflowed subtracting it.
+  CHECK_THROWS_WITH_AS(
+      load(withEvent(
+          R"({"ph":"X","ts":1,"dur":1,"tid":2,"cat":"instruction","args":{"start_ns":1e31}})")),
+      doctest::Contains("start is 1e+31 ns"), Error);
+  CHECK_THROWS_WITH_AS(load(withEvent(R"({"ph":"X","ts":-2e9,"tid":2,"cat":"dma"})")),
+                       doctest::Contains("ts is"), Error);
+  CHECK_THROWS_WITH_AS(
+      load(withEvent(R"({"ph":"X","ts":1,"tid":2,"cat":"instruction","args":{"ready_ns":-1e13}})")),
+      doctest::Contains("ready time"), Error);
+  CHECK(load(withEvent(R"({"ph":"X","ts":9e8,"dur":1,"tid":2,"cat":"dma"})")).spans.size() == 1);
+}
