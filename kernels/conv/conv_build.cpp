@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -327,7 +328,13 @@ class ConvEmitter {
   }
 
   /// Virtual input plane `z` of `chunk`'s batch into ring position `position` of every slot.
+  /// Every chunk covers whole planes, so a position's H and W borders are the same for every
+  /// plane it holds: they are zeroed on its first fill only. A plane in the depth padding is
+  /// left alone: no live tap reads it (`packedTapsFor` checks the depth too).
   void loadRingPlane(const Chunk& chunk, int64_t z, int64_t position) {
+    if (!holdsInput(0, z, 1, 1)) return;
+    const bool bordersZero = ringZeroed_.contains(position);
+    ringZeroed_.insert(position);
     const Chunk plane{
         chunk.batch, {z, chunk.origin[1], chunk.origin[2]}, {1, chunk.extent[1], chunk.extent[2]}};
     for (int64_t j = 0; j < plan_.pack; ++j) {
@@ -340,7 +347,8 @@ class ConvEmitter {
                             .partitionSlice(first, static_cast<int32_t>(core_.cin))
                             .select(0, 0)
                             .slice(0, position, position + 1);
-      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine());
+      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine(),
+                          bordersZero);
     }
   }
 
@@ -498,9 +506,11 @@ class ConvEmitter {
         defer([=, this, &chunk] {
           const Tile block =
               ps.partitionSlice(static_cast<int32_t>(base), static_cast<int32_t>(rows));
+          // both W offsets on one engine: their interleaved writes would order two engines
+          const isa::Engine engine = evictEngines_.next();
           evict(box(outTile, origin, count, plan_.phase),
-                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw);
-          if (plan_.pairs > 1) evictOdd(outTile, block, chunk, origin, count, j, cw);
+                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw, engine);
+          if (plan_.pairs > 1) evictOdd(outTile, block, chunk, origin, count, j, cw, engine);
         });
       });
       defer([=, this, &chunk] { store(outAll, chunk, co0, cw, storedTo, chunk.extent[0]); });
@@ -648,7 +658,7 @@ class ConvEmitter {
   /// The odd W offset's outputs (PSUM rows from pairStride) of the block at `origin`, those that
   /// lie inside the chunk.
   void evictOdd(const Tile& outTile, const Tile& ps, const Chunk& chunk, const Int3& origin,
-                const Int3& count, int64_t coTile, int64_t cw) {
+                const Int3& count, int64_t coTile, int64_t cw, isa::Engine engine) {
     Int3 odd = count;
     odd[2] = std::min(count[2], (chunk.extent[2] - origin[2]) / 2);
     if (odd[2] == 0) return;
@@ -656,12 +666,15 @@ class ConvEmitter {
         ps.partitionSlice(static_cast<int32_t>(plan_.pairStride), static_cast<int32_t>(cw))
             .reshape({count[0], count[1], count[2]})
             .slice(2, 0, odd[2]);
-    evict(box(outTile, {origin[0], origin[1], origin[2] + 1}, odd, plan_.phase), src, coTile, cw);
+    evict(box(outTile, {origin[0], origin[1], origin[2] + 1}, odd, plan_.phase), src, coTile, cw,
+          engine);
   }
 
-  void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
+  /// Evicts `ps` into `dst` on `engine` (Vector or Scalar), adding bias and applying the
+  /// activation (on Scalar when Vector cannot).
+  void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw, isa::Engine engine) {
     b_.setNote("evict psum");
-    const bool vector = evictEngines_.next() == isa::Engine::Vector;
+    const bool vector = engine == isa::Engine::Vector;
     std::optional<Tile> bias;
     if (bias_)
       bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
@@ -692,6 +705,7 @@ class ConvEmitter {
   // chunk, and of the chunk being computed; the next ring position to fill
   std::map<int64_t, std::vector<int64_t>> ringOf_;
   std::vector<int64_t> lastRing_, ringPlanes_;
+  std::set<int64_t> ringZeroed_;  ///< ring positions whose borders hold zeros
   int64_t nextRingPlane_ = 0;
   struct Deferred {
     std::function<void()> work;
