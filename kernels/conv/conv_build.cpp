@@ -125,16 +125,29 @@ class ConvEmitter {
       stages_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]},
                                  dtype_, "stage");
     }
-    if (plan_.positionsStationary && planeWise() && !bias_)
+    if (plan_.positionsStationary && planeWise() && !bias_ && !plan_.quadrantGroups)
       quadrants_ = std::max<int64_t>(1, plan_.parts / kQuadrant);
-    outs_ =
-        BufferRing::sbuf(b_, kBuffers, {quadrants_ > 1 ? plan_.parts : coParts, c[0], c[1], c[2]},
-                         out_.dtype(), "out");
-    const int64_t accRows = quadrants_ > 2 ? plan_.parts : std::min(filterColumns(), plan_.parts);
+    const bool allParts = quadrants_ > 1 || plan_.quadrantGroups;
+    outs_ = BufferRing::sbuf(b_, kBuffers, {allParts ? plan_.parts : coParts, c[0], c[1], c[2]},
+                             out_.dtype(), "out");
+    const int64_t accRows = quadrants_ > 2 || plan_.quadrantGroups
+                                ? plan_.parts
+                                : std::min(filterColumns(), plan_.parts);
     psums_ = BufferRing::psum(b_, static_cast<int>(plan_.psumBuffers),
                               {accRows, product(plan_.block)}, isa::Dtype::Fp32, "acc");
     if (!plan_.positionsStationary) return;
     const int ring = 2 * kTransposeLag;
+    if (plan_.quadrantGroups) {
+      transposeLag_ = 1;
+      pairPsums_ =
+          BufferRing::psum(b_, ring, {plan_.parts, 2 * kQuadrant}, isa::Dtype::Fp32, "pairs_acc");
+      pairTiles_ =
+          BufferRing::sbuf(b_, ring, {plan_.parts, 2 * plan_.parts}, pairDtype(), "pairs_out");
+      // Quadrant columns past C_out are transposed too (into rows never evicted): zeros.
+      for (int i = 0; i < ring && core_.cout < kQuadrant; ++i)
+        b_.memset(pairTiles_[i], 0.0f, isa::Engine::GpSimd);
+      return;
+    }
     pairPsums_ =
         BufferRing::psum(b_, ring, {plan_.parts, filterColumns()}, isa::Dtype::Fp32, "pairs_acc");
     const int64_t halfColumns = quadrants_ > 2 ? kHalf : 0;
@@ -475,6 +488,7 @@ class ConvEmitter {
   }
 
   void computeChunk(const Chunk& chunk, int slot, int64_t g0, int64_t group) {
+    if (plan_.quadrantGroups) return computeGroups(chunk, slot, g0, group);
     // When every block lies in one depth plane and blocks come depth by depth, finished planes
     // are stored while later ones compute: the last chunk's store is one plane, not the chunk.
     // With quadrants, plane d sits on partition quadrant d % 4 (its transposes in PSUM half
@@ -518,12 +532,134 @@ class ConvEmitter {
     }
   }
 
+  /// Grouped transposes: consecutive blocks of one depth plane with the same extent, up to one
+  /// per partition quadrant, computed together (`computeGroup`); one store per group.
+  void computeGroups(const Chunk& chunk, int slot, int64_t g0, int64_t cw) {
+    const Tile outAll = outs_.next();
+    std::vector<std::pair<Int3, Int3>> blocks;
+    forEachBlock(
+        chunk, [&](const Int3& origin, const Int3& count) { blocks.emplace_back(origin, count); });
+    const size_t quadrants = static_cast<size_t>(plan_.parts / kQuadrant);
+    for (size_t first = 0; first < blocks.size();) {
+      size_t last = first + 1;
+      while (last < blocks.size() && last - first < quadrants &&
+             blocks[last].first[0] == blocks[first].first[0] &&
+             blocks[last].second == blocks[first].second)
+        ++last;
+      computeGroup(chunk, slot, g0, cw, outAll,
+                   std::vector(blocks.begin() + static_cast<std::ptrdiff_t>(first),
+                               blocks.begin() + static_cast<std::ptrdiff_t>(last)));
+      first = last;
+    }
+    settle(0);
+  }
+
+  /// Blocks `group` (whole output rows, one depth, equal extents), block i on partition quadrant
+  /// i: per sub-block, each block's matmuls into [pairs, (g, C_out)] and an eviction into
+  /// columns (i, g, C_out) of one tile (disjoint per block, so Vector and Scalar evict blocks in
+  /// parallel), then one PE transpose per W offset g of [pairs, (i, C_out)] into the group's PSUM
+  /// tile of offset g. So a transpose serves 4 sub-blocks,
+  /// each offset's eviction moves 128 partitions (4 blocks) at once, and the group is stored by
+  /// one DMA over all 16 engines. The out tile holds block i's rows on quadrant i, from the
+  /// first block's row.
+  void computeGroup(const Chunk& chunk, int slot, int64_t g0, int64_t cw, const Tile& outAll,
+                    const std::vector<std::pair<Int3, Int3>>& group) {
+    const int32_t nq = static_cast<int32_t>(group.size());
+    const int32_t rowsUsed = nq * static_cast<int32_t>(kQuadrant);
+    const Int3 first = group.front().first, count = group.front().second;
+    std::vector<std::vector<TapUse>> uses;
+    for (const auto& [origin, extent] : group) uses.push_back(tapsFor(chunk, origin, extent));
+    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
+    const Tile offsets[2] = {psums_.next().partitionSlice(0, rowsUsed).slice(0, 0, product(count)),
+                             psums_.next().partitionSlice(0, rowsUsed).slice(0, 0, product(count))};
+    const int64_t tile = plan_.parts;
+    const int64_t perRow = std::min(count[2], tile);
+    const int64_t rowsPer = count[2] > tile ? 1 : tile / count[2];
+    const Tile windows = windows_[slot].partitionSlice(0, static_cast<int32_t>(plan_.parts));
+    const Tile filters = weights_.partitionSlice(0, static_cast<int32_t>(plan_.parts)).select(0, 0);
+    const int64_t rows = plan_.pairStride + cw;
+    for (int64_t d = 0; d < count[0]; ++d)
+      for (int64_t h = 0; h < count[1]; h += rowsPer)
+        for (int64_t w = 0; w < count[2]; w += perRow) {
+          const Int3 sub{1, std::min(rowsPer, count[1] - h), std::min(perRow, count[2] - w)};
+          const int64_t n = product(sub), offset = (d * count[1] + h) * count[2] + w;
+          const int32_t np = static_cast<int32_t>(n);
+          const Tile pairs = pairTiles_.next().partitionSlice(0, np).split(
+              0, {plan_.parts / kQuadrant, 2, kQuadrant});
+          for (int32_t i = 0; i < nq; ++i) {
+            const Tile acc = pairPsums_.next().partitionSlice(0, np);
+            b_.setNote("matmul");
+            const std::vector<TapUse>& blockUses = uses[static_cast<size_t>(i)];
+            if (blockUses.empty()) b_.memset(acc, 0.0f, isa::Engine::Vector);
+            for (size_t u = 0; u < blockUses.size(); ++u) {
+              const Int3 at{blockUses[u].start[0] + d * step[0],
+                            blockUses[u].start[1] + h * step[1],
+                            blockUses[u].start[2] + w * step[2]};
+              b_.matmul(acc.slice(0, 0, rows), box(windows.select(0, 0), windowAt(at), sub, step),
+                        filters.select(0, blockUses[u].stored).slice(0, 0, rows), u > 0);
+            }
+            b_.setNote("evict pairs");
+            copyOn(b_, pairs.select(0, i).slice(1, 0, cw),
+                   acc.split(0, {2, kQuadrant}).slice(1, 0, cw), evictEngines_.next());
+          }
+          defer(
+              [=, this] {
+                b_.setNote("transpose pairs");
+                for (int g = 0; g < 2; ++g)
+                  b_.transpose(offsets[g].slice(0, offset, offset + n),
+                               pairs.slice(0, 0, nq).select(1, g));
+              },
+              true);
+        }
+    const int64_t row0 = first[1];
+    defer([=, this, &chunk] {
+      const isa::Engine engine = evictEngines_.next();
+      const int64_t oddW = std::min(count[2], (chunk.extent[2] - first[2]) / 2);
+      for (int64_t g = 0; g < 2; ++g) {
+        const Int3 extent{count[0], count[1], g == 0 ? count[2] : oddW};
+        if (extent[2] == 0) continue;
+        const Tile src = offsets[g].reshape({count[0], count[1], count[2]}).slice(2, 0, extent[2]);
+        const Tile dst = box(outAll.partitionSlice(0, rowsUsed), {first[0], row0, first[2] + g},
+                             extent, plan_.phase);
+        evict(dst, src, 0, rowsUsed, engine);
+      }
+      storeGroup(outAll, chunk, g0, cw, first, count, nq);
+    });
+  }
+
+  /// Stores the group of `nq` blocks from `first` (extent `count` output pairs per block):
+  /// quadrant i holds block i's rows from the first block's row. One DMA when C_out fills the
+  /// quadrants, else one per quadrant.
+  void storeGroup(const Tile& outAll, const Chunk& chunk, int64_t co0, int64_t cw,
+                  const Int3& first, const Int3& count, int32_t nq) {
+    const int64_t d = chunk.origin[0] + first[0];
+    const int64_t width = std::min(chunk.extent[2] - first[2], count[2] * plan_.phase[2]);
+    const int64_t h0 = chunk.origin[1] + first[1], w0 = chunk.origin[2] + first[2];
+    const HbmView rows = out_.select(0, chunk.batch)
+                             .slice(0, co0, co0 + cw)
+                             .select(1, d)
+                             .slice(1, h0, h0 + nq * count[1])
+                             .slice(2, w0, w0 + width)
+                             .split(1, {nq, count[1]})
+                             .permute({1, 0, 2, 3});
+    const Int3 extent{1, count[1], width};
+    const bool whole = cw == kQuadrant;
+    b_.setNote("store out");
+    for (int32_t i = 0; i < (whole ? 1 : nq); ++i) {
+      const int32_t parts = whole ? nq * static_cast<int32_t>(kQuadrant) : static_cast<int32_t>(cw);
+      const Tile src = outAll.partitionSlice(i * static_cast<int32_t>(kQuadrant), parts);
+      const HbmView dst = whole ? rows : rows.select(0, i);
+      b_.dmaCopy(dst, box(src, {first[0], first[1], first[2]}, extent, {1, 1, 1}),
+                 DmaOptions{-1, isa::Engine::Scalar});
+    }
+  }
+
   /// Queues `work` behind the pending transposes (runs it now when none is pending); a
   /// `transpose` counts against the lag.
   void defer(std::function<void()> work, bool transpose = false) {
     deferred_.push_back({std::move(work), transpose});
     pendingTransposes_ += transpose ? 1 : 0;
-    settle(kTransposeLag);
+    settle(transposeLag_);
   }
 
   /// Emits deferred work from the front until at most `lag` transposes are pending: TensorE
@@ -700,7 +836,8 @@ class ConvEmitter {
   EngineCycle placeEngines_, evictEngines_;
   EngineCycle filterIssue_{{isa::Engine::GpSimd, isa::Engine::Scalar}};
   BufferRing pairPsums_, pairTiles_;
-  int64_t quadrants_ = 1;  ///< partition quadrants the out tile's planes rotate over
+  int64_t quadrants_ = 1;             ///< partition quadrants the out tile's planes rotate over
+  int transposeLag_ = kTransposeLag;  ///< deferred transpose items behind the matmuls
   // rolling planes: ring positions of the planes of loaded chunks (by item), of the last loaded
   // chunk, and of the chunk being computed; the next ring position to fill
   std::map<int64_t, std::vector<int64_t>> ringOf_;

@@ -107,6 +107,7 @@ TEST_CASE("conv3d_bwd: dx packed windows loaded straight from dy, stored plane b
   const ConvPlan plan = planConv(dxCore(forward), rolling.dtype, testing::trn2().geometry);
   CHECK(plan.rollingPlanes);
   CHECK(plan.positionsStationary);
+  CHECK(plan.quadrantGroups);
   check(rolling);
 }
 
