@@ -91,6 +91,7 @@ class ConvEmitter {
           computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
                        std::min(plan_.coGroup, core_.cout - g0));
         });
+    settle(0);
     releaseAll();
   }
 
@@ -360,8 +361,8 @@ class ConvEmitter {
                             .partitionSlice(first, static_cast<int32_t>(core_.cin))
                             .select(0, 0)
                             .slice(0, position, position + 1);
-      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine(),
-                          bordersZero);
+      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine(), bordersZero,
+                          DmaOptions{static_cast<int32_t>(j), isa::Engine::Sync});
     }
   }
 
@@ -533,7 +534,8 @@ class ConvEmitter {
   }
 
   /// Grouped transposes: consecutive blocks of one depth plane with the same extent, up to one
-  /// per partition quadrant, computed together (`computeGroup`); one store per group.
+  /// per partition quadrant, computed together (`computeGroup`); one store per group. The last
+  /// group's transposes stay deferred into the next chunk (TensorE never waits for its evictions).
   void computeGroups(const Chunk& chunk, int slot, int64_t g0, int64_t cw) {
     const Tile outAll = outs_.next();
     std::vector<std::pair<Int3, Int3>> blocks;
@@ -551,7 +553,6 @@ class ConvEmitter {
                                blocks.begin() + static_cast<std::ptrdiff_t>(last)));
       first = last;
     }
-    settle(0);
   }
 
   /// Blocks `group` (whole output rows, one depth, equal extents), block i on partition quadrant
