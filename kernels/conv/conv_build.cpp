@@ -185,6 +185,7 @@ class ConvEmitter {
   /// pack); one DMA per kw tap carries every (kd, kh) row (per tap with C_out-major filters).
   /// The odd offset's copy (slot kw + 1) of transposed filters is one SBUF-to-SBUF DMA.
   void loadPackedFilters(int64_t g0, int64_t group) {
+    if (core_.filtersCoCi && plan_.quadrantGroups) return loadPairedFiltersByPe(g0, group);
     const Int3& k = core_.taps;
     const int64_t cs = core_.cin, taps = core_.tapCount(), rows = k[0] * k[1];
     const int64_t groupsPerRow = isa::ceilDiv(k[2], plan_.pack);
@@ -228,6 +229,51 @@ class ConvEmitter {
           .slice(1, c0, c0 + group);
     };
     b_.dmaCopy(slots(1), slots(0), filterDma());
+  }
+
+  /// C_out-major packed filters with quadrant groups (paired outputs; the PSUM blocks span all
+  /// partitions and take the transposes): loaded as stored into [C_out partitions;
+  /// pack + 1 slots, rows, slotParts] (one DMA per kw tap, into slot kw + 1; the other slots and
+  /// channels past C_in are zeros), then per (kd, kh) row one PE transpose per W offset g of
+  /// slots [1 - g, 1 - g + pack) gives [(slot, C_in), C_out] with tap kw on slot kw + g, evicted
+  /// into the filter columns. TensorE is idle in the prologue; 27 per-tap DMA transposes and the
+  /// odd offset's SBUF copy held the first matmul about 11 us.
+  void loadPairedFiltersByPe(int64_t g0, int64_t group) {
+    const Int3& k = core_.taps;
+    const int64_t rows = k[0] * k[1], slot = plan_.slotParts;
+    const Tile stored = b_.sbuf({group, plan_.pack + 1, rows, slot}, dtype_, "filters_co");
+    if (core_.cin < slot) {
+      b_.memset(stored, 0.0f, isa::Engine::Vector);
+    } else {  // slots without a tap only: the DMAs need not wait for the memsets
+      b_.memset(stored.select(0, 0), 0.0f, isa::Engine::Vector);
+      b_.memset(stored.slice(0, k[2] + 1, plan_.pack + 1), 0.0f, isa::Engine::Vector);
+    }
+    for (int64_t kw = 0; kw < k[2]; ++kw)
+      b_.dmaCopy(stored.select(0, kw + 1).slice(1, 0, core_.cin),
+                 filters_.reshape({rows, k[2], core_.cout, core_.cin})
+                     .select(1, core_.flipTaps ? k[2] - 1 - kw : kw)
+                     .slice(1, g0, g0 + group)
+                     .permute({1, 0, 2}),
+                 filterDma());
+    const Tile weights = weights_.select(0, 0);  // [(slot, ci), rows, (g, co)]
+    const int64_t perBank = std::max<int64_t>(1, psums_[0].freeSize() / filterColumns());
+    for (int64_t r0 = 0; r0 < rows; r0 += perBank) {
+      const int64_t nr = std::min(perBank, rows - r0);
+      const Tile ps =
+          psums_.next().slice(0, 0, nr * filterColumns()).split(0, {nr, filterColumns()});
+      for (int64_t r = 0; r < nr; ++r)
+        for (int64_t g = 0; g < 2; ++g) {
+          const int64_t c0 = g * plan_.pairStride;
+          b_.transpose(ps.select(0, r).slice(0, c0, c0 + group),
+                       stored.slice(0, 1 - g, 1 - g + plan_.pack).select(1, r0 + r));
+        }
+      for (int64_t g = 0; g < 2; ++g) {
+        const int64_t c0 = g * plan_.pairStride;
+        copyOn(b_, weights.slice(0, r0, r0 + nr).slice(1, c0, c0 + group),
+               ps.slice(1, c0, c0 + group), evictEngines_.next());
+      }
+    }
+    b_.release(stored);
   }
 
   /// Filter DMAs are triggered from GpSimd (swdge, about 0.2 us each for these small
