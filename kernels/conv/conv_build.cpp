@@ -616,48 +616,32 @@ class ConvEmitter {
     const Int3 first = group.front().first, count = group.front().second;
     std::vector<std::vector<TapUse>> uses;
     for (const auto& [origin, extent] : group) uses.push_back(tapsFor(chunk, origin, extent));
-    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
     const Tile offsets[2] = {psums_.next().partitionSlice(0, rowsUsed).slice(0, 0, product(count)),
                              psums_.next().partitionSlice(0, rowsUsed).slice(0, 0, product(count))};
-    const int64_t tile = plan_.parts;
-    const int64_t perRow = std::min(count[2], tile);
-    const int64_t rowsPer = count[2] > tile ? 1 : tile / count[2];
-    const Tile windows = windows_[slot].partitionSlice(0, static_cast<int32_t>(plan_.parts));
-    const Tile filters = weights_.partitionSlice(0, static_cast<int32_t>(plan_.parts)).select(0, 0);
     const int64_t rows = plan_.pairStride + cw;
-    for (int64_t d = 0; d < count[0]; ++d)
-      for (int64_t h = 0; h < count[1]; h += rowsPer)
-        for (int64_t w = 0; w < count[2]; w += perRow) {
-          const Int3 sub{1, std::min(rowsPer, count[1] - h), std::min(perRow, count[2] - w)};
-          const int64_t n = product(sub), offset = (d * count[1] + h) * count[2] + w;
-          const int32_t np = static_cast<int32_t>(n);
-          const Tile pairs = pairTiles_.next().partitionSlice(0, np).split(
-              0, {plan_.parts / kQuadrant, 2, kQuadrant});
-          for (int32_t i = 0; i < nq; ++i) {
-            const Tile acc = pairPsums_.next().partitionSlice(0, np);
-            b_.setNote("matmul");
-            const std::vector<TapUse>& blockUses = uses[static_cast<size_t>(i)];
-            if (blockUses.empty()) b_.memset(acc, 0.0f, isa::Engine::Vector);
-            for (size_t u = 0; u < blockUses.size(); ++u) {
-              const Int3 at{blockUses[u].start[0] + d * step[0],
-                            blockUses[u].start[1] + h * step[1],
-                            blockUses[u].start[2] + w * step[2]};
-              b_.matmul(acc.slice(0, 0, rows), box(windows.select(0, 0), windowAt(at), sub, step),
-                        filters.select(0, blockUses[u].stored).slice(0, 0, rows), u > 0);
-            }
-            b_.setNote("evict pairs");
-            copyOn(b_, pairs.select(0, i).slice(1, 0, cw),
-                   acc.split(0, {2, kQuadrant}).slice(1, 0, cw), evictEngines_.next());
-          }
-          defer(
-              [=, this] {
-                b_.setNote("transpose pairs");
-                for (int g = 0; g < 2; ++g)
-                  b_.transpose(offsets[g].slice(0, offset, offset + n),
-                               pairs.slice(0, 0, nq).select(1, g));
-              },
-              true);
-        }
+    forEachSubBlock(count, [&](const Int3& at, const Int3& sub, int64_t offset) {
+      const int64_t n = product(sub);
+      const int32_t np = static_cast<int32_t>(n);
+      const Tile pairs =
+          pairTiles_.next().partitionSlice(0, np).split(0, {plan_.parts / kQuadrant, 2, kQuadrant});
+      for (int32_t i = 0; i < nq; ++i) {
+        const Tile acc = pairPsums_.next().partitionSlice(0, np);
+        const std::vector<TapUse>& blockUses = uses[static_cast<size_t>(i)];
+        if (blockUses.empty()) b_.memset(acc, 0.0f, isa::Engine::Vector);
+        multiplyPositions(acc.slice(0, 0, rows), blockUses, at, sub, slot, 0, rows);
+        b_.setNote("evict pairs");
+        copyOn(b_, pairs.select(0, i).slice(1, 0, cw), acc.split(0, {2, kQuadrant}).slice(1, 0, cw),
+               evictEngines_.next());
+      }
+      defer(
+          [=, this] {
+            b_.setNote("transpose pairs");
+            for (int g = 0; g < 2; ++g)
+              b_.transpose(offsets[g].slice(0, offset, offset + n),
+                           pairs.slice(0, 0, nq).select(1, g));
+          },
+          true);
+    });
     const int64_t row0 = first[1];
     defer([=, this, &chunk] {
       const isa::Engine engine = evictEngines_.next();
@@ -729,40 +713,59 @@ class ConvEmitter {
   void accumulateByPositions(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin,
                              const Int3& count, int64_t coOffset, int64_t rows, int64_t base) {
     const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
-    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
     b_.setNote("matmul");
     if (uses.empty())
       return b_.memset(ps.partitionSlice(static_cast<int32_t>(base), static_cast<int32_t>(rows)),
                        0.0f, isa::Engine::Vector);
+    forEachSubBlock(count, [&](const Int3& at, const Int3& sub, int64_t offset) {
+      const int64_t n = product(sub);
+      const int32_t np = static_cast<int32_t>(n);
+      const Tile acc = pairPsums_.next().partitionSlice(0, np).slice(0, 0, rows);
+      multiplyPositions(acc, uses, at, sub, slot, coOffset, rows);
+      const Tile pairs = pairTiles_.next().partitionSlice(0, np).slice(0, 0, base + rows);
+      b_.setNote("evict pairs");
+      copyOn(b_, pairs.slice(0, base, base + rows), acc, evictEngines_.next());
+      defer(
+          [=, this] {
+            b_.setNote("transpose pairs");
+            b_.transpose(ps.slice(0, offset, offset + n), pairs);
+          },
+          true);
+    });
+  }
+
+  /// Sub-blocks of a block of `count` output pairs with positions as the stationary: whole rows
+  /// of at most one PE tile of pairs, or tile-sized pieces of one row. `visit(at, sub, offset)`
+  /// gets the sub-block's position in the block, its extent and its first block column.
+  template <typename Visit>
+  void forEachSubBlock(const Int3& count, Visit visit) const {
     const int64_t tile = plan_.parts;
     const int64_t perRow = std::min(count[2], tile);
     const int64_t rowsPer = count[2] > tile ? 1 : tile / count[2];
-    const Tile windows = windows_[slot].partitionSlice(0, static_cast<int32_t>(plan_.parts));
-    const Tile filters = weights_.partitionSlice(0, static_cast<int32_t>(plan_.parts)).select(0, 0);
     for (int64_t d = 0; d < count[0]; ++d)
       for (int64_t h = 0; h < count[1]; h += rowsPer)
-        for (int64_t w = 0; w < count[2]; w += perRow) {
-          const Int3 sub{1, std::min(rowsPer, count[1] - h), std::min(perRow, count[2] - w)};
-          const int64_t n = product(sub), offset = (d * count[1] + h) * count[2] + w;
-          const int32_t np = static_cast<int32_t>(n);
-          const Tile acc = pairPsums_.next().partitionSlice(0, np).slice(0, 0, rows);
-          b_.setNote("matmul");
-          for (size_t u = 0; u < uses.size(); ++u) {
-            const Int3 at{uses[u].start[0] + d * step[0], uses[u].start[1] + h * step[1],
-                          uses[u].start[2] + w * step[2]};
-            b_.matmul(acc, box(windows.select(0, 0), windowAt(at), sub, step),
-                      filters.select(0, uses[u].stored).slice(0, coOffset, coOffset + rows), u > 0);
-          }
-          const Tile pairs = pairTiles_.next().partitionSlice(0, np).slice(0, 0, base + rows);
-          b_.setNote("evict pairs");
-          copyOn(b_, pairs.slice(0, base, base + rows), acc, evictEngines_.next());
-          defer(
-              [=, this] {
-                b_.setNote("transpose pairs");
-                b_.transpose(ps.slice(0, offset, offset + n), pairs);
-              },
-              true);
-        }
+        for (int64_t w = 0; w < count[2]; w += perRow)
+          visit(Int3{d, h, w},
+                Int3{1, std::min(rowsPer, count[1] - h), std::min(perRow, count[2] - w)},
+                (d * count[1] + h) * count[2] + w);
+  }
+
+  /// One sub-block's matmuls with positions as the stationary, sub-block at `at` of a block
+  /// whose live tap groups are `uses`: stationary the window view [(slot, C_in), pairs], moving
+  /// filter columns [c0, c0 + rows), into `acc` [pairs, rows].
+  void multiplyPositions(const Tile& acc, const std::vector<TapUse>& uses, const Int3& at,
+                         const Int3& sub, int64_t slot, int64_t c0, int64_t rows) {
+    const int32_t parts = static_cast<int32_t>(plan_.parts);
+    const Tile window = windows_[static_cast<int>(slot)].partitionSlice(0, parts).select(0, 0);
+    const Tile filters = weights_.partitionSlice(0, parts).select(0, 0);
+    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
+    b_.setNote("matmul");
+    for (size_t u = 0; u < uses.size(); ++u) {
+      Int3 start;
+      for (int a = 0; a < 3; ++a) start[a] = uses[u].start[a] + at[a] * step[a];
+      b_.matmul(acc, box(window, windowAt(start), sub, step),
+                filters.select(0, uses[u].stored).slice(0, c0, c0 + rows), u > 0);
+    }
   }
 
   /// Stores depths [d0, d1) of `chunk` from `outAll`, output channels [co0, co0 + cw): one DMA,
