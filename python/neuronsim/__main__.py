@@ -61,7 +61,7 @@ def _parse(args, kernel):
     options, values = {}, {}
     i = 0
     while i < len(args):
-        arg = args[i]
+        arg = "--help" if args[i] == "-h" else args[i]
         if not arg.startswith("--"):
             raise Error(f"run: unexpected argument '{arg}'")
         key, sep, value = arg[2:].partition("=")

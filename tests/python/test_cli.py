@@ -74,8 +74,9 @@ def test_errors_exit_2_with_one_line(tmp_path):
 
 
 def test_help_lists_the_parameters():
-    proc = run_cli("run", f"{RMSNORM}:rmsnorm_v2", "--help")
-    assert "--eps" in proc.stdout and "x" in proc.stdout and "--check" in proc.stdout
+    for flag in ("--help", "-h"):
+        proc = run_cli("run", f"{RMSNORM}:rmsnorm_v2", flag)
+        assert "--eps" in proc.stdout and "x" in proc.stdout and "--check" in proc.stdout
 
 
 RACY = """
