@@ -19,12 +19,12 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
       ctx_(context),
       engine_(engine),
       agent_(engineAgent(engine)),
-      lockstep_(context.arbiter().enabled() &&
+      arbitrated_(context.arbiter().enabled() &&
                 (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
                  engine == isa::Engine::GpSimd)),
       timing_(makeEngineTiming(engine, context.machine())),
       stream_(context.program(), context.machine(), std::move(stream)) {
-  if (lockstep_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
+  if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
   SC_THREAD(run);
 }
 
@@ -121,7 +121,7 @@ void EngineModule::step(const DecodedInstruction& inst) {
   RaceDetector* races = ctx_.races();
 
   // 1. Semaphore waits.
-  if (lockstep_) ctx_.arbiter().next(engine_, index);
+  if (arbitrated_) ctx_.arbiter().next(engine_, index);
   Stall stall;
   Tick t = timing_->head();
   for (const isa::SemWait& w : inst.waits) t = awaitSemaphore(w, t, stall);
@@ -139,10 +139,10 @@ void EngineModule::step(const DecodedInstruction& inst) {
     issue = timing_->trigger(t, ctx_.dma().triggerTime(index), stall);
   } else {
     t = timing_->afterInterlock(inst.operands, t, stall);
-    if (lockstep_) t = awaitPorts(inst, t, stall);
+    if (arbitrated_) t = awaitPorts(inst, t, stall);
     if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
     issue = timing_->issue(inst, inst.operands.front().box, t, stall);
-    if (lockstep_) {
+    if (arbitrated_) {
       ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
       ctx_.portsChanged();
     }

@@ -43,7 +43,7 @@ class EngineModule : public sc_core::sc_module {
   CoreContext& ctx_;
   isa::Engine engine_;
   int agent_;
-  bool lockstep_;  ///< arbitrate NC-v2 ports before every instruction
+  bool arbitrated_;  ///< its instructions ask the NC-v2 port arbiter (Trn1 Vector/Scalar/GpSimd)
   std::unique_ptr<EngineTiming> timing_;
   StreamDecoder stream_;
   const isa::SemWait* blockedOn_ = nullptr;
