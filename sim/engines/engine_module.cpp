@@ -20,8 +20,8 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
       engine_(engine),
       agent_(engineAgent(engine)),
       arbitrated_(context.arbiter().enabled() &&
-                (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
-                 engine == isa::Engine::GpSimd)),
+                  (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
+                   engine == isa::Engine::GpSimd)),
       timing_(makeEngineTiming(engine, context.machine())),
       stream_(context.program(), context.machine(), std::move(stream)) {
   if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
