@@ -171,6 +171,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.transposeBanks = 2;
   p.accBanks = accBanks > 0 ? accBanks : geometry.psumBanks - p.transposeBanks;
   if (p.accBanks + p.transposeBanks > geometry.psumBanks) return std::nullopt;
+  if (options.dwEvictVectorOnly) p.evictEngines = {isa::Engine::Vector};
   p.dyStationary = options.dwStationary == "dy";
   if (p.dyStationary && p.coWidth > p.parts)
     throw Error(fmt::format("{}: dw_stationary dy needs C_out <= {} (the PE columns), not {}",

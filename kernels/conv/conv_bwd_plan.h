@@ -9,6 +9,7 @@
 
 #include "isa/dtype.h"
 #include "isa/geometry.h"
+#include "isa/instruction.h"
 #include "kernels/conv/conv_core.h"
 
 namespace neuronsim::kernels {
@@ -36,8 +37,15 @@ struct ConvBwdOptions {
   std::string dyTranspose = "auto";   ///< Rows: auto | pe | dma (how dy reaches [positions, co])
   std::string dwStationary = "auto";  ///< Rows: auto | x | dy (which operand the PE holds)
   int64_t dwDepthGroup = 0;           ///< Rows: dy depths per packed matmul, 0: auto, 1: no packing
+  /// auto | off: with dx, dw's steps are emitted between dx's chunks (Rows only), so TensorE
+  /// runs dw while dx waits for its loads
+  std::string dwOverlap = "auto";
+  int64_t dwLead = -1;     ///< overlapped: dw steps emitted before dx's first chunk (-1: auto)
   bool fuseDb = false;     ///< db is requested too: a packed Rows plan computes it from dw's dyT
   bool noShareKh = false;  ///< planner-internal: a packed plan whose row-group boxes do not fit
+  /// set when dw overlaps dx (which then evicts on Scalar): dw evicts PSUM on Vector only, so
+  /// neither program's evictions queue behind the other's on an in-order engine
+  bool dwEvictVectorOnly = false;
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -78,6 +86,8 @@ struct DwRowsPlan {
   /// db from the dyT tiles (packed, with fuseDb): per box and depth a matmul of a ones column
   /// [positions, 1] by dyT [positions, co] accumulates db [1, co] in a PSUM bank of its own
   bool db = false;
+  /// engines evicting PSUM in turn (transpose banks, accumulators)
+  std::vector<isa::Engine> evictEngines{isa::Engine::Vector, isa::Engine::Scalar};
   int64_t accBanks = 6;  ///< PSUM banks holding accumulators
   /// accumulators ([ci, coWidth], [co, ci], or packed [depthSlots x ci, depthGroup x coWidth])
   /// fp32 per bank

@@ -19,9 +19,9 @@
 namespace neuronsim::kernels {
 
 namespace {
-
 constexpr int kBuffers = 2;
 constexpr int64_t kLoadPieceBytes = 128 * 1024;
+}  // namespace
 
 /// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.
 class DwRowsEmitter {
@@ -29,25 +29,36 @@ class DwRowsEmitter {
   DwRowsEmitter(KernelBuilder& b, const ConvCore& fwd, const DwRowsPlan& plan, isa::Dtype dtype,
                 const HbmView& dy, const HbmView& x, const HbmView& dw,
                 const std::optional<HbmView>& db)
-      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), db_(db), evict_(b) {}
+      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), db_(db), evict_(b, plan.evictEngines) {}
 
-  void run() {
+  /// Allocates the tiles and emits the first step's loads.
+  void begin() {
     allocate();
-    const std::vector<Chunk> chunks = plan_.shareKh ? bandList() : chunkList(fwd_, plan_.chunk);
-    std::vector<Step> steps;
+    chunks_ = plan_.shareKh ? bandList() : chunkList(fwd_, plan_.chunk);
     for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
       for (size_t p = 0; p < plan_.passes.size(); ++p)
-        for (size_t c = 0; c < chunks.size(); ++c)
-          steps.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks[c], c == 0,
-                           c + 1 == chunks.size()});
-    runPipelined(
-        static_cast<int64_t>(steps.size()), kBuffers,
-        [&](int64_t i, int set) { load(steps[static_cast<size_t>(i)], set); },
-        [&](int64_t i, int set) {
-          const Step& step = steps[static_cast<size_t>(i)];
-          process(step, set);
-          if (step.lastChunk) store(step);
-        });
+        for (size_t c = 0; c < chunks_.size(); ++c)
+          steps_.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks_[c], c == 0,
+                            c + 1 == chunks_.size()});
+    load(steps_[0], 0);
+  }
+
+  int64_t steps() const { return static_cast<int64_t>(steps_.size()); }
+
+  /// Emits steps up to (not including) `end`, each after the next one's loads (kBuffers sets,
+  /// as runPipelined).
+  void emitThrough(int64_t end) {
+    for (; next_ < std::min(end, steps()); ++next_) {
+      const auto i = static_cast<size_t>(next_);
+      if (next_ + 1 < steps()) load(steps_[i + 1], static_cast<int>((next_ + 1) % kBuffers));
+      process(steps_[i], static_cast<int>(next_ % kBuffers));
+      if (steps_[i].lastChunk) store(steps_[i]);
+    }
+  }
+
+  /// Emits the remaining steps and releases the tiles.
+  void finish() {
+    emitThrough(steps());
     for (BufferRing* ring :
          {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
       ring->release(b_);
@@ -710,14 +721,31 @@ class DwRowsEmitter {
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
   int64_t boxCount_ = 0;
+  std::vector<Chunk> chunks_;
+  std::vector<Step> steps_;
+  int64_t next_ = 0;  // the next step to emit
 };
 
-}  // namespace
+DwRowsProgram::DwRowsProgram(KernelBuilder& builder, const ConvCore& forward,
+                             const DwRowsPlan& plan, isa::Dtype dtype, const HbmView& dy,
+                             const HbmView& x, const HbmView& dw, const std::optional<HbmView>& db)
+    : emitter_(std::make_unique<DwRowsEmitter>(builder, forward, plan, dtype, dy, x, dw,
+                                               plan.db ? db : std::nullopt)) {
+  emitter_->begin();
+}
+
+DwRowsProgram::~DwRowsProgram() = default;
+
+int64_t DwRowsProgram::steps() const { return emitter_->steps(); }
+
+void DwRowsProgram::emitThrough(int64_t end) { emitter_->emitThrough(end); }
+
+void DwRowsProgram::finish() { emitter_->finish(); }
 
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
                      isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
                      const std::optional<HbmView>& db) {
-  DwRowsEmitter(builder, forward, plan, dtype, dy, x, dw, plan.db ? db : std::nullopt).run();
+  DwRowsProgram(builder, forward, plan, dtype, dy, x, dw, db).finish();
 }
 
 }  // namespace neuronsim::kernels
