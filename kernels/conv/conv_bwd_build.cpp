@@ -16,8 +16,8 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kDbChunk = 8192;  // dy elements per partition per load
-constexpr int64_t kAutoLead = 0;               // overlapped dw steps before dx's first chunk
+constexpr int64_t kDbChunk = 8192;            // dy elements per partition per load
+constexpr int64_t kAutoLead = 0;              // overlapped dw steps before dx's first chunk
 constexpr int64_t kOverlapDxPsumBuffers = 2;  // dx's PSUM blocks when dw shares PSUM
 
 }  // namespace
@@ -91,6 +91,8 @@ void OverlappedDw::attach(ConvOptions& dx) {
   if (dx.psumBuffers == 0) dx.psumBuffers = kOverlapDxPsumBuffers;
   if (dx.evict == "auto") dx.evict = "scalar";
   options_.dwEvictVectorOnly = true;
+  // grouped x windows trade TensorE time for Vector evictions and DMA triggers, which dx shares
+  if (options_.dwXGroups == "auto") options_.dwXGroups = "off";
   dx.afterChunk = [this](int64_t item, int64_t items) { afterDxChunk(item, items); };
 }
 
@@ -109,8 +111,8 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
     }
     if (plan_ && !overlapPays(full_->rows, *plan_)) plan_.reset();
     if (!plan_) return;
-    program_ = std::make_unique<DwRowsProgram>(b_, forward_, plan_->rows, dtype_, dy_, x_, dw_,
-                                               db_);
+    program_ =
+        std::make_unique<DwRowsProgram>(b_, forward_, plan_->rows, dtype_, dy_, x_, dw_, db_);
     program_->emitThrough(lead());
     return;
   }

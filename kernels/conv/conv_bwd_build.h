@@ -63,9 +63,9 @@ class DwRowsProgram {
 /// after dx's chunks.
 class OverlappedDw {
  public:
-  OverlappedDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
-               const HbmView& dy, const HbmView& x, const HbmView& dw,
-               const std::optional<HbmView>& db, const ConvBwdOptions& options);
+  OverlappedDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype, const HbmView& dy,
+               const HbmView& x, const HbmView& dw, const std::optional<HbmView>& db,
+               const ConvBwdOptions& options);
   OverlappedDw(const OverlappedDw&) = delete;
   OverlappedDw& operator=(const OverlappedDw&) = delete;
   ~OverlappedDw();

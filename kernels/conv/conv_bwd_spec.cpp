@@ -63,6 +63,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwDepthGroup = params.getInt("dw_depth_group");
   options.dwOverlap = params.getString("dw_overlap");
   options.dwLead = params.getInt("dw_lead");
+  options.dwXGroups = params.getString("dw_x_groups");
   options.fuseDb = params.getBool("compute_db");
   return options;
 }
@@ -134,6 +135,14 @@ KernelSpec conv3dBwdSpec() {
        "auto 2), dx evicts on Scalar and dw on Vector (auto: when dw's plan is the depth-packed "
        "one with shared kh taps, both on the whole machine and in what dx leaves, with the same "
        "chunks; off: dx, then dw)",
+       {"auto", "off"}});
+  spec.params.push_back(
+      {"dw_x_groups",
+       ParamType::Enum,
+       "auto",
+       "schedule: depth-packed dw with shared kh taps loads x depths in blocks on partition groups "
+       "of 32 (C_in <= 64), so one PE transpose of all partitions gives several depths' xT (auto: "
+       "when it applies; off: one depth per transpose)",
        {"auto", "off"}});
   spec.params.push_back({"dw_lead",
                          ParamType::Int,

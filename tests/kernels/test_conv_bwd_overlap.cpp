@@ -22,8 +22,8 @@ bool overlapped(const ConvCase& c) {
   const ParamValues params = parseParams(spec, c.params);
   ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
   for (const auto& [name, shape] : spec.deriveShapes(shapes, params)) shapes.emplace(name, shape);
-  const isa::Program program = buildKernel(spec, params, checkShapes(spec, shapes, params),
-                                           c.dtype, testing::trn2().geometry);
+  const isa::Program program = buildKernel(spec, params, checkShapes(spec, shapes, params), c.dtype,
+                                           testing::trn2().geometry);
   int64_t firstDw = -1, lastDx = -1;
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const std::string& note = program.instructions[i].note;
@@ -47,16 +47,13 @@ TEST_CASE("conv3d_bwd overlap: depth-packed dw runs between dx's chunks, odd sha
                   true);
   // forced packing: odd extents, C_in 20 -> C_out 24, fp32
   checkOverlapped(
-      {{1, 20, 5, 9, 13}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}, {"dw_depth_group", "2"}}},
-      true);
+      {{1, 20, 5, 9, 13}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}, {"dw_depth_group", "2"}}}, true);
   // C_out 40 (33..64: dx unpaired), B 2, asymmetric padding, bf16, no db
   checkOverlapped({{2, 16, 4, 8, 8},
                    {3, 3, 3, 16, 40},
                    0,
-                   {{"padding", "1,0,1,1,0,1"},
-                    {"dw_depth_group", "2"},
-                    {"compute_db", "false"}},
-                  Dtype::Bf16},
+                   {{"padding", "1,0,1,1,0,1"}, {"dw_depth_group", "2"}, {"compute_db", "false"}},
+                   Dtype::Bf16},
                   true);
   // H dilation, a forced lead and one dx PSUM block
   checkOverlapped({{1, 12, 6, 11, 10},
