@@ -431,12 +431,7 @@ class DwRowsEmitter {
       for (size_t i = 0; i < kws.size(); ++i) {
         std::vector<Tile> srcs;
         for (int64_t dd = lo; dd < hi; ++dd)
-          srcs.push_back(window.slice(0, 0, groups)
-                             .select(1, dd)
-                             .select(1, row - s.chunk->origin[1])
-                             .slice(1, kws[i] * fwd_.dilation[2],
-                                    kws[i] * fwd_.dilation[2] + (width - 1) * fwd_.stride[2] + 1,
-                                    fwd_.stride[2]));
+          srcs.push_back(rowSource(window, *s.chunk, groups, dd, row, kws[i]));
         transposeRun(srcs, rowTile.partitionSlice(0, static_cast<int32_t>(groups * width))
                                .select(0, static_cast<int64_t>(i))
                                .slice(0, lo, hi)
@@ -445,23 +440,29 @@ class DwRowsEmitter {
     }
   }
 
+  /// shareKh: window [partitions; bands, depths, rows, w] at depth `depth` and padded row `row`
+  /// of its first `groups` bands, the W columns tap `kw` reads: [partitions; groups, width].
+  Tile rowSource(const Tile& window, const Chunk& chunk, int64_t groups, int64_t depth, int64_t row,
+                 int64_t kw) const {
+    const int64_t w0 = kw * fwd_.dilation[2];
+    return window.slice(0, 0, groups)
+        .select(1, depth)
+        .select(1, row - chunk.origin[1])
+        .slice(1, w0, w0 + (chunk.extent[2] - 1) * fwd_.stride[2] + 1, fwd_.stride[2]);
+  }
+
   /// Grouped: per kw, one transpose of every partition per group depth j gives xT of depths
   /// j + g x xGroupDepths (g < xGroups) into `rowTile` [positions; kw, depths, ci]. Padding
   /// depths are zero rows of the window, so they transpose to zeros.
   void prepareGroupedRow(const Step& s, int slot, const std::vector<int64_t>& kws, int64_t row,
                          int64_t groups, const Tile& rowTile) {
-    const int64_t width = s.chunk->extent[2], cs = plan_.ciParts;
+    const int64_t cs = plan_.ciParts;
     const Tile window = windows_[slot].select(0, 0);
-    const auto np = static_cast<int32_t>(groups * width);
+    const auto np = static_cast<int32_t>(groups * s.chunk->extent[2]);
     for (size_t i = 0; i < kws.size(); ++i) {
       std::vector<Tile> srcs;
       for (int64_t j = 0; j < plan_.xGroupDepths; ++j)
-        srcs.push_back(window.slice(0, 0, groups)
-                           .select(1, j)
-                           .select(1, row - s.chunk->origin[1])
-                           .slice(1, kws[i] * fwd_.dilation[2],
-                                  kws[i] * fwd_.dilation[2] + (width - 1) * fwd_.stride[2] + 1,
-                                  fwd_.stride[2]));
+        srcs.push_back(rowSource(window, *s.chunk, groups, j, row, kws[i]));
       const Tile dst = rowTile.partitionSlice(0, np)
                            .select(0, static_cast<int64_t>(i))
                            .slice(0, 0, plan_.xGroups * plan_.xGroupDepths)
