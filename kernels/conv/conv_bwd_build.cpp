@@ -102,6 +102,7 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
     isa::Geometry left = b_.geometry();
     const int64_t bank = left.psumBankBytes();
     left.psumBanks = static_cast<int32_t>((left.psumPartitionBytes - b_.psumBytesInUse()) / bank);
+    if (left.psumBanks < 2) return;  // dw runs after dx on the whole machine
     left.psumPartitionBytes = left.psumBanks * bank;
     left.sbufPartitionBytes = b_.sbufBytesFree();
     try {

@@ -31,6 +31,9 @@ ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
   if (params.getInt("dw_depth_group") < 0)
     throw Error(fmt::format("conv3d_bwd: dw_depth_group {} is negative (0: auto, 1: off)",
                             params.getInt("dw_depth_group")));
+  if (params.getInt("dw_lead") < -1)
+    throw Error(
+        fmt::format("conv3d_bwd: dw_lead {} is below -1 (-1: auto)", params.getInt("dw_lead")));
   ShapeMap out;
   for (const std::string& name : requested(params)) {
     if (name == "dx") out["dx"] = inputs.at("x_in");

@@ -80,6 +80,12 @@ TEST_CASE("conv3d_bwd overlap: shapes that keep dx, then dw") {
                    0,
                    {{"padding", "1"}, {"stride", "1,2,2"}, {"dw_depth_group", "2"}}},
                   false);
+  // dx takes 7 PSUM blocks of a bank each (planes of 640 outputs): no room for dw beside it
+  checkOverlapped({{1, 20, 4, 16, 40},
+                   {3, 3, 3, 20, 24},
+                   0,
+                   {{"padding", "1"}, {"dw_depth_group", "2"}, {"dx_psum_buffers", "7"}}},
+                  false);
   // not packed (C 130, two C_in tiles)
   checkOverlapped({{1, 130, 3, 4, 5}, {3, 3, 3, 130, 20}, 0, {{"padding", "1"}}, Dtype::Bf16},
                   false);
