@@ -45,7 +45,8 @@ class ConvEmitter {
         bias_(bias),
         out_(out),
         placeEngines_(plan_.placeEngines),
-        evictEngines_(plan_.evictEngines) {}
+        evictEngines_(plan_.evictEngines),
+        afterChunk_(options.afterChunk) {}
 
   void run() {
     allocate();
@@ -57,6 +58,7 @@ class ConvEmitter {
     std::vector<Step> steps;
     for (int64_t g0 = 0; g0 < core_.cout; g0 += plan_.coGroup)
       for (const Chunk& chunk : chunks) steps.push_back({g0, &chunk});
+    if (afterChunk_) afterChunk_(-1, static_cast<int64_t>(steps.size()));
     // A C_out group's filters load after its first window and before the next item's window.
     int64_t filtersOf = -1;
     auto ensureFilters = [&](int64_t item) {
@@ -90,6 +92,7 @@ class ConvEmitter {
           }
           computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
                        std::min(plan_.coGroup, core_.cout - g0));
+          if (afterChunk_) afterChunk_(item, static_cast<int64_t>(steps.size()));
         });
     settle(0);
     releaseAll();
@@ -902,6 +905,7 @@ class ConvEmitter {
   std::deque<Deferred> deferred_;
   int pendingTransposes_ = 0;
   BufferRing windows_, stages_, outs_, psums_;
+  std::function<void(int64_t, int64_t)> afterChunk_;
 };
 
 }  // namespace

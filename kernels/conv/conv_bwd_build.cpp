@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "isa/error.h"
 #include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_build.h"
@@ -15,7 +16,9 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kDbChunk = 8192;  // dy elements per partition per load
+constexpr int64_t kDbChunk = 8192;            // dy elements per partition per load
+constexpr int64_t kAutoLead = 0;              // overlapped dw steps before dx's first chunk
+constexpr int64_t kOverlapDxPsumBuffers = 2;  // dx's PSUM blocks when dw shares PSUM
 
 }  // namespace
 
@@ -30,18 +33,99 @@ ConvOptions dxOptions(const ParamValues& params) {
   options.chunkPositions = params.getInt("dx_chunk_positions");
   options.wPairs = params.getString("dx_w_pairs");
   options.stationary = params.getString("dx_stationary");
+  options.psumBuffers = params.getInt("dx_psum_buffers");
   return options;
 }
 
 std::vector<ParamSpec> dxScheduleParams() {
   std::vector<ParamSpec> dx;
   for (ParamSpec p : convScheduleParams()) {
-    if (p.name != "chunk_positions" && p.name != "w_pairs" && p.name != "stationary") continue;
+    if (p.name != "chunk_positions" && p.name != "w_pairs" && p.name != "stationary" &&
+        p.name != "psum_buffers")
+      continue;
     p.name = fmt::format("dx_{}", p.name);
     p.meaning = fmt::format("dx {}", p.meaning);
     dx.push_back(std::move(p));
   }
   return dx;
+}
+
+namespace {
+
+/// dw overlaps dx when its plan in what dx leaves is the small-channel one (depth-packed,
+/// kh taps shared) with the chunks and passes of its plan on the whole machine: elsewhere dw is
+/// TensorE-bound on its own PSUM banks and dx not load-bound enough to pay for the split.
+bool overlapPays(const DwRowsPlan& full, const ConvBwdPlan& left) {
+  if (left.dwMethod != DwMethod::Rows) return false;
+  const DwRowsPlan& p = left.rows;
+  return p.depthGroup > 1 && p.shareKh && p.chunk == full.chunk &&
+         p.passes.size() == full.passes.size() && p.depthGroup == full.depthGroup &&
+         p.db == full.db;
+}
+
+}  // namespace
+
+OverlappedDw::OverlappedDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype,
+                           const HbmView& dy, const HbmView& x, const HbmView& dw,
+                           const std::optional<HbmView>& db, const ConvBwdOptions& options)
+    : b_(builder),
+      forward_(forward),
+      dtype_(dtype),
+      dy_(dy),
+      x_(x),
+      dw_(dw),
+      db_(db),
+      options_(options) {}
+
+OverlappedDw::~OverlappedDw() = default;
+
+int64_t OverlappedDw::lead() const {
+  return options_.dwLead >= 0 ? options_.dwLead : kAutoLead;
+}
+
+void OverlappedDw::attach(ConvOptions& dx) {
+  if (options_.dwOverlap == "off") return;
+  full_ = planConvBwd(forward_, dtype_, b_.geometry(), options_);
+  if (full_->dwMethod != DwMethod::Rows) return;
+  if (full_->rows.depthGroup == 1 || !full_->rows.shareKh) return;
+  if (dx.psumBuffers == 0) dx.psumBuffers = kOverlapDxPsumBuffers;
+  if (dx.evict == "auto") dx.evict = "scalar";
+  options_.dwEvictVectorOnly = true;
+  // grouped x windows trade TensorE time for Vector evictions and DMA triggers, which dx shares
+  if (options_.dwXGroups == "auto") options_.dwXGroups = "off";
+  dx.afterChunk = [this](int64_t item, int64_t items) { afterDxChunk(item, items); };
+}
+
+void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
+  if (item < 0) {
+    // dw gets the PSUM banks and SBUF bytes dx left
+    isa::Geometry left = b_.geometry();
+    const int64_t bank = left.psumBankBytes();
+    left.psumBanks = static_cast<int32_t>((left.psumPartitionBytes - b_.psumBytesInUse()) / bank);
+    if (left.psumBanks < 2) return;  // dw runs after dx on the whole machine
+    left.psumPartitionBytes = left.psumBanks * bank;
+    left.sbufPartitionBytes = b_.sbufBytesFree();
+    try {
+      plan_ = planConvBwd(forward_, dtype_, left, options_);
+    } catch (const Error&) {
+      plan_.reset();  // dw runs after dx on the whole machine
+    }
+    if (plan_ && !overlapPays(full_->rows, *plan_)) plan_.reset();
+    if (!plan_) return;
+    program_ =
+        std::make_unique<DwRowsProgram>(b_, forward_, plan_->rows, dtype_, dy_, x_, dw_, db_);
+    program_->emitThrough(lead());
+    return;
+  }
+  if (!program_) return;
+  const int64_t steps = program_->steps(), first = std::min(lead(), steps);
+  program_->emitThrough(first + isa::ceilDiv((item + 1) * (steps - first), items));
+}
+
+bool OverlappedDw::finish() {
+  if (!program_) return false;
+  program_->finish();
+  return true;
 }
 
 void buildConvDb(KernelBuilder& b, const HbmView& dy, const HbmView& db) {

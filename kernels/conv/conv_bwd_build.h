@@ -1,6 +1,7 @@
 #pragma once
 // Emits the conv3d backward programs: dx (the conv core on dy), dw (position-major GEMMs), db.
 
+#include <memory>
 #include <optional>
 
 #include "kernels/builder/kernel_builder.h"
@@ -32,6 +33,65 @@ void buildConvDw(KernelBuilder& builder, const ConvCore& forward, const DwBoxesP
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
                      isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
                      const std::optional<HbmView>& db = std::nullopt);
+
+class DwRowsEmitter;
+
+/// dw by the Rows method emitted in pieces, so another program (conv3d_bwd's dx) can be emitted
+/// between them: the constructor allocates the tiles and emits the first loads, emitThrough
+/// emits steps (a chunk of one pass each) up to a count, finish emits the rest and releases.
+class DwRowsProgram {
+ public:
+  DwRowsProgram(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
+                isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
+                const std::optional<HbmView>& db = std::nullopt);
+  ~DwRowsProgram();
+  /// Steps of the whole program.
+  int64_t steps() const;
+  /// Emits the steps before `end` not emitted yet.
+  void emitThrough(int64_t end);
+  /// Emits the remaining steps and releases the tiles (once, last).
+  void finish();
+
+ private:
+  std::unique_ptr<DwRowsEmitter> emitter_;
+};
+
+/// conv3d_bwd's dw (Rows) emitted between dx's chunks, so TensorE multiplies dw while dx waits
+/// for its loads: attach() hooks dx's options (afterChunk; dx_psum_buffers auto 2); when dx has
+/// allocated its tiles, dw is planned in the SBUF and PSUM dx leaves and, if that gives a Rows
+/// plan, options.dwLead steps are emitted before dx's first chunk and the rest spread evenly
+/// after dx's chunks.
+class OverlappedDw {
+ public:
+  OverlappedDw(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dtype, const HbmView& dy,
+               const HbmView& x, const HbmView& dw, const std::optional<HbmView>& db,
+               const ConvBwdOptions& options);
+  OverlappedDw(const OverlappedDw&) = delete;
+  OverlappedDw& operator=(const OverlappedDw&) = delete;
+  ~OverlappedDw();
+  /// Hooks dx's options (when overlapping is enabled and dw plans as Rows on the whole machine).
+  void attach(ConvOptions& dx);
+  /// After dx: emits dw's remaining steps; false when dw was not overlapped (emit it after dx).
+  bool finish();
+  /// db was computed from dw's dyT tiles.
+  bool dbDone() const { return program_ && plan_->rows.db; }
+  /// The dw plan in use once dx has allocated (nothing before, or when it did not fit as Rows).
+  const std::optional<ConvBwdPlan>& plan() const { return plan_; }
+  /// dw steps emitted before dx's first chunk (auto: kAutoLead).
+  int64_t lead() const;
+
+ private:
+  void afterDxChunk(int64_t item, int64_t items);
+
+  KernelBuilder& b_;
+  const ConvCore& forward_;
+  isa::Dtype dtype_;
+  HbmView dy_, x_, dw_;
+  std::optional<HbmView> db_;
+  ConvBwdOptions options_;
+  std::optional<ConvBwdPlan> full_, plan_;  // dw planned on the whole machine; in what dx leaves
+  std::unique_ptr<DwRowsProgram> program_;
+};
 
 /// db [C_out] = sum of dy over batch and positions (Vector reductions, fp32 accumulation).
 void buildConvDb(KernelBuilder& builder, const HbmView& dy, const HbmView& db);

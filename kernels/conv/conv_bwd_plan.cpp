@@ -21,6 +21,7 @@ constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partiti
 // 175.2 at 48 KiB)
 constexpr int64_t kPackedWindowCap = 16 * 1024;
 constexpr int64_t kMinDescriptorBytes = 64;
+constexpr int64_t kQuadrant = 32;  // A1: a partition range of <= 32 starts at a multiple of 32
 constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
 constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
                                           // shorter than one DMA descriptor are staged
@@ -171,6 +172,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.transposeBanks = 2;
   p.accBanks = accBanks > 0 ? accBanks : geometry.psumBanks - p.transposeBanks;
   if (p.accBanks + p.transposeBanks > geometry.psumBanks) return std::nullopt;
+  if (options.dwEvictVectorOnly) p.evictEngines = {isa::Engine::Vector};
   p.dyStationary = options.dwStationary == "dy";
   if (p.dyStationary && p.coWidth > p.parts)
     throw Error(fmt::format("{}: dw_stationary dy needs C_out <= {} (the PE columns), not {}",
@@ -195,10 +197,20 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.shareKh = p.depthGroup > 1 && core.stride[1] == 1 && core.taps[1] > 1 &&
               core.out[2] <= p.parts && !p.dyByDma && !options.noShareKh;
   p.xtRows = p.shareKh ? (core.taps[1] - 1) * core.dilation[1] + 2 : 1;
+  p.xGroupParts = ceilDiv(p.ciParts, kQuadrant) * kQuadrant;
+  if (p.shareKh && !p.stageX && options.dwXGroups != "off" && p.ciTiles == 1 &&
+      p.parts / p.xGroupParts >= 2) {
+    p.xGroups = p.parts / p.xGroupParts;
+    p.xGroupDepths = ceilDiv(windowExtent(core, 0, core.out[0]), p.xGroups);
+  }
   for (const auto& pass : p.passes) {
     p.xtSets =
         std::max(p.xtSets, p.shareKh ? kwSetsOf(core, pass) : xtSetsOf(core, pass, p.ciTiles));
     p.passUnits = std::max(p.passUnits, static_cast<int64_t>(pass.size()));
+  }
+  if (p.db && accBanks == 0 && p.accBanks * p.accsPerBank > p.passUnits / unitsPerAcc) {
+    p.dbInAccBank = true;
+    ++p.transposeBanks;
   }
 
   // dw out tiles: x stationary reserves the banks' whole capacity (the chunk search was tuned
@@ -227,7 +239,8 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     const int64_t windowBytes = p.ciTiles * product(w) * e;
     const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(dyTile) * e;
     // shareKh: one xT ring of rows; else two box buffers of every set
-    const int64_t xtBytes = p.xtSets * w[0] * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
+    const int64_t xtDepths = std::max(w[0], p.xGroups * p.xGroupDepths);
+    const int64_t xtBytes = p.xtSets * xtDepths * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
     const int64_t bytes =
         2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + c[0] * p.coWidth * e) + xtBytes;
     const int64_t cap = p.depthGroup > 1 ? kPackedWindowCap : kWindowCap;

@@ -9,6 +9,7 @@
 
 #include "isa/dtype.h"
 #include "isa/geometry.h"
+#include "isa/instruction.h"
 #include "kernels/conv/conv_core.h"
 
 namespace neuronsim::kernels {
@@ -36,8 +37,17 @@ struct ConvBwdOptions {
   std::string dyTranspose = "auto";   ///< Rows: auto | pe | dma (how dy reaches [positions, co])
   std::string dwStationary = "auto";  ///< Rows: auto | x | dy (which operand the PE holds)
   int64_t dwDepthGroup = 0;           ///< Rows: dy depths per packed matmul, 0: auto, 1: no packing
+  /// auto | off: with dx, dw's steps are emitted between dx's chunks (Rows only), so TensorE
+  /// runs dw while dx waits for its loads
+  std::string dwOverlap = "auto";
+  int64_t dwLead = -1;     ///< overlapped: dw steps emitted before dx's first chunk (-1: auto)
   bool fuseDb = false;     ///< db is requested too: a packed Rows plan computes it from dw's dyT
   bool noShareKh = false;  ///< planner-internal: a packed plan whose row-group boxes do not fit
+  /// set when dw overlaps dx (which then evicts on Scalar): dw evicts PSUM on Vector only, so
+  /// neither program's evictions queue behind the other's on an in-order engine
+  bool dwEvictVectorOnly = false;
+  /// auto | off: shareKh x windows in partition groups of depths (DwRowsPlan::xGroups)
+  std::string dwXGroups = "auto";
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -75,9 +85,21 @@ struct DwRowsPlan {
   /// runs on across chunks, so no x row is loaded or transposed twice within a band.
   bool shareKh = false;
   int64_t xtRows = 1;  ///< xT rows in the ring when shareKh: (Kh - 1) x H dilation + 2
+  /// shareKh, C_in within half the partitions: the x window's depths are xGroups blocks of
+  /// xGroupDepths on partition groups xGroupParts apart (a multiple of 32, A1), so one PE
+  /// transpose of every partition gives xGroups depths' xT (128 partitions at C_in 32: a
+  /// transpose of 128 cycles for 4 depths, not 4 of 64). 1: one depth per transpose
+  int64_t xGroups = 1;
+  int64_t xGroupParts = 0;   ///< partitions per group (C_in rounded up to 32)
+  int64_t xGroupDepths = 1;  ///< window depths per group: ceil(window depth / xGroups)
   /// db from the dyT tiles (packed, with fuseDb): per box and depth a matmul of a ones column
   /// [positions, 1] by dyT [positions, co] accumulates db [1, co] in a PSUM bank of its own
   bool db = false;
+  /// db accumulates in an accumulator slot no pass uses (the last of the last bank), so it needs
+  /// no PSUM bank of its own and the transposes get one more
+  bool dbInAccBank = false;
+  /// engines evicting PSUM in turn (transpose banks, accumulators)
+  std::vector<isa::Engine> evictEngines{isa::Engine::Vector, isa::Engine::Scalar};
   int64_t accBanks = 6;  ///< PSUM banks holding accumulators
   /// accumulators ([ci, coWidth], [co, ci], or packed [depthSlots x ci, depthGroup x coWidth])
   /// fp32 per bank

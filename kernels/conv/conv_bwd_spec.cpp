@@ -31,6 +31,9 @@ ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
   if (params.getInt("dw_depth_group") < 0)
     throw Error(fmt::format("conv3d_bwd: dw_depth_group {} is negative (0: auto, 1: off)",
                             params.getInt("dw_depth_group")));
+  if (params.getInt("dw_lead") < -1)
+    throw Error(
+        fmt::format("conv3d_bwd: dw_lead {} is below -1 (-1: auto)", params.getInt("dw_lead")));
   ShapeMap out;
   for (const std::string& name : requested(params)) {
     if (name == "dx") out["dx"] = inputs.at("x_in");
@@ -61,6 +64,9 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dyTranspose = params.getString("dy_transpose");
   options.dwStationary = params.getString("dw_stationary");
   options.dwDepthGroup = params.getInt("dw_depth_group");
+  options.dwOverlap = params.getString("dw_overlap");
+  options.dwLead = params.getInt("dw_lead");
+  options.dwXGroups = params.getString("dw_x_groups");
   options.fuseDb = params.getBool("compute_db");
   return options;
 }
@@ -123,6 +129,30 @@ KernelSpec conv3dBwdSpec() {
        "and C_in * (group + Kd - 1) <= 128; 0: auto, when it takes fewer PE cycles; 1: off)",
        {}},
   };
+  spec.params.push_back(
+      {"dw_overlap",
+       ParamType::Enum,
+       "auto",
+       "schedule: with dx, emit dw's chunks (dw_method rows) between dx's so TensorE multiplies "
+       "dw while dx waits for its loads; dw plans in the PSUM and SBUF dx leaves (dx_psum_buffers "
+       "auto 2), dx evicts on Scalar and dw on Vector (auto: when dw's plan is the depth-packed "
+       "one with shared kh taps, both on the whole machine and in what dx leaves, with the same "
+       "chunks; off: dx, then dw)",
+       {"auto", "off"}});
+  spec.params.push_back(
+      {"dw_x_groups",
+       ParamType::Enum,
+       "auto",
+       "schedule: depth-packed dw with shared kh taps loads x depths in blocks on partition groups "
+       "of 32 (C_in <= 64), so one PE transpose of all partitions gives several depths' xT (auto: "
+       "when it applies; off: one depth per transpose)",
+       {"auto", "off"}});
+  spec.params.push_back({"dw_lead",
+                         ParamType::Int,
+                         "-1",
+                         "schedule: with dw_overlap, dw chunks emitted before dx's first chunk "
+                         "(-1: auto); the rest are spread evenly over dx's chunks",
+                         {}});
   for (ParamSpec& p : dxScheduleParams()) spec.params.push_back(std::move(p));
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};
@@ -133,10 +163,25 @@ KernelSpec conv3dBwdSpec() {
     for (const auto& [name, view] : args.inputs) shapes[name] = view.shape();
     const ConvCore core = conv3dBwdCore(shapes, args.params);
     bool dbDone = false;  // computed with dw
-    if (args.hasOutput("dx"))
+    bool dwDone = false;  // emitted between dx's chunks
+    if (args.hasOutput("dx")) {
+      ConvOptions dxo = dxOptions(args.params);
+      std::optional<OverlappedDw> overlap;
+      if (args.hasOutput("dw")) {
+        std::optional<HbmView> db;
+        if (args.hasOutput("db")) db = args.out("db");
+        overlap.emplace(builder, core, args.dtype, args.in("dy"), args.in("x_in"), args.out("dw"),
+                        db, bwdOptions(args.params));
+        overlap->attach(dxo);
+      }
       buildConvDx(builder, core, args.dtype, args.in("dy"), args.in("filters"), args.out("dx"),
-                  dxOptions(args.params));
-    if (args.hasOutput("dw")) {
+                  dxo);
+      if (overlap) {
+        dwDone = overlap->finish();
+        dbDone = dwDone && overlap->dbDone();
+      }
+    }
+    if (args.hasOutput("dw") && !dwDone) {
       const ConvBwdPlan plan =
           planConvBwd(core, args.dtype, builder.geometry(), bwdOptions(args.params));
       if (plan.dwMethod == DwMethod::Rows) {

@@ -19,9 +19,9 @@
 namespace neuronsim::kernels {
 
 namespace {
-
 constexpr int kBuffers = 2;
 constexpr int64_t kLoadPieceBytes = 128 * 1024;
+}  // namespace
 
 /// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.
 class DwRowsEmitter {
@@ -29,25 +29,44 @@ class DwRowsEmitter {
   DwRowsEmitter(KernelBuilder& b, const ConvCore& fwd, const DwRowsPlan& plan, isa::Dtype dtype,
                 const HbmView& dy, const HbmView& x, const HbmView& dw,
                 const std::optional<HbmView>& db)
-      : b_(b), fwd_(fwd), plan_(plan), dtype_(dtype), dy_(dy), x_(x), dw_(dw), db_(db), evict_(b) {}
+      : b_(b),
+        fwd_(fwd),
+        plan_(plan),
+        dtype_(dtype),
+        dy_(dy),
+        x_(x),
+        dw_(dw),
+        db_(db),
+        evict_(b, plan.evictEngines) {}
 
-  void run() {
+  /// Allocates the tiles and emits the first step's loads.
+  void begin() {
     allocate();
-    const std::vector<Chunk> chunks = plan_.shareKh ? bandList() : chunkList(fwd_, plan_.chunk);
-    std::vector<Step> steps;
+    chunks_ = plan_.shareKh ? bandList() : chunkList(fwd_, plan_.chunk);
     for (int64_t co0 = 0; co0 < fwd_.cout; co0 += plan_.coWidth)
       for (size_t p = 0; p < plan_.passes.size(); ++p)
-        for (size_t c = 0; c < chunks.size(); ++c)
-          steps.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks[c], c == 0,
-                           c + 1 == chunks.size()});
-    runPipelined(
-        static_cast<int64_t>(steps.size()), kBuffers,
-        [&](int64_t i, int set) { load(steps[static_cast<size_t>(i)], set); },
-        [&](int64_t i, int set) {
-          const Step& step = steps[static_cast<size_t>(i)];
-          process(step, set);
-          if (step.lastChunk) store(step);
-        });
+        for (size_t c = 0; c < chunks_.size(); ++c)
+          steps_.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks_[c], c == 0,
+                            c + 1 == chunks_.size()});
+    load(steps_[0], 0);
+  }
+
+  int64_t steps() const { return static_cast<int64_t>(steps_.size()); }
+
+  /// Emits steps up to (not including) `end`, each after the next one's loads (kBuffers sets,
+  /// as runPipelined).
+  void emitThrough(int64_t end) {
+    for (; next_ < std::min(end, steps()); ++next_) {
+      const auto i = static_cast<size_t>(next_);
+      if (next_ + 1 < steps()) load(steps_[i + 1], static_cast<int>((next_ + 1) % kBuffers));
+      process(steps_[i], static_cast<int>(next_ % kBuffers));
+      if (steps_[i].lastChunk) store(steps_[i]);
+    }
+  }
+
+  /// Emits the remaining steps and releases the tiles.
+  void finish() {
+    emitThrough(steps());
     for (BufferRing* ring :
          {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
       ring->release(b_);
@@ -57,7 +76,8 @@ class DwRowsEmitter {
       b_.release(identity_);
     }
     if (db_)
-      for (const Tile& t : {dbAcc_, ones_, dbOut_}) b_.release(t);
+      for (const Tile& t : {ones_, dbOut_}) b_.release(t);
+    if (db_ && !plan_.dbInAccBank) b_.release(dbAcc_);
   }
 
  private:
@@ -75,10 +95,13 @@ class DwRowsEmitter {
   struct BankJob {
     std::vector<Tile> srcs;
     Tile dst;
+    int64_t cols;        // PSUM columns per transpose
+    int64_t groupParts;  // > 0: dst [positions; n, group, ci] of groups groupParts apart
   };
 
   const std::vector<DwUnit>& units(const Step& s) const { return plan_.passes[s.pass]; }
   bool packed() const { return plan_.depthGroup > 1; }
+  bool grouped() const { return plan_.xGroups > 1; }
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, fwd_.cin - t * plan_.parts); }
   Int3 tapOf(int64_t tap) const {
     const Int3& k = fwd_.taps;
@@ -108,17 +131,23 @@ class DwRowsEmitter {
     // shareKh: bands outermost, so their loads touch disjoint byte ranges (no false ordering)
     const int64_t bands = plan_.shareKh ? plan_.boxH : 1;
     std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1] / bands, w[2]};
+    if (grouped()) window = {plan_.parts, 1, plan_.xGroupDepths, w[1] / bands, w[2]};
     std::vector<int64_t> dy{coParts, plan_.coSub, c[0], c[1], c[2]};
     if (plan_.shareKh) {
       window.insert(window.begin() + 2, bands);
       dy.insert(dy.begin() + 2, bands);
     }
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
+    // grouped: partitions past C_in and depths past the window's are transposed, never loaded
+    for (int i = 0; i < kBuffers && grouped(); ++i)
+      b_.memset(windows_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
     if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
     dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
     if (plan_.shareKh) {
-      xT_ = BufferRing::sbuf(b_, 1, {plan_.parts, plan_.xtRows, plan_.xtSets, w[0], plan_.ciParts},
+      xT_ = BufferRing::sbuf(b_, 1,
+                             {plan_.parts, plan_.xtRows, plan_.xtSets,
+                              std::max(w[0], plan_.xGroups * plan_.xGroupDepths), plan_.ciParts},
                              dtype_, "xT_rows");
     } else {
       xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
@@ -135,7 +164,10 @@ class DwRowsEmitter {
       accs_.push_back(
           b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
     if (db_) {
-      dbAcc_ = b_.psum({1, bankColumns}, isa::Dtype::Fp32, "db_acc");
+      const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.depthGroup * plan_.coWidth;
+      dbAcc_ = plan_.dbInAccBank
+                   ? accs_.back().partitionSlice(0, 1).slice(0, lastSlot, lastSlot + plan_.coWidth)
+                   : b_.psum({1, bankColumns}, isa::Dtype::Fp32, "db_acc");
       ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
       b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
       dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
@@ -204,7 +236,11 @@ class DwRowsEmitter {
         const int64_t rows = band.extent[1];
         std::optional<Tile> stageBand;
         if (stage) stageBand = stage->select(0, r).slice(1, 0, rows);
-        loadWindowPieces(window.select(0, r).slice(1, 0, rows), stageBand, t, band, true);
+        if (grouped()) {
+          loadWindowGroups(windows_[slot].select(0, t).select(0, r).slice(1, 0, rows), band);
+        } else {
+          loadWindowPieces(window.select(0, r).slice(1, 0, rows), stageBand, t, band, true);
+        }
       }
     }
     if (plan_.dyByDma) return;
@@ -251,6 +287,27 @@ class DwRowsEmitter {
       std::optional<Tile> stageSlab;
       if (stage) stageSlab = stage->slice(0, r0, r1);
       loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab);
+    }
+  }
+
+  /// Grouped (DwRowsPlan::xGroups): the band window `window` [parts; group depths, rows, w] gets
+  /// depths [g x xGroupDepths, + xGroupDepths) of `band` on partition group g, one DMA each.
+  void loadWindowGroups(const Tile& window, const Chunk& band) {
+    ConvCore slabCore = fwd_;
+    slabCore.stride[0] = slabCore.taps[0] = slabCore.dilation[0] = 1;
+    slabCore.stride[1] = slabCore.taps[1] = slabCore.dilation[1] = 1;
+    const int64_t rows = windowExtent(fwd_, 0, band.extent[0]);
+    const auto cs = static_cast<int32_t>(plan_.ciParts);
+    for (int64_t g = 0; g < plan_.xGroups; ++g) {
+      const int64_t r0 = g * plan_.xGroupDepths;
+      const int64_t r1 = std::min(rows, r0 + plan_.xGroupDepths);
+      if (r0 >= r1) break;
+      Chunk slab = band;
+      slab.origin[0] = band.origin[0] * fwd_.stride[0] + r0;
+      slab.extent[0] = r1 - r0;
+      const Tile dst = window.partitionSlice(static_cast<int32_t>(g * plan_.xGroupParts), cs)
+                           .slice(0, 0, r1 - r0);
+      loadWindow(b_, slabCore, x_, slab, 0, dst, std::nullopt);
     }
   }
 
@@ -366,21 +423,52 @@ class DwRowsEmitter {
     for (int64_t row = first; row <= bx.h0 + rowHalo(); ++row) {
       const int64_t groups = groupsBelow(row, paddedRows);
       const Tile rowTile = xT_[0].select(0, rowSlot(row));
+      if (grouped()) {
+        prepareGroupedRow(s, slot, kws, row, groups, rowTile);
+        continue;
+      }
       zeroPaddingDepths(rowTile, static_cast<size_t>(rowSlot(row)), lo, hi);
       for (size_t i = 0; i < kws.size(); ++i) {
         std::vector<Tile> srcs;
         for (int64_t dd = lo; dd < hi; ++dd)
-          srcs.push_back(window.slice(0, 0, groups)
-                             .select(1, dd)
-                             .select(1, row - s.chunk->origin[1])
-                             .slice(1, kws[i] * fwd_.dilation[2],
-                                    kws[i] * fwd_.dilation[2] + (width - 1) * fwd_.stride[2] + 1,
-                                    fwd_.stride[2]));
+          srcs.push_back(rowSource(window, *s.chunk, groups, dd, row, kws[i]));
         transposeRun(srcs, rowTile.partitionSlice(0, static_cast<int32_t>(groups * width))
                                .select(0, static_cast<int64_t>(i))
                                .slice(0, lo, hi)
                                .slice(1, 0, cs));
       }
+    }
+  }
+
+  /// shareKh: window [partitions; bands, depths, rows, w] at depth `depth` and padded row `row`
+  /// of its first `groups` bands, the W columns tap `kw` reads: [partitions; groups, width].
+  Tile rowSource(const Tile& window, const Chunk& chunk, int64_t groups, int64_t depth, int64_t row,
+                 int64_t kw) const {
+    const int64_t w0 = kw * fwd_.dilation[2];
+    return window.slice(0, 0, groups)
+        .select(1, depth)
+        .select(1, row - chunk.origin[1])
+        .slice(1, w0, w0 + (chunk.extent[2] - 1) * fwd_.stride[2] + 1, fwd_.stride[2]);
+  }
+
+  /// Grouped: per kw, one transpose of every partition per group depth j gives xT of depths
+  /// j + g x xGroupDepths (g < xGroups) into `rowTile` [positions; kw, depths, ci]. Padding
+  /// depths are zero rows of the window, so they transpose to zeros.
+  void prepareGroupedRow(const Step& s, int slot, const std::vector<int64_t>& kws, int64_t row,
+                         int64_t groups, const Tile& rowTile) {
+    const int64_t cs = plan_.ciParts;
+    const Tile window = windows_[slot].select(0, 0);
+    const auto np = static_cast<int32_t>(groups * s.chunk->extent[2]);
+    for (size_t i = 0; i < kws.size(); ++i) {
+      std::vector<Tile> srcs;
+      for (int64_t j = 0; j < plan_.xGroupDepths; ++j)
+        srcs.push_back(rowSource(window, *s.chunk, groups, j, row, kws[i]));
+      const Tile dst = rowTile.partitionSlice(0, np)
+                           .select(0, static_cast<int64_t>(i))
+                           .slice(0, 0, plan_.xGroups * plan_.xGroupDepths)
+                           .reshape({plan_.xGroups, plan_.xGroupDepths, cs})
+                           .permute({1, 0, 2});
+      transposeRun(srcs, dst, plan_.xGroupParts);
     }
   }
 
@@ -463,14 +551,17 @@ class DwRowsEmitter {
   }
 
   /// Queues the transposes of srcs[j] ([cols partitions, positions]) into row j of dst
-  /// ([positions; n, cols]) as jobs of one PSUM bank each.
-  void transposeRun(const std::vector<Tile>& srcs, const Tile& dst) {
-    const int64_t perBank = b_.geometry().psumBankBytes() / 4 / dst.size(1);
+  /// ([positions; n, cols]) as jobs of one PSUM bank each. `groupParts` > 0: srcs[j] has
+  /// partition groups of groupParts, the first ci of each landing in dst [positions; n, group, ci].
+  void transposeRun(const std::vector<Tile>& srcs, const Tile& dst, int64_t groupParts = 0) {
+    const int64_t cols = groupParts > 0 ? srcs.front().partitions() : dst.size(1);
+    const int64_t perBank = b_.geometry().psumBankBytes() / 4 / cols;
     for (size_t j0 = 0; j0 < srcs.size(); j0 += static_cast<size_t>(perBank)) {
       const size_t j1 = std::min(srcs.size(), j0 + static_cast<size_t>(perBank));
       jobs_.push_back({std::vector<Tile>(srcs.begin() + static_cast<std::ptrdiff_t>(j0),
                                          srcs.begin() + static_cast<std::ptrdiff_t>(j1)),
-                       dst.slice(0, static_cast<int64_t>(j0), static_cast<int64_t>(j1))});
+                       dst.slice(0, static_cast<int64_t>(j0), static_cast<int64_t>(j1)), cols,
+                       groupParts});
     }
   }
 
@@ -480,14 +571,20 @@ class DwRowsEmitter {
     for (size_t i = 0; i < count; ++i) {
       b_.setNote("dw transpose");
       const BankJob& job = jobs_[i];
-      const int64_t cols = job.dst.size(1);
+      const int64_t cols = job.cols;
       const Tile bank = banks_.next().partitionSlice(0, job.dst.partitions());
       for (size_t j = 0; j < job.srcs.size(); ++j) {
         const int64_t c0 = static_cast<int64_t>(j) * cols;
         b_.transpose(bank.slice(0, c0, c0 + cols), job.srcs[j]);
       }
       const int64_t n = static_cast<int64_t>(job.srcs.size());
-      copy(job.dst, bank.slice(0, 0, n * cols).reshape({n, cols}));
+      const Tile out = bank.slice(0, 0, n * cols).reshape({n, cols});
+      if (job.groupParts == 0) {
+        copy(job.dst, out);
+      } else {
+        copy(job.dst,
+             out.reshape({n, cols / job.groupParts, job.groupParts}).slice(2, 0, job.dst.size(2)));
+      }
     }
     jobs_.erase(jobs_.begin(), jobs_.begin() + static_cast<std::ptrdiff_t>(count));
   }
@@ -710,14 +807,37 @@ class DwRowsEmitter {
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
   int64_t boxCount_ = 0;
+  std::vector<Chunk> chunks_;
+  std::vector<Step> steps_;
+  int64_t next_ = 0;  // the next step to emit
 };
 
-}  // namespace
+DwRowsProgram::DwRowsProgram(KernelBuilder& builder, const ConvCore& forward,
+                             const DwRowsPlan& plan, isa::Dtype dtype, const HbmView& dy,
+                             const HbmView& x, const HbmView& dw, const std::optional<HbmView>& db)
+    : emitter_(std::make_unique<DwRowsEmitter>(builder, forward, plan, dtype, dy, x, dw,
+                                               plan.db ? db : std::nullopt)) {
+  emitter_->begin();
+}
+
+DwRowsProgram::~DwRowsProgram() = default;
+
+int64_t DwRowsProgram::steps() const {
+  return emitter_->steps();
+}
+
+void DwRowsProgram::emitThrough(int64_t end) {
+  emitter_->emitThrough(end);
+}
+
+void DwRowsProgram::finish() {
+  emitter_->finish();
+}
 
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
                      isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
                      const std::optional<HbmView>& db) {
-  DwRowsEmitter(builder, forward, plan, dtype, dy, x, dw, plan.db ? db : std::nullopt).run();
+  DwRowsProgram(builder, forward, plan, dtype, dy, x, dw, db).finish();
 }
 
 }  // namespace neuronsim::kernels

@@ -22,6 +22,10 @@ struct ConvOptions {
   std::string wPairs = "auto";   ///< auto | off: two W-neighbour outputs per packed matmul
   /// auto | filters | positions: the matmul operand TensorE holds when outputs are paired
   std::string stationary = "auto";
+  /// Not a parameter: called once after the tiles are allocated (item -1) and after each chunk's
+  /// work is emitted (chunk item, item count), so a caller can interleave another program's
+  /// emission with the core's (conv3d_bwd's dw).
+  std::function<void(int64_t item, int64_t items)> afterChunk;
 };
 
 /// The tiling of one ConvCore. Extents are (D, H, W).

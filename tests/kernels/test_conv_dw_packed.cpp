@@ -50,14 +50,22 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK_FALSE(small.rows.dyStationary);
   CHECK(small.rows.passes.size() == 1);
   // boxes of two row groups share each kw shift's x rows among the kh taps; the 9 [128, 64]
-  // accumulators take 2 PSUM banks, db [1, 32] one and the transposes ring through the other 5
+  // accumulators take 2 PSUM banks (16 slots), db [1, 32] the last slot and the transposes ring
+  // through the other 6
   CHECK(small.rows.shareKh);
   CHECK(small.rows.boxH == 2);
   CHECK(small.rows.xtRows == 4);
   CHECK(small.rows.xtSets == 3);
   CHECK(small.rows.accBanks == 2);
-  CHECK(small.rows.transposeBanks == 5);
+  CHECK(small.rows.transposeBanks == 6);
   CHECK(small.rows.db);
+  CHECK(small.rows.dbInAccBank);
+  // x depths in 4 partition groups of 32: the 18 window depths as 4 blocks of 5
+  CHECK(small.rows.xGroups == 4);
+  CHECK(small.rows.xGroupParts == 32);
+  CHECK(small.rows.xGroupDepths == 5);
+  CHECK(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dw_x_groups", "off"}})
+            .rows.xGroups == 1);
   const ConvBwdPlan noDb =
       planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"compute_db", "false"}});
   CHECK_FALSE(noDb.rows.db);
@@ -130,6 +138,44 @@ TEST_CASE("conv3d_bwd dw packed: odd shapes against the reference") {
   CHECK(p.rows.boxH == 2);
   CHECK(p.rows.chunk[1] < 21);  // bands of 21 rows
   checkPacked(rows, 2, true);
+}
+
+TEST_CASE("conv3d_bwd dw packed: x depths grouped on partitions, db in a spare slot, odd shapes") {
+  struct Grouped {
+    ConvCase c;
+    int64_t groups, groupParts;
+  };
+  const std::vector<Grouped> cases = {
+      // (x rows of 64 B or more: narrower ones are staged, not grouped)
+      // C_in 20: 4 groups of 32 partitions (12 never loaded), odd D/H/W, C_out 24, db in a slot
+      {{{1, 20, 7, 9, 35}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}, Dtype::Bf16}, 4, 32},
+      // C_in 40, Kd 2: 2 groups of 64, fp32, asymmetric padding, H dilation, B 2, no db
+      {{{2, 40, 5, 10, 17},
+        {2, 2, 3, 40, 9},
+        0,
+        {{"padding", "1,0,2,1,1,0"}, {"dilation", "1,2,1"}, {"compute_db", "false"}}},
+       2,
+       64},
+      // Kd 2 (17 window depths: a short last block), W stride 2, fp32
+      {{{1, 8, 16, 6, 19}, {2, 3, 3, 8, 16}, 0, {{"padding", "0,1,1,1,1,1"}, {"stride", "1,1,2"}}},
+       4,
+       32},
+  };
+  for (const Grouped& g : cases) {
+    ConvCase c = g.c;
+    c.params.emplace_back("dw_depth_group", "2");
+    c.params.emplace_back("compute_dx", "false");
+    const ConvBwdPlan p = planOf(c.x, c.filters, c.params, c.dtype);
+    REQUIRE(p.dwMethod == DwMethod::Rows);
+    CHECK(p.rows.shareKh);
+    CHECK(p.rows.xGroups == g.groups);
+    CHECK(p.rows.xGroupParts == g.groupParts);
+    testing::checkConvCase(conv3dBwdSpec(), c);
+  }
+  const ConvBwdPlan withDb = planOf({1, 20, 7, 9, 35}, {3, 3, 3, 20, 24},
+                                    {{"padding", "1"}, {"dw_depth_group", "2"}}, Dtype::Bf16);
+  CHECK(withDb.rows.db);
+  CHECK(withDb.rows.dbInAccBank);
 }
 
 TEST_CASE("conv3d_bwd dw packed: 64 partitions and a 64x64 PE array") {
