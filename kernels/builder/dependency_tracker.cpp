@@ -14,6 +14,7 @@ namespace neuronsim::kernels {
 namespace {
 
 constexpr int64_t kMaxRuns = 4096;
+constexpr size_t kMaxLayers = 8;
 
 void maxInto(DependencyTracker::Knowledge& into, const DependencyTracker::Knowledge& from) {
   for (int i = 0; i < kNumStreams; ++i) into[i] = std::max(into[i], from[i]);
@@ -21,6 +22,23 @@ void maxInto(DependencyTracker::Knowledge& into, const DependencyTracker::Knowle
 
 bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
   return a0 < b1 && b0 < a1;
+}
+
+bool samePattern(const std::shared_ptr<const BytePattern>& a,
+                 const std::shared_ptr<const BytePattern>& b) {
+  return a == b || (a && b && *a == *b);
+}
+
+/// Records `a` in `list`, keeping one entry per stream with the higher count.
+template <class Access>
+void noteAccess(std::vector<Access>& list, Access a) {
+  auto it =
+      std::find_if(list.begin(), list.end(), [&](const Access& x) { return x.stream == a.stream; });
+  if (it == list.end()) {
+    list.push_back(a);
+  } else {
+    it->count = std::max(it->count, a.count);
+  }
 }
 
 }  // namespace
@@ -55,11 +73,11 @@ std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& run
         return;
       }
     }
-    boxes.push_back(Box{col0, col1, row0, row1});
+    boxes.push_back(Box{col0, col1, row0, row1, nullptr});
   };
   for (auto [lo, hi] : runs) {
     if (rowLength <= 0) {
-      boxes.push_back(Box{0, 1, lo, hi});
+      boxes.push_back(Box{0, 1, lo, hi, nullptr});
       continue;
     }
     int64_t row = lo / rowLength;
@@ -86,7 +104,7 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
   region.space = ap.space;
   if (ap.space != isa::Space::Hbm) {
     const isa::Footprint f = isa::footprintOf(ap);
-    region.boxes.push_back(Box{f.partBegin, f.partEnd, f.byteBegin, f.byteEnd});
+    region.boxes.push_back(Box{f.partBegin, f.partEnd, f.byteBegin, f.byteEnd, bytePatternOf(ap)});
     return region;
   }
   region.tensor = ap.tensor;
@@ -147,14 +165,23 @@ DependencyTracker::SegmentMap& DependencyTracker::mapFor(const Region& region) {
 void DependencyTracker::gather(const Region& region, bool write,
                                std::array<int64_t, kNumStreams>& need) {
   SegmentMap& map = mapFor(region);
+  auto raises = [&](const std::vector<Access>& list) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const Access& a) { return a.count > need[a.stream]; });
+  };
   for (const Box& box : region.boxes) {
     auto it = map.upper_bound(box.lo);
     if (it != map.begin() && std::prev(it)->second.hi > box.lo) --it;
     for (; it != map.end() && it->first < box.hi; ++it) {
+      const int64_t lo = std::max(it->first, box.lo);
+      const int64_t hi = std::min(it->second.hi, box.hi);
       for (const Layer& layer : it->second.layers) {
         if (!overlaps(layer.p0, layer.p1, box.p0, box.p1)) continue;
-        if (layer.writer.stream >= 0)
-          need[layer.writer.stream] = std::max(need[layer.writer.stream], layer.writer.count);
+        if (!raises(layer.writers) && !(write && raises(layer.readers))) continue;
+        if ((layer.pattern || box.pattern) &&
+            !patternsMeet(layer.pattern.get(), box.pattern.get(), lo, hi))
+          continue;
+        for (const Access& w : layer.writers) need[w.stream] = std::max(need[w.stream], w.count);
         if (!write) continue;
         for (const Access& r : layer.readers) need[r.stream] = std::max(need[r.stream], r.count);
       }
@@ -172,29 +199,46 @@ void DependencyTracker::splitAt(SegmentMap& map, int64_t at) {
   map.emplace_hint(std::next(it), at, std::move(tail));
 }
 
+void DependencyTracker::capLayers(std::vector<Layer>& layers) {
+  while (layers.size() > kMaxLayers) {
+    Layer& into = layers[0];
+    const Layer& from = layers[1];
+    into.p0 = std::min(into.p0, from.p0);
+    into.p1 = std::max(into.p1, from.p1);
+    if (!samePattern(into.pattern, from.pattern)) into.pattern = nullptr;
+    for (const Access& a : from.writers) noteAccess(into.writers, a);
+    for (const Access& a : from.readers) noteAccess(into.readers, a);
+    layers.erase(layers.begin() + 1);
+  }
+}
+
 void DependencyTracker::recordRead(SegmentMap& map, const Box& box, Access self) {
   Layer fresh;
   fresh.p0 = box.p0;
   fresh.p1 = box.p1;
+  fresh.pattern = box.pattern;
   fresh.readers.push_back(self);
   splitAt(map, box.lo);
   splitAt(map, box.hi);
   int64_t cursor = box.lo;
   for (auto it = map.lower_bound(box.lo); it != map.end() && it->first < box.hi; ++it) {
     if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {fresh}});
+    auto& layers = it->second.layers;
     bool covered = false;
-    for (Layer& layer : it->second.layers) {
+    for (Layer& layer : layers) {
       if (!overlaps(layer.p0, layer.p1, box.p0, box.p1)) continue;
-      covered = covered || (layer.p0 <= box.p0 && layer.p1 >= box.p1);
-      auto r = std::find_if(layer.readers.begin(), layer.readers.end(),
-                            [&](const Access& a) { return a.stream == self.stream; });
-      if (r == layer.readers.end()) {
-        layer.readers.push_back(self);
-      } else {
-        r->count = self.count;
-      }
+      // A strided read is noted only on layers of its own pattern: elsewhere it gets its own
+      // layer, so that writes between its bytes do not wait for it.
+      const bool same = samePattern(layer.pattern, box.pattern);
+      if (box.pattern && !same) continue;
+      covered = covered || (layer.p0 <= box.p0 && layer.p1 >= box.p1 && (!layer.pattern || same));
+      noteAccess(layer.readers, self);
     }
-    if (!covered) it->second.layers.push_back(fresh);
+    if (!covered &&
+        (!box.pattern || patternsMeet(box.pattern.get(), nullptr, it->first, it->second.hi))) {
+      layers.push_back(fresh);
+      capLayers(layers);
+    }
     cursor = it->second.hi;
   }
   if (cursor < box.hi) map.emplace(cursor, Segment{box.hi, {fresh}});
@@ -204,18 +248,25 @@ void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self
   Layer written;
   written.p0 = box.p0;
   written.p1 = box.p1;
-  written.writer = self;
+  written.pattern = box.pattern;
+  written.writers.push_back(self);
   splitAt(map, box.lo);
   splitAt(map, box.hi);
   int64_t cursor = box.lo;
   for (auto it = map.lower_bound(box.lo); it != map.end() && it->first < box.hi; ++it) {
     if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {written}});
+    cursor = it->second.hi;
+    if (box.pattern && !patternsMeet(box.pattern.get(), nullptr, it->first, it->second.hi))
+      continue;
     auto& layers = it->second.layers;
     layers.erase(std::remove_if(layers.begin(), layers.end(),
-                                [&](const Layer& l) { return l.p0 >= box.p0 && l.p1 <= box.p1; }),
+                                [&](const Layer& l) {
+                                  return l.p0 >= box.p0 && l.p1 <= box.p1 &&
+                                         (!box.pattern || samePattern(l.pattern, box.pattern));
+                                }),
                  layers.end());
     layers.push_back(written);
-    cursor = it->second.hi;
+    capLayers(layers);
   }
   if (cursor < box.hi) map.emplace(cursor, Segment{box.hi, {written}});
   // Coalesce neighbours inside the box that now hold the same single layer.
@@ -229,8 +280,10 @@ void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self
     const auto& a = it->second.layers;
     const auto& b = next->second.layers;
     if (a.size() == 1 && b.size() == 1 && a[0].readers.empty() && b[0].readers.empty() &&
-        a[0].p0 == b[0].p0 && a[0].p1 == b[0].p1 && a[0].writer.stream == b[0].writer.stream &&
-        a[0].writer.count == b[0].writer.count) {
+        a[0].p0 == b[0].p0 && a[0].p1 == b[0].p1 && samePattern(a[0].pattern, b[0].pattern) &&
+        a[0].writers.size() == 1 && b[0].writers.size() == 1 &&
+        a[0].writers[0].stream == b[0].writers[0].stream &&
+        a[0].writers[0].count == b[0].writers[0].count) {
       it->second.hi = next->second.hi;
       map.erase(next);
     } else {
