@@ -2,6 +2,7 @@
 #include "kernels/builder/byte_pattern.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <utility>
 
@@ -90,6 +91,12 @@ int64_t BytePattern::end() const {
   int64_t e = base + run;
   for (const isa::Dim& d : dims) e += d.step * (d.num - 1);
   return e;
+}
+
+size_t BytePatternHash::operator()(const BytePattern& p) const {
+  size_t h = std::hash<int64_t>()(p.base) * 31 + std::hash<int64_t>()(p.run);
+  for (const isa::Dim& d : p.dims) h = (h * 31 + std::hash<int64_t>()(d.step)) * 31 + d.num;
+  return h;
 }
 
 std::shared_ptr<const BytePattern> bytePatternOf(const isa::AccessPattern& ap) {

@@ -24,6 +24,11 @@ struct BytePattern {
   bool operator==(const BytePattern&) const = default;
 };
 
+/// Hash of a pattern's base, run and dims (to intern equal patterns).
+struct BytePatternHash {
+  size_t operator()(const BytePattern& p) const;
+};
+
 /// The pattern of an on-chip access, or null when it fills its byte bounding range (dense).
 std::shared_ptr<const BytePattern> bytePatternOf(const isa::AccessPattern& ap);
 

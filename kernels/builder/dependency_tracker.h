@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "isa/geometry.h"
@@ -68,16 +69,18 @@ class DependencyTracker {
  private:
   struct Access {
     int16_t stream = -1;
+    bool write = false;
     int64_t count = 0;
   };
   /// Partitions [p0, p1) x the segment's bytes in `pattern` (null: all), with the accesses
-  /// that may have touched them: writers since the last covering write (one unless layers were
-  /// merged) and readers since (each at most one per stream, the latest).
+  /// that may have touched them: the writer since the last covering write, and in `others` the
+  /// readers since (at most one per stream, the latest) and, once layers were merged, further
+  /// writers (`write` set).
   struct Layer {
     int64_t p0 = 0, p1 = 0;
-    std::shared_ptr<const BytePattern> pattern;
-    std::vector<Access> writers;
-    std::vector<Access> readers;
+    const BytePattern* pattern = nullptr;  ///< interned in patterns_
+    Access writer;
+    std::vector<Access> others;
   };
   struct Segment {
     int64_t hi = 0;
@@ -86,9 +89,11 @@ class DependencyTracker {
   using SegmentMap = std::map<int64_t, Segment>;
 
   SegmentMap& mapFor(const Region& region);
+  /// The one stored copy of `pattern` (null stays null).
+  const BytePattern* intern(const std::shared_ptr<const BytePattern>& pattern);
   void gather(const Region& region, bool write, std::array<int64_t, kNumStreams>& need);
-  void recordRead(SegmentMap& map, const Box& box, Access self);
-  void recordWrite(SegmentMap& map, const Box& box, Access self);
+  void recordRead(SegmentMap& map, const Box& box, const BytePattern* pattern, Access self);
+  void recordWrite(SegmentMap& map, const Box& box, const BytePattern* pattern, Access self);
   /// Splits segments so that `at` is a boundary.
   void splitAt(SegmentMap& map, int64_t at);
   /// Merges the oldest layers of a segment holding more than kMaxLayers (a safe superset).
@@ -98,6 +103,7 @@ class DependencyTracker {
   std::array<std::vector<Knowledge>, kNumStreams> completed_;  ///< [stream][count-1]
   std::array<Knowledge, isa::kNumEngines> engineState_{};
   SegmentMap sbuf_, psum_;
+  std::unordered_set<BytePattern, BytePatternHash> patterns_;
   std::vector<SegmentMap> hbm_;
 };
 
