@@ -87,6 +87,19 @@ int64_t runCount(const BytePattern& p) {
 
 }  // namespace
 
+void mergeRuns(std::vector<std::pair<int64_t, int64_t>>& runs) {
+  std::sort(runs.begin(), runs.end());
+  size_t w = 0;
+  for (size_t r = 1; r < runs.size(); ++r) {
+    if (runs[r].first <= runs[w].second) {
+      runs[w].second = std::max(runs[w].second, runs[r].second);
+    } else {
+      runs[++w] = runs[r];
+    }
+  }
+  runs.resize(runs.empty() ? 0 : w + 1);
+}
+
 int64_t BytePattern::end() const {
   int64_t e = base + run;
   for (const isa::Dim& d : dims) e += d.step * (d.num - 1);
@@ -143,16 +156,7 @@ bool patternsMeet(const BytePattern* a, const BytePattern* b, int64_t lo, int64_
   });
   if (collect.exhausted()) return true;
   if (runs.empty()) return false;
-  std::sort(runs.begin(), runs.end());
-  size_t w = 0;
-  for (size_t r = 1; r < runs.size(); ++r) {
-    if (runs[r].first <= runs[w].second) {
-      runs[w].second = std::max(runs[w].second, runs[r].second);
-    } else {
-      runs[++w] = runs[r];
-    }
-  }
-  runs.resize(runs.empty() ? 0 : w + 1);
+  mergeRuns(runs);
   bool met = false;
   RunWalker probe(*b, lo, hi);
   probe.walk([&](int64_t r0, int64_t r1) {

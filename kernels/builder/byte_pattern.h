@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "isa/access_pattern.h"
@@ -31,6 +32,9 @@ struct BytePatternHash {
 
 /// The pattern of an on-chip access, or null when it fills its byte bounding range (dense).
 std::shared_ptr<const BytePattern> bytePatternOf(const isa::AccessPattern& ap);
+
+/// Sorts byte or element runs [first, second) and merges those that overlap or touch.
+void mergeRuns(std::vector<std::pair<int64_t, int64_t>>& runs);
 
 /// Most runs enumerated per side before `patternsMeet` gives up and answers true.
 inline constexpr int64_t kMaxExactRuns = 4096;

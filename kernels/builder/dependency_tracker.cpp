@@ -127,16 +127,7 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
     while (j >= 0 && ++index[j] == dims[j].num) index[j--] = 0;
     if (j < 0) break;
   }
-  std::sort(runs.begin(), runs.end());
-  size_t w = 0;
-  for (size_t r = 1; r < runs.size(); ++r) {
-    if (runs[r].first <= runs[w].second) {
-      runs[w].second = std::max(runs[w].second, runs[r].second);
-    } else {
-      runs[++w] = runs[r];
-    }
-  }
-  runs.resize(runs.empty() ? 0 : w + 1);
+  mergeRuns(runs);
   region.boxes = runsToBoxes(runs, rowLength);
   return region;
 }
