@@ -14,6 +14,7 @@ namespace neuronsim::kernels {
 namespace {
 
 constexpr int64_t kMaxRuns = 4096;
+constexpr size_t kMaxLayers = 8;
 
 void maxInto(DependencyTracker::Knowledge& into, const DependencyTracker::Knowledge& from) {
   for (int i = 0; i < kNumStreams; ++i) into[i] = std::max(into[i], from[i]);
@@ -21,6 +22,19 @@ void maxInto(DependencyTracker::Knowledge& into, const DependencyTracker::Knowle
 
 bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
   return a0 < b1 && b0 < a1;
+}
+
+/// Records `a` in `list`, keeping one entry per stream and kind with the higher count.
+template <class Access>
+void noteAccess(std::vector<Access>& list, Access a) {
+  auto it = std::find_if(list.begin(), list.end(), [&](const Access& x) {
+    return x.stream == a.stream && x.write == a.write;
+  });
+  if (it == list.end()) {
+    list.push_back(a);
+  } else {
+    it->count = std::max(it->count, a.count);
+  }
 }
 
 }  // namespace
@@ -55,11 +69,11 @@ std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& run
         return;
       }
     }
-    boxes.push_back(Box{col0, col1, row0, row1});
+    boxes.push_back(Box{col0, col1, row0, row1, nullptr});
   };
   for (auto [lo, hi] : runs) {
     if (rowLength <= 0) {
-      boxes.push_back(Box{0, 1, lo, hi});
+      boxes.push_back(Box{0, 1, lo, hi, nullptr});
       continue;
     }
     int64_t row = lo / rowLength;
@@ -86,7 +100,7 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
   region.space = ap.space;
   if (ap.space != isa::Space::Hbm) {
     const isa::Footprint f = isa::footprintOf(ap);
-    region.boxes.push_back(Box{f.partBegin, f.partEnd, f.byteBegin, f.byteEnd});
+    region.boxes.push_back(Box{f.partBegin, f.partEnd, f.byteBegin, f.byteEnd, bytePatternOf(ap)});
     return region;
   }
   region.tensor = ap.tensor;
@@ -113,16 +127,7 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
     while (j >= 0 && ++index[j] == dims[j].num) index[j--] = 0;
     if (j < 0) break;
   }
-  std::sort(runs.begin(), runs.end());
-  size_t w = 0;
-  for (size_t r = 1; r < runs.size(); ++r) {
-    if (runs[r].first <= runs[w].second) {
-      runs[w].second = std::max(runs[w].second, runs[r].second);
-    } else {
-      runs[++w] = runs[r];
-    }
-  }
-  runs.resize(runs.empty() ? 0 : w + 1);
+  mergeRuns(runs);
   region.boxes = runsToBoxes(runs, rowLength);
   return region;
 }
@@ -144,19 +149,33 @@ DependencyTracker::SegmentMap& DependencyTracker::mapFor(const Region& region) {
   return hbm_[region.tensor];
 }
 
+const BytePattern* DependencyTracker::intern(const std::shared_ptr<const BytePattern>& pattern) {
+  return pattern ? &*patterns_.insert(*pattern).first : nullptr;
+}
+
 void DependencyTracker::gather(const Region& region, bool write,
                                std::array<int64_t, kNumStreams>& need) {
   SegmentMap& map = mapFor(region);
+  auto raises = [&](const Access& a) { return a.stream >= 0 && a.count > need[a.stream]; };
+  auto waitedOn = [&](const Access& a) { return a.write || write; };
   for (const Box& box : region.boxes) {
     auto it = map.upper_bound(box.lo);
     if (it != map.begin() && std::prev(it)->second.hi > box.lo) --it;
     for (; it != map.end() && it->first < box.hi; ++it) {
+      const int64_t lo = std::max(it->first, box.lo);
+      const int64_t hi = std::min(it->second.hi, box.hi);
       for (const Layer& layer : it->second.layers) {
         if (!overlaps(layer.p0, layer.p1, box.p0, box.p1)) continue;
-        if (layer.writer.stream >= 0)
-          need[layer.writer.stream] = std::max(need[layer.writer.stream], layer.writer.count);
-        if (!write) continue;
-        for (const Access& r : layer.readers) need[r.stream] = std::max(need[r.stream], r.count);
+        if (!raises(layer.writer) &&
+            std::none_of(layer.others.begin(), layer.others.end(),
+                         [&](const Access& a) { return waitedOn(a) && raises(a); }))
+          continue;
+        if ((layer.pattern || box.pattern) &&
+            !patternsMeet(layer.pattern, box.pattern.get(), lo, hi))
+          continue;
+        if (raises(layer.writer)) need[layer.writer.stream] = layer.writer.count;
+        for (const Access& a : layer.others)
+          if (waitedOn(a) && raises(a)) need[a.stream] = a.count;
       }
     }
   }
@@ -172,50 +191,91 @@ void DependencyTracker::splitAt(SegmentMap& map, int64_t at) {
   map.emplace_hint(std::next(it), at, std::move(tail));
 }
 
-void DependencyTracker::recordRead(SegmentMap& map, const Box& box, Access self) {
+void DependencyTracker::capLayers(std::vector<Layer>& layers) {
+  while (layers.size() > kMaxLayers) {
+    Layer& into = layers[0];
+    const Layer& from = layers[1];
+    into.p0 = std::min(into.p0, from.p0);
+    into.p1 = std::max(into.p1, from.p1);
+    if (into.pattern != from.pattern) into.pattern = nullptr;
+    if (into.writer.stream < 0) {
+      into.writer = from.writer;
+    } else if (from.writer.stream == into.writer.stream) {
+      into.writer.count = std::max(into.writer.count, from.writer.count);
+    } else if (from.writer.stream >= 0) {
+      noteAccess(into.others, from.writer);
+    }
+    for (const Access& a : from.others) noteAccess(into.others, a);
+    layers.erase(layers.begin() + 1);
+  }
+}
+
+void DependencyTracker::recordRead(SegmentMap& map, const Box& box, const BytePattern* pattern,
+                                   Access self) {
   Layer fresh;
   fresh.p0 = box.p0;
   fresh.p1 = box.p1;
-  fresh.readers.push_back(self);
+  fresh.pattern = pattern;
+  fresh.others.push_back(self);
   splitAt(map, box.lo);
   splitAt(map, box.hi);
   int64_t cursor = box.lo;
   for (auto it = map.lower_bound(box.lo); it != map.end() && it->first < box.hi; ++it) {
     if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {fresh}});
+    auto& layers = it->second.layers;
     bool covered = false;
-    for (Layer& layer : it->second.layers) {
+    Layer* ownReads = nullptr;  // a layer of reads by this stream only, on the same partitions
+    for (Layer& layer : layers) {
       if (!overlaps(layer.p0, layer.p1, box.p0, box.p1)) continue;
-      covered = covered || (layer.p0 <= box.p0 && layer.p1 >= box.p1);
-      auto r = std::find_if(layer.readers.begin(), layer.readers.end(),
-                            [&](const Access& a) { return a.stream == self.stream; });
-      if (r == layer.readers.end()) {
-        layer.readers.push_back(self);
-      } else {
-        r->count = self.count;
-      }
+      if (layer.writer.stream < 0 && layer.p0 == box.p0 && layer.p1 == box.p1 &&
+          layer.others.size() == 1 && layer.others[0].stream == self.stream)
+        ownReads = &layer;
+      // A strided read is noted only on layers of its own pattern: elsewhere it gets its own
+      // layer, so that writes between its bytes do not wait for it.
+      const bool same = layer.pattern == pattern;
+      if (pattern && !same) continue;
+      covered = covered || (layer.p0 <= box.p0 && layer.p1 >= box.p1 && (!layer.pattern || same));
+      noteAccess(layer.others, self);
     }
-    if (!covered) it->second.layers.push_back(fresh);
+    if (covered || (pattern && !patternsMeet(pattern, nullptr, it->first, it->second.hi))) {
+      // nothing to add
+    } else if (ownReads != nullptr) {
+      // One stream's reads of several patterns share a layer (their union, taken as dense):
+      // only writes between them wait longer, and layers stay few.
+      ownReads->pattern = nullptr;
+      noteAccess(ownReads->others, self);
+    } else {
+      layers.push_back(fresh);
+      capLayers(layers);
+    }
     cursor = it->second.hi;
   }
   if (cursor < box.hi) map.emplace(cursor, Segment{box.hi, {fresh}});
 }
 
-void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self) {
+void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, const BytePattern* pattern,
+                                    Access self) {
   Layer written;
   written.p0 = box.p0;
   written.p1 = box.p1;
+  written.pattern = pattern;
   written.writer = self;
   splitAt(map, box.lo);
   splitAt(map, box.hi);
   int64_t cursor = box.lo;
   for (auto it = map.lower_bound(box.lo); it != map.end() && it->first < box.hi; ++it) {
     if (it->first > cursor) map.emplace_hint(it, cursor, Segment{it->first, {written}});
+    cursor = it->second.hi;
+    if (pattern && !patternsMeet(pattern, nullptr, it->first, it->second.hi)) continue;
     auto& layers = it->second.layers;
     layers.erase(std::remove_if(layers.begin(), layers.end(),
-                                [&](const Layer& l) { return l.p0 >= box.p0 && l.p1 <= box.p1; }),
+                                [&](const Layer& l) {
+                                  return l.p0 >= box.p0 && l.p1 <= box.p1 &&
+                                         (!pattern || l.pattern == pattern);
+                                }),
                  layers.end());
     layers.push_back(written);
-    cursor = it->second.hi;
+    capLayers(layers);
   }
   if (cursor < box.hi) map.emplace(cursor, Segment{box.hi, {written}});
   // Coalesce neighbours inside the box that now hold the same single layer.
@@ -228,9 +288,9 @@ void DependencyTracker::recordWrite(SegmentMap& map, const Box& box, Access self
     }
     const auto& a = it->second.layers;
     const auto& b = next->second.layers;
-    if (a.size() == 1 && b.size() == 1 && a[0].readers.empty() && b[0].readers.empty() &&
-        a[0].p0 == b[0].p0 && a[0].p1 == b[0].p1 && a[0].writer.stream == b[0].writer.stream &&
-        a[0].writer.count == b[0].writer.count) {
+    if (a.size() == 1 && b.size() == 1 && a[0].others.empty() && b[0].others.empty() &&
+        a[0].p0 == b[0].p0 && a[0].p1 == b[0].p1 && a[0].pattern == b[0].pattern &&
+        a[0].writer.stream == b[0].writer.stream && a[0].writer.count == b[0].writer.count) {
       it->second.hi = next->second.hi;
       map.erase(next);
     } else {
@@ -278,11 +338,12 @@ void DependencyTracker::add(isa::Instruction& inst, const std::vector<Region>& r
   engineState_[issuer] = dma ? known : done;
 
   inst.signals.assign(1, isa::SemSignal{own, isa::SignalAt::Complete, 1});
-  const Access self{static_cast<int16_t>(own), c};
   for (const Region& r : reads)
-    for (const Box& box : r.boxes) recordRead(mapFor(r), box, self);
+    for (const Box& box : r.boxes)
+      recordRead(mapFor(r), box, intern(box.pattern), Access{static_cast<int16_t>(own), false, c});
   for (const Region& r : writes)
-    for (const Box& box : r.boxes) recordWrite(mapFor(r), box, self);
+    for (const Box& box : r.boxes)
+      recordWrite(mapFor(r), box, intern(box.pattern), Access{static_cast<int16_t>(own), true, c});
 }
 
 }  // namespace neuronsim::kernels

@@ -4,12 +4,15 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "isa/geometry.h"
 #include "isa/instruction.h"
 #include "isa/program.h"
+#include "kernels/builder/byte_pattern.h"
 
 namespace neuronsim::kernels {
 
@@ -25,10 +28,12 @@ int streamOfQueue(int32_t queue);
 /// along the axis kept as layers inside each map segment. On chip the key is the byte within a
 /// partition and the layers are partitions. In HBM the key is the row (of the tensor's last
 /// axis) and the layers are elements within the row: a program touches ever more rows, so rows
-/// must be the searchable key, while a row is short.
+/// must be the searchable key, while a row is short. On chip, `pattern` says which bytes of
+/// [lo, hi) the access touches (null: all of them).
 struct Box {
   int64_t p0 = 0, p1 = 1;
   int64_t lo = 0, hi = 0;
+  std::shared_ptr<const BytePattern> pattern;
 };
 
 /// The memory an operand touches: its space (and HBM tensor) and disjoint boxes.
@@ -39,9 +44,9 @@ struct Region {
 };
 
 /// The region an access pattern covers. On chip: one box (its partitions by the byte
-/// bounding box). HBM: the exact element runs (coarsened to bounding boxes beyond a few
-/// thousand runs) cut into rows of `rowLength` elements and merged into rectangles (without a
-/// row length: element runs keyed by element).
+/// bounding box, with the exact byte pattern when it leaves gaps). HBM: the exact element runs
+/// (coarsened to bounding boxes beyond a few thousand runs) cut into rows of `rowLength` elements
+/// and merged into rectangles (without a row length: element runs keyed by element).
 Region regionOf(const isa::AccessPattern& ap, int64_t rowLength = 0);
 
 /// Tracks, per memory address, the last writer and the readers since, as (stream, count)
@@ -64,12 +69,18 @@ class DependencyTracker {
  private:
   struct Access {
     int16_t stream = -1;
+    bool write = false;
     int64_t count = 0;
   };
+  /// Partitions [p0, p1) x the segment's bytes in `pattern` (null: all), with the accesses
+  /// that may have touched them: the writer since the last covering write, and in `others` the
+  /// readers since (at most one per stream, the latest) and, once layers were merged, further
+  /// writers (`write` set).
   struct Layer {
     int64_t p0 = 0, p1 = 0;
+    const BytePattern* pattern = nullptr;  ///< interned in patterns_
     Access writer;
-    std::vector<Access> readers;  ///< at most one per stream (the latest)
+    std::vector<Access> others;
   };
   struct Segment {
     int64_t hi = 0;
@@ -78,16 +89,21 @@ class DependencyTracker {
   using SegmentMap = std::map<int64_t, Segment>;
 
   SegmentMap& mapFor(const Region& region);
+  /// The one stored copy of `pattern` (null stays null).
+  const BytePattern* intern(const std::shared_ptr<const BytePattern>& pattern);
   void gather(const Region& region, bool write, std::array<int64_t, kNumStreams>& need);
-  void recordRead(SegmentMap& map, const Box& box, Access self);
-  void recordWrite(SegmentMap& map, const Box& box, Access self);
+  void recordRead(SegmentMap& map, const Box& box, const BytePattern* pattern, Access self);
+  void recordWrite(SegmentMap& map, const Box& box, const BytePattern* pattern, Access self);
   /// Splits segments so that `at` is a boundary.
   void splitAt(SegmentMap& map, int64_t at);
+  /// Merges the oldest layers of a segment holding more than kMaxLayers (a safe superset).
+  static void capLayers(std::vector<Layer>& layers);
 
   std::array<int64_t, kNumStreams> count_{};
   std::array<std::vector<Knowledge>, kNumStreams> completed_;  ///< [stream][count-1]
   std::array<Knowledge, isa::kNumEngines> engineState_{};
   SegmentMap sbuf_, psum_;
+  std::unordered_set<BytePattern, BytePatternHash> patterns_;
   std::vector<SegmentMap> hbm_;
 };
 

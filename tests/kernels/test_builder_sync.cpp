@@ -339,3 +339,113 @@ TEST_CASE("builder: random strided and permuted HBM views order every conflict (
     CHECK(neuronsim::kernels::testing::unorderedConflicts(p).empty());
   }
 }
+
+TEST_CASE("builder: interleaved strided writes of two engines do not wait on each other") {
+  KernelBuilder b("t", Geometry{});
+  auto in = b.input("in", {128, 64}, Dtype::Fp32);
+  auto out = b.output("out", {128, 64}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 64}, Dtype::Fp32, "a");
+  b.dmaCopy(a, in, {.queue = 0});                        // 0
+  b.memset(a.slice(0, 0, 64, 2), 1.0f, Engine::Vector);  // 1: even elements, WAW q0
+  b.memset(a.slice(0, 1, 64, 2), 2.0f, Engine::GpSimd);  // 2: odd elements, not vector's
+  b.dmaCopy(out, a, {.queue = 1});                       // 3: needs both
+  b.memset(a.slice(0, 1, 32, 4), 3.0f, Engine::Vector);  // 4: 1 5 .. 29: gpsimd's, q1's read
+  Program p = b.finish();
+  CHECK(waitsOf(p, 1) == std::vector<SemWait>{{q(0), 1}});
+  CHECK(waitsOf(p, 2) == std::vector<SemWait>{{q(0), 1}});
+  CHECK(waitsOf(p, 3) == std::vector<SemWait>{{kVector, 1}, {kGpSimd, 1}});
+  CHECK(waitsOf(p, 4) == std::vector<SemWait>{{q(1), 1}});
+}
+
+TEST_CASE("builder: strided reads wait for the writes they read; only their bytes' writers wait") {
+  KernelBuilder b("t", Geometry{});
+  auto in = b.input("in", {128, 64}, Dtype::Fp32);
+  Tile a = b.sbuf({128, 64}, Dtype::Fp32, "a");
+  Tile c = b.sbuf({128, 32}, Dtype::Fp32, "c");
+  Tile d = b.sbuf({128, 16}, Dtype::Fp32, "d");
+  b.dmaCopy(a, in, {.queue = 0});                         // 0
+  b.tensorCopy(c, a.slice(0, 0, 64, 2), Engine::Vector);  // 1: reads even, RAW q0
+  b.memset(a.slice(0, 1, 64, 2), 5.0f, Engine::GpSimd);   // 2: odd: WAW q0, no WAR
+  b.tensorCopy(a.slice(0, 0, 64, 2), c, Engine::Scalar);  // 3: even: WAR (and RAW) vector
+  b.tensorCopy(d, a.slice(0, 3, 64, 4), Engine::Vector);  // 4: 3 7 ..: RAW gpsimd
+  b.memset(a.slice(0, 0, 64, 4), 7.0f, Engine::GpSimd);   // 5: 0 4 ..: WAW scalar only
+  Program p = b.finish();
+  CHECK(waitsOf(p, 1) == std::vector<SemWait>{{q(0), 1}});
+  CHECK(waitsOf(p, 2) == std::vector<SemWait>{{q(0), 1}});
+  CHECK(waitsOf(p, 3) == std::vector<SemWait>{{kVector, 1}});
+  CHECK(waitsOf(p, 4) == std::vector<SemWait>{{kGpSimd, 1}});
+  CHECK(waitsOf(p, 5) == std::vector<SemWait>{{kScalar, 1}});
+}
+
+TEST_CASE("builder: a bf16 view of fp32 bytes waits only where the bytes are shared") {
+  KernelBuilder b("t", Geometry{});
+  Tile a = b.sbuf({128, 64}, Dtype::Fp32, "a");
+  const Tile halves(a.space(), Dtype::Bf16, 0, 128, a.baseBytes(),
+                    neuronsim::kernels::StridedLayout::contiguous({128}), "halves");
+  b.memset(a.slice(0, 0, 64, 2), 1.0f, Engine::Vector);        // 0: fp32 even: bytes 8k..8k+3
+  b.memset(halves.slice(0, 2, 128, 4), 0.0f, Engine::GpSimd);  // 1: bytes 8k+4, 8k+5: odd fp32
+  b.memset(halves.slice(0, 1, 128, 4), 0.0f, Engine::GpSimd);  // 2: bytes 8k+2, 8k+3: even's
+  b.tensorCopy(halves.slice(0, 127, 128), halves.slice(0, 6, 7), Engine::Vector);  // 3
+  Program p = b.finish();
+  CHECK(waitsOf(p, 1).empty());
+  CHECK(waitsOf(p, 2) == std::vector<SemWait>{{kVector, 1}});
+  // 3 reads bf16 element 6 (gpsimd's first memset) and writes element 127, the upper half of
+  // fp32 element 63 (odd: nobody wrote it).
+  CHECK(waitsOf(p, 3) == std::vector<SemWait>{{kGpSimd, 1}});
+}
+
+TEST_CASE("builder: random strided, broadcast and retyped on-chip views order every conflict") {
+  std::mt19937 rng(23);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  for (int trial = 0; trial < 25; ++trial) {
+    KernelBuilder b("strided", Geometry{});
+    const Tile base = b.sbuf({128, 48}, Dtype::Fp32, "base");
+    const Tile other = b.sbuf({128, 48}, Dtype::Fp32, "other");
+    b.memset(base, 0.0f);
+    b.memset(other, 0.0f);
+    // A [2, 4] view: fp32 or bf16; a strided row, two rows of a column block, or broadcast.
+    auto view = [&](const Tile& t, bool broadcast) {
+      const bool half = pick(3) == 0;
+      const Tile v = half ? Tile(t.space(), Dtype::Bf16, 0, 128, t.baseBytes(),
+                                 neuronsim::kernels::StridedLayout::contiguous({96}), "h")
+                          : t;
+      const int64_t size = v.size(0);
+      switch (pick(broadcast ? 4 : 2)) {
+        case 0: {
+          const int64_t step = 1 + pick(4);
+          const int64_t start = pick(static_cast<int>(size - step * 7));
+          return v.slice(0, start, start + step * 7 + 1, step).split(0, {2, 4});
+        }
+        case 1: {
+          const int64_t cols = half ? 12 : 6, rows = 8, rowStep = 1 + pick(3);
+          const int64_t row = pick(static_cast<int>(rows - rowStep)),
+                        col = pick(static_cast<int>(cols - 3));
+          return v.split(0, {rows, cols})
+              .slice(0, row, row + rowStep + 1, rowStep)
+              .slice(1, col, col + 4);
+        }
+        case 2: {
+          const int64_t at = pick(static_cast<int>(size - 3));
+          return v.slice(0, at, at + 4).broadcast(0, 2);
+        }
+        default: {
+          const int64_t at = pick(static_cast<int>(size));
+          return v.slice(0, at, at + 1).broadcast(0, 2).select(1, 0).broadcast(1, 4);
+        }
+      }
+    };
+    for (int step = 0; step < 40; ++step) {
+      const Tile src = view(pick(4) ? base : other, true);
+      const Tile dst = view(pick(2) ? base : other, false);
+      const Engine engine = static_cast<Engine>(1 + pick(3));
+      if (pick(3) == 0) {
+        b.memset(dst, static_cast<float>(step), engine == Engine::Scalar ? Engine::GpSimd : engine);
+      } else {
+        b.tensorCopy(dst, src, engine);
+      }
+    }
+    Program p = b.finish();
+    INFO("trial " << trial);
+    CHECK(neuronsim::kernels::testing::unorderedConflicts(p).empty());
+  }
+}
