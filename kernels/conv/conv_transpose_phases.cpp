@@ -50,6 +50,8 @@ class PhasePlanner {
     const int64_t outPlaneBytes = h_ * w_ * phases / stack * isa::dtypeBytes(dtype);
     const int64_t xPlaneBytes = h_ * w_ * isa::ceilDiv(core.cin, parts) * isa::dtypeBytes(dtype);
     storeCap_ = std::max<int64_t>(1, kGroupBytes / outPlaneBytes);
+    const std::string& ramp = phase.storeRamp;
+    grow_ = ramp == "grow" || (ramp != "flat" && !matmulBound(core, dtype, stack, parts));
     loadCap_ = std::max<int64_t>(1, kGroupBytes / xPlaneBytes);
   }
 
@@ -99,6 +101,19 @@ class PhasePlanner {
   }
 
  private:
+  /// True when the matmuls take over 70% of the HBM time: PE cycles (one per moving column,
+  /// 4 with fp32) at about 150 HBM bytes per PE cycle (trn2: 2.4 GHz against the core's
+  /// 362.5 GB/s, A2 and A4; a scheduling heuristic, not the cost model).
+  static bool matmulBound(const ConvCore& core, isa::Dtype dtype, int64_t stack, int64_t parts) {
+    const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
+    const int64_t columns = core.tapCount() / stack * isa::ceilDiv(core.cout, parts) *
+                            isa::ceilDiv(core.cin, parts) * (dtype == isa::Dtype::Fp32 ? 4 : 1);
+    const int64_t hbmBytes = (positions * (core.cin + core.tapCount() * core.cout) +
+                              core.tapCount() * core.cin * core.cout) *
+                             isa::dtypeBytes(dtype);
+    return static_cast<double>(positions * columns) * 150.0 > 0.7 * static_cast<double>(hbmBytes);
+  }
+
   /// Rows [r0, r1) of batch b (row = d * H + h): part of one plane, or whole planes.
   PhaseSpan spanOf(int64_t b, int64_t r0, int64_t r1) const {
     if (r0 / h_ == (r1 - 1) / h_) return {b, r0 / h_, 1, r0 % h_, r1 - r0};
@@ -106,8 +121,9 @@ class PhasePlanner {
   }
 
   /// Store group ends (rows) of one batch: the first group `first_store_positions` (auto half
-  /// a plane), then each group as large as all stored before it (across batches), within the
-  /// plane until it is complete, then whole planes up to storeCap_.
+  /// a plane), then each group as large as all stored before it (across batches; one plane
+  /// each when not growing), within the plane until it is complete, then whole planes up to
+  /// storeCap_.
   std::set<int64_t> storeCutsOf() {
     const int64_t rows = core_.in[0] * h_, phases = core_.tapCount();
     const int64_t first =
@@ -116,7 +132,7 @@ class PhasePlanner {
             : isa::ceilDiv(h_, 2);
     std::set<int64_t> cuts{0};
     for (int64_t r = 0; r < rows;) {
-      const int64_t want = stored_ == 0 ? first : stored_;
+      const int64_t want = stored_ == 0 ? first : grow_ ? stored_ : h_;
       int64_t g;
       if (r % h_ != 0 || want < h_)
         g = std::min(want, h_ - r % h_);
@@ -149,6 +165,7 @@ class PhasePlanner {
   int64_t blockPositions_ = 0;
   bool planes_ = true;
   int64_t storeCap_ = 1, loadCap_ = 1;
+  bool grow_ = true;    ///< store groups grow (memory-bound); else one plane each
   int64_t stored_ = 0;  ///< rows stored by earlier groups (all batches)
 };
 
@@ -422,6 +439,12 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "kernel = stride path: x loads per batch, each twice the previous, the last "
                     "taking the rest (auto: 3)",
                     {"1", "2", "4"}),
+      scheduleParam("store_ramp", ParamType::Enum,
+                    "kernel = stride path: store groups after the first plane (grow: each as "
+                    "large as all before it, fewer DMAs while the stores bound; flat: one plane "
+                    "each, a short last store after the last matmul; auto: flat when the "
+                    "matmuls take over 70% of the HBM time)",
+                    {}, {"auto", "grow", "flat"}),
   };
 }
 
@@ -429,6 +452,7 @@ PhaseOptions phaseOptions(const ParamValues& params) {
   PhaseOptions options;
   options.firstStorePositions = params.intOr("first_store_positions", 0);
   options.xLoads = params.intOr("x_loads", 0);
+  options.storeRamp = params.getString("store_ramp");
   return options;
 }
 

@@ -3,6 +3,7 @@
 // one tap per axis, so the kernel is one matmul per output phase over the same input.
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "kernels/builder/kernel_builder.h"
@@ -16,7 +17,8 @@ namespace neuronsim::kernels {
 struct PhaseOptions {
   /// output positions of a batch's first store group (auto: half an input plane's outputs)
   int64_t firstStorePositions = 0;
-  int64_t xLoads = 0;  ///< x loads per batch, each twice the previous (auto 3)
+  int64_t xLoads = 0;              ///< x loads per batch, each twice the previous (auto 3)
+  std::string storeRamp = "auto";  ///< auto | grow | flat: store groups after the first plane
 };
 
 /// Input positions [d0, d0 + nd) x [h0, h0 + nh) x all W of batch `b`: whole planes, or rows
@@ -40,7 +42,7 @@ struct PhasePlan {
 /// padding and no output padding, C_in-major filters and W within one matmul block.
 bool transposePhasesApply(const ConvCore& core, const isa::Geometry& geometry);
 
-/// The phase path's parameters (first_store_positions, x_loads) and their values.
+/// The phase path's parameters (first_store_positions, x_loads, store_ramp) and their values.
 std::vector<ParamSpec> phaseScheduleParams();
 PhaseOptions phaseOptions(const ParamValues& params);
 

@@ -2,6 +2,8 @@
 // and flip settings, interpreter vs timed bit for bit, and its errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "isa/error.h"
 #include "kernels/conv/conv_kernels.h"
 #include "kernels/conv/conv_transpose_phases.h"
@@ -138,11 +140,21 @@ TEST_CASE("conv3d_transpose: kernel = stride stores and loads ramp up") {
   CHECK(storeRows(q, whole.x) == std::vector<int64_t>{16, 16, 32, 64});
   CHECK(q.loads.size() == 2);
   checkPlanCovers(q, whole.x);
-  // fp32 outputs of 4 KiB per plane and partition: groups stop at 4 planes (16 KiB).
-  ConvCase deep{{1, 8, 24, 16, 16}, {2, 2, 2, 8, 64}, 0, {{"stride", "2"}}};
+  // fp32 outputs of 4 KiB per plane and partition: growing groups stop at 4 planes (16 KiB).
+  ConvCase deep{{1, 8, 24, 16, 16}, {2, 2, 2, 8, 64}, 0, {{"stride", "2"}, {"store_ramp", "grow"}}};
   const PhasePlan r = phasePlanOf(deep);
-  for (int64_t rows : storeRows(r, deep.x)) CHECK(rows <= 64);
+  const std::vector<int64_t> grown = storeRows(r, deep.x);
+  CHECK(*std::max_element(grown.begin(), grown.end()) == 64);
   checkPlanCovers(r, deep.x);
+  // fp32 matmuls (4 cycles per column) take most of the HBM time: auto keeps one plane per
+  // group after the first plane, as flat does; bf16 grows.
+  deep.params = {{"stride", "2"}};
+  for (int64_t rows : storeRows(phasePlanOf(deep), deep.x)) CHECK(rows <= 16);
+  deep.dtype = Dtype::Bf16;
+  CHECK(storeRows(phasePlanOf(deep), deep.x).back() > 16);
+  deep.params = {{"stride", "2"}, {"store_ramp", "flat"}};
+  for (int64_t rows : storeRows(phasePlanOf(deep), deep.x)) CHECK(rows <= 16);
+  checkPlanCovers(phasePlanOf(deep), deep.x);
   // Planes wider than a matmul: rows of one plane, each its own load and store.
   const ConvCase wide{{1, 5, 3, 40, 30}, {2, 2, 2, 5, 7}, 0, {{"stride", "2"}}};
   const PhasePlan w = phasePlanOf(wide);
@@ -175,11 +187,20 @@ TEST_CASE("conv3d_transpose: kernel = stride schedules are bit-exact") {
         {"psum_buffers", "2"},
         {"activation_fn", "silu"}},
        Dtype::Bf16},
-      // first group larger than a plane (clamped to one plane), scalar evictions
+      // first group larger than a plane (clamped to one plane), scalar evictions, flat
       {{1, 4, 4, 3, 4},
        {2, 2, 2, 4, 6},
        0,
-       {{"stride", "2"}, {"first_store_positions", "100000"}, {"evict_engine", "scalar"}}},
+       {{"stride", "2"},
+        {"first_store_positions", "100000"},
+        {"evict_engine", "scalar"},
+        {"store_ramp", "flat"}}},
+      // bf16 forced to grow across 2 batches and 2 C_in tiles
+      {{2, 130, 3, 2, 2},
+       {2, 2, 2, 130, 20},
+       20,
+       {{"stride", "2"}, {"store_ramp", "grow"}},
+       Dtype::Bf16},
   };
   for (const ConvCase& c : cases) {
     CHECK(phases(c));
