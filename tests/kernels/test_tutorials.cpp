@@ -26,17 +26,22 @@ KernelCase tutorialCase(const std::string& variant, int64_t k, int64_t m, int64_
   return KernelCase{"matmul_tutorial", {{"lhsT", {k, m}}, {"rhs", {k, n}}}, extra, dtype, seed};
 }
 
-/// Opcode counts of the program `variant` builds for lhsT [k, m], rhs [k, n].
-std::map<Opcode, int64_t> opcodeCounts(const std::string& variant, int64_t k, int64_t m, int64_t n,
-                                       Params extra = {}, Dtype dtype = Dtype::Bf16) {
+/// The program `variant` builds for lhsT [k, m], rhs [k, n].
+neuronsim::isa::Program tutorialProgram(const std::string& variant, int64_t k, int64_t m, int64_t n,
+                                        Params extra = {}, Dtype dtype = Dtype::Bf16) {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul_tutorial");
   extra.emplace_back("variant", variant);
   const ParamValues params = parseParams(spec, extra);
   const KernelShapes shapes = checkShapes(spec, {{"lhsT", {k, m}}, {"rhs", {k, n}}}, params);
+  return buildKernel(spec, params, shapes, dtype, neuronsim::isa::Geometry{});
+}
+
+/// Opcode counts of the program `variant` builds for lhsT [k, m], rhs [k, n].
+std::map<Opcode, int64_t> opcodeCounts(const std::string& variant, int64_t k, int64_t m, int64_t n,
+                                       Params extra = {}, Dtype dtype = Dtype::Bf16) {
   std::map<Opcode, int64_t> counts;
-  for (const auto& inst :
-       buildKernel(spec, params, shapes, dtype, neuronsim::isa::Geometry{}).instructions)
+  for (const auto& inst : tutorialProgram(variant, k, m, n, std::move(extra), dtype).instructions)
     ++counts[inst.opcode];
   return counts;
 }
@@ -143,6 +148,57 @@ TEST_CASE("matmul_tutorial: loads, matmuls and stores follow each stage's loop s
   CHECK(optimized.at(Opcode::TensorTensor) ==
         2 * 2 * 2 * 2 * 2);  // one SBUF accumulation per output tile and K block
   CHECK(optimized.at(Opcode::Memset) == 2 * 2 * 2 * 2);
+}
+
+TEST_CASE("matmul_tutorial: t2_tiled is the kernel-optimization tutorial's tiled program") {
+  // aws-neuron-sdk nki/guides/tutorials/kernel-optimization.rst, "Writing the kernel": for m, for
+  // n: a PSUM tile; for k: dma_copy the lhsT tile (k, m), dma_copy the rhs tile (k, n), nc_matmul
+  // accumulating into the PSUM tile; then tensor_copy into an fp32 SBUF tile and dma_copy it to
+  // out (m, n). lhsT arrives transposed: no TensorE transpose, nothing hoisted.
+  using neuronsim::isa::Space;
+  const int64_t K = 384, M = 256, N = 1024;
+  for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
+    const std::string dtypeName(neuronsim::isa::dtypeName(dtype));
+    CAPTURE(dtypeName);
+    const auto insts = tutorialProgram("t2_tiled", K, M, N, {}, dtype).instructions;
+    size_t i = 0;
+    auto next = [&](Opcode opcode) -> const neuronsim::isa::Instruction& {
+      REQUIRE(i < insts.size());
+      CHECK(insts[i].opcode == opcode);
+      return insts[i++];
+    };
+    for (int64_t m = 0; m < M / 128; ++m)
+      for (int64_t n = 0; n < N / 512; ++n) {
+        CAPTURE(m);
+        CAPTURE(n);
+        const neuronsim::isa::AccessPattern* psum = nullptr;
+        for (int64_t k = 0; k < K / 128; ++k) {
+          CAPTURE(k);
+          const auto& lhs = next(Opcode::DmaCopy);
+          CHECK(lhs.srcs.at(0).offset == k * 128 * M + m * 128);
+          CHECK(lhs.dst.numElements() == 128 * 128);
+          const auto& rhs = next(Opcode::DmaCopy);
+          CHECK(rhs.srcs.at(0).offset == k * 128 * N + n * 512);
+          CHECK(rhs.dst.numElements() == 128 * 512);
+          const auto& mm = next(Opcode::NcMatmul);
+          CHECK(mm.accumulate == (k > 0));
+          REQUIRE(mm.srcs.size() == 2);
+          CHECK(mm.srcs[0] == lhs.dst);
+          CHECK(mm.srcs[1] == rhs.dst);
+          if (psum) CHECK(mm.dst == *psum);
+          psum = &mm.dst;
+        }
+        const auto& copy = next(Opcode::TensorCopy);
+        CHECK(copy.srcs.at(0) == *psum);
+        CHECK(copy.dst.space == Space::Sbuf);
+        CHECK(copy.dst.dtype == Dtype::Fp32);
+        const auto& store = next(Opcode::DmaCopy);
+        CHECK(store.dst.space == Space::Hbm);
+        CHECK(store.dst.offset == m * 128 * N + n * 512);
+        CHECK(store.srcs.at(0) == copy.dst);
+      }
+    CHECK(i == insts.size());
+  }
 }
 
 TEST_CASE("matmul_tutorial: the program orders every conflicting access pair") {
