@@ -432,8 +432,7 @@ std::vector<ParamSpec> phaseScheduleParams() {
   return {
       scheduleParam("first_store_positions", ParamType::Int,
                     "kernel = stride path: output positions of the first store group (auto: "
-                    "half an input plane's outputs); each later group stores as much as all "
-                    "before it, up to 16 KiB per partition",
+                    "half an input plane's outputs); later groups follow store_ramp",
                     {"1024", "2048", "4096"}),
       scheduleParam("x_loads", ParamType::Int,
                     "kernel = stride path: x loads per batch, each twice the previous, the last "
