@@ -53,7 +53,7 @@ void buildSpec(KernelBuilder& builder, const KernelArgs& args, const ConvCore& c
   if (args.hasInput("bias")) bias = args.in("bias");
   if (transposePhasesApply(core, builder.geometry())) {
     buildConvTransposePhases(builder, core, args.dtype, args.in("x_in"), args.in("filters"), bias,
-                             args.out("out"), convOptions(args.params));
+                             args.out("out"), convOptions(args.params), phaseOptions(args.params));
     return;
   }
   buildConv(builder, core, args.dtype, args.in("x_in"), args.in("filters"), bias, args.out("out"),
@@ -135,6 +135,7 @@ KernelSpec conv3dTransposeSpec() {
        {}});
   spec.params.push_back({"lnc_shard", ParamType::Bool, "false", "accepted and ignored", {}});
   for (ParamSpec& p : convScheduleParams()) spec.params.push_back(std::move(p));
+  for (ParamSpec& p : phaseScheduleParams()) spec.params.push_back(std::move(p));
   spec.defaultShapes = {{"x_in", {1, 128, 8, 16, 16}}, {"filters", {2, 2, 2, 128, 64}}};
   spec.inferShapes = [](const ShapeMap& inputs, const ParamValues& params) {
     return ShapeMap{{"out", conv3dTransposeCore(inputs, params).outputShape()}};

@@ -4,6 +4,8 @@
 #include "kernels/conv/conv_transpose_phases.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "isa/size_limits.h"
@@ -13,20 +15,165 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int kBuffers = 3;     // input blocks in flight (load of the next two behind compute)
-constexpr int kOutBuffers = 4;  // out tiles: a block's evictions need not wait for older stores
-constexpr int32_t kFilterQueue = 14;  // the filters' queue (fed by ScalarE; stores use 8-13)
+constexpr int32_t kFilterQueue = 12;        // filters and bias (fed by ScalarE)
+constexpr int64_t kGroupBytes = 16 * 1024;  // per partition: the largest store group or x load
+constexpr int64_t kBlockPositions = 256;    // matmul block (auto): one 16x16 plane
+constexpr int kXSlots = 3;                  // x loads in flight
+constexpr int kOutSlots = 4;                // store groups in flight
+constexpr int kAutoXLoads = 3;
+constexpr int kPsumBuffers = 8;  // a block's accumulator fits one bank: all 8 in turn
+// Evictions of a block split VectorE : ScalarE = 4 : 5, their PSUM-read rates (one element per
+// cycle at 0.96 and 1.2 GHz, A2).
+constexpr int64_t kVectorShare = 4, kShares = 9;
 
-/// Input positions [d0, d0 + nd) x [h0, h0 + nh) x all W of batch `b`: one matmul's moving.
-struct PhaseBlock {
-  int64_t b, d0, nd, h0, nh;
+using Group = PhasePlan::Group;
+
+/// Splits `count` rows or planes between VectorE (first) and ScalarE by kVectorShare.
+int64_t vectorPart(int64_t count) {
+  return count < 2 ? 0 : std::clamp<int64_t>(count * kVectorShare / kShares, 1, count - 1);
+}
+
+class PhasePlanner {
+ public:
+  PhasePlanner(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+               const ConvOptions& options, const PhaseOptions& phase)
+      : core_(core), phase_(phase), h_(core.in[1]), w_(core.in[2]) {
+    const int64_t phases = core.tapCount(), most = geometry.matmulFreeFp32();
+    blockPositions_ = options.chunkPositions > 0
+                          ? std::clamp<int64_t>(options.chunkPositions / phases, w_, most)
+                          : std::min(most, std::max(kBlockPositions, h_ * w_));
+    planes_ = h_ * w_ <= blockPositions_;
+    const int64_t parts = geometry.peTile(), coWidth = std::min(core.cout, parts);
+    int64_t stack = 1;
+    for (int64_t g = 1; g <= core.taps[0]; ++g)
+      if (core.taps[0] % g == 0 && g * coWidth <= parts) stack = g;
+    const int64_t outPlaneBytes = h_ * w_ * phases / stack * isa::dtypeBytes(dtype);
+    const int64_t xPlaneBytes = h_ * w_ * isa::ceilDiv(core.cin, parts) * isa::dtypeBytes(dtype);
+    storeCap_ = std::max<int64_t>(1, kGroupBytes / outPlaneBytes);
+    const std::string& ramp = phase.storeRamp;
+    grow_ = ramp == "grow" || (ramp != "flat" && !matmulBound(core, dtype, stack, parts));
+    loadCap_ = std::max<int64_t>(1, kGroupBytes / xPlaneBytes);
+  }
+
+  PhasePlan plan() {
+    PhasePlan p;
+    const int64_t depth = core_.in[0];
+    if (!planes_) {  // rows of one plane per block, each its own load and store
+      const int64_t nh = std::max<int64_t>(1, blockPositions_ / w_);
+      for (int64_t b = 0; b < core_.batch; ++b)
+        for (int64_t d = 0; d < depth; ++d)
+          for (int64_t h = 0; h < h_; h += nh) {
+            const PhaseSpan s{b, d, 1, h, std::min(nh, h_ - h)};
+            const auto i = static_cast<int64_t>(p.blocks.size());
+            p.blocks.push_back(s);
+            p.loads.push_back({s, i, i + 1});
+            p.stores.push_back({s, i, i + 1});
+          }
+      return p;
+    }
+    for (int64_t b = 0; b < core_.batch; ++b) {
+      const std::set<int64_t> storeCuts = storeCutsOf(), loadCuts = loadCutsOf();
+      std::set<int64_t> cuts = storeCuts;
+      cuts.insert(loadCuts.begin(), loadCuts.end());
+      int64_t storeFirst = static_cast<int64_t>(p.blocks.size()), loadFirst = storeFirst;
+      int64_t storeRow = 0, loadRow = 0;
+      const int64_t nd = std::max<int64_t>(1, blockPositions_ / (h_ * w_));
+      for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+        const int64_t end = *std::next(it);
+        const PhaseSpan s = spanOf(b, *it, end);
+        if (s.nd == 1)
+          p.blocks.push_back(s);
+        else
+          for (int64_t d = s.d0; d < s.d0 + s.nd; d += nd)
+            p.blocks.push_back({b, d, std::min(nd, s.d0 + s.nd - d), 0, h_});
+        const auto n = static_cast<int64_t>(p.blocks.size());
+        if (storeCuts.count(end)) {
+          p.stores.push_back({spanOf(b, storeRow, end), storeFirst, n});
+          storeFirst = n, storeRow = end;
+        }
+        if (loadCuts.count(end)) {
+          p.loads.push_back({spanOf(b, loadRow, end), loadFirst, n});
+          loadFirst = n, loadRow = end;
+        }
+      }
+    }
+    return p;
+  }
+
+ private:
+  /// True when the matmuls take over 70% of the HBM time: PE cycles (one per moving column,
+  /// 4 with fp32) at about 150 HBM bytes per PE cycle (trn2: 2.4 GHz against the core's
+  /// 362.5 GB/s, A2 and A4; a scheduling heuristic, not the cost model).
+  static bool matmulBound(const ConvCore& core, isa::Dtype dtype, int64_t stack, int64_t parts) {
+    const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
+    const int64_t columns = core.tapCount() / stack * isa::ceilDiv(core.cout, parts) *
+                            isa::ceilDiv(core.cin, parts) * (dtype == isa::Dtype::Fp32 ? 4 : 1);
+    const int64_t hbmBytes = (positions * (core.cin + core.tapCount() * core.cout) +
+                              core.tapCount() * core.cin * core.cout) *
+                             isa::dtypeBytes(dtype);
+    return static_cast<double>(positions * columns) * 150.0 > 0.7 * static_cast<double>(hbmBytes);
+  }
+
+  /// Rows [r0, r1) of batch b (row = d * H + h): part of one plane, or whole planes.
+  PhaseSpan spanOf(int64_t b, int64_t r0, int64_t r1) const {
+    if (r0 / h_ == (r1 - 1) / h_) return {b, r0 / h_, 1, r0 % h_, r1 - r0};
+    return {b, r0 / h_, (r1 - r0) / h_, 0, h_};
+  }
+
+  /// Store group ends (rows) of one batch: the first group `first_store_positions` (auto half
+  /// a plane), then each group as large as all stored before it (across batches; one plane
+  /// each when not growing), within the plane until it is complete, then whole planes up to
+  /// storeCap_.
+  std::set<int64_t> storeCutsOf() {
+    const int64_t rows = core_.in[0] * h_, phases = core_.tapCount();
+    const int64_t first =
+        phase_.firstStorePositions > 0
+            ? std::clamp<int64_t>(phase_.firstStorePositions / (phases * w_), 1, h_)
+            : isa::ceilDiv(h_, 2);
+    std::set<int64_t> cuts{0};
+    for (int64_t r = 0; r < rows;) {
+      const int64_t want = stored_ == 0 ? first : grow_ ? stored_ : h_;
+      int64_t g;
+      if (r % h_ != 0 || want < h_)
+        g = std::min(want, h_ - r % h_);
+      else
+        g = std::min({want / h_, storeCap_, (rows - r) / h_}) * h_;
+      r += g, stored_ += g;
+      cuts.insert(r);
+    }
+    return cuts;
+  }
+
+  /// x load ends (rows) of one batch: x_loads loads (auto 3) of 1, 2, 4.. planes, the last
+  /// taking the rest, each at most loadCap_ planes.
+  std::set<int64_t> loadCutsOf() const {
+    const int64_t depth = core_.in[0];
+    const int64_t loads = phase_.xLoads > 0 ? phase_.xLoads : kAutoXLoads;
+    std::set<int64_t> cuts{0};
+    int64_t size = 1, count = 0;
+    for (int64_t d = 0; d < depth; size *= 2) {
+      const int64_t n = std::min(++count >= loads ? depth - d : size, loadCap_);
+      d += std::min(n, depth - d);
+      cuts.insert(d * h_);
+    }
+    return cuts;
+  }
+
+  const ConvCore& core_;
+  PhaseOptions phase_;
+  int64_t h_, w_;
+  int64_t blockPositions_ = 0;
+  bool planes_ = true;
+  int64_t storeCap_ = 1, loadCap_ = 1;
+  bool grow_ = true;    ///< store groups grow (memory-bound); else one plane each
+  int64_t stored_ = 0;  ///< rows stored by earlier groups (all batches)
 };
 
 class PhaseEmitter {
  public:
   PhaseEmitter(KernelBuilder& b, const ConvCore& core, const ConvOptions& options, isa::Dtype dtype,
                const HbmView& x, const HbmView& filters, const std::optional<HbmView>& bias,
-               const HbmView& out)
+               const HbmView& out, const PhaseOptions& phase)
       : b_(b),
         core_(core),
         options_(options),
@@ -36,61 +183,75 @@ class PhaseEmitter {
         bias_(bias),
         out_(out),
         parts_(b.geometry().peTile()),
-        evictEngines_(evictEngines(options.evict)) {
+        plan_(planPhases(core, dtype, b.geometry(), options, phase)) {
     const int64_t coWidth = std::min(core_.cout, parts_);
     for (int64_t g = 1; g <= core_.taps[0]; ++g)
       if (core_.taps[0] % g == 0 && g * coWidth <= parts_) stack_ = g;
   }
 
   void run() {
-    const Int3& k = core_.taps;
-    const std::vector<PhaseBlock> blocks = blockList();
-    const int64_t nd = blocks.front().nd, nh = blocks.front().nh, w = core_.in[2];
-    const int64_t ciTiles = isa::ceilDiv(core_.cin, parts_);
-    weights_ = b_.sbuf({std::min(core_.cin, parts_), ciTiles, k[1], k[2], k[0], core_.cout}, dtype_,
-                       "filters");
-    windows_ = BufferRing::sbuf(b_, kBuffers, {std::min(core_.cin, parts_), ciTiles, nd, nh, w},
-                                dtype_, "x_block");
-    outs_ = BufferRing::sbuf(b_, kOutBuffers, {parts_, nd, k[0] / stack_, nh * k[1], w * k[2]},
-                             out_.dtype(), "out");
-    const int psumBuffers = options_.psumBuffers > 0 ? static_cast<int>(options_.psumBuffers) : 4;
-    psums_ = BufferRing::psum(b_, psumBuffers, {parts_, nd * nh * w}, isa::Dtype::Fp32, "acc");
-    runPipelined(
-        static_cast<int64_t>(blocks.size()), kBuffers,
-        [&](int64_t item, int set) {
-          if (item == 0) loadFilters();
-          loadBlock(blocks[static_cast<size_t>(item)], set);
-        },
-        [&](int64_t item, int set) { computeBlock(blocks[static_cast<size_t>(item)], set); });
+    allocate();
+    loadFilters();
+    size_t load = 0, emitted = 0;
+    for (const Group& store : plan_.stores) {
+      // Loads of this group stay live through all its C_out tiles: load ahead only into slots
+      // none of them uses.
+      while (plan_.loads[load].last <= store.first) ++load;
+      size_t last = load;
+      while (plan_.loads[last].last < store.last) ++last;
+      const size_t ahead = std::max(last + 1, std::min(plan_.loads.size(), load + windows_.size()));
+      for (; emitted < ahead; ++emitted) loadGroup(emitted);
+      for (int64_t co0 = 0; co0 < core_.cout; co0 += parts_) {
+        const int64_t cw = std::min(parts_, core_.cout - co0);
+        const Tile outTile = outs_.next()
+                                 .partitionSlice(0, static_cast<int32_t>(stack_ * cw))
+                                 .slice(0, 0, store.span.nd)
+                                 .slice(2, 0, store.span.nh * core_.taps[1]);
+        size_t l = load;
+        for (int64_t i = store.first; i < store.last; ++i) {
+          while (plan_.loads[l].last <= i) ++l;
+          computeBlock(plan_.blocks[static_cast<size_t>(i)], l, store.span, outTile, co0, cw);
+        }
+        storeGroup(store.span, outTile, co0, cw);
+      }
+    }
     b_.release(weights_);
     if (bias_) b_.release(biasTile_);
     for (BufferRing* ring : {&windows_, &outs_, &psums_}) ring->release(b_);
   }
 
  private:
-  static EngineCycle evictEngines(const std::string& choice) {
-    if (choice == "vector") return EngineCycle({isa::Engine::Vector});
-    if (choice == "scalar") return EngineCycle({isa::Engine::Scalar});
-    return EngineCycle({isa::Engine::Vector, isa::Engine::Scalar});
-  }
-
-  /// Blocks of at most one matmul's moving positions (and the chunk_positions preference, in
-  /// output positions): whole planes when a plane fits, else rows of one plane.
-  std::vector<PhaseBlock> blockList() const {
-    const Int3& in = core_.in;
-    int64_t most = b_.geometry().matmulFreeFp32();
-    const int64_t phases = core_.tapCount();
-    if (options_.chunkPositions > 0)
-      most = std::clamp<int64_t>(options_.chunkPositions / phases, in[2], most);
-    const int64_t nh = std::min(in[1], std::max<int64_t>(1, most / in[2]));
-    const int64_t nd =
-        nh == in[1] ? std::min(in[0], std::max<int64_t>(1, most / (in[1] * in[2]))) : 1;
-    std::vector<PhaseBlock> blocks;
-    for (int64_t b = 0; b < core_.batch; ++b)
-      for (int64_t d = 0; d < in[0]; d += nd)
-        for (int64_t h = 0; h < in[1]; h += nh)
-          blocks.push_back({b, d, std::min(nd, in[0] - d), h, std::min(nh, in[1] - h)});
-    return blocks;
+  void allocate() {
+    const Int3& k = core_.taps;
+    const int64_t w = core_.in[2];
+    int64_t loadNd = 1, loadNh = 1, storeNd = 1, storeNh = 1, most = 1;
+    for (const Group& g : plan_.loads)
+      loadNd = std::max(loadNd, g.span.nd), loadNh = std::max(loadNh, g.span.nh);
+    for (const Group& g : plan_.stores)
+      storeNd = std::max(storeNd, g.span.nd), storeNh = std::max(storeNh, g.span.nh);
+    for (const PhaseSpan& s : plan_.blocks) most = std::max(most, s.nd * s.nh * w);
+    // A store group's loads must all fit the ring at once.
+    size_t span = 1;
+    for (const Group& s : plan_.stores) {
+      size_t n = 0;
+      for (const Group& l : plan_.loads) n += l.first < s.last && l.last > s.first ? 1 : 0;
+      span = std::max(span, n);
+    }
+    const int64_t ciTiles = isa::ceilDiv(core_.cin, parts_);
+    const auto xSlots =
+        static_cast<int>(std::max<size_t>(span, std::min<size_t>(plan_.loads.size(), kXSlots)));
+    const auto outSlots = static_cast<int>(std::min<int64_t>(
+        static_cast<int64_t>(plan_.stores.size()) * isa::ceilDiv(core_.cout, parts_), kOutSlots));
+    weights_ = b_.sbuf({std::min(core_.cin, parts_), ciTiles, k[1], k[2], k[0], core_.cout}, dtype_,
+                       "filters");
+    windows_ = BufferRing::sbuf(
+        b_, xSlots, {std::min(core_.cin, parts_), ciTiles, loadNd, loadNh, w}, dtype_, "x_block");
+    outs_ =
+        BufferRing::sbuf(b_, outSlots, {parts_, storeNd, k[0] / stack_, storeNh * k[1], w * k[2]},
+                         out_.dtype(), "out");
+    const int psumBuffers =
+        options_.psumBuffers > 0 ? static_cast<int>(options_.psumBuffers) : kPsumBuffers;
+    psums_ = BufferRing::psum(b_, psumBuffers, {parts_, most}, isa::Dtype::Fp32, "acc");
   }
 
   int64_t ciCount(int64_t t) const { return std::min(parts_, core_.cin - t * parts_); }
@@ -106,12 +267,12 @@ class PhaseEmitter {
   /// it overlaps the first x load's trigger on Sync.
   void loadFilters() {
     b_.setNote("load filters");
+    const DmaOptions onScalar{kFilterQueue, isa::Engine::Scalar};
     for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
       const int64_t ci0 = t * parts_, cs = ciCount(t);
       b_.dmaCopy(
           weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t).permute({2, 0, 1, 3}),
-          filters_.slice(3, ci0, ci0 + cs).permute({3, 0, 1, 2, 4}),
-          DmaOptions{kFilterQueue, isa::Engine::Scalar});
+          filters_.slice(3, ci0, ci0 + cs).permute({3, 0, 1, 2, 4}), onScalar);
     }
     if (!bias_) return;
     const int64_t coTiles = isa::ceilDiv(core_.cout, parts_);
@@ -121,77 +282,83 @@ class PhaseEmitter {
       for (int64_t g = 0; g < stack_; ++g)
         b_.dmaCopy(biasTile_.partitionSlice(static_cast<int32_t>(g * cw), static_cast<int32_t>(cw))
                        .slice(0, j, j + 1),
-                   bias_->slice(0, co0, co0 + cw).reshape({cw, 1}));
+                   bias_->slice(0, co0, co0 + cw).reshape({cw, 1}), onScalar);
     }
   }
 
-  void loadBlock(const PhaseBlock& blk, int set) {
+  /// One DMA per C_in tile from Sync, on queues 0-3 in turn (a queue holds 2 in flight).
+  void loadGroup(size_t index) {
     b_.setNote("load x");
+    const PhaseSpan& s = plan_.loads[index].span;
     for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
       const int64_t ci0 = t * parts_, cs = ciCount(t);
-      const Tile dst = windows_[set]
+      const Tile dst = windows_[static_cast<int64_t>(index)]
                            .partitionSlice(0, static_cast<int32_t>(cs))
                            .select(0, t)
-                           .slice(0, 0, blk.nd)
-                           .slice(1, 0, blk.nh);
+                           .slice(0, 0, s.nd)
+                           .slice(1, 0, s.nh);
       b_.dmaCopy(dst,
-                 x_.select(0, blk.b)
+                 x_.select(0, s.b)
                      .slice(0, ci0, ci0 + cs)
-                     .slice(1, blk.d0, blk.d0 + blk.nd)
-                     .slice(2, blk.h0, blk.h0 + blk.nh),
-                 DmaOptions{-1, isa::Engine::Sync});
+                     .slice(1, s.d0, s.d0 + s.nd)
+                     .slice(2, s.h0, s.h0 + s.nh),
+                 DmaOptions{loadQueues_.next(), isa::Engine::Sync});
     }
   }
 
-  void computeBlock(const PhaseBlock& blk, int set) {
+  void computeBlock(const PhaseSpan& blk, size_t load, const PhaseSpan& store, const Tile& outTile,
+                    int64_t co0, int64_t cw) {
     const Int3& k = core_.taps;
     const int64_t w = core_.in[2], n = blk.nd * blk.nh * w;
-    for (int64_t co0 = 0; co0 < core_.cout; co0 += parts_) {
-      const int64_t cw = std::min(parts_, core_.cout - co0);
-      const int32_t rows = static_cast<int32_t>(stack_ * cw);
-      // The phases of one depth plane interleave element by element, so one engine evicts a
-      // plane (two engines would wait on each other's writes); with both engines, a block's
-      // first half of planes goes to VectorE and the rest to ScalarE, else blocks alternate.
-      const isa::Engine engine = evictEngines_.next();
-      const int64_t split = options_.evict == "auto" ? blk.nd / 2 : 0;
-      const Tile outTile =
-          outs_.next().partitionSlice(0, rows).slice(0, 0, blk.nd).slice(2, 0, blk.nh * k[1]);
-      for (int64_t q = 0; q < k[0] / stack_; ++q)
-        for (int64_t rh = 0; rh < k[1]; ++rh)
-          for (int64_t rw = 0; rw < k[2]; ++rw) {
-            const Tile ps = psums_.next().partitionSlice(0, rows).slice(0, 0, n);
-            b_.setNote("matmul");
-            for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
-              const int32_t cs = static_cast<int32_t>(ciCount(t));
-              const Tile taps = weights_.partitionSlice(0, cs)
+    const int32_t rows = static_cast<int32_t>(stack_ * cw);
+    const PhaseSpan& in = plan_.loads[load].span;
+    const int64_t dIn = blk.d0 - in.d0, hIn = blk.h0 - in.h0;
+    const int64_t dOut = blk.d0 - store.d0, hOut = blk.h0 - store.h0;
+    const Tile window = windows_[static_cast<int64_t>(load)];
+    const Tile blockOut =
+        outTile.slice(0, dOut, dOut + blk.nd).slice(2, hOut * k[1], (hOut + blk.nh) * k[1]);
+    for (int64_t q = 0; q < k[0] / stack_; ++q)
+      for (int64_t rh = 0; rh < k[1]; ++rh)
+        for (int64_t rw = 0; rw < k[2]; ++rw) {
+          const Tile ps = psums_.next().partitionSlice(0, rows).slice(0, 0, n);
+          b_.setNote("matmul");
+          for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
+            const int32_t cs = static_cast<int32_t>(ciCount(t));
+            const Tile taps = weights_.partitionSlice(0, cs)
+                                  .select(0, t)
+                                  .select(0, storedOf(1, rh))
+                                  .select(0, storedOf(2, rw))
+                                  .slice(0, q * stack_, (q + 1) * stack_)
+                                  .slice(1, co0, co0 + cw);
+            const Tile stationary = stack_ == 1 ? taps.select(0, 0) : taps.merge(0, 1);
+            const Tile moving = window.partitionSlice(0, cs)
                                     .select(0, t)
-                                    .select(0, storedOf(1, rh))
-                                    .select(0, storedOf(2, rw))
-                                    .slice(0, q * stack_, (q + 1) * stack_)
-                                    .slice(1, co0, co0 + cw);
-              const Tile stationary = stack_ == 1 ? taps.select(0, 0) : taps.merge(0, 1);
-              const Tile moving = windows_[set]
-                                      .partitionSlice(0, cs)
-                                      .select(0, t)
-                                      .slice(0, 0, blk.nd)
-                                      .slice(1, 0, blk.nh)
-                                      .reshape({n});
-              b_.matmul(ps, stationary, moving, t > 0);
-            }
-            const Tile dst =
-                outTile.select(1, q).slice(1, rh, blk.nh * k[1], k[1]).slice(2, rw, w * k[2], k[2]);
-            const Tile result = ps.reshape({blk.nd, blk.nh, w});
-            if (split > 0) {
-              evict(dst.slice(0, 0, split), result.slice(0, 0, split), co0 / parts_, cw,
-                    isa::Engine::Vector);
-              evict(dst.slice(0, split, blk.nd), result.slice(0, split, blk.nd), co0 / parts_, cw,
-                    isa::Engine::Scalar);
-            } else {
-              evict(dst, result, co0 / parts_, cw, engine);
-            }
+                                    .slice(0, dIn, dIn + blk.nd)
+                                    .slice(1, hIn, hIn + blk.nh)
+                                    .reshape({n});
+            b_.matmul(ps, stationary, moving, t > 0);
           }
-      store(blk, outTile, co0, cw);
-    }
+          const Tile dst =
+              blockOut.select(1, q).slice(1, rh, blk.nh * k[1], k[1]).slice(2, rw, w * k[2], k[2]);
+          evictBlock(dst, ps.reshape({blk.nd, blk.nh, w}), co0 / parts_, cw);
+        }
+  }
+
+  /// The phases of one plane interleave element by element, so each engine evicts whole
+  /// planes, or whole rows of a single-plane block: the two byte ranges stay disjoint (the
+  /// builder tracks a byte range per partition). evict_engine auto splits planes (else rows)
+  /// 4 : 5 between VectorE and ScalarE.
+  void evictBlock(const Tile& dst, const Tile& result, int64_t coTile, int64_t cw) {
+    if (options_.evict != "auto")
+      return evict(dst, result, coTile, cw,
+                   options_.evict == "vector" ? isa::Engine::Vector : isa::Engine::Scalar);
+    const int axis = result.shape()[0] > 1 ? 0 : 1;
+    const int64_t count = result.shape()[static_cast<size_t>(axis)];
+    const int64_t split = vectorPart(count);
+    if (split == 0) return evict(dst, result, coTile, cw, alternate_.next());
+    evict(dst.slice(axis, 0, split), result.slice(axis, 0, split), coTile, cw, isa::Engine::Vector);
+    evict(dst.slice(axis, split, count), result.slice(axis, split, count), coTile, cw,
+          isa::Engine::Scalar);
   }
 
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw, isa::Engine engine) {
@@ -208,22 +375,26 @@ class PhaseEmitter {
   }
 
   /// One DMA per kd tap: partition group g of tap group q holds stored kd q*stack + g, the
-  /// output depths s*i + its phase. Triggered from GpSimd (idle here): on ScalarE the triggers
-  /// held back its evictions.
-  void store(const PhaseBlock& blk, const Tile& outTile, int64_t co0, int64_t cw) {
+  /// output depths s*i + its phase. Triggered in turn from GpSimd (queues 8-11) and Sync
+  /// (4-7), so the two partition halves' stores start together (two triggers on one engine
+  /// would start the second one's 1.3 us latency a trigger later).
+  void storeGroup(const PhaseSpan& s, const Tile& outTile, int64_t co0, int64_t cw) {
     b_.setNote("store out");
     const Int3& k = core_.taps;
-    const HbmView depths = out_.select(0, blk.b)
+    const HbmView depths = out_.select(0, s.b)
                                .slice(0, co0, co0 + cw)
                                .split(1, {core_.in[0], k[0]})
-                               .slice(1, blk.d0, blk.d0 + blk.nd)
-                               .slice(3, blk.h0 * k[1], (blk.h0 + blk.nh) * k[1]);
+                               .slice(1, s.d0, s.d0 + s.nd)
+                               .slice(3, s.h0 * k[1], (s.h0 + s.nh) * k[1]);
     for (int64_t q = 0; q < k[0] / stack_; ++q)
-      for (int64_t g = 0; g < stack_; ++g)
+      for (int64_t g = 0; g < stack_; ++g) {
+        const bool onGpSimd = stores_++ % 2 == 0;
         b_.dmaCopy(depths.select(2, storedOf(0, q * stack_ + g)),
                    outTile.partitionSlice(static_cast<int32_t>(g * cw), static_cast<int32_t>(cw))
                        .select(1, q),
-                   DmaOptions{storeQueues_.next(), isa::Engine::GpSimd});
+                   onGpSimd ? DmaOptions{gpsimdStoreQueues_.next(), isa::Engine::GpSimd}
+                            : DmaOptions{syncStoreQueues_.next(), isa::Engine::Sync});
+      }
   }
 
   KernelBuilder& b_;
@@ -234,9 +405,13 @@ class PhaseEmitter {
   std::optional<HbmView> bias_;
   HbmView out_;
   int64_t parts_;
+  PhasePlan plan_;
   int64_t stack_ = 1;  ///< Kd phases side by side on the PE columns
-  EngineCycle evictEngines_;
-  QueueCycle storeQueues_ = QueueCycle::span(8, 6);  ///< a queue holds 2 transfers in flight
+  int64_t stores_ = 0;
+  EngineCycle alternate_{{isa::Engine::Vector, isa::Engine::Scalar}};
+  QueueCycle loadQueues_ = QueueCycle::span(0, 4);
+  QueueCycle syncStoreQueues_ = QueueCycle::span(4, 4);
+  QueueCycle gpsimdStoreQueues_ = QueueCycle::span(8, 4);
   Tile weights_, biasTile_;
   BufferRing windows_, outs_, psums_;
 };
@@ -253,11 +428,43 @@ bool transposePhasesApply(const ConvCore& core, const isa::Geometry& geometry) {
   return core.tapCount() > 1;
 }
 
+std::vector<ParamSpec> phaseScheduleParams() {
+  return {
+      scheduleParam("first_store_positions", ParamType::Int,
+                    "kernel = stride path: output positions of the first store group (auto: "
+                    "half an input plane's outputs); later groups follow store_ramp",
+                    {"1024", "2048", "4096"}),
+      scheduleParam("x_loads", ParamType::Int,
+                    "kernel = stride path: x loads per batch, each twice the previous, the last "
+                    "taking the rest (auto: 3)",
+                    {"1", "2", "4"}),
+      scheduleParam("store_ramp", ParamType::Enum,
+                    "kernel = stride path: store groups after the first plane (grow: each as "
+                    "large as all before it, fewer DMAs while the stores bound; flat: one plane "
+                    "each, a short last store after the last matmul; auto: flat when the "
+                    "matmuls take over 70% of the HBM time)",
+                    {}, {"auto", "grow", "flat"}),
+  };
+}
+
+PhaseOptions phaseOptions(const ParamValues& params) {
+  PhaseOptions options;
+  options.firstStorePositions = params.intOr("first_store_positions", 0);
+  options.xLoads = params.intOr("x_loads", 0);
+  options.storeRamp = params.getString("store_ramp");
+  return options;
+}
+
+PhasePlan planPhases(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                     const ConvOptions& options, const PhaseOptions& phase) {
+  return PhasePlanner(core, dtype, geometry, options, phase).plan();
+}
+
 void buildConvTransposePhases(KernelBuilder& builder, const ConvCore& core, isa::Dtype dtype,
                               const HbmView& x, const HbmView& filters,
                               const std::optional<HbmView>& bias, const HbmView& out,
-                              const ConvOptions& options) {
-  PhaseEmitter(builder, core, options, dtype, x, filters, bias, out).run();
+                              const ConvOptions& options, const PhaseOptions& phase) {
+  PhaseEmitter(builder, core, options, dtype, x, filters, bias, out, phase).run();
 }
 
 }  // namespace neuronsim::kernels

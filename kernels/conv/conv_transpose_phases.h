@@ -3,16 +3,55 @@
 // one tap per axis, so the kernel is one matmul per output phase over the same input.
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "kernels/builder/kernel_builder.h"
 #include "kernels/conv/conv_core.h"
 #include "kernels/conv/conv_plan.h"
+#include "kernels/registry.h"
 
 namespace neuronsim::kernels {
+
+/// Schedule choices of the phase path (conv3d_transpose parameters; 0: auto).
+struct PhaseOptions {
+  /// output positions of a batch's first store group (auto: half an input plane's outputs)
+  int64_t firstStorePositions = 0;
+  int64_t xLoads = 0;              ///< x loads per batch, each twice the previous (auto 3)
+  std::string storeRamp = "auto";  ///< auto | grow | flat: store groups after the first plane
+};
+
+/// Input positions [d0, d0 + nd) x [h0, h0 + nh) x all W of batch `b`: whole planes, or rows
+/// of one plane.
+struct PhaseSpan {
+  int64_t b = 0, d0 = 0, nd = 1, h0 = 0, nh = 1;
+};
+
+/// The phase path's tiling: matmul blocks in order, and the blocks each x load and each store
+/// covers (consecutive, [first, last)).
+struct PhasePlan {
+  struct Group {
+    PhaseSpan span;
+    int64_t first = 0, last = 0;
+  };
+  std::vector<PhaseSpan> blocks;
+  std::vector<Group> loads, stores;
+};
 
 /// True when `core` is a transposed conv with kernel = stride on every axis, dilation 1, no
 /// padding and no output padding, C_in-major filters and W within one matmul block.
 bool transposePhasesApply(const ConvCore& core, const isa::Geometry& geometry);
+
+/// The phase path's parameters (first_store_positions, x_loads, store_ramp) and their values.
+std::vector<ParamSpec> phaseScheduleParams();
+PhaseOptions phaseOptions(const ParamValues& params);
+
+/// The tiling buildConvTransposePhases emits (transposePhasesApply holds): when a plane fits a
+/// matmul, stores ramp up (a small first group, then each as large as all before it, up to
+/// 16 KiB per partition) and so do the x loads; else every block of rows is its own load and
+/// store.
+PhasePlan planPhases(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
+                     const ConvOptions& options, const PhaseOptions& phase);
 
 /// Emits `core` (transposePhasesApply holds) as phase matmuls: x is loaded as it lies (no
 /// zero-inserted window), the filters of Kd phases sit side by side on the PE columns when
@@ -22,6 +61,6 @@ bool transposePhasesApply(const ConvCore& core, const isa::Geometry& geometry);
 void buildConvTransposePhases(KernelBuilder& builder, const ConvCore& core, isa::Dtype dtype,
                               const HbmView& x, const HbmView& filters,
                               const std::optional<HbmView>& bias, const HbmView& out,
-                              const ConvOptions& options);
+                              const ConvOptions& options, const PhaseOptions& phase = {});
 
 }  // namespace neuronsim::kernels

@@ -2,6 +2,8 @@
 // and flip settings, interpreter vs timed bit for bit, and its errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "isa/error.h"
 #include "kernels/conv/conv_kernels.h"
 #include "kernels/conv/conv_transpose_phases.h"
@@ -71,6 +73,140 @@ TEST_CASE("conv3d_transpose: kernel = stride runs as phase matmuls") {
   CHECK_FALSE(phases({{1, 4, 3, 4, 5}, {2, 2, 2, 4, 6}, 0, {{"stride", "2,2,1"}}}));
   CHECK_FALSE(phases(
       {{1, 4, 3, 4, 5}, {2, 2, 2, 6, 4}, 0, {{"stride", "2"}, {"filter_shape", "KDHW_CO_CI"}}}));
+}
+
+/// The phase path's plan of `c` on trn2.
+PhasePlan phasePlanOf(const ConvCase& c) {
+  const ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
+  const ParamValues params = parseParams(conv3dTransposeSpec(), c.params);
+  return planPhases(conv3dTransposeCore(shapes, params), c.dtype, testing::trn2().geometry,
+                    convOptions(params), phaseOptions(params));
+}
+
+/// Rows (d * H + h) of batch-major input positions a span covers: [first, last).
+std::pair<int64_t, int64_t> rowsOf(const PhaseSpan& s, const Shape& x) {
+  const int64_t first = (s.b * x[2] + s.d0) * x[3] + s.h0;
+  return {first, first + (s.nd == 1 ? s.nh : s.nd * x[3])};
+}
+
+/// Every block is whole planes or rows of one plane, the blocks tile the input in order, and
+/// each load and store covers exactly its blocks' rows.
+void checkPlanCovers(const PhasePlan& p, const Shape& x) {
+  int64_t next = 0;
+  for (const PhaseSpan& s : p.blocks) {
+    CHECK((s.nd == 1 || (s.h0 == 0 && s.nh == x[3])));
+    CHECK(rowsOf(s, x).first == next);
+    next = rowsOf(s, x).second;
+  }
+  CHECK(next == x[0] * x[2] * x[3]);
+  for (const auto* groups : {&p.loads, &p.stores}) {
+    int64_t block = 0;
+    for (const PhasePlan::Group& g : *groups) {
+      CHECK(g.first == block);
+      CHECK(g.last > g.first);
+      CHECK(rowsOf(g.span, x).first == rowsOf(p.blocks[static_cast<size_t>(g.first)], x).first);
+      CHECK(rowsOf(g.span, x).second ==
+            rowsOf(p.blocks[static_cast<size_t>(g.last - 1)], x).second);
+      block = g.last;
+    }
+    CHECK(block == static_cast<int64_t>(p.blocks.size()));
+  }
+}
+
+/// Store group sizes in input rows.
+std::vector<int64_t> storeRows(const PhasePlan& p, const Shape& x) {
+  std::vector<int64_t> rows;
+  for (const PhasePlan::Group& g : p.stores)
+    rows.push_back(rowsOf(g.span, x).second - rowsOf(g.span, x).first);
+  return rows;
+}
+
+TEST_CASE("conv3d_transpose: kernel = stride stores and loads ramp up") {
+  // The benchmark shape: half a plane first, then each group as large as all before it; x in
+  // 1, 2 and 5 planes; one plane per matmul.
+  const ConvCase bench{{1, 128, 8, 16, 16}, {2, 2, 2, 128, 64}, 0, {{"stride", "2"}}, Dtype::Bf16};
+  const PhasePlan p = phasePlanOf(bench);
+  CHECK(storeRows(p, bench.x) == std::vector<int64_t>{8, 8, 16, 32, 64});
+  REQUIRE(p.loads.size() == 3);
+  CHECK(p.loads[0].span.nd == 1);
+  CHECK(p.loads[1].span.nd == 2);
+  CHECK(p.loads[2].span.nd == 5);
+  CHECK(p.blocks.size() == 9);
+  checkPlanCovers(p, bench.x);
+  // first_store_positions 2048 (a whole plane's 2048 outputs) and two x loads.
+  ConvCase whole = bench;
+  whole.params = {{"stride", "2"}, {"first_store_positions", "2048"}, {"x_loads", "2"}};
+  const PhasePlan q = phasePlanOf(whole);
+  CHECK(storeRows(q, whole.x) == std::vector<int64_t>{16, 16, 32, 64});
+  CHECK(q.loads.size() == 2);
+  checkPlanCovers(q, whole.x);
+  // fp32 outputs of 4 KiB per plane and partition: growing groups stop at 4 planes (16 KiB).
+  ConvCase deep{{1, 8, 24, 16, 16}, {2, 2, 2, 8, 64}, 0, {{"stride", "2"}, {"store_ramp", "grow"}}};
+  const PhasePlan r = phasePlanOf(deep);
+  const std::vector<int64_t> grown = storeRows(r, deep.x);
+  CHECK(*std::max_element(grown.begin(), grown.end()) == 64);
+  checkPlanCovers(r, deep.x);
+  // fp32 matmuls (4 cycles per column) take most of the HBM time: auto keeps one plane per
+  // group after the first plane, as flat does; bf16 grows.
+  deep.params = {{"stride", "2"}};
+  for (int64_t rows : storeRows(phasePlanOf(deep), deep.x)) CHECK(rows <= 16);
+  deep.dtype = Dtype::Bf16;
+  CHECK(storeRows(phasePlanOf(deep), deep.x).back() > 16);
+  deep.params = {{"stride", "2"}, {"store_ramp", "flat"}};
+  for (int64_t rows : storeRows(phasePlanOf(deep), deep.x)) CHECK(rows <= 16);
+  checkPlanCovers(phasePlanOf(deep), deep.x);
+  // Planes wider than a matmul: rows of one plane, each its own load and store.
+  const ConvCase wide{{1, 5, 3, 40, 30}, {2, 2, 2, 5, 7}, 0, {{"stride", "2"}}};
+  const PhasePlan w = phasePlanOf(wide);
+  CHECK(w.stores.size() == w.blocks.size());
+  CHECK(w.loads.size() == w.blocks.size());
+  checkPlanCovers(w, wide.x);
+}
+
+TEST_CASE("conv3d_transpose: kernel = stride schedules are bit-exact") {
+  const std::vector<ConvCase> cases = {
+      // odd H (first group ceil(H/2) = 3 rows), B 2 (groups keep growing across batches)
+      {{2, 6, 5, 5, 3}, {2, 2, 2, 6, 10}, 10, {{"stride", "2"}}},
+      // two C_out tiles with store groups spanning several x loads (the x ring holds them)
+      {{1, 9, 8, 2, 3},
+       {2, 1, 2, 9, 150},
+       150,
+       {{"stride", "2,1,2"}, {"first_store_positions", "8"}, {"x_loads", "4"}}},
+      // Kd 1, non-cubic strides, fp32, x in one load, first group of one row
+      {{1, 7, 6, 3, 5},
+       {1, 3, 2, 7, 9},
+       0,
+       {{"stride", "1,3,2"}, {"x_loads", "1"}, {"first_store_positions", "1"}}},
+      // bf16, Kd 4 stacked, evictions on one engine, flipped taps, 8 PSUM buffers forced
+      {{1, 16, 5, 4, 4},
+       {4, 2, 2, 16, 32},
+       32,
+       {{"stride", "4,2,2"},
+        {"flip_filter_taps_in_kernel", "true"},
+        {"evict_engine", "vector"},
+        {"psum_buffers", "2"},
+        {"activation_fn", "silu"}},
+       Dtype::Bf16},
+      // first group larger than a plane (clamped to one plane), scalar evictions, flat
+      {{1, 4, 4, 3, 4},
+       {2, 2, 2, 4, 6},
+       0,
+       {{"stride", "2"},
+        {"first_store_positions", "100000"},
+        {"evict_engine", "scalar"},
+        {"store_ramp", "flat"}}},
+      // bf16 forced to grow across 2 batches and 2 C_in tiles
+      {{2, 130, 3, 2, 2},
+       {2, 2, 2, 130, 20},
+       20,
+       {{"stride", "2"}, {"store_ramp", "grow"}},
+       Dtype::Bf16},
+  };
+  for (const ConvCase& c : cases) {
+    CHECK(phases(c));
+    checkPlanCovers(phasePlanOf(c), c.x);
+    check(c);
+  }
 }
 
 TEST_CASE("conv3d_transpose: stride 2, taps flipped in the kernel") {

@@ -23,6 +23,7 @@ kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 16, 16}}|default problem shape
 kernels/conv/conv_plan.cpp|kPackedShortRowBytes = 128;|a measured staging threshold in bytes (rows of two 64 B descriptors), not a partition count
 kernels/matmul/matmul_schedule.cpp|"out_buffers", 1, 16, 4)|schedule knob range
 kernels/conv/conv_bwd_plan.cpp|kPackedWindowCap = 16 * 1024;|a measured tuning threshold (window bytes per partition), not a hardware size
+kernels/conv/conv_transpose_phases.cpp|kGroupBytes = 16 * 1024;|a tuning cap (store group and x load bytes per partition), not a hardware size
 kernels/conv/conv_dw_rows.cpp|kLoadPieceBytes = 128 * 1024;|bytes per DMA of a cut load (tuning), not a hardware size
 kernels/matmul/matmul_schedule.h|kMatmulPart = 128;|matmul tiles by 128 and declares it (minPartitions 128: refused on a smaller machine)
 kernels/matmul/matmul_schedule.cpp|kThinBf16TailRows = 16|a measured tuning threshold for the transposed M tail (rows), not a hardware size
