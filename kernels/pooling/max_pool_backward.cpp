@@ -226,10 +226,12 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
       b.gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, fmt::format("gin{}", tag));
   }
 
-  const PlaneTensor gradOut(gradOutput, config.outputFormat, config.channels);
-  const PlaneTensor maxima(outputTensor, config.outputFormat, config.channels);
-  const PlaneTensor forwardIn(input, config.dataFormat, config.channels);
-  const PlaneTensor target(gradInput, config.dataFormat, config.channels);
+  // Halo slabs (unpadded D only): windows outside the tensor get grad_output 0, so whatever
+  // they pick adds nothing.
+  const PlaneTensor gradOut(gradOutput, config.outputFormat, config.channels, outputHalo(config));
+  const PlaneTensor maxima(outputTensor, config.outputFormat, config.channels, outputHalo(config));
+  const PlaneTensor forwardIn(input, config.dataFormat, config.channels, inputHalo(config));
+  const PlaneTensor target(gradInput, config.dataFormat, config.channels, inputHalo(config));
   QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
   QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);

@@ -17,6 +17,19 @@ std::string_view poolLayoutName(PoolLayout layout);
 /// Spatial axes in the order D, H, W.
 using Spatial = std::array<int64_t, 3>;
 
+/// D cut into slabs with a halo (the spatial layout for windows that overlap along D): every
+/// slab runs the same virtual problem whose D box [ownedFirst, ownedFirst + ownedCount) it owns
+/// (input indices for backward kernels, output indices for forward). Virtual D index v of
+/// slab j is global index v - origin + j * step of that tensor; global indices outside
+/// [0, extent) are loaded as a fill value.
+struct HaloSlabs {
+  int64_t slabs = 0;  ///< slabs per (batch, channel) plane; 0: no halo slabs
+  int64_t ownedFirst = 0;
+  int64_t ownedCount = 0;
+  int64_t inputOrigin = 0, inputStep = 0, inputExtent = 0;     ///< forward input / grad_input
+  int64_t outputOrigin = 0, outputStep = 0, outputExtent = 0;  ///< forward output / grad_output
+};
+
 /// A validated pooling problem: batch, channels, input extents, window and layouts.
 struct PoolingConfig {
   int64_t batch = 1;
@@ -27,6 +40,7 @@ struct PoolingConfig {
   Spatial padding{0, 0, 0};                     ///< pD, pH, pW (both sides)
   PoolLayout dataFormat = PoolLayout::Ncdhw;    ///< layout of the forward input and grad_input
   PoolLayout outputFormat = PoolLayout::Ncdhw;  ///< layout of the forward output and grad_output
+  HaloSlabs halo;                               ///< set when the problem is a halo slab's
 
   /// Do, Ho, Wo: floor((N + 2p - k) / s) + 1 per axis.
   Spatial output() const;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "isa/error.h"
+
 namespace neuronsim::kernels {
 
 namespace {
@@ -45,8 +47,18 @@ std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions) {
   return tiles;
 }
 
-PlaneTensor::PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels)
-    : canonical_(canonicalView(view, layout)), layout_(layout), channels_(channels) {}
+HaloMap inputHalo(const PoolingConfig& config, float fill) {
+  const HaloSlabs& h = config.halo;
+  return {h.slabs, h.inputOrigin, h.inputStep, h.inputExtent, fill};
+}
+
+HaloMap outputHalo(const PoolingConfig& config, float fill) {
+  const HaloSlabs& h = config.halo;
+  return {h.slabs, h.outputOrigin, h.outputStep, h.outputExtent, fill};
+}
+
+PlaneTensor::PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels, HaloMap halo)
+    : halo_(halo), canonical_(canonicalView(view, layout)), layout_(layout), channels_(channels) {}
 
 void PlaneTensor::load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                        const std::function<int32_t()>& queues) const {
@@ -62,6 +74,10 @@ void PlaneTensor::store(KernelBuilder& builder, RowTile rows, const Box& box, co
 
 void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                            bool toHbm, const std::function<int32_t()>& queues) const {
+  if (halo_.slabs > 0) {
+    transferHalo(builder, rows, box, tile, toHbm, queues);
+    return;
+  }
   auto spatial = [&box](HbmView view) {
     for (int a = 0; a < 3; ++a) view = view.slice(view.rank() - 3 + a, box[a].lo, box[a].hi);
     return view;
@@ -133,6 +149,66 @@ void PlaneTensor::loadTransposed(KernelBuilder& builder, const HbmView& segment,
       transpose(slab.select(0, h - box[1].lo).slice(0, box[2].lo, box[2].hi),
                 slabTile.select(0, h - box[1].lo));
     }
+  }
+}
+
+void PlaneTensor::transferHalo(KernelBuilder& builder, RowTile rows, const Box& box,
+                               const Tile& tile, bool toHbm,
+                               const std::function<int32_t()>& queues) const {
+  const HaloMap& m = halo_;
+  const Range d = box[0];
+  const int64_t end = rows.first + rows.count;
+  // Slabs whose whole box lies inside the tensor: global(d.lo) >= 0, global(d.hi - 1) < extent.
+  const int64_t inLo = std::max<int64_t>(0, ceilDiv(m.origin - d.lo, m.step));
+  const int64_t inHi = floorDiv(m.extent - d.hi + m.origin, m.step) + 1;
+  const bool edges = rows.count > 0 && (inLo > 0 || inHi < m.slabs);
+  if (edges) {
+    if (toHbm) throw Error("pooling: a halo slab store reaches outside the tensor");
+    // Rows that some slab of the tile reads outside the tensor start as `fill`; the DMAs
+    // below overwrite the partitions that have data there.
+    const int64_t top = std::min(d.hi, m.origin),
+                  bottom = std::max(d.lo, m.extent + m.origin - (m.slabs - 1) * m.step);
+    if (top > d.lo)
+      builder.memset(compactView(tile.slice(0, 0, top - d.lo)), m.fill, isa::Engine::GpSimd);
+    if (bottom < d.hi)
+      builder.memset(compactView(tile.slice(0, bottom - d.lo, d.size())), m.fill,
+                     isa::Engine::GpSimd);
+  }
+  auto move = [&](int64_t plane, int64_t firstSlab, int64_t slabs, Range part, int64_t row) {
+    // [slabs, part, H box, W box] of plane `plane`, slab j starting at global
+    // part.lo - origin + j * step.
+    const HbmView planeView = canonical_.select(0, plane)
+                                  .select(0, 0)
+                                  .slice(1, box[1].lo, box[1].hi)
+                                  .slice(2, box[2].lo, box[2].hi);
+    StridedLayout l = planeView.layout();
+    l.offset += (part.lo - m.origin + firstSlab * m.step) * l.strides[0];
+    l.shape[0] = part.size();
+    l.shape.insert(l.shape.begin(), slabs);
+    l.strides.insert(l.strides.begin(), m.step * l.strides[0]);
+    const HbmView hbm(planeView.tensor(), planeView.dtype(), l, planeView.name());
+    const Tile part3 =
+        tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(slabs))
+            .slice(0, part.lo - d.lo, part.hi - d.lo);
+    const DmaOptions options{queues(), toHbm ? kStoreIssuer : kLoadIssuer};
+    if (toHbm) {
+      builder.dmaCopy(hbm, compactView(part3), options);
+    } else {
+      builder.dmaCopy(compactView(part3), hbm, options);
+    }
+  };
+  for (int64_t row = rows.first; row < end;) {
+    const int64_t plane = row / m.slabs, first = row % m.slabs;
+    const int64_t last = std::min(m.slabs, first + (end - row));  // slabs [first, last) here
+    const int64_t midLo = std::clamp(inLo, first, last), midHi = std::clamp(inHi, midLo, last);
+    if (midHi > midLo) move(plane, midLo, midHi - midLo, d, row + midLo - first);
+    for (int64_t j = first; j < last; ++j) {
+      if (j >= midLo && j < midHi) continue;
+      const Range part{std::max(d.lo, m.origin - j * m.step),
+                       std::min(d.hi, m.extent + m.origin - j * m.step)};
+      if (!part.empty()) move(plane, j, 1, part, row + j - first);
+    }
+    row += last - first;
   }
 }
 

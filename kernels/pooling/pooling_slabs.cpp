@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "isa/error.h"
+#include "kernels/pooling/pooling_axis.h"
 
 namespace neuronsim::kernels {
 
@@ -30,7 +31,8 @@ std::vector<int64_t> slabCounts(const PoolingConfig& config, int a, int64_t most
 }  // namespace
 
 std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfig& config,
-                                     const PoolSchedule& schedule, int32_t partitions) {
+                                     const PoolSchedule& schedule, int32_t partitions,
+                                     bool haloFallback) {
   if (schedule.partitioning == PoolPartitioning::Channels) return std::nullopt;
   const bool asked = schedule.partitioning == PoolPartitioning::Spatial;
   if (!asked && 2 * config.planes() > partitions) return std::nullopt;
@@ -55,16 +57,67 @@ std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfi
     }
   }
   if (best.slabs() == 1) {
-    if (!asked) return std::nullopt;
+    if (!asked || haloFallback) return std::nullopt;
     throw Error(fmt::format(
         "{}: layout spatial needs windows that do not overlap along D or H (kernel_size <= "
         "stride, padding 0), that axis cut into at least 2 slabs of whole windows, and "
-        "data_format equal to output_format",
+        "data_format equal to output_format; or, for halo slabs, both layouts NCDHW and D "
+        "cut into at least 2 slabs (max backward: D unpadded)",
         kernel));
   }
   best.lengthD = config.input[0] / best.slabsD;
   best.lengthH = config.input[1] / best.slabsH;
   return best;
+}
+
+std::optional<PoolingConfig> haloSlabConfig(const PoolingConfig& config,
+                                            const PoolSchedule& schedule, HaloKind kind,
+                                            int32_t partitions) {
+  if (schedule.partitioning == PoolPartitioning::Channels) return std::nullopt;
+  const bool asked = schedule.partitioning == PoolPartitioning::Spatial;
+  if (!asked && 2 * config.planes() > partitions) return std::nullopt;
+  if (config.dataFormat != PoolLayout::Ncdhw || config.outputFormat != PoolLayout::Ncdhw) {
+    return std::nullopt;
+  }
+  const int64_t n = config.input[0], k = config.kernel[0], s = config.stride[0];
+  const int64_t p = config.padding[0], outputs = config.output()[0];
+  if (kind == HaloKind::BackwardUnpaddedD && p != 0) return std::nullopt;
+  const bool forward = kind == HaloKind::Forward;
+  const int64_t most = partitions / config.planes();
+  int64_t slabs = 1;
+  for (int64_t count = 2; count <= most; ++count) {
+    const bool whole = forward ? outputs % count == 0 : n % count == 0 && (n / count) % s == 0;
+    if (whole) slabs = count;
+  }
+  if (slabs == 1) return std::nullopt;
+  PoolingConfig halo = config;
+  HaloSlabs& h = halo.halo;
+  h.slabs = slabs;
+  h.inputExtent = n;
+  h.outputExtent = outputs;
+  if (forward) {
+    // Owned outputs [A, A + len): the first window starts at input A*s - p >= 0.
+    const int64_t len = outputs / slabs, first = ceilDiv(p, s);
+    h.ownedFirst = h.outputOrigin = first;
+    h.ownedCount = h.outputStep = len;
+    h.inputOrigin = first * s;
+    h.inputStep = len * s;
+    halo.input[0] = (first + len - 1) * s - p + k;
+  } else {
+    // Owned inputs [B, B + len), B a multiple of s, with every output touching them (and its
+    // window, for max backward's first match) inside the virtual D.
+    const int64_t len = n / slabs;
+    int64_t first = 0;
+    while (ceilDiv(first + p - k + 1, s) < 0 || ceilDiv(first + p - k + 1, s) * s < p) first += s;
+    const int64_t lastOutput = floorDiv(first + len - 1 + p, s);
+    h.ownedFirst = h.inputOrigin = first;
+    h.ownedCount = h.inputStep = len;
+    h.outputOrigin = first / s;
+    h.outputStep = len / s;
+    halo.input[0] = std::max(first + len, lastOutput * s - p + k);
+  }
+  halo.channels *= slabs;
+  return halo;
 }
 
 PoolingConfig slabConfig(const PoolingConfig& config, const SlabSplit& split) {

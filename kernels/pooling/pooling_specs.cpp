@@ -51,16 +51,23 @@ std::function<int64_t(const ShapeMap&, const ShapeMap&, const ParamValues&, isa:
   };
 }
 
-/// The problem a kernel runs: `config` itself, or its slab problem when the schedule's layout
-/// puts D and H slabs on partitions (chooseSlabs); `view` reshapes each tensor to match.
+/// The problem a kernel runs: `config` itself, its slab problem when the schedule's layout
+/// puts D and H slabs on partitions (chooseSlabs), else its halo slab problem when windows
+/// overlap (haloSlabConfig; tensors keep their views); `view` reshapes each tensor to match.
 struct RunLayout {
   PoolingConfig config;
   std::optional<SlabSplit> slabs;
 
   RunLayout(const std::string& kernel, const PoolingConfig& given, const PoolSchedule& schedule,
-            int32_t partitions)
-      : config(given), slabs(chooseSlabs(kernel, given, schedule, partitions)) {
-    if (slabs) config = slabConfig(given, *slabs);
+            int32_t partitions, HaloKind kind)
+      : config(given) {
+    const std::optional<PoolingConfig> halo = haloSlabConfig(given, schedule, kind, partitions);
+    slabs = chooseSlabs(kernel, given, schedule, partitions, halo.has_value());
+    if (slabs) {
+      config = slabConfig(given, *slabs);
+    } else if (halo) {
+      config = *halo;
+    }
   }
   HbmView view(const HbmView& tensor, PoolLayout layout) const {
     return slabs ? slabView(tensor, layout, *slabs) : tensor;
@@ -92,7 +99,7 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   spec.build = [name, isMax](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
     const PoolSchedule schedule = poolForwardSchedule(name, args.params);
-    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    const RunLayout run(name, given, schedule, builder.geometry().partitions, HaloKind::Forward);
     const HbmView input = run.view(args.in("input_tensor"), given.dataFormat);
     const HbmView out = run.view(args.out("out"), given.outputFormat);
     if (isMax) {
@@ -171,7 +178,7 @@ KernelSpec avgPooling3dBackwardSpec() {
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
     const PoolSchedule schedule = poolSchedule(name, args.params);
-    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    const RunLayout run(name, given, schedule, builder.geometry().partitions, HaloKind::Backward);
     buildAvgPool3dBackward(builder, run.config,
                            run.view(args.in("grad_output"), given.outputFormat),
                            run.view(args.out("grad_input"), given.dataFormat), schedule);
@@ -218,7 +225,8 @@ KernelSpec maxPooling3dBackwardSpec() {
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
     const PoolSchedule schedule = poolSchedule(name, args.params);
-    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    const RunLayout run(name, given, schedule, builder.geometry().partitions,
+                        HaloKind::BackwardUnpaddedD);
     buildMaxPool3dBackward(builder, run.config,
                            run.view(args.in("grad_output"), given.outputFormat),
                            run.view(args.in("input_tensor"), given.dataFormat),
