@@ -65,7 +65,8 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   }
 
   const float init = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
-  const PlaneTensor source(input, config.dataFormat, config.channels, inputHalo(config, init));
+  const PlaneTensor source(input, config.dataFormat, config.channels,
+                           inputHalo(config, init, init));
   const PlaneTensor target(out, config.outputFormat, config.channels, outputHalo(config));
   QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
   QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);

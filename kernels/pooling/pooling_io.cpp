@@ -47,14 +47,14 @@ std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions) {
   return tiles;
 }
 
-HaloMap inputHalo(const PoolingConfig& config, float fill) {
+HaloMap inputHalo(const PoolingConfig& config, float fillBefore, float fillAfter) {
   const HaloSlabs& h = config.halo;
-  return {h.slabs, h.inputOrigin, h.inputStep, h.inputExtent, fill};
+  return {h.slabs, h.inputOrigin, h.inputStep, h.inputExtent, fillBefore, fillAfter};
 }
 
-HaloMap outputHalo(const PoolingConfig& config, float fill) {
+HaloMap outputHalo(const PoolingConfig& config) {
   const HaloSlabs& h = config.halo;
-  return {h.slabs, h.outputOrigin, h.outputStep, h.outputExtent, fill};
+  return {h.slabs, h.outputOrigin, h.outputStep, h.outputExtent, 0.0f, 0.0f};
 }
 
 PlaneTensor::PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels, HaloMap halo)
@@ -164,14 +164,14 @@ void PlaneTensor::transferHalo(KernelBuilder& builder, RowTile rows, const Box& 
   const bool edges = rows.count > 0 && (inLo > 0 || inHi < m.slabs);
   if (edges) {
     if (toHbm) throw Error("pooling: a halo slab store reaches outside the tensor");
-    // Rows that some slab of the tile reads outside the tensor start as `fill`; the DMAs
+    // Rows that some slab of the tile reads outside the tensor start as the fill; the DMAs
     // below overwrite the partitions that have data there.
     const int64_t top = std::min(d.hi, m.origin),
                   bottom = std::max(d.lo, m.extent + m.origin - (m.slabs - 1) * m.step);
     if (top > d.lo)
-      builder.memset(compactView(tile.slice(0, 0, top - d.lo)), m.fill, isa::Engine::GpSimd);
+      builder.memset(compactView(tile.slice(0, 0, top - d.lo)), m.fillBefore, isa::Engine::GpSimd);
     if (bottom < d.hi)
-      builder.memset(compactView(tile.slice(0, bottom - d.lo, d.size())), m.fill,
+      builder.memset(compactView(tile.slice(0, bottom - d.lo, d.size())), m.fillAfter,
                      isa::Engine::GpSimd);
   }
   auto move = [&](int64_t plane, int64_t firstSlab, int64_t slabs, Range part, int64_t row) {

@@ -35,18 +35,20 @@ int32_t rowPartitions(const isa::Geometry& geometry, PoolLayout stored, int64_t 
 
 /// How one tensor's D is cut into halo slabs (see HaloSlabs): row r is slab j = r % slabs of
 /// plane r / slabs, and box D index v of slab j is global index v - origin + j * step; global
-/// indices outside [0, extent) load `fill`. slabs == 0: no halo slabs.
+/// indices below 0 load `fillBefore`, those at or above `extent` load `fillAfter`. slabs == 0:
+/// no halo slabs.
 struct HaloMap {
   int64_t slabs = 0;
   int64_t origin = 0;
   int64_t step = 0;
   int64_t extent = 0;
-  float fill = 0.0f;
+  float fillBefore = 0.0f;
+  float fillAfter = 0.0f;
 };
 /// The map of `config`'s halo slabs for the input side (forward input, grad_input).
-HaloMap inputHalo(const PoolingConfig& config, float fill = 0.0f);
+HaloMap inputHalo(const PoolingConfig& config, float fillBefore = 0.0f, float fillAfter = 0.0f);
 /// The map for the output side (forward output, grad_output, output_tensor).
-HaloMap outputHalo(const PoolingConfig& config, float fill = 0.0f);
+HaloMap outputHalo(const PoolingConfig& config);
 
 /// A 5-D pooling tensor in HBM, addressed by (row, box) whatever its layout.
 class PlaneTensor {
@@ -92,7 +94,7 @@ class PlaneTensor {
   HbmView runView(const HbmView& segment, const Box& box, const Run& run) const;
   /// NDHWC: batch `b`'s [C, D, H, W].
   HbmView batchView(int64_t b) const;
-  /// transfer with halo slabs: `fill` where a slab's rows lie outside the tensor, then one
+  /// transfer with halo slabs: the fill values where a slab's rows lie outside the tensor, then one
   /// DMA per plane for the slabs whose whole box is inside and one per edge slab.
   void transferHalo(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                     bool toHbm, const std::function<int32_t()>& queues) const;

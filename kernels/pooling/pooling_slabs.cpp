@@ -62,7 +62,7 @@ std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfi
         "{}: layout spatial needs windows that do not overlap along D or H (kernel_size <= "
         "stride, padding 0), that axis cut into at least 2 slabs of whole windows, and "
         "data_format equal to output_format; or, for halo slabs, both layouts NCDHW and D "
-        "cut into at least 2 slabs (max backward: D unpadded)",
+        "cut into at least 2 slabs",
         kernel));
   }
   best.lengthD = config.input[0] / best.slabsD;
@@ -81,7 +81,6 @@ std::optional<PoolingConfig> haloSlabConfig(const PoolingConfig& config,
   }
   const int64_t n = config.input[0], k = config.kernel[0], s = config.stride[0];
   const int64_t p = config.padding[0], outputs = config.output()[0];
-  if (kind == HaloKind::BackwardUnpaddedD && p != 0) return std::nullopt;
   const bool forward = kind == HaloKind::Forward;
   const int64_t most = partitions / config.planes();
   int64_t slabs = 1;

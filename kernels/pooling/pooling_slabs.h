@@ -33,9 +33,8 @@ std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfi
                                      const PoolSchedule& schedule, int32_t partitions,
                                      bool haloFallback = false);
 
-/// What a kernel owns in a halo slab: outputs (forward) or inputs (backward); max backward
-/// cuts only an unpadded D (its first-match rule would see padding as loaded data).
-enum class HaloKind : uint8_t { Forward, Backward, BackwardUnpaddedD };
+/// What a kernel owns in a halo slab: outputs (forward) or inputs (backward).
+enum class HaloKind : uint8_t { Forward, Backward };
 
 /// The halo slab problem (HaloSlabs) when the schedule's layout allows slabs (spatial, or auto
 /// with B*C under half of `partitions`) and both layouts are NCDHW: D cut into the most slabs
