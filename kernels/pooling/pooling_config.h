@@ -17,17 +17,25 @@ std::string_view poolLayoutName(PoolLayout layout);
 /// Spatial axes in the order D, H, W.
 using Spatial = std::array<int64_t, 3>;
 
-/// D cut into slabs with a halo (the spatial layout for windows that overlap along D): every
-/// slab runs the same virtual problem whose D box [ownedFirst, ownedFirst + ownedCount) it owns
-/// (input indices for backward kernels, output indices for forward). Virtual D index v of
-/// slab j is global index v - origin + j * step of that tensor; global indices outside
-/// [0, extent) are loaded as a fill value.
-struct HaloSlabs {
-  int64_t slabs = 0;  ///< slabs per (batch, channel) plane; 0: no halo slabs
+/// One axis (D or H) of halo slabs: every slab runs the same virtual problem whose box
+/// [ownedFirst, ownedFirst + ownedCount) along the axis it owns (input indices for backward
+/// kernels, output indices for forward). Virtual index v of slab j is index
+/// v - origin + j * step of that tensor; indices outside [0, extent) are loaded as a fill value.
+struct HaloAxis {
+  int64_t slabs = 1;
   int64_t ownedFirst = 0;
   int64_t ownedCount = 0;
-  int64_t inputOrigin = 0, inputStep = 0, inputExtent = 0;     ///< forward input / grad_input
-  int64_t outputOrigin = 0, outputStep = 0, outputExtent = 0;  ///< forward output / grad_output
+  int64_t inputOrigin = 0, inputStep = 1, inputExtent = 0;     ///< forward input / grad_input
+  int64_t outputOrigin = 0, outputStep = 1, outputExtent = 0;  ///< forward output / grad_output
+};
+
+/// D and H cut into slabs with a halo (the spatial layout for overlapping windows); a plane's
+/// slab (jd, jh) is its row jh * slabsD + jd.
+struct HaloSlabs {
+  bool active = false;
+  std::array<HaloAxis, 2> axes;  ///< D, H
+  /// Slabs per (batch, channel) plane.
+  int64_t slabs() const { return axes[0].slabs * axes[1].slabs; }
 };
 
 /// A validated pooling problem: batch, channels, input extents, window and layouts.

@@ -48,13 +48,21 @@ std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions) {
 }
 
 HaloMap inputHalo(const PoolingConfig& config, float fillBefore, float fillAfter) {
-  const HaloSlabs& h = config.halo;
-  return {h.slabs, h.inputOrigin, h.inputStep, h.inputExtent, fillBefore, fillAfter};
+  HaloMap m{config.halo.active, {}, fillBefore, fillAfter};
+  for (size_t a = 0; a < 2; ++a) {
+    const HaloAxis& h = config.halo.axes[a];
+    m.axes[a] = {h.slabs, h.inputOrigin, h.inputStep, h.inputExtent};
+  }
+  return m;
 }
 
 HaloMap outputHalo(const PoolingConfig& config) {
-  const HaloSlabs& h = config.halo;
-  return {h.slabs, h.outputOrigin, h.outputStep, h.outputExtent, 0.0f, 0.0f};
+  HaloMap m{config.halo.active, {}, 0.0f, 0.0f};
+  for (size_t a = 0; a < 2; ++a) {
+    const HaloAxis& h = config.halo.axes[a];
+    m.axes[a] = {h.slabs, h.outputOrigin, h.outputStep, h.outputExtent};
+  }
+  return m;
 }
 
 PlaneTensor::PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels, HaloMap halo)
@@ -74,7 +82,7 @@ void PlaneTensor::store(KernelBuilder& builder, RowTile rows, const Box& box, co
 
 void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                            bool toHbm, const std::function<int32_t()>& queues) const {
-  if (halo_.slabs > 0) {
+  if (halo_.active) {
     transferHalo(builder, rows, box, tile, toHbm, queues);
     return;
   }
@@ -156,57 +164,80 @@ void PlaneTensor::transferHalo(KernelBuilder& builder, RowTile rows, const Box& 
                                const Tile& tile, bool toHbm,
                                const std::function<int32_t()>& queues) const {
   const HaloMap& m = halo_;
-  const Range d = box[0];
-  const int64_t end = rows.first + rows.count;
-  // Slabs whose whole box lies inside the tensor: global(d.lo) >= 0, global(d.hi - 1) < extent.
-  const int64_t inLo = std::max<int64_t>(0, ceilDiv(m.origin - d.lo, m.step));
-  const int64_t inHi = floorDiv(m.extent - d.hi + m.origin, m.step) + 1;
-  const bool edges = rows.count > 0 && (inLo > 0 || inHi < m.slabs);
-  if (edges) {
-    if (toHbm) throw Error("pooling: a halo slab store reaches outside the tensor");
-    // Rows that some slab of the tile reads outside the tensor start as the fill; the DMAs
-    // below overwrite the partitions that have data there.
-    const int64_t top = std::min(d.hi, m.origin),
-                  bottom = std::max(d.lo, m.extent + m.origin - (m.slabs - 1) * m.step);
-    if (top > d.lo)
-      builder.memset(compactView(tile.slice(0, 0, top - d.lo)), m.fillBefore, isa::Engine::GpSimd);
-    if (bottom < d.hi)
-      builder.memset(compactView(tile.slice(0, bottom - d.lo, d.size())), m.fillAfter,
-                     isa::Engine::GpSimd);
+  // Per axis (D, H): slabs [inLo, inHi) have the whole box inside the tensor.
+  std::array<int64_t, 2> inLo{}, inHi{};
+  bool edges = false;
+  for (size_t a = 0; a < 2; ++a) {
+    const HaloMap::Axis& x = m.axes[a];
+    const Range r = box[a];
+    inLo[a] = std::max<int64_t>(0, ceilDiv(x.origin - r.lo, x.step));
+    inHi[a] = floorDiv(x.extent - r.hi + x.origin, x.step) + 1;
+    if (inLo[a] > 0 || inHi[a] < x.slabs) {
+      edges = true;
+      // Positions some slab reads outside the tensor start as the fill; the DMAs below
+      // overwrite the partitions that have data there.
+      const int64_t before = std::min(r.hi, x.origin);
+      const int64_t after = std::max(r.lo, x.extent + x.origin - (x.slabs - 1) * x.step);
+      const int axis = static_cast<int>(a);
+      if (before > r.lo) {
+        builder.memset(compactView(tile.slice(axis, 0, before - r.lo)), m.fillBefore,
+                       isa::Engine::GpSimd);
+      }
+      if (after < r.hi) {
+        builder.memset(compactView(tile.slice(axis, after - r.lo, r.size())), m.fillAfter,
+                       isa::Engine::GpSimd);
+      }
+    }
   }
-  auto move = [&](int64_t plane, int64_t firstSlab, int64_t slabs, Range part, int64_t row) {
-    // [slabs, part, H box, W box] of plane `plane`, slab j starting at global
-    // part.lo - origin + j * step.
-    const HbmView planeView = canonical_.select(0, plane)
-                                  .select(0, 0)
-                                  .slice(1, box[1].lo, box[1].hi)
-                                  .slice(2, box[2].lo, box[2].hi);
+  if (edges && toHbm) throw Error("pooling: a halo slab store reaches outside the tensor");
+  // The part of the box slab j has inside the tensor along axis a.
+  auto inside = [&](size_t a, int64_t j) {
+    const HaloMap::Axis& x = m.axes[a];
+    return Range{std::max(box[a].lo, x.origin - j * x.step),
+                 std::min(box[a].hi, x.extent + x.origin - j * x.step)};
+  };
+  // `count` D slabs from `jd` (H slab `jh`) of `plane`, their parts `dPart` x `hPart`, to or
+  // from the tile's partitions from `row`: HBM partition step = the D slab step.
+  auto move = [&](int64_t plane, int64_t jd, int64_t count, int64_t jh, Range dPart, Range hPart,
+                  int64_t row) {
+    const HaloMap::Axis &xd = m.axes[0], &xh = m.axes[1];
+    const HbmView planeView =
+        canonical_.select(0, plane).select(0, 0).slice(2, box[2].lo, box[2].hi);
     StridedLayout l = planeView.layout();
-    l.offset += (part.lo - m.origin + firstSlab * m.step) * l.strides[0];
-    l.shape[0] = part.size();
-    l.shape.insert(l.shape.begin(), slabs);
-    l.strides.insert(l.strides.begin(), m.step * l.strides[0]);
+    l.offset += (dPart.lo - xd.origin + jd * xd.step) * l.strides[0] +
+                (hPart.lo - xh.origin + jh * xh.step) * l.strides[1];
+    l.shape[0] = dPart.size();
+    l.shape[1] = hPart.size();
+    l.shape.insert(l.shape.begin(), count);
+    l.strides.insert(l.strides.begin(), xd.step * l.strides[0]);
     const HbmView hbm(planeView.tensor(), planeView.dtype(), l, planeView.name());
-    const Tile part3 =
-        tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(slabs))
-            .slice(0, part.lo - d.lo, part.hi - d.lo);
+    const Tile part = compactView(
+        tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(count))
+            .slice(0, dPart.lo - box[0].lo, dPart.hi - box[0].lo)
+            .slice(1, hPart.lo - box[1].lo, hPart.hi - box[1].lo));
     const DmaOptions options{queues(), toHbm ? kStoreIssuer : kLoadIssuer};
     if (toHbm) {
-      builder.dmaCopy(hbm, compactView(part3), options);
+      builder.dmaCopy(hbm, part, options);
     } else {
-      builder.dmaCopy(compactView(part3), hbm, options);
+      builder.dmaCopy(part, hbm, options);
     }
   };
+  const int64_t slabsD = m.axes[0].slabs, perPlane = slabsD * m.axes[1].slabs;
+  const int64_t end = rows.first + rows.count;
   for (int64_t row = rows.first; row < end;) {
-    const int64_t plane = row / m.slabs, first = row % m.slabs;
-    const int64_t last = std::min(m.slabs, first + (end - row));  // slabs [first, last) here
-    const int64_t midLo = std::clamp(inLo, first, last), midHi = std::clamp(inHi, midLo, last);
-    if (midHi > midLo) move(plane, midLo, midHi - midLo, d, row + midLo - first);
-    for (int64_t j = first; j < last; ++j) {
-      if (j >= midLo && j < midHi) continue;
-      const Range part{std::max(d.lo, m.origin - j * m.step),
-                       std::min(d.hi, m.extent + m.origin - j * m.step)};
-      if (!part.empty()) move(plane, j, 1, part, row + j - first);
+    // Rows of one (plane, H slab): D slabs [first, last).
+    const int64_t plane = row / perPlane, jh = (row % perPlane) / slabsD;
+    const int64_t first = row % slabsD, last = std::min(slabsD, first + (end - row));
+    const Range hPart = inside(1, jh);
+    if (!hPart.empty()) {
+      const int64_t midLo = std::clamp(inLo[0], first, last);
+      const int64_t midHi = std::clamp(inHi[0], midLo, last);
+      if (midHi > midLo) move(plane, midLo, midHi - midLo, jh, box[0], hPart, row + midLo - first);
+      for (int64_t jd = first; jd < last; ++jd) {
+        if (jd >= midLo && jd < midHi) continue;
+        const Range dPart = inside(0, jd);
+        if (!dPart.empty()) move(plane, jd, 1, jh, dPart, hPart, row + jd - first);
+      }
     }
     row += last - first;
   }

@@ -33,15 +33,19 @@ std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions);
 /// NDHWC (TensorE transposes it, contraction = rows), and no more than `planes`.
 int32_t rowPartitions(const isa::Geometry& geometry, PoolLayout stored, int64_t planes);
 
-/// How one tensor's D is cut into halo slabs (see HaloSlabs): row r is slab j = r % slabs of
-/// plane r / slabs, and box D index v of slab j is global index v - origin + j * step; global
-/// indices below 0 load `fillBefore`, those at or above `extent` load `fillAfter`. slabs == 0:
-/// no halo slabs.
+/// How one tensor's D and H are cut into halo slabs (see HaloSlabs): row r is slab
+/// (jd, jh) of plane r / (slabsD * slabsH), r % (slabsD * slabsH) = jh * slabsD + jd; box index
+/// v of slab j along an axis is global index v - origin + j * step; global indices below 0
+/// load `fillBefore`, those at or above `extent` load `fillAfter`.
 struct HaloMap {
-  int64_t slabs = 0;
-  int64_t origin = 0;
-  int64_t step = 0;
-  int64_t extent = 0;
+  struct Axis {
+    int64_t slabs = 1;
+    int64_t origin = 0;
+    int64_t step = 1;
+    int64_t extent = 0;
+  };
+  bool active = false;
+  std::array<Axis, 2> axes;  ///< D, H
   float fillBefore = 0.0f;
   float fillAfter = 0.0f;
 };

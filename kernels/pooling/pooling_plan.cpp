@@ -91,9 +91,10 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   Spatial full = by == ChunkBy::Input ? config.input : config.output();
   std::array<Range, 3> span{Range{0, full[0]}, Range{0, full[1]}, Range{0, full[2]}};
-  if (config.halo.slabs > 0) {
-    span[0] = {config.halo.ownedFirst, config.halo.ownedFirst + config.halo.ownedCount};
-    full[0] = config.halo.ownedCount;
+  for (int a = 0; a < 2 && config.halo.active; ++a) {
+    const HaloAxis& h = config.halo.axes[static_cast<size_t>(a)];
+    span[a] = {h.ownedFirst, h.ownedFirst + h.ownedCount};
+    full[a] = h.ownedCount;
   }
   Spatial len = full;
   auto ok = [&](const Spatial& l) {

@@ -33,13 +33,15 @@ std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfi
                                      const PoolSchedule& schedule, int32_t partitions,
                                      bool haloFallback = false);
 
-/// What a kernel owns in a halo slab: outputs (forward) or inputs (backward).
-enum class HaloKind : uint8_t { Forward, Backward };
+/// What a kernel owns in a halo slab: outputs (forward) or inputs (backward); max backward
+/// cuts D only.
+enum class HaloKind : uint8_t { Forward, Backward, MaxBackward };
 
 /// The halo slab problem (HaloSlabs) when the schedule's layout allows slabs (spatial, or auto
-/// with B*C under half of `partitions`) and both layouts are NCDHW: D cut into the most slabs
-/// up to partitions / (B*C) of whole outputs (forward: Do divisible) or whole strides of inputs
-/// (backward: D divisible, slab a multiple of the stride), each slab loading its halo.
+/// with B*C under half of `partitions`) and both layouts are NCDHW: D and H cut into the most
+/// slabs (product up to partitions / (B*C), D preferred on ties) of whole outputs (forward: Do
+/// divisible) or whole strides of inputs (backward: D divisible, slab a multiple of the
+/// stride), each slab loading its halo.
 std::optional<PoolingConfig> haloSlabConfig(const PoolingConfig& config,
                                             const PoolSchedule& schedule, HaloKind kind,
                                             int32_t partitions);

@@ -225,7 +225,8 @@ KernelSpec maxPooling3dBackwardSpec() {
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
     const PoolSchedule schedule = poolSchedule(name, args.params);
-    const RunLayout run(name, given, schedule, builder.geometry().partitions, HaloKind::Backward);
+    const RunLayout run(name, given, schedule, builder.geometry().partitions,
+                        HaloKind::MaxBackward);
     buildMaxPool3dBackward(builder, run.config,
                            run.view(args.in("grad_output"), given.outputFormat),
                            run.view(args.in("input_tensor"), given.dataFormat),

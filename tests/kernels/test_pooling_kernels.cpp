@@ -318,24 +318,28 @@ TEST_CASE("pooling kernels: spatial layout puts D and H slabs on partitions") {
   }
 }
 
-TEST_CASE("pooling kernels: halo slabs along D for overlapping windows with few planes") {
+TEST_CASE("pooling kernels: halo slabs for overlapping windows with few planes") {
   using neuronsim::kernels::pooling_testing::allocationPartitions;
   using neuronsim::kernels::pooling_testing::poolAllocations;
+  // Expected slabs per plane (1: channels layout): the largest product Sd * Sh <= 128 / B*C,
+  // D preferred on ties, of counts dividing Do and Ho (forward) or cutting D and H into
+  // multiples of the stride (backward); max backward cuts D only.
   struct HaloCase {
     PoolCase c;
-    int32_t planes;         ///< B*C
-    int32_t forwardSlabs;   ///< largest S <= 128 / B*C dividing Do (1: channels layout)
-    int32_t backwardSlabs;  ///< largest S <= 128 / B*C dividing D into multiples of sD
+    int32_t planes;  ///< B*C
+    int32_t forwardSlabs;
+    int32_t avgBackwardSlabs;
+    int32_t maxBackwardSlabs;
   };
   const std::vector<HaloCase> cases = {
-      {{"k3 s2 p1", {1, 1, 16, 6, 5}, window("3", "2", "1")}, 1, 8, 8},
-      {{"odd k3 s1 p1", {1, 1, 9, 7, 5}, window("3", "1", "1")}, 1, 9, 9},
-      {{"k2 s1, D 13", {1, 2, 13, 5, 6}, window("2", "1", "0")}, 2, 12, 13},
-      {{"k3 s2 p(1,0,1)", {1, 3, 10, 6, 7}, window("3", "2", "1,0,1")}, 3, 5, 5},
-      {{"B=3 k3 s1 p(0,1,1)", {3, 1, 8, 5, 5}, window("3", "1", "0,1,1")}, 3, 6, 8},
-      {{"k4 s2 p2, D 11 prime", {1, 1, 11, 5, 4}, window("4", "2", "2")}, 1, 6, 1},
-      {{"D=1 k(1,3,3) s1 p(0,1,1)", {1, 2, 1, 9, 8}, window("1,3,3", "1", "0,1,1")}, 2, 1, 1},
-      {{"B*C=30 k3 s1 p1", {1, 30, 12, 5, 5}, window("3", "1", "1")}, 30, 4, 4},
+      {{"k3 s2 p1", {1, 1, 16, 6, 5}, window("3", "2", "1")}, 1, 8 * 3, 8 * 3, 8},
+      {{"odd k3 s1 p1", {1, 1, 9, 7, 5}, window("3", "1", "1")}, 1, 9 * 7, 9 * 7, 9},
+      {{"k2 s1, D 13", {1, 2, 13, 5, 6}, window("2", "1", "0")}, 2, 12 * 4, 13, 13},
+      {{"k3 s2 p(1,0,1)", {1, 3, 10, 6, 7}, window("3", "2", "1,0,1")}, 3, 5 * 2, 5 * 3, 5},
+      {{"B=3 k3 s1 p(0,1,1)", {3, 1, 8, 5, 5}, window("3", "1", "0,1,1")}, 3, 6 * 5, 8 * 5, 8},
+      {{"k4 s2 p2, D 11 prime", {1, 1, 11, 5, 4}, window("4", "2", "2")}, 1, 6 * 3, 1, 1},
+      {{"D=1 k(1,3,3) s1 p(0,1,1)", {1, 2, 1, 9, 8}, window("1,3,3", "1", "0,1,1")}, 2, 9, 9, 1},
+      {{"B*C=30 k3 s1 p1", {1, 30, 12, 5, 5}, window("3", "1", "1")}, 30, 4, 4, 4},
   };
   const std::vector<std::pair<std::string, std::string>> kernels = {
       {"avg_pooling_3d_backward", "go0"},
@@ -343,14 +347,15 @@ TEST_CASE("pooling kernels: halo slabs along D for overlapping windows with few 
       {"avg_pooling_3d", "in0"},
       {"max_pooling_3d", "in0"}};
   const auto trn2 = neuronsim::sim::loadMachine("trn2");
-  auto small = trn2;  // slabs cut along D and H into chunks, edge slabs' boxes partly outside
+  auto small = trn2;  // slabs cut into chunks, edge slabs' boxes partly outside the tensor
   small.geometry.sbufPartitionBytes = 3 * 1024;
   uint64_t seed = 400;
   for (const auto& [kernel, buffer] : kernels) {
     const bool isMax = kernel.rfind("max", 0) == 0;
     const bool backward = kernel.find("backward") != std::string::npos;
     for (const HaloCase& hc : cases) {
-      const int32_t slabs = backward ? hc.backwardSlabs : hc.forwardSlabs;
+      const int32_t slabs =
+          !backward ? hc.forwardSlabs : (isMax ? hc.maxBackwardSlabs : hc.avgBackwardSlabs);
       for (const std::string layout : {"auto", "channels"}) {
         PoolCase c = hc.c;
         c.params.push_back({"layout", layout});
@@ -373,22 +378,24 @@ TEST_CASE("pooling kernels: halo slabs along D for overlapping windows with few 
 TEST_CASE("pooling kernels: layout spatial refuses what neither slab kind can cut") {
   using neuronsim::kernels::pooling_testing::poolAllocations;
   const auto machine = neuronsim::sim::loadMachine("trn2");
-  // NDHWC: halo slabs are NCDHW only; D=1: nothing to cut along D, H windows overlap.
-  for (const PoolCase& base :
-       {PoolCase{"NDHWC k3 s1 p1", {1, 8, 8, 8, 1}, window("3", "1", "1", "NDHWC")},
-        PoolCase{"D=1 k(1,3,3) p(0,1,1)", {1, 1, 1, 8, 8}, window("1,3,3", "1", "0,1,1")}}) {
-    for (const std::string kernel : {"avg_pooling_3d_backward", "max_pooling_3d"}) {
-      PoolCase c = base;
-      c.params.push_back({"layout", "spatial"});
-      INFO(kernel << " " << c.label);
-      CHECK_THROWS_WITH_AS(poolAllocations(kernel, c, Dtype::Fp32, machine),
-                           doctest::Contains("layout spatial needs windows that do not overlap"),
-                           neuronsim::Error);
-      c.params.back().second = "auto";
-      CHECK_NOTHROW(poolAllocations(kernel, c, Dtype::Fp32, machine));
-    }
+  // NDHWC: halo slabs are NCDHW only; D=1 with overlapping H windows: max backward cuts
+  // halo slabs along D only.
+  const PoolCase ndhwc{"NDHWC k3 s1 p1", {1, 8, 8, 8, 1}, window("3", "1", "1", "NDHWC")};
+  const PoolCase flat{"D=1 k(1,3,3) p(0,1,1)", {1, 1, 1, 8, 8}, window("1,3,3", "1", "0,1,1")};
+  const std::vector<std::pair<std::string, PoolCase>> refused = {{"avg_pooling_3d_backward", ndhwc},
+                                                                 {"max_pooling_3d", ndhwc},
+                                                                 {"max_pooling_3d_backward", flat}};
+  for (const auto& [kernel, base] : refused) {
+    PoolCase c = base;
+    c.params.push_back({"layout", "spatial"});
+    INFO(kernel << " " << c.label);
+    CHECK_THROWS_WITH_AS(poolAllocations(kernel, c, Dtype::Fp32, machine),
+                         doctest::Contains("layout spatial needs windows that do not overlap"),
+                         neuronsim::Error);
+    c.params.back().second = "auto";
+    CHECK_NOTHROW(poolAllocations(kernel, c, Dtype::Fp32, machine));
   }
-  PoolCase halo{"k3 s1 p1", {1, 1, 8, 8, 8}, window("3", "1", "1")};
+  PoolCase halo = flat;
   halo.params.push_back({"layout", "spatial"});
   CHECK_NOTHROW(poolAllocations("avg_pooling_3d_backward", halo, Dtype::Fp32, machine));
 }
