@@ -167,7 +167,9 @@ void PlaneTensor::transferHalo(KernelBuilder& builder, RowTile rows, const Box& 
   // Per axis (D, H): slabs [inLo, inHi) have the whole box inside the tensor.
   std::array<int64_t, 2> inLo{}, inHi{};
   bool edges = false;
-  for (size_t a = 0; a < 2; ++a) {
+  // H first: D's fill wins where both lie outside (max backward's D padding must stay NaN or
+  // -inf whatever H holds).
+  for (size_t a : {size_t{1}, size_t{0}}) {
     const HaloMap::Axis& x = m.axes[a];
     const Range r = box[a];
     inLo[a] = std::max<int64_t>(0, ceilDiv(x.origin - r.lo, x.step));

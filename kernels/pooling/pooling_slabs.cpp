@@ -62,7 +62,7 @@ std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfi
         "{}: layout spatial needs windows that do not overlap along D or H (kernel_size <= "
         "stride, padding 0), that axis cut into at least 2 slabs of whole windows, and "
         "data_format equal to output_format; or, for halo slabs, both layouts NCDHW and D or H "
-        "cut into at least 2 slabs (max backward: D only)",
+        "cut into at least 2 slabs (max backward: H only unpadded)",
         kernel));
   }
   best.lengthD = config.input[0] / best.slabsD;
@@ -135,9 +135,9 @@ std::optional<PoolingConfig> haloSlabConfig(const PoolingConfig& config,
   const bool forward = kind == HaloKind::Forward;
   const int64_t most = partitions / config.planes();
   // Max backward loads D padding as NaN before / -inf after the tensor, which comes before
-  // (after) every real tap of a window only along D, the outermost tap axis; it cuts D only
-  // (with H slabs too, -inf windows at a padded D edge lost their gradient: not understood yet).
-  const bool cutH = kind != HaloKind::MaxBackward;
+  // (after) every real tap of a window only along D, the outermost tap axis: H only unpadded
+  // (then only windows outside the tensor, whose gradient is 0, read beyond H).
+  const bool cutH = kind != HaloKind::MaxBackward || config.padding[1] == 0;
   int64_t bestD = 1, bestH = 1;
   for (const int64_t d : haloCounts(config, 0, forward, most)) {
     for (const int64_t h :

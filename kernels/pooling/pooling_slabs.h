@@ -34,7 +34,7 @@ std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfi
                                      bool haloFallback = false);
 
 /// What a kernel owns in a halo slab: outputs (forward) or inputs (backward); max backward
-/// cuts D only.
+/// cuts H only where it is unpadded.
 enum class HaloKind : uint8_t { Forward, Backward, MaxBackward };
 
 /// The halo slab problem (HaloSlabs) when the schedule's layout allows slabs (spatial, or auto

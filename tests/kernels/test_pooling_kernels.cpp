@@ -323,7 +323,7 @@ TEST_CASE("pooling kernels: halo slabs for overlapping windows with few planes")
   using neuronsim::kernels::pooling_testing::poolAllocations;
   // Expected slabs per plane (1: channels layout): the largest product Sd * Sh <= 128 / B*C,
   // D preferred on ties, of counts dividing Do and Ho (forward) or cutting D and H into
-  // multiples of the stride (backward); max backward cuts D only.
+  // multiples of the stride (backward); max backward cuts H only where it is unpadded.
   struct HaloCase {
     PoolCase c;
     int32_t planes;  ///< B*C
@@ -335,7 +335,7 @@ TEST_CASE("pooling kernels: halo slabs for overlapping windows with few planes")
       {{"k3 s2 p1", {1, 1, 16, 6, 5}, window("3", "2", "1")}, 1, 8 * 3, 8 * 3, 8},
       {{"odd k3 s1 p1", {1, 1, 9, 7, 5}, window("3", "1", "1")}, 1, 9 * 7, 9 * 7, 9},
       {{"k2 s1, D 13", {1, 2, 13, 5, 6}, window("2", "1", "0")}, 2, 12 * 4, 13, 13},
-      {{"k3 s2 p(1,0,1)", {1, 3, 10, 6, 7}, window("3", "2", "1,0,1")}, 3, 5 * 2, 5 * 3, 5},
+      {{"k3 s2 p(1,0,1)", {1, 3, 10, 6, 7}, window("3", "2", "1,0,1")}, 3, 5 * 2, 5 * 3, 5 * 3},
       {{"B=3 k3 s1 p(0,1,1)", {3, 1, 8, 5, 5}, window("3", "1", "0,1,1")}, 3, 6 * 5, 8 * 5, 8},
       {{"k4 s2 p2, D 11 prime", {1, 1, 11, 5, 4}, window("4", "2", "2")}, 1, 6 * 3, 1, 1},
       {{"D=1 k(1,3,3) s1 p(0,1,1)", {1, 2, 1, 9, 8}, window("1,3,3", "1", "0,1,1")}, 2, 9, 9, 1},
