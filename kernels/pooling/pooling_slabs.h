@@ -38,7 +38,8 @@ std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfi
 enum class HaloKind : uint8_t { Forward, Backward, MaxBackward };
 
 /// The halo slab problem (HaloSlabs) when the schedule's layout allows slabs (spatial, or auto
-/// with B*C under half of `partitions`) and both layouts are NCDHW: D and H cut into the most
+/// with B*C under half of `partitions` and planes of at least 4096 elements) and both layouts
+/// are NCDHW: D and H cut into the most
 /// slabs (product up to partitions / (B*C), D preferred on ties) of whole outputs (forward: Do
 /// divisible) or whole strides of inputs (backward: D divisible, slab a multiple of the
 /// stride), each slab loading its halo.
