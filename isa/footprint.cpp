@@ -68,19 +68,8 @@ std::vector<int64_t> visitOffsets(std::span<const Dim> dims) {
   int64_t count = 1;
   for (const Dim& d : dims) count *= d.num > 0 ? d.num : 0;
   std::vector<int64_t> out(static_cast<size_t>(count));
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t cur = 0;
-  for (int64_t k = 0; k < count; ++k) {
-    out[static_cast<size_t>(k)] = cur;
-    for (size_t j = dims.size(); j-- > 0;) {
-      if (++index[j] < dims[j].num) {
-        cur += dims[j].step;
-        break;
-      }
-      cur -= dims[j].step * (dims[j].num - 1);
-      index[j] = 0;
-    }
-  }
+  size_t k = 0;
+  forEachOffset(dims, [&](int64_t offset) { out[k++] = offset; });
   return out;
 }
 

@@ -20,8 +20,29 @@ ElementSpan dimsSpan(std::span<const Dim> dims);
 /// partition axis for HBM (whose rows are partitionStep elements apart).
 ElementSpan elementSpan(const AccessPattern& ap);
 
-/// The element offset of every position `dims` visit, in visiting order (row-major: the last dim
-/// fastest), relative to the pattern's base. Dims with num <= 0 visit nothing.
+/// Calls fn(offset) with the element offset of every position `dims` visit, in visiting order
+/// (row-major: the last dim fastest), relative to the pattern's base. Dims with num <= 0 visit
+/// nothing. The one walk of an access pattern's positions.
+template <typename Fn>
+void forEachOffset(std::span<const Dim> dims, Fn&& fn) {
+  int64_t count = 1;
+  for (const Dim& d : dims) count *= d.num > 0 ? d.num : 0;
+  std::vector<int64_t> index(dims.size(), 0);
+  int64_t cur = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    fn(cur);
+    for (size_t j = dims.size(); j-- > 0;) {
+      if (++index[j] < dims[j].num) {
+        cur += dims[j].step;
+        break;
+      }
+      cur -= dims[j].step * (dims[j].num - 1);
+      index[j] = 0;
+    }
+  }
+}
+
+/// forEachOffset's offsets as a vector.
 std::vector<int64_t> visitOffsets(std::span<const Dim> dims);
 
 /// Bounding box of one operand. On chip: partitions [partBegin, partEnd) and bytes

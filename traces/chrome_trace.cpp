@@ -1,18 +1,7 @@
-// Chrome trace-event JSON writer (streamed) and reader.
+// Chrome trace-event JSON writer (streamed).
 #include "traces/chrome_trace.h"
 
-#include <fmt/format.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
-#include "isa/error.h"
-#include "isa/file_read.h"
 #include "isa/file_write.h"
-#include "isa/size_limits.h"
 #include "traces/json_writer.h"
 #include "traces/semaphore_releases.h"
 #include "traces/trace_model.h"
@@ -292,18 +281,6 @@ void writeChromeTrace(const std::string& path, const isa::Program& program, cons
   isa::writeAtomically(path, [&](const std::string& temporary) {
     TraceWriter(temporary, program, log, machine).write(summary);
   });
-}
-
-nlohmann::json readTrace(const std::string& path) {
-  const std::string text = isa::readTextFile(path, isa::kMaxTraceBytes, "trace");
-  nlohmann::json trace = nlohmann::json::parse(text, nullptr, false);
-  if (trace.is_discarded()) throw Error(fmt::format("trace '{}' is not valid JSON", path));
-  if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
-    throw Error(fmt::format("trace '{}' has no traceEvents array (not a Chrome trace)", path));
-  if (!trace.contains("neuronsim") || !trace["neuronsim"].is_object())
-    throw Error(
-        fmt::format("trace '{}' has no neuronsim section (not written by neuronsim run)", path));
-  return trace;
 }
 
 }  // namespace neuronsim::traces

@@ -1,5 +1,6 @@
 #pragma once
-// Chrome trace-event JSON (loadable in Perfetto UI and chrome://tracing) and reading it back.
+// Chrome trace-event JSON (loadable in Perfetto UI and chrome://tracing); trace_model.h reads it
+// back (loadTraceModel).
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,8 +18,5 @@ namespace neuronsim::traces {
 /// and renames. Throws neuronsim::Error when the file cannot be written.
 void writeChromeTrace(const std::string& path, const isa::Program& program, const EventLog& log,
                       const nlohmann::json& summary, const MachineFacts& machine = {});
-
-/// Reads a trace written by writeChromeTrace; throws neuronsim::Error naming the file.
-nlohmann::json readTrace(const std::string& path);
 
 }  // namespace neuronsim::traces

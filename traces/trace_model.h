@@ -61,10 +61,13 @@ struct TraceModel {
   double maxEndNs = 0;
 };
 
-/// Builds the model from a parsed trace (readTrace); throws neuronsim::Error on a malformed event.
-TraceModel traceModel(const nlohmann::json& trace);
-/// readTrace then traceModel.
+/// Reads the trace file `path` (streamed, never held as JSON): the one reader of traces, the only
+/// place their rules are checked. Throws neuronsim::Error naming the file when it cannot be read,
+/// is not JSON, has no traceEvents array or no neuronsim section, or holds a malformed event.
 TraceModel loadTraceModel(const std::string& path);
+/// The same model from a trace already parsed into a DOM whose top level is valid (the tests'
+/// oracle for the streaming reader); throws neuronsim::Error on a malformed event.
+TraceModel traceModel(const nlohmann::json& trace);
 /// The same records straight from a run (no kernel span; summary left empty). `machine` gives
 /// the pipeline latencies that time each wait's release.
 TraceModel traceModel(const isa::Program& program, const EventLog& log,

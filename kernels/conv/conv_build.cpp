@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,7 @@ class ConvEmitter {
           computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
                        std::min(plan_.coGroup, core_.cout - g0));
         });
+    settle(0);
     releaseAll();
   }
 
@@ -124,16 +126,29 @@ class ConvEmitter {
       stages_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]},
                                  dtype_, "stage");
     }
-    if (plan_.positionsStationary && planeWise() && !bias_)
+    if (plan_.positionsStationary && planeWise() && !bias_ && !plan_.quadrantGroups)
       quadrants_ = std::max<int64_t>(1, plan_.parts / kQuadrant);
-    outs_ =
-        BufferRing::sbuf(b_, kBuffers, {quadrants_ > 1 ? plan_.parts : coParts, c[0], c[1], c[2]},
-                         out_.dtype(), "out");
-    const int64_t accRows = quadrants_ > 2 ? plan_.parts : std::min(filterColumns(), plan_.parts);
+    const bool allParts = quadrants_ > 1 || plan_.quadrantGroups;
+    outs_ = BufferRing::sbuf(b_, kBuffers, {allParts ? plan_.parts : coParts, c[0], c[1], c[2]},
+                             out_.dtype(), "out");
+    const int64_t accRows = quadrants_ > 2 || plan_.quadrantGroups
+                                ? plan_.parts
+                                : std::min(filterColumns(), plan_.parts);
     psums_ = BufferRing::psum(b_, static_cast<int>(plan_.psumBuffers),
                               {accRows, product(plan_.block)}, isa::Dtype::Fp32, "acc");
     if (!plan_.positionsStationary) return;
     const int ring = 2 * kTransposeLag;
+    if (plan_.quadrantGroups) {
+      transposeLag_ = 1;
+      pairPsums_ =
+          BufferRing::psum(b_, ring, {plan_.parts, 2 * kQuadrant}, isa::Dtype::Fp32, "pairs_acc");
+      pairTiles_ =
+          BufferRing::sbuf(b_, ring, {plan_.parts, 2 * plan_.parts}, pairDtype(), "pairs_out");
+      // Quadrant columns past C_out are transposed too (into rows never evicted): zeros.
+      for (int i = 0; i < ring && core_.cout < kQuadrant; ++i)
+        b_.memset(pairTiles_[i], 0.0f, isa::Engine::GpSimd);
+      return;
+    }
     pairPsums_ =
         BufferRing::psum(b_, ring, {plan_.parts, filterColumns()}, isa::Dtype::Fp32, "pairs_acc");
     const int64_t halfColumns = quadrants_ > 2 ? kHalf : 0;
@@ -170,6 +185,7 @@ class ConvEmitter {
   /// pack); one DMA per kw tap carries every (kd, kh) row (per tap with C_out-major filters).
   /// The odd offset's copy (slot kw + 1) of transposed filters is one SBUF-to-SBUF DMA.
   void loadPackedFilters(int64_t g0, int64_t group) {
+    if (core_.filtersCoCi && plan_.quadrantGroups) return loadPairedFiltersByPe(g0, group);
     const Int3& k = core_.taps;
     const int64_t cs = core_.cin, taps = core_.tapCount(), rows = k[0] * k[1];
     const int64_t groupsPerRow = isa::ceilDiv(k[2], plan_.pack);
@@ -213,6 +229,51 @@ class ConvEmitter {
           .slice(1, c0, c0 + group);
     };
     b_.dmaCopy(slots(1), slots(0), filterDma());
+  }
+
+  /// C_out-major packed filters with quadrant groups (paired outputs; the PSUM blocks span all
+  /// partitions and take the transposes): loaded as stored into [C_out partitions;
+  /// pack + 1 slots, rows, slotParts] (one DMA per kw tap, into slot kw + 1; the other slots and
+  /// channels past C_in are zeros), then per (kd, kh) row one PE transpose per W offset g of
+  /// slots [1 - g, 1 - g + pack) gives [(slot, C_in), C_out] with tap kw on slot kw + g, evicted
+  /// into the filter columns. TensorE is idle in the prologue; 27 per-tap DMA transposes and the
+  /// odd offset's SBUF copy held the first matmul about 11 us.
+  void loadPairedFiltersByPe(int64_t g0, int64_t group) {
+    const Int3& k = core_.taps;
+    const int64_t rows = k[0] * k[1], slot = plan_.slotParts;
+    const Tile stored = b_.sbuf({group, plan_.pack + 1, rows, slot}, dtype_, "filters_co");
+    if (core_.cin < slot) {
+      b_.memset(stored, 0.0f, isa::Engine::Vector);
+    } else {  // slots without a tap only: the DMAs need not wait for the memsets
+      b_.memset(stored.select(0, 0), 0.0f, isa::Engine::Vector);
+      b_.memset(stored.slice(0, k[2] + 1, plan_.pack + 1), 0.0f, isa::Engine::Vector);
+    }
+    for (int64_t kw = 0; kw < k[2]; ++kw)
+      b_.dmaCopy(stored.select(0, kw + 1).slice(1, 0, core_.cin),
+                 filters_.reshape({rows, k[2], core_.cout, core_.cin})
+                     .select(1, core_.flipTaps ? k[2] - 1 - kw : kw)
+                     .slice(1, g0, g0 + group)
+                     .permute({1, 0, 2}),
+                 filterDma());
+    const Tile weights = weights_.select(0, 0);  // [(slot, ci), rows, (g, co)]
+    const int64_t perBank = std::max<int64_t>(1, psums_[0].freeSize() / filterColumns());
+    for (int64_t r0 = 0; r0 < rows; r0 += perBank) {
+      const int64_t nr = std::min(perBank, rows - r0);
+      const Tile ps =
+          psums_.next().slice(0, 0, nr * filterColumns()).split(0, {nr, filterColumns()});
+      for (int64_t r = 0; r < nr; ++r)
+        for (int64_t g = 0; g < 2; ++g) {
+          const int64_t c0 = g * plan_.pairStride;
+          b_.transpose(ps.select(0, r).slice(0, c0, c0 + group),
+                       stored.slice(0, 1 - g, 1 - g + plan_.pack).select(1, r0 + r));
+        }
+      for (int64_t g = 0; g < 2; ++g) {
+        const int64_t c0 = g * plan_.pairStride;
+        copyOn(b_, weights.slice(0, r0, r0 + nr).slice(1, c0, c0 + group),
+               ps.slice(1, c0, c0 + group), evictEngines_.next());
+      }
+    }
+    b_.release(stored);
   }
 
   /// Filter DMAs are triggered from GpSimd (swdge, about 0.2 us each for these small
@@ -327,7 +388,13 @@ class ConvEmitter {
   }
 
   /// Virtual input plane `z` of `chunk`'s batch into ring position `position` of every slot.
+  /// Every chunk covers whole planes, so a position's H and W borders are the same for every
+  /// plane it holds: they are zeroed on its first fill only. A plane in the depth padding is
+  /// left alone: no live tap reads it (`packedTapsFor` checks the depth too).
   void loadRingPlane(const Chunk& chunk, int64_t z, int64_t position) {
+    if (!holdsInput(0, z, 1, 1)) return;
+    const bool bordersZero = ringZeroed_.contains(position);
+    ringZeroed_.insert(position);
     const Chunk plane{
         chunk.batch, {z, chunk.origin[1], chunk.origin[2]}, {1, chunk.extent[1], chunk.extent[2]}};
     for (int64_t j = 0; j < plan_.pack; ++j) {
@@ -340,7 +407,8 @@ class ConvEmitter {
                             .partitionSlice(first, static_cast<int32_t>(core_.cin))
                             .select(0, 0)
                             .slice(0, position, position + 1);
-      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine());
+      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine(), bordersZero,
+                          DmaOptions{static_cast<int32_t>(j), isa::Engine::Sync});
     }
   }
 
@@ -467,6 +535,7 @@ class ConvEmitter {
   }
 
   void computeChunk(const Chunk& chunk, int slot, int64_t g0, int64_t group) {
+    if (plan_.quadrantGroups) return computeGroups(chunk, slot, g0, group);
     // When every block lies in one depth plane and blocks come depth by depth, finished planes
     // are stored while later ones compute: the last chunk's store is one plane, not the chunk.
     // With quadrants, plane d sits on partition quadrant d % 4 (its transposes in PSUM half
@@ -498,13 +567,122 @@ class ConvEmitter {
         defer([=, this, &chunk] {
           const Tile block =
               ps.partitionSlice(static_cast<int32_t>(base), static_cast<int32_t>(rows));
+          // both W offsets on one engine: their interleaved writes would order two engines
+          const isa::Engine engine = evictEngines_.next();
           evict(box(outTile, origin, count, plan_.phase),
-                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw);
-          if (plan_.pairs > 1) evictOdd(outTile, block, chunk, origin, count, j, cw);
+                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw, engine);
+          if (plan_.pairs > 1) evictOdd(outTile, block, chunk, origin, count, j, cw, engine);
         });
       });
       defer([=, this, &chunk] { store(outAll, chunk, co0, cw, storedTo, chunk.extent[0]); });
       settle(0);
+    }
+  }
+
+  /// Grouped transposes: consecutive blocks of one depth plane with the same extent, up to one
+  /// per partition quadrant, computed together (`computeGroup`); one store per group. The last
+  /// group's transposes stay deferred into the next chunk (TensorE never waits for its evictions).
+  void computeGroups(const Chunk& chunk, int slot, int64_t g0, int64_t cw) {
+    const Tile outAll = outs_.next();
+    std::vector<std::pair<Int3, Int3>> blocks;
+    forEachBlock(
+        chunk, [&](const Int3& origin, const Int3& count) { blocks.emplace_back(origin, count); });
+    const size_t quadrants = static_cast<size_t>(plan_.parts / kQuadrant);
+    for (size_t first = 0; first < blocks.size();) {
+      size_t last = first + 1;
+      while (last < blocks.size() && last - first < quadrants &&
+             blocks[last].first[0] == blocks[first].first[0] &&
+             blocks[last].second == blocks[first].second)
+        ++last;
+      computeGroup(chunk, slot, g0, cw, outAll,
+                   std::vector(blocks.begin() + static_cast<std::ptrdiff_t>(first),
+                               blocks.begin() + static_cast<std::ptrdiff_t>(last)));
+      first = last;
+    }
+  }
+
+  /// Blocks `group` (whole output rows, one depth, equal extents), block i on partition quadrant
+  /// i: per sub-block, each block's matmuls into [pairs, (g, C_out)] and an eviction into
+  /// columns (i, g, C_out) of one tile (disjoint per block, so Vector and Scalar evict blocks in
+  /// parallel), then one PE transpose per W offset g of [pairs, (i, C_out)] into the group's PSUM
+  /// tile of offset g. So a transpose serves 4 sub-blocks,
+  /// each offset's eviction moves 128 partitions (4 blocks) at once, and the group is stored by
+  /// one DMA over all 16 engines. The out tile holds block i's rows on quadrant i, from the
+  /// first block's row.
+  void computeGroup(const Chunk& chunk, int slot, int64_t g0, int64_t cw, const Tile& outAll,
+                    const std::vector<std::pair<Int3, Int3>>& group) {
+    const int32_t nq = static_cast<int32_t>(group.size());
+    const int32_t rowsUsed = nq * static_cast<int32_t>(kQuadrant);
+    const Int3 first = group.front().first, count = group.front().second;
+    std::vector<std::vector<TapUse>> uses;
+    for (const auto& [origin, extent] : group) uses.push_back(tapsFor(chunk, origin, extent));
+    const Tile offsets[2] = {psums_.next().partitionSlice(0, rowsUsed).slice(0, 0, product(count)),
+                             psums_.next().partitionSlice(0, rowsUsed).slice(0, 0, product(count))};
+    const int64_t rows = plan_.pairStride + cw;
+    forEachSubBlock(count, [&](const Int3& at, const Int3& sub, int64_t offset) {
+      const int64_t n = product(sub);
+      const int32_t np = static_cast<int32_t>(n);
+      const Tile pairs =
+          pairTiles_.next().partitionSlice(0, np).split(0, {plan_.parts / kQuadrant, 2, kQuadrant});
+      for (int32_t i = 0; i < nq; ++i) {
+        const Tile acc = pairPsums_.next().partitionSlice(0, np);
+        const std::vector<TapUse>& blockUses = uses[static_cast<size_t>(i)];
+        if (blockUses.empty()) b_.memset(acc, 0.0f, isa::Engine::Vector);
+        multiplyPositions(acc.slice(0, 0, rows), blockUses, at, sub, slot, 0, rows);
+        b_.setNote("evict pairs");
+        copyOn(b_, pairs.select(0, i).slice(1, 0, cw), acc.split(0, {2, kQuadrant}).slice(1, 0, cw),
+               evictEngines_.next());
+      }
+      defer(
+          [=, this] {
+            b_.setNote("transpose pairs");
+            for (int g = 0; g < 2; ++g)
+              b_.transpose(offsets[g].slice(0, offset, offset + n),
+                           pairs.slice(0, 0, nq).select(1, g));
+          },
+          true);
+    });
+    const int64_t row0 = first[1];
+    defer([=, this, &chunk] {
+      const isa::Engine engine = evictEngines_.next();
+      const int64_t oddW = std::min(count[2], (chunk.extent[2] - first[2]) / 2);
+      for (int64_t g = 0; g < 2; ++g) {
+        const Int3 extent{count[0], count[1], g == 0 ? count[2] : oddW};
+        if (extent[2] == 0) continue;
+        const Tile src = offsets[g].reshape({count[0], count[1], count[2]}).slice(2, 0, extent[2]);
+        const Tile dst = box(outAll.partitionSlice(0, rowsUsed), {first[0], row0, first[2] + g},
+                             extent, plan_.phase);
+        evict(dst, src, 0, rowsUsed, engine);
+      }
+      storeGroup(outAll, chunk, g0, cw, first, count, nq);
+    });
+  }
+
+  /// Stores the group of `nq` blocks from `first` (extent `count` output pairs per block):
+  /// quadrant i holds block i's rows from the first block's row. One DMA when C_out fills the
+  /// quadrants, else one per quadrant, triggered from GpSimd (idle here; Scalar's 600 ns
+  /// triggers held back its sub-block evictions and so the next transposes).
+  void storeGroup(const Tile& outAll, const Chunk& chunk, int64_t co0, int64_t cw,
+                  const Int3& first, const Int3& count, int32_t nq) {
+    const int64_t d = chunk.origin[0] + first[0];
+    const int64_t width = std::min(chunk.extent[2] - first[2], count[2] * plan_.phase[2]);
+    const int64_t h0 = chunk.origin[1] + first[1], w0 = chunk.origin[2] + first[2];
+    const HbmView rows = out_.select(0, chunk.batch)
+                             .slice(0, co0, co0 + cw)
+                             .select(1, d)
+                             .slice(1, h0, h0 + nq * count[1])
+                             .slice(2, w0, w0 + width)
+                             .split(1, {nq, count[1]})
+                             .permute({1, 0, 2, 3});
+    const Int3 extent{1, count[1], width};
+    const bool whole = cw == kQuadrant;
+    b_.setNote("store out");
+    for (int32_t i = 0; i < (whole ? 1 : nq); ++i) {
+      const int32_t parts = whole ? nq * static_cast<int32_t>(kQuadrant) : static_cast<int32_t>(cw);
+      const Tile src = outAll.partitionSlice(i * static_cast<int32_t>(kQuadrant), parts);
+      const HbmView dst = whole ? rows : rows.select(0, i);
+      b_.dmaCopy(dst, box(src, {first[0], first[1], first[2]}, extent, {1, 1, 1}),
+                 DmaOptions{-1, isa::Engine::GpSimd});
     }
   }
 
@@ -513,7 +691,7 @@ class ConvEmitter {
   void defer(std::function<void()> work, bool transpose = false) {
     deferred_.push_back({std::move(work), transpose});
     pendingTransposes_ += transpose ? 1 : 0;
-    settle(kTransposeLag);
+    settle(transposeLag_);
   }
 
   /// Emits deferred work from the front until at most `lag` transposes are pending: TensorE
@@ -535,40 +713,59 @@ class ConvEmitter {
   void accumulateByPositions(const Tile& ps, const Chunk& chunk, int64_t slot, const Int3& origin,
                              const Int3& count, int64_t coOffset, int64_t rows, int64_t base) {
     const std::vector<TapUse> uses = tapsFor(chunk, origin, count);
-    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
     b_.setNote("matmul");
     if (uses.empty())
       return b_.memset(ps.partitionSlice(static_cast<int32_t>(base), static_cast<int32_t>(rows)),
                        0.0f, isa::Engine::Vector);
+    forEachSubBlock(count, [&](const Int3& at, const Int3& sub, int64_t offset) {
+      const int64_t n = product(sub);
+      const int32_t np = static_cast<int32_t>(n);
+      const Tile acc = pairPsums_.next().partitionSlice(0, np).slice(0, 0, rows);
+      multiplyPositions(acc, uses, at, sub, slot, coOffset, rows);
+      const Tile pairs = pairTiles_.next().partitionSlice(0, np).slice(0, 0, base + rows);
+      b_.setNote("evict pairs");
+      copyOn(b_, pairs.slice(0, base, base + rows), acc, evictEngines_.next());
+      defer(
+          [=, this] {
+            b_.setNote("transpose pairs");
+            b_.transpose(ps.slice(0, offset, offset + n), pairs);
+          },
+          true);
+    });
+  }
+
+  /// Sub-blocks of a block of `count` output pairs with positions as the stationary: whole rows
+  /// of at most one PE tile of pairs, or tile-sized pieces of one row. `visit(at, sub, offset)`
+  /// gets the sub-block's position in the block, its extent and its first block column.
+  template <typename Visit>
+  void forEachSubBlock(const Int3& count, Visit visit) const {
     const int64_t tile = plan_.parts;
     const int64_t perRow = std::min(count[2], tile);
     const int64_t rowsPer = count[2] > tile ? 1 : tile / count[2];
-    const Tile windows = windows_[slot].partitionSlice(0, static_cast<int32_t>(plan_.parts));
-    const Tile filters = weights_.partitionSlice(0, static_cast<int32_t>(plan_.parts)).select(0, 0);
     for (int64_t d = 0; d < count[0]; ++d)
       for (int64_t h = 0; h < count[1]; h += rowsPer)
-        for (int64_t w = 0; w < count[2]; w += perRow) {
-          const Int3 sub{1, std::min(rowsPer, count[1] - h), std::min(perRow, count[2] - w)};
-          const int64_t n = product(sub), offset = (d * count[1] + h) * count[2] + w;
-          const int32_t np = static_cast<int32_t>(n);
-          const Tile acc = pairPsums_.next().partitionSlice(0, np).slice(0, 0, rows);
-          b_.setNote("matmul");
-          for (size_t u = 0; u < uses.size(); ++u) {
-            const Int3 at{uses[u].start[0] + d * step[0], uses[u].start[1] + h * step[1],
-                          uses[u].start[2] + w * step[2]};
-            b_.matmul(acc, box(windows.select(0, 0), windowAt(at), sub, step),
-                      filters.select(0, uses[u].stored).slice(0, coOffset, coOffset + rows), u > 0);
-          }
-          const Tile pairs = pairTiles_.next().partitionSlice(0, np).slice(0, 0, base + rows);
-          b_.setNote("evict pairs");
-          copyOn(b_, pairs.slice(0, base, base + rows), acc, evictEngines_.next());
-          defer(
-              [=, this] {
-                b_.setNote("transpose pairs");
-                b_.transpose(ps.slice(0, offset, offset + n), pairs);
-              },
-              true);
-        }
+        for (int64_t w = 0; w < count[2]; w += perRow)
+          visit(Int3{d, h, w},
+                Int3{1, std::min(rowsPer, count[1] - h), std::min(perRow, count[2] - w)},
+                (d * count[1] + h) * count[2] + w);
+  }
+
+  /// One sub-block's matmuls with positions as the stationary, sub-block at `at` of a block
+  /// whose live tap groups are `uses`: stationary the window view [(slot, C_in), pairs], moving
+  /// filter columns [c0, c0 + rows), into `acc` [pairs, rows].
+  void multiplyPositions(const Tile& acc, const std::vector<TapUse>& uses, const Int3& at,
+                         const Int3& sub, int64_t slot, int64_t c0, int64_t rows) {
+    const int32_t parts = static_cast<int32_t>(plan_.parts);
+    const Tile window = windows_[static_cast<int>(slot)].partitionSlice(0, parts).select(0, 0);
+    const Tile filters = weights_.partitionSlice(0, parts).select(0, 0);
+    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
+    b_.setNote("matmul");
+    for (size_t u = 0; u < uses.size(); ++u) {
+      Int3 start;
+      for (int a = 0; a < 3; ++a) start[a] = uses[u].start[a] + at[a] * step[a];
+      b_.matmul(acc, box(window, windowAt(start), sub, step),
+                filters.select(0, uses[u].stored).slice(0, c0, c0 + rows), u > 0);
+    }
   }
 
   /// Stores depths [d0, d1) of `chunk` from `outAll`, output channels [co0, co0 + cw): one DMA,
@@ -648,7 +845,7 @@ class ConvEmitter {
   /// The odd W offset's outputs (PSUM rows from pairStride) of the block at `origin`, those that
   /// lie inside the chunk.
   void evictOdd(const Tile& outTile, const Tile& ps, const Chunk& chunk, const Int3& origin,
-                const Int3& count, int64_t coTile, int64_t cw) {
+                const Int3& count, int64_t coTile, int64_t cw, isa::Engine engine) {
     Int3 odd = count;
     odd[2] = std::min(count[2], (chunk.extent[2] - origin[2]) / 2);
     if (odd[2] == 0) return;
@@ -656,12 +853,15 @@ class ConvEmitter {
         ps.partitionSlice(static_cast<int32_t>(plan_.pairStride), static_cast<int32_t>(cw))
             .reshape({count[0], count[1], count[2]})
             .slice(2, 0, odd[2]);
-    evict(box(outTile, {origin[0], origin[1], origin[2] + 1}, odd, plan_.phase), src, coTile, cw);
+    evict(box(outTile, {origin[0], origin[1], origin[2] + 1}, odd, plan_.phase), src, coTile, cw,
+          engine);
   }
 
-  void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw) {
+  /// Evicts `ps` into `dst` on `engine` (Vector or Scalar), adding bias and applying the
+  /// activation (on Scalar when Vector cannot).
+  void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw, isa::Engine engine) {
     b_.setNote("evict psum");
-    const bool vector = evictEngines_.next() == isa::Engine::Vector;
+    const bool vector = engine == isa::Engine::Vector;
     std::optional<Tile> bias;
     if (bias_)
       bias = biasTile_.partitionSlice(0, static_cast<int32_t>(cw)).slice(0, coTile, coTile + 1);
@@ -687,11 +887,13 @@ class ConvEmitter {
   EngineCycle placeEngines_, evictEngines_;
   EngineCycle filterIssue_{{isa::Engine::GpSimd, isa::Engine::Scalar}};
   BufferRing pairPsums_, pairTiles_;
-  int64_t quadrants_ = 1;  ///< partition quadrants the out tile's planes rotate over
+  int64_t quadrants_ = 1;             ///< partition quadrants the out tile's planes rotate over
+  int transposeLag_ = kTransposeLag;  ///< deferred transpose items behind the matmuls
   // rolling planes: ring positions of the planes of loaded chunks (by item), of the last loaded
   // chunk, and of the chunk being computed; the next ring position to fill
   std::map<int64_t, std::vector<int64_t>> ringOf_;
   std::vector<int64_t> lastRing_, ringPlanes_;
+  std::set<int64_t> ringZeroed_;  ///< ring positions whose borders hold zeros
   int64_t nextRingPlane_ = 0;
   struct Deferred {
     std::function<void()> work;

@@ -283,6 +283,9 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.stage = budget.stageOf(plan.window);
   plan.block = blockFor(core, plan.chunk, plan.window, geometry.matmulFreeFp32(), plan.phase);
   if (options.chunkPositions == 0) planRollingPlanes(core, plan, budget, geometry);
+  plan.quadrantGroups = plan.positionsStationary && !core.hasBias && plan.block[0] == 1 &&
+                        plan.phase[0] == 1 && plan.phase[1] == 1 &&
+                        plan.block[2] == ceilDiv(plan.chunk[2], plan.phase[2]);
   return plan;
 }
 

@@ -56,6 +56,11 @@ struct ConvPlan {
   /// takes 64 PE cycles for 128 pairs (I2); each sub-block's [pairs, (g, C_out)] result is
   /// evicted and PE-transposed into the block's [(g, C_out), pairs] PSUM tile
   bool positionsStationary = false;
+  /// Positions as the stationary with blocks of whole output rows, one depth each (no bias):
+  /// up to one block per partition quadrant (32) is computed together, one PE transpose per W
+  /// offset serves a sub-block of every block, and each offset's eviction and the group's store
+  /// cover all of the quadrants' partitions
+  bool quadrantGroups = false;
   Int3 phase{1, 1, 1};      ///< output period whose positions share the taps that meet x elements
   Int3 block{1, 1, 1};      ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
   int64_t psumBuffers = 4;  ///< PSUM accumulation blocks in flight

@@ -75,7 +75,7 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step) {
 
 void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
                 int64_t ci0, const Tile& window, const std::optional<Tile>& stage,
-                isa::Engine engine) {
+                isa::Engine engine, bool bordersZero, DmaOptions dma) {
   const isa::Engine zeroEngine = engine == isa::Engine::Scalar ? isa::Engine::GpSimd : engine;
   const WindowFill fill = fillOf(core, chunk);
   const Int3 zero{0, 0, 0}, one{1, 1, 1};
@@ -83,7 +83,7 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
     b.memset(box(window, zero, fill.extent, one), 0.0f, zeroEngine);
     return;
   }
-  for (int a = 0; a < 3 && !fill.complete; ++a) {
+  for (int a = 0; a < 3 && !fill.complete && !bordersZero; ++a) {
     Int3 start = zero, count = fill.extent;
     if (fill.lowEnd[a] > 0) {
       count[a] = fill.lowEnd[a];
@@ -103,11 +103,11 @@ void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const 
   const bool dilated =
       core.inputDilation[0] > 1 || core.inputDilation[1] > 1 || core.inputDilation[2] > 1;
   if (!stage || (fill.complete && !dilated)) {
-    b.dmaCopy(box(window, fill.position, fill.count, one), src);
+    b.dmaCopy(box(window, fill.position, fill.count, one), src, dma);
     return;
   }
   const Tile staged = box(*stage, zero, fill.count, one);
-  b.dmaCopy(staged, src);
+  b.dmaCopy(staged, src, dma);
   b.tensorCopy(box(window, fill.position, fill.count, core.inputDilation), staged, engine);
 }
 

@@ -29,10 +29,13 @@ Tile box(Tile tile, const Int3& start, const Int3& count, const Int3& step);
 /// dilation must step over them).
 /// `stage` (same partitions; d, h, w), when given, receives the x elements first in one contiguous
 /// DMA when the window has inserted zeros or a border; a copy on `engine` places them. It is
-/// required with input dilation. Border zeros are memset on `engine` (GpSimd when it is Scalar).
+/// required with input dilation. Border zeros are memset on `engine` (GpSimd when it is Scalar)
+/// unless `bordersZero` (the window's border already holds zeros from an earlier fill); a window
+/// lying wholly outside x is always memset. `dma` places the load.
 void loadWindow(KernelBuilder& b, const ConvCore& core, const HbmView& x, const Chunk& chunk,
                 int64_t ci0, const Tile& window, const std::optional<Tile>& stage,
-                isa::Engine engine = isa::Engine::GpSimd);
+                isa::Engine engine = isa::Engine::GpSimd, bool bordersZero = false,
+                DmaOptions dma = {});
 
 /// Loads channels [c0, c0 + count) of `t` ([B, C, D, H, W]) over `chunk` into `tile`
 /// ([min(count, P) partitions; count / P pieces, d, h, w], P = tileParts): one DMA

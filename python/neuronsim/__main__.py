@@ -2,6 +2,7 @@
 runs. The options are those of ``neuronsim run`` (``--help`` lists them); the kernel's
 parameters are flags in kebab-case. Errors print one ``error:`` line and exit 2."""
 
+import json
 import os
 import sys
 
@@ -10,7 +11,7 @@ import numpy as np
 from . import _core
 from .errors import Error
 from .python_kernel import load_file_kernel
-from .running import run
+from .running import dry_run, run
 
 USAGE = """usage: neuronsim run FILE.py:KERNEL [options] [kernel parameters]
 
@@ -31,13 +32,18 @@ options:
   --set KEY=VALUE         override one machine parameter (repeatable)
   --timing-only           simulate without numerics (no outputs)
   --interpret             run the sequential interpreter only (no time)
+  --strict                races and reads of never-written memory are errors (exit 2, nothing
+                          written), not warnings
+  --dry-run               check every argument, input file, output path and the kernel's build,
+                          then stop: nothing is simulated or written
   --check                 compare with the kernel's reference; exit 1 above the tolerance
   --help                  this text and the kernel's tensors and parameters
 """
 
 _VALUED = {"input", "shape", "seed", "dtype", "output-dir", "trace", "summary-json", "csv", "dump-asm",
            "machine", "set"}
-_FLAGS = {"timing-only", "interpret", "check", "help"}
+_FLAGS = {"timing-only", "interpret", "strict", "dry-run", "check", "help"}
+_FILES = ("trace", "summary-json", "csv", "dump-asm")  # in the order neuronsim run declares them
 _REPEATED = {"input", "shape", "set"}
 
 
@@ -55,7 +61,7 @@ def _parse(args, kernel):
     options, values = {}, {}
     i = 0
     while i < len(args):
-        arg = args[i]
+        arg = "--help" if args[i] == "-h" else args[i]
         if not arg.startswith("--"):
             raise Error(f"run: unexpected argument '{arg}'")
         key, sep, value = arg[2:].partition("=")
@@ -109,49 +115,14 @@ def _help(kernel):
     print(USAGE, end="")
 
 
-def _write(path, text):
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+def _seed(text):
+    """--seed as neuronsim run reads it: a non-negative integer below 10^19."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        raise Error(f"run: --seed takes a non-negative integer below 10^19, not '{text}'")
+    return int(text)
 
 
-def _check_writable(option, path):
-    parent = os.path.dirname(path)
-    if parent and not os.path.isdir(parent):
-        raise Error(f"run: --{option} {path}: directory '{parent}' does not exist")
-    if os.path.isdir(path):
-        raise Error(f"run: --{option} {path} is a directory")
-
-
-def run_command(args):
-    """``run FILE.py:KERNEL [options]``; returns the exit status."""
-    if not args or args[0] in ("--help", "-h"):
-        print(USAGE, end="")
-        return 0
-    kernel = load_file_kernel(args[0])
-    options, param_texts = _parse(args[1:], kernel)
-    if "help" in options:
-        _help(kernel)
-        return 0
-    mode = "timed"
-    if "timing-only" in options and "interpret" in options:
-        raise Error("run: --timing-only and --interpret exclude each other")
-    if "timing-only" in options:
-        mode = "timing_only"
-        if "check" in options or "output-dir" in options:
-            raise Error("run: --timing-only computes no outputs to --check or write")
-    if "interpret" in options:
-        mode = "interpret"
-        if {"trace", "summary-json", "csv"} & set(options):
-            raise Error("run: --interpret measures no time; drop --trace, --csv and --summary-json")
-    for option in ("trace", "summary-json", "csv", "dump-asm"):
-        if option in options:
-            _check_writable(option, options[option])
-    out_dir = options.get("output-dir")
-    if out_dir and os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise Error(f"run: --output-dir {out_dir} is not a directory")
-
+def _read_inputs(options):
     tensors, shapes = {}, {}
     for text in options.get("input", []):
         name, path = _split(text, "--input")
@@ -168,35 +139,97 @@ def run_command(args):
         if name in shapes:
             raise Error(f"run: --shape {name} given twice")
         shapes[name] = _shape(value, name)
-    seed = options.get("seed", "0")
-    if not seed.isdigit():
-        raise Error(f"run: --seed takes a non-negative integer, not '{seed}'")
-    overrides = dict(_split(text, "--set") for text in options.get("set", []))
+    return tensors, shapes
 
-    result = run(kernel, dtype=options.get("dtype", "fp32"), machine=options.get("machine", "trn2"),
-                 overrides=overrides, mode=mode, trace=bool({"trace", "csv"} & set(options)), seed=int(seed),
-                 shapes=shapes, check="check" in options, raise_on_failure=False, **param_texts, **tensors)
+
+def _mode(options):
+    if "timing-only" in options and "interpret" in options:
+        raise Error("run: --timing-only and --interpret exclude each other")
+    if "timing-only" in options:
+        if "check" in options or "output-dir" in options:
+            raise Error("run: --timing-only computes no outputs to --check or write; drop --check and --output-dir")
+        return "timing_only"
+    if "interpret" in options:
+        if {"trace", "summary-json", "csv"} & set(options):
+            raise Error("run: --interpret measures no time; drop --trace, --csv and --summary-json")
+        return "interpret"
+    return "timed"
+
+
+def _npy_path(out_dir, name):
+    return os.path.join(out_dir, name + ".npy")
+
+
+def _declare_outputs(options):
+    """The files asked for, checked now as neuronsim run checks them (isa/file_write.h): a
+    missing --output-dir is created at commit, unless it cannot be."""
+    files = _core.OutputSet()
+    if "output-dir" in options:
+        files.add_directory("--output-dir", options["output-dir"])
+    for option in _FILES:
+        if option in options:
+            files.add(f"--{option}", options[option])
+    return files
+
+
+def _write_outputs(files, options, result):
+    """Stages every file asked for, then commits them all at once."""
+    if "dump-asm" in options:
+        with open(files.stage(options["dump-asm"]), "w") as f:
+            f.write(result.asm())
+    if "summary-json" in options:
+        with open(files.stage(options["summary-json"]), "w") as f:
+            f.write(json.dumps(result.summary, indent=2) + "\n")
+    if "trace" in options:
+        result.trace.save(files.stage(options["trace"]))
+    if "csv" in options:
+        result.trace.csv(files.stage(options["csv"]))
+    written = []
+    if "output-dir" in options:
+        for name, array in result.outputs.items():
+            path = _npy_path(options["output-dir"], name)
+            files.add("--output-dir", path)
+            with open(files.stage(path), "wb") as f:
+                np.save(f, np.asarray(array, dtype=np.float32))
+            written.append(path)
+    files.commit()
+    for path in written:
+        print(f"wrote {path}")
+
+
+def run_command(args):
+    """``run FILE.py:KERNEL [options]``; returns the exit status."""
+    if not args or args[0] in ("--help", "-h"):
+        print(USAGE, end="")
+        return 0
+    kernel = load_file_kernel(args[0])
+    options, param_texts = _parse(args[1:], kernel)
+    if "help" in options:
+        _help(kernel)
+        return 0
+    mode = _mode(options)
+    tensors, shapes = _read_inputs(options)
+    how = dict(dtype=options.get("dtype", "fp32"), machine=options.get("machine", "trn2"), mode=mode,
+               overrides=dict(_split(text, "--set") for text in options.get("set", [])),
+               seed=_seed(options.get("seed", "0")), shapes=shapes, check="check" in options)
+    files = _declare_outputs(options)
+    if "dry-run" in options:
+        for name in dry_run(kernel, **how, **param_texts, **tensors):
+            if "output-dir" in options:
+                files.add("--output-dir", _npy_path(options["output-dir"], name))
+        print(f"run {kernel.name}: dry run: arguments, input files and output paths are valid; nothing was "
+              "simulated or written")
+        return 0
+
+    result = run(kernel, **how, trace=bool({"trace", "csv"} & set(options)), races="warn",
+                 strict="strict" in options, raise_on_failure=False, **param_texts, **tensors)
     if result.summary is not None:
         print(_core.summary_text(result.summary), end="")
     else:
         print(f"{kernel.name}: interpreted")
     for line in result.races + result.warnings:
         print(f"warning: {line}", file=sys.stderr)
-    if "dump-asm" in options:
-        _write(options["dump-asm"], result.asm())
-    if "summary-json" in options:
-        import json
-        _write(options["summary-json"], json.dumps(result.summary, indent=2) + "\n")
-    if "trace" in options:
-        result.trace.save(options["trace"])
-    if "csv" in options:
-        result.trace.csv(options["csv"])
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        for name, array in result.outputs.items():
-            path = os.path.join(out_dir, name + ".npy")
-            np.save(path, array)
-            print(f"wrote {path}")
+    _write_outputs(files, options, result)
     if "check" in options:
         ok = result.check_error <= result.tolerance
         print(f"check: normalized error {result.check_error:.3g} (tolerance {result.tolerance:.0e}): "

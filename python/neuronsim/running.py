@@ -48,25 +48,11 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     races="warn", and reads of never-written memory raise StrictError. ``raise_on_failure=False``: neither races nor a failed check
     raise (the command line reports them itself).
     """
-    spec, python_kernel = kernels.find(kernel)
-    if mode not in _MODES:
-        raise Error(f"mode takes {', '.join(_MODES)}, not '{mode}'")
+    spec, tensors, params = _request(kernel, mode, tensors_and_params)
     if races not in ("raise", "warn"):
         raise Error(f"races takes 'raise' or 'warn', not '{races}'")
-    input_names = [name for name, _, _ in spec.inputs]
-    param_names = [p[0] for p in spec.params]
-    tensors, params = {}, []
-    for name, value in tensors_and_params.items():
-        if name in input_names:
-            tensors[name] = _as_array(value, f"{spec.name}: {name}")
-        elif name in param_names:
-            params.append((name, _param_text(value)))
-        else:
-            raise Error(f"{spec.name} has no input or parameter named '{name}' (inputs: {', '.join(input_names)}; "
-                        f"parameters: {', '.join(param_names) or 'none'})")
-    sets = [f"{k}={v}" for k, v in (overrides or {}).items()]
-    shape_map = {k: [int(d) for d in v] for k, v in (shapes or {}).items()}
-    core = _core.run(spec, tensors, shape_map, params, dtype, machine, sets, mode, bool(trace), int(seed), bool(check))
+    core = _core.run(spec, tensors, _shape_map(shapes), params, dtype, machine, _sets(overrides), mode, bool(trace),
+                     int(seed), bool(check))
     result = Result(spec.name, core)
     raise_races = result.races and races == "raise" and (raise_on_failure or strict)
     if raise_races:
@@ -82,6 +68,43 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
         raise CheckError(f"{spec.name}: normalized error {result.check_error:.3g} above the tolerance "
                          f"{result.tolerance:.0e}")
     return result
+
+
+def dry_run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", seed=0, shapes=None, check=False,
+            **tensors_and_params):
+    """What the CLI's ``--dry-run`` checks: ``run`` with the same arguments up to the kernel's
+    build (parameters, machine, tensors, shapes, the program itself); nothing is simulated.
+    Returns the names of the outputs the kernel declares."""
+    spec, tensors, params = _request(kernel, mode, tensors_and_params)
+    return _core.dry_run(spec, tensors, _shape_map(shapes), params, dtype, machine, _sets(overrides), mode,
+                         int(seed), bool(check))
+
+
+def _request(kernel, mode, tensors_and_params):
+    """(KernelSpec, {input: array}, [(parameter, text)]) of a run's arguments."""
+    spec, _ = kernels.find(kernel)
+    if mode not in _MODES:
+        raise Error(f"mode takes {', '.join(_MODES)}, not '{mode}'")
+    input_names = [name for name, _, _ in spec.inputs]
+    param_names = [p[0] for p in spec.params]
+    tensors, params = {}, []
+    for name, value in tensors_and_params.items():
+        if name in input_names:
+            tensors[name] = _as_array(value, f"{spec.name}: {name}")
+        elif name in param_names:
+            params.append((name, _param_text(value)))
+        else:
+            raise Error(f"{spec.name} has no input or parameter named '{name}' (inputs: {', '.join(input_names)}; "
+                        f"parameters: {', '.join(param_names) or 'none'})")
+    return spec, tensors, params
+
+
+def _sets(overrides):
+    return [f"{k}={v}" for k, v in (overrides or {}).items()]
+
+
+def _shape_map(shapes):
+    return {k: [int(d) for d in v] for k, v in (shapes or {}).items()}
 
 
 def _more(count):

@@ -11,6 +11,7 @@
 
 #include "isa/assembly.h"
 #include "isa/error.h"
+#include "isa/file_write.h"
 #include "kernels/harness/occupancy.h"
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
@@ -107,28 +108,72 @@ std::string pathText(const py::object& path) {
   return py::str(py::module_::import("os").attr("fspath")(path));
 }
 
-RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::ShapeMap& shapes,
-                  const std::vector<std::pair<std::string, std::string>>& paramTexts,
-                  const std::string& dtypeText, const std::string& machineName,
-                  const std::vector<std::string>& sets, const std::string& modeText, bool trace,
-                  uint64_t seed, bool check) {
+/// The checked request of one run: everything known before any tensor data exists.
+struct RunRequest {
+  isa::Dtype dtype;
+  kernels::RunMode mode;
+  kernels::ParamValues params;
+  sim::MachineConfig machine;
+  kernels::InputRequest inputs;
+  kernels::ShapeMap inputShapes;
+};
+
+RunRequest checkRequest(const SpecPtr& spec, const py::dict& tensors,
+                        const kernels::ShapeMap& shapes,
+                        const std::vector<std::pair<std::string, std::string>>& paramTexts,
+                        const std::string& dtypeText, const std::string& machineName,
+                        const std::vector<std::string>& sets, const std::string& modeText,
+                        uint64_t seed, bool check) {
   const isa::Dtype dtype = kernelDtype(dtypeText);
   const kernels::RunMode mode = runMode(modeText);
   if (check && mode == kernels::RunMode::TimingOnly)
     throw Error("timing_only computes no outputs to check");
   if (check && !spec->reference)
     throw Error(fmt::format("{} has no reference to check against", spec->name));
-  const kernels::ParamValues params = kernels::parseParams(*spec, paramTexts);
-  const sim::MachineConfig machine = sim::loadMachine(machineName, sets);
-  kernels::InputRequest request;
-  request.seed = seed;
-  request.shapes.assign(shapes.begin(), shapes.end());
+  RunRequest r{
+      dtype, mode, kernels::parseParams(*spec, paramTexts), sim::loadMachine(machineName, sets),
+      {},    {}};
+  r.inputs.seed = seed;
+  r.inputs.shapes.assign(shapes.begin(), shapes.end());
   for (const auto& [name, array] : tensors)
-    request.arrays[name.cast<std::string>()] =
+    r.inputs.arrays[name.cast<std::string>()] =
         hostTensorFrom(array, fmt::format("{}: {}", spec->name, name.cast<std::string>()));
-  const kernels::ShapeMap inputShapes = kernels::resolveInputShapes(*spec, request, params);
+  r.inputShapes = kernels::resolveInputShapes(*spec, r.inputs, r.params);
+  return r;
+}
+
+/// --dry-run: checks the request and builds the program (nothing is simulated); returns the
+/// names of the outputs the kernel declares.
+std::vector<std::string> dryRun(const SpecPtr& spec, const py::dict& tensors,
+                                const kernels::ShapeMap& shapes,
+                                const std::vector<std::pair<std::string, std::string>>& paramTexts,
+                                const std::string& dtypeText, const std::string& machineName,
+                                const std::vector<std::string>& sets, const std::string& modeText,
+                                uint64_t seed, bool check) {
+  const RunRequest r = checkRequest(spec, tensors, shapes, paramTexts, dtypeText, machineName, sets,
+                                    modeText, seed, check);
+  const kernels::KernelShapes checked = kernels::checkShapes(*spec, r.inputShapes, r.params);
+  const isa::Program program =
+      kernels::buildKernel(*spec, r.params, checked, r.dtype, r.machine.geometry);
+  std::vector<std::string> names;
+  for (const isa::TensorDecl& t : program.tensors)
+    if (t.kind == isa::TensorKind::Output) names.push_back(t.name);
+  return names;
+}
+
+RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::ShapeMap& shapes,
+                  const std::vector<std::pair<std::string, std::string>>& paramTexts,
+                  const std::string& dtypeText, const std::string& machineName,
+                  const std::vector<std::string>& sets, const std::string& modeText, bool trace,
+                  uint64_t seed, bool check) {
+  RunRequest r = checkRequest(spec, tensors, shapes, paramTexts, dtypeText, machineName, sets,
+                              modeText, seed, check);
+  const isa::Dtype dtype = r.dtype;
+  const kernels::RunMode mode = r.mode;
+  const kernels::ParamValues& params = r.params;
+  const sim::MachineConfig& machine = r.machine;
   const kernels::HostTensors inputs =
-      kernels::loadInputs(*spec, std::move(request), inputShapes, dtype, params);
+      kernels::loadInputs(*spec, std::move(r.inputs), r.inputShapes, dtype, params);
 
   traces::EventLog log;
   kernels::RunOptions options;
@@ -267,6 +312,19 @@ void bindRun(py::module_& m) {
   m.def("run", &runSpec, py::arg("spec"), py::arg("tensors"), py::arg("shapes"), py::arg("params"),
         py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"), py::arg("trace"),
         py::arg("seed"), py::arg("check"));
+  m.def("dry_run", &dryRun, py::arg("spec"), py::arg("tensors"), py::arg("shapes"),
+        py::arg("params"), py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"),
+        py::arg("seed"), py::arg("check"),
+        "checks a run and builds its program without simulating; the output names");
+
+  py::class_<isa::OutputSet>(m, "OutputSet",
+                             "the files of one command, checked first and committed together")
+      .def(py::init<>())
+      .def("add_directory", &isa::OutputSet::addDirectory, py::arg("option"), py::arg("dir"))
+      .def("add", &isa::OutputSet::add, py::arg("option"), py::arg("path"))
+      .def("stage", &isa::OutputSet::stage, py::arg("path"),
+           "a temporary file to write path's content to")
+      .def("commit", &isa::OutputSet::commit);
 }
 
 }  // namespace neuronsim::python

@@ -11,7 +11,7 @@
 
 #include "isa/memory_state.h"
 #include "isa/program.h"
-#include "sim/core/access_arbiter.h"
+#include "sim/core/port_arbiter.h"
 #include "sim/core/run_recorder.h"
 #include "sim/core/semaphore_bank.h"
 #include "sim/machine_config.h"
@@ -35,10 +35,20 @@ class CoreContext {
   SemaphoreBank& semaphores() { return semaphores_; }
   /// Null when race detection is off.
   RaceDetector* races() { return races_.get(); }
-  AccessArbiter& arbiter() { return arbiter_; }
+  PortArbiter& arbiter() { return arbiter_; }
   RunRecorder& recorder() { return recorder_; }
   DmaModule& dma() { return *dma_; }
   void attachDma(DmaModule& dma) { dma_ = &dma; }
+  /// Blocks the calling engine thread until a port claim or a waiting request changes.
+  void awaitPortChange() {
+    ++portWaiters_;
+    sc_core::wait(portChanged_);
+    --portWaiters_;
+  }
+  /// Wakes the engines in awaitPortChange().
+  void portsChanged() {
+    if (portWaiters_ != 0) portChanged_.notify();
+  }
   /// Notified when a value `agent` waits for may have been reached.
   sc_core::sc_event& wakeEvent(int agent) { return wake_[static_cast<size_t>(agent)]; }
 
@@ -57,10 +67,12 @@ class CoreContext {
   isa::MemoryState* memory_;
   SemaphoreBank semaphores_;
   std::unique_ptr<RaceDetector> races_;
-  AccessArbiter arbiter_;
+  PortArbiter arbiter_;
   RunRecorder recorder_;
   DmaModule* dma_ = nullptr;
   std::array<sc_core::sc_event, kNumAgents> wake_;
+  sc_core::sc_event portChanged_;
+  int portWaiters_ = 0;
   std::exception_ptr error_;
 };
 

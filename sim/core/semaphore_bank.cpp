@@ -71,6 +71,23 @@ bool SemaphoreBank::settled(int32_t sem, Tick t, Tick now) const {
   return true;
 }
 
+Tick SemaphoreBank::nextStartBound(int agent, Tick now) const {
+  const Tick frontier = frontier_[static_cast<size_t>(agent)];
+  const Blocked& b = blocked_[static_cast<size_t>(agent)];
+  if (b.sem < 0 || frontier == Tick::never()) return frontier;
+  const Semaphore& s = semaphores_[static_cast<size_t>(b.sem)];
+  Tick reach = s.timeline.firstReach(b.value).at;
+  for (uint32_t rest = s.signallers; rest != 0; rest &= rest - 1) {
+    const int signaller = __builtin_ctz(rest);
+    const Tick f = frontier_[static_cast<size_t>(signaller)];
+    if (signaller >= isa::kNumEngines)  // a DMA queue registers at the SystemC time it fires
+      reach = std::min(reach, now);
+    else if (f != Tick::never())
+      reach = std::min(reach, f + s.lookahead[static_cast<size_t>(signaller)]);
+  }
+  return std::max(frontier, reach);
+}
+
 void SemaphoreBank::removeWaiter(int agent, int32_t sem) {
   std::vector<Waiter>& waiters = waitersOf(sem);
   waiters.erase(std::remove_if(waiters.begin(), waiters.end(),

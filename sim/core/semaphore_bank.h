@@ -53,6 +53,14 @@ class SemaphoreBank {
   bool settled(int32_t sem, Tick t, Tick now) const;
   /// Engine agent `agent` will start no instruction before `t` (Tick::never() when done).
   void advanceFrontier(int agent, Tick t) { frontier_[static_cast<size_t>(agent)] = t; }
+  /// Engine agent `agent` is blocked until `sem` reaches `value` (`sem` -1: it is not).
+  void setBlocked(int agent, int32_t sem, int64_t value) {
+    blocked_[static_cast<size_t>(agent)] = {sem, value};
+  }
+  /// A lower bound on the start of engine agent `agent`'s next instruction at SystemC time
+  /// `now`: its frontier, and while it is blocked on a semaphore the earliest time the value
+  /// can be reached (by registered increments or by the least lookahead of its signallers).
+  Tick nextStartBound(int agent, Tick now) const;
   /// `agent` blocks until `sem` has reached `value` (reported once by add()).
   void addWaiter(int agent, int32_t sem, int64_t value) {
     waitersOf(sem).push_back({agent, value});
@@ -82,9 +90,16 @@ class SemaphoreBank {
     return semaphores_[static_cast<size_t>(sem)].waiters;
   }
 
+  /// The semaphore and value an engine waits for (sem -1 when it is not blocked).
+  struct Blocked {
+    int32_t sem = -1;
+    int64_t value = 0;
+  };
+
   Tick handoff_;
   std::vector<Semaphore> semaphores_;
   std::array<Tick, kNumAgents> frontier_{};
+  std::array<Blocked, isa::kNumEngines> blocked_{};
 };
 
 }  // namespace neuronsim::sim

@@ -19,11 +19,12 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
       ctx_(context),
       engine_(engine),
       agent_(engineAgent(engine)),
-      lockstep_(context.arbiter().enabled() &&
-                (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
-                 engine == isa::Engine::GpSimd)),
+      arbitrated_(context.arbiter().enabled() &&
+                  (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
+                   engine == isa::Engine::GpSimd)),
       timing_(makeEngineTiming(engine, context.machine())),
       stream_(context.program(), context.machine(), std::move(stream)) {
+  if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
   SC_THREAD(run);
 }
 
@@ -54,6 +55,7 @@ Tick EngineModule::awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall
     const SemaphoreTimeline::Reach reach = bank.firstReach(wait.sem, wait.value);
     if (reach.at <= t) break;
     blockedOn_ = &wait;
+    bank.setBlocked(agent_, wait.sem, wait.value);
     if (reach.at == Tick::never()) {
       bank.addWaiter(agent_, wait.sem, wait.value);
       sc_core::wait(ctx_.wakeEvent(agent_));
@@ -71,17 +73,44 @@ Tick EngineModule::awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall
     stall = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
     break;
   }
+  if (blockedOn_) bank.setBlocked(agent_, -1, 0);
   blockedOn_ = nullptr;
   return t;
 }
 
 Tick EngineModule::awaitPorts(const DecodedInstruction& inst, Tick t, Stall& stall) {
+  using Verdict = PortArbiter::Verdict;
+  PortArbiter& arbiter = ctx_.arbiter();
+  SemaphoreBank& bank = ctx_.semaphores();
+  bool posted = false;   // rivals know this request (index, and t as the frontier)
+  bool yielded = false;  // one delta cycle given at t to rivals that wake at t
   while (true) {
-    waitUntil(t);
-    const Tick freeAt = ctx_.arbiter().freeAt(engine_, inst.usesSbuf, inst.usesPsum);
-    if (freeAt <= t) return t;
-    stall = {StallCause::AccessConflict, -1, 0, -1};
-    t = freeAt;
+    const Tick now = scNow();
+    const PortArbiter::Grant grant =
+        arbiter.grant(engine_, inst.usesSbuf, inst.usesPsum, inst.index, t, [&](isa::Engine rival) {
+          return std::max(now, bank.nextStartBound(engineAgent(rival), now));
+        });
+    const bool moved = grant.at != t;
+    if (moved) stall = {StallCause::AccessConflict, -1, 0, -1};
+    t = grant.at;
+    if (grant.verdict == Verdict::Granted || (grant.verdict == Verdict::Tie && yielded)) return t;
+    if (!posted || moved) {  // tell rivals only what changed, so that waiters do not ping-pong
+      arbiter.wait(engine_, inst.index);
+      bank.advanceFrontier(agent_, t);
+      ctx_.portsChanged();
+      posted = true;
+    }
+    // Before t a rival may still start first: SystemC time reaching t settles that (every
+    // engine runs at or after SystemC time). At t: the waiting rival with priority claims
+    // first; a rival that wakes at t gets one delta cycle to make its request.
+    if (t > now) {
+      sc_core::wait(delayUntil(t));
+    } else if (grant.verdict == Verdict::Behind) {
+      ctx_.awaitPortChange();
+    } else {
+      sc_core::wait(sc_core::SC_ZERO_TIME);
+      yielded = true;
+    }
   }
 }
 
@@ -92,6 +121,7 @@ void EngineModule::step(const DecodedInstruction& inst) {
   RaceDetector* races = ctx_.races();
 
   // 1. Semaphore waits.
+  if (arbitrated_) ctx_.arbiter().next(engine_, index);
   Stall stall;
   Tick t = timing_->head();
   for (const isa::SemWait& w : inst.waits) t = awaitSemaphore(w, t, stall);
@@ -109,10 +139,13 @@ void EngineModule::step(const DecodedInstruction& inst) {
     issue = timing_->trigger(t, ctx_.dma().triggerTime(index), stall);
   } else {
     t = timing_->afterInterlock(inst.operands, t, stall);
-    if (lockstep_) t = awaitPorts(inst, t, stall);
+    if (arbitrated_) t = awaitPorts(inst, t, stall);
     if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
     issue = timing_->issue(inst, inst.operands.front().box, t, stall);
-    ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+    if (arbitrated_) {
+      ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+      ctx_.portsChanged();
+    }
   }
   if (issue.complete > kSimulatedTimeLimit)
     throwTimeLimit(issue.complete,

@@ -36,14 +36,14 @@ class EngineModule : public sc_core::sc_module {
   /// The earliest time from `t` on at which `wait` holds; records a Semaphore stall when
   /// it binds.
   Tick awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall);
-  /// The earliest time from `t` on at which the NC-v2 ports `inst` uses are free (lockstep
-  /// with SystemC time).
+  /// The earliest time from `t` on at which the NC-v2 ports `inst` uses are free: the
+  /// arbiter's grant when final, else decided at SystemC time (a rival may still come first).
   Tick awaitPorts(const DecodedInstruction& inst, Tick t, Stall& stall);
 
   CoreContext& ctx_;
   isa::Engine engine_;
   int agent_;
-  bool lockstep_;  ///< synchronize before every instruction (NC-v2 port arbitration)
+  bool arbitrated_;  ///< its instructions ask the NC-v2 port arbiter (Trn1 Vector/Scalar/GpSimd)
   std::unique_ptr<EngineTiming> timing_;
   StreamDecoder stream_;
   const isa::SemWait* blockedOn_ = nullptr;

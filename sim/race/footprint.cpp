@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "isa/footprint.h"
+
 namespace neuronsim::sim {
 namespace {
 
@@ -47,34 +49,8 @@ int64_t countOf(const std::vector<isa::Dim>& dims) {
   return n;
 }
 
-/// Calls fn(elementOffset) for each element (offsets in elements, before `offset`).
-template <typename Fn>
-void forEachElement(const std::vector<isa::Dim>& dims, Fn&& fn) {
-  const size_t k = dims.size();
-  std::vector<int64_t> idx(k, 0);
-  if (countOf(dims) == 0) return;
-  int64_t off = 0;
-  while (true) {
-    fn(off);
-    size_t j = k;
-    while (j > 0) {
-      --j;
-      if (++idx[j] < dims[j].num) {
-        off += dims[j].step;
-        break;
-      }
-      off -= dims[j].step * (dims[j].num - 1);
-      idx[j] = 0;
-      if (j == 0) return;
-    }
-    if (k == 0) return;
-  }
-}
-
-}  // namespace
-
 /// Calls fn(begin, end) with the byte spans `dims` covers from `base`: one per innermost run
-/// when the innermost dim is contiguous, else one per element.
+/// when the innermost dim is contiguous, else one per element (isa::forEachOffset walks them).
 template <typename Fn>
 void forEachSpan(std::vector<isa::Dim> dims, int64_t base, int64_t elementBytes, Fn&& fn) {
   int64_t runBytes = elementBytes;
@@ -83,9 +59,11 @@ void forEachSpan(std::vector<isa::Dim> dims, int64_t base, int64_t elementBytes,
     dims.pop_back();
   }
   if (runBytes == 0) return;
-  forEachElement(
+  isa::forEachOffset(
       dims, [&](int64_t e) { fn(base + e * elementBytes, base + e * elementBytes + runBytes); });
 }
+
+}  // namespace
 
 bool operandsOverlap(const isa::AccessPattern& a, const isa::AccessPattern& b) {
   int64_t shiftA = 0, shiftB = 0;
@@ -109,8 +87,8 @@ bool operandsOverlap(const isa::AccessPattern& a, const isa::AccessPattern& b) {
   forEachSpan(db, baseB, eb, [&](int64_t lo, int64_t hi) {
     if (hit) return;
     auto it = std::upper_bound(merged.begin(), merged.end(), std::make_pair(lo, INT64_MAX));
-    if (it != merged.begin() && std::prev(it)->second > lo) hit = true;
-    if (it != merged.end() && it->first < hi) hit = true;
+    hit = (it != merged.begin() && std::prev(it)->second > lo) ||
+          (it != merged.end() && it->first < hi);
   });
   return hit;
 }

@@ -1,11 +1,12 @@
 #pragma once
-// Operand builders shared by the isa test suites.
+// Operand and instruction builders shared by the isa test suites.
 
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "isa/access_pattern.h"
+#include "isa/instruction.h"
 
 namespace neuronsim::isa::test {
 
@@ -46,6 +47,17 @@ inline AccessPattern hbmView(int32_t tensor, int32_t rows, int64_t rowStep, int6
   ap.offset = offset;
   ap.dims = std::move(dims);
   return ap;
+}
+
+/// An instruction `op` on `engine` writing `dst` from `srcs` (every other field default).
+inline Instruction make(Opcode op, Engine engine, AccessPattern dst,
+                        std::vector<AccessPattern> srcs = {}) {
+  Instruction inst;
+  inst.opcode = op;
+  inst.engine = engine;
+  inst.dst = std::move(dst);
+  inst.srcs = std::move(srcs);
+  return inst;
 }
 
 }  // namespace neuronsim::isa::test

@@ -30,16 +30,6 @@ Program base() {
   return p;
 }
 
-Instruction make(Opcode op, Engine engine, AccessPattern dst,
-                 std::vector<AccessPattern> srcs = {}) {
-  Instruction i;
-  i.opcode = op;
-  i.engine = engine;
-  i.dst = std::move(dst);
-  i.srcs = std::move(srcs);
-  return i;
-}
-
 /// print -> parse gives the same program, and printing that again gives the same text.
 void checkRoundTrip(const Program& p) {
   const std::string text = printProgram(p);

@@ -93,14 +93,4 @@ struct Machine {
   void run(const Instruction& inst, int64_t index = 0) { execute(inst, index, memory); }
 };
 
-inline Instruction make(Opcode opcode, Engine engine, AccessPattern dst,
-                        std::vector<AccessPattern> srcs = {}) {
-  Instruction inst;
-  inst.opcode = opcode;
-  inst.engine = engine;
-  inst.dst = std::move(dst);
-  inst.srcs = std::move(srcs);
-  return inst;
-}
-
 }  // namespace neuronsim::isa::test

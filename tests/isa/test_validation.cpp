@@ -43,16 +43,6 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-Instruction make(Opcode op, Engine engine, AccessPattern dst,
-                 std::vector<AccessPattern> srcs = {}) {
-  Instruction i;
-  i.opcode = op;
-  i.engine = engine;
-  i.dst = std::move(dst);
-  i.srcs = std::move(srcs);
-  return i;
-}
-
 const std::vector<Dim> kRow512{{1, 512}};
 
 /// A valid instruction of each opcode, on its usual engine.

@@ -106,6 +106,36 @@ TEST_CASE("conv3d: paired outputs with positions as the stationary") {
                     doctest::Contains("conv3d: stationary positions needs paired W outputs"));
 }
 
+TEST_CASE("conv3d: positions as the stationary with blocks grouped over partition quadrants") {
+  struct Grouped {
+    ConvCase c;
+    bool groups;
+  };
+  const std::vector<Grouped> cases = {
+      // 8 pairs a row: blocks of 64 rows and one of 6 (a group of 2 blocks, then one of 1);
+      // C_out 32 fills the quadrants (one store per group)
+      {{{1, 32, 2, 70, 16}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16}, true},
+      // W odd (the last pair has no odd output), relu without bias: fp32 sub-block results
+      {{{1, 32, 3, 40, 45},
+        {3, 3, 3, 32, 32},
+        0,
+        {{"padding", "1"}, {"activation_fn", "relu"}, {"stationary", "positions"}}},
+       true},
+      // C_out 5: one store per quadrant; two batches; H padding only on one side
+      {{{2, 3, 3, 50, 24}, {2, 3, 3, 3, 5}, 0, {{"padding", "1,0,0,1,1,1"}}, Dtype::Bf16}, true},
+      // bias: no groups (the bias sits on C_out's partitions only)
+      {{{1, 32, 2, 70, 16}, {3, 3, 3, 32, 32}, 32, {{"padding", "1"}, {"stationary", "positions"}}},
+       false},
+  };
+  for (const Grouped& g : cases) {
+    INFO("x_in " << shapeText(g.c.x) << " filters " << shapeText(g.c.filters));
+    const ConvPlan plan = planOf(g.c);
+    CHECK(plan.positionsStationary);
+    CHECK(plan.quadrantGroups == g.groups);
+    check(g.c);
+  }
+}
+
 TEST_CASE("conv3d: packed windows of large planes roll through a ring of input planes") {
   const std::vector<ConvCase> cases = {
       // two batches: the ring restarts; C_out 40 keeps the filters stationary

@@ -95,19 +95,30 @@ TEST_CASE("conv3d_bwd: dx packed windows loaded straight from dy, stored plane b
     CHECK(plan.chunk[0] > 1);
     check(c);
   }
-  // planes of 2048 outputs or more: single-plane chunks over a ring of dy planes, two batches
-  const ConvCase rolling{{2, 20, 3, 32, 64},
-                         {3, 3, 3, 20, 24},
-                         0,
-                         {{"padding", "1"}, {"compute_dw", "false"}},
-                         Dtype::Bf16};
-  const ParamValues params = parseParams(conv3dBwdSpec(), rolling.params);
-  const ConvCore forward =
-      conv3dBwdCore({{"x_in", rolling.x}, {"filters", rolling.filters}}, params, false);
-  const ConvPlan plan = planConv(dxCore(forward), rolling.dtype, testing::trn2().geometry);
-  CHECK(plan.rollingPlanes);
-  CHECK(plan.positionsStationary);
-  check(rolling);
+  // planes of 2048 outputs or more: single-plane chunks over a ring of dy planes (two batches;
+  // C 32 fills the filter slots, whose PE transposes then need no full memset), blocks grouped
+  // over the partition quadrants, filters PE-transposed
+  const std::vector<ConvCase> rolling = {
+      {{2, 20, 3, 32, 64},
+       {3, 3, 3, 20, 24},
+       0,
+       {{"padding", "1"}, {"compute_dw", "false"}},
+       Dtype::Bf16},
+      {{1, 32, 4, 40, 53},
+       {3, 3, 3, 32, 32},
+       0,
+       {{"padding", "1,1,0,2,1,1"}, {"compute_dw", "false"}}},
+  };
+  for (const ConvCase& c : rolling) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
+    CHECK(plan.rollingPlanes);
+    CHECK(plan.positionsStationary);
+    CHECK(plan.quadrantGroups);
+    check(c);
+  }
 }
 
 TEST_CASE("conv3d_bwd: dx schedule parameters reach the conv core") {

@@ -35,7 +35,8 @@ inline const sim::MachineConfig& trn2() {
 /// The conv core plan of a conv3d or conv3d_transpose case on `machine` (what the kernel builds).
 inline ConvPlan corePlanOf(const KernelSpec& spec, const ConvCase& c,
                            const sim::MachineConfig& machine = trn2()) {
-  const ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
+  ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
+  if (c.bias > 0) shapes["bias"] = {c.bias};
   const ParamValues params = parseParams(spec, c.params);
   const ConvCore core = spec.name == "conv3d_transpose" ? conv3dTransposeCore(shapes, params)
                                                         : conv3dCore(shapes, params);

@@ -82,6 +82,21 @@ TEST_CASE("conv3d_transpose: stride 2, taps flipped in the kernel") {
 
 TEST_CASE("conv3d_transpose: KDHW_CO_CI filters, stride 1, padding 1") {
   check({{1, 4, 4, 5, 6}, {3, 3, 3, 6, 4}, 0, {{"padding", "1"}, {"filter_shape", "KDHW_CO_CI"}}});
+  // quadrant groups: the C_out-major filters are PE-transposed (C_in 24 below the 32-partition
+  // slot, so channels past C_in are zeros; both flip settings; odd W)
+  for (const char* flip : {"false", "true"}) {
+    const ConvCase c{
+        {1, 24, 3, 40, 31},
+        {3, 3, 3, 20, 24},
+        0,
+        {{"padding", "1"}, {"filter_shape", "KDHW_CO_CI"}, {"flip_filter_taps_in_kernel", flip}},
+        Dtype::Bf16};
+    INFO("flip " << flip);
+    const ConvPlan p = testing::corePlanOf(conv3dTransposeSpec(), c);
+    CHECK(p.pairs == 2);
+    CHECK(p.quadrantGroups);
+    check(c);
+  }
 }
 
 TEST_CASE("conv3d_transpose: output_padding") {

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import textwrap
 
 import numpy as np
@@ -73,5 +74,98 @@ def test_errors_exit_2_with_one_line(tmp_path):
 
 
 def test_help_lists_the_parameters():
-    proc = run_cli("run", f"{RMSNORM}:rmsnorm_v2", "--help")
-    assert "--eps" in proc.stdout and "x" in proc.stdout and "--check" in proc.stdout
+    for flag in ("--help", "-h"):
+        proc = run_cli("run", f"{RMSNORM}:rmsnorm_v2", flag)
+        assert "--eps" in proc.stdout and "x" in proc.stdout and "--check" in proc.stdout
+
+
+RACY = """
+import neuronsim
+import neuronsim.isa as nisa
+import neuronsim.language as nl
+
+@neuronsim.kernel(shapes={"x": (64, 8)})
+def racy(x):
+    out = nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    with nl.no_sync():
+        nisa.activation(t, nl.exp, t)
+    nl.store(out, t)
+    return out
+
+@neuronsim.kernel(shapes={"x": (4, 4)})
+def broken(x):
+    raise neuronsim.Error("broken: this kernel refuses to build")
+"""
+
+
+def one_error_line(proc, message):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], proc.stderr
+
+
+def test_every_option_of_run_kernel_is_accepted_or_refused_by_name():
+    """Each option `neuronsim run KERNEL --help` lists is listed by the Python path's --help too."""
+    library = run_cli("run", "matmul", "--help").stdout
+    options = set(re.findall(r"^  (--[a-z-]+)", library.split("Kernel parameters:")[0], re.MULTILINE))
+    assert {"--strict", "--dry-run", "--output-dir", "--check"} <= options
+    python = run_cli("run", f"{SOFTMAX}:softmax_v1", "--help").stdout
+    assert sorted(o for o in options if not re.search(rf"^  {o}\b", python, re.MULTILINE)) == []
+
+
+def test_strict_turns_races_into_an_error_and_writes_nothing(tmp_path):
+    (tmp_path / "racy.py").write_text(RACY)
+    kernel = f"{tmp_path / 'racy.py'}:racy"
+    proc = run_cli("run", kernel)
+    assert proc.returncode == 0 and "warning: race:" in proc.stderr
+    proc = run_cli("run", kernel, "--strict", "--output-dir", tmp_path / "out", "--summary-json", tmp_path / "s.json",
+                   check=False)
+    one_error_line(proc, "racy: strict: 2 races")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "s.json").exists()
+    run_cli("run", f"{SOFTMAX}:softmax_v1", "--strict", "--shape", "x=130x70")  # a clean kernel passes
+
+
+def test_dry_run_checks_everything_and_writes_nothing(tmp_path):
+    (tmp_path / "racy.py").write_text(RACY)
+    files = ["--output-dir", tmp_path / "out", "--trace", tmp_path / "t.json", "--csv", tmp_path / "t.csv",
+             "--summary-json", tmp_path / "s.json", "--dump-asm", tmp_path / "p.nsasm"]
+    proc = run_cli("run", f"{SOFTMAX}:softmax_v2", "--dry-run", "--shape", "x=300x200", *files)
+    assert "dry run:" in proc.stdout and "instructions" not in proc.stdout
+    assert sorted(os.listdir(tmp_path)) == ["racy.py"]
+    (tmp_path / "od" / "out.npy").mkdir(parents=True)  # the output the build declares
+    for args, message in [
+        ([f"{SOFTMAX}:softmax_v2", "--output-dir", tmp_path / "od"], "out.npy: is a directory"),
+        ([f"{tmp_path / 'racy.py'}:broken"], "refuses to build"),
+        ([f"{SOFTMAX}:softmax_v2", "--machine", "trn9"], "trn9"),
+        ([f"{SOFTMAX}:softmax_v2", "--set", "no_such_key=1"], "no_such_key"),
+        ([f"{SOFTMAX}:softmax_v2", "--shape", "y=4x4"], "y"),
+        ([f"{SOFTMAX}:softmax_v2", "--trace", tmp_path / "none" / "t.json"], "does not exist"),
+    ]:
+        one_error_line(run_cli("run", *args, "--dry-run", check=False), message)
+    assert sorted(os.listdir(tmp_path)) == ["od", "racy.py"] and os.listdir(tmp_path / "od") == ["out.npy"]
+
+
+def test_output_dir_follows_the_library_run_rule(tmp_path):
+    """A missing --output-dir is created (nested too); one that cannot be is refused before the
+    run with the message `run matmul` prints, and no other file is written."""
+    run_cli("run", f"{SOFTMAX}:softmax_v1", "--shape", "x=130x70", "--output-dir", tmp_path / "a" / "b")
+    assert os.listdir(tmp_path / "a" / "b") == ["out.npy"]
+    (tmp_path / "file").write_text("")
+    bad_dir = ["--output-dir", tmp_path / "file" / "sub", "--summary-json", tmp_path / "s.json"]
+    python = run_cli("run", f"{SOFTMAX}:softmax_v1", *bad_dir, check=False)
+    library = run_cli("run", "matmul", *bad_dir, check=False)
+    one_error_line(python, "cannot be created")
+    assert python.stderr == library.stderr
+    assert "softmax" not in python.stdout and not (tmp_path / "s.json").exists()
+    (tmp_path / "od" / "out.npy").mkdir(parents=True)
+    proc = run_cli("run", f"{SOFTMAX}:softmax_v1", "--output-dir", tmp_path / "od", "--summary-json",
+                   tmp_path / "s.json", check=False)
+    one_error_line(proc, "out.npy: is a directory")
+    assert not (tmp_path / "s.json").exists()  # nothing half written
+
+
+def test_seed_is_read_as_the_library_run_reads_it():
+    for seed in ["99999999999999999999", "\u00b2", "-1"]:
+        one_error_line(run_cli("run", f"{SOFTMAX}:softmax_v1", "--seed", seed, check=False),
+                       "--seed takes a non-negative integer below 10^19")

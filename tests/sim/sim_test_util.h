@@ -10,6 +10,7 @@
 #include "isa/program.h"
 #include "sim/machine_config.h"
 #include "sim/simulator.h"
+#include "tests/isa/operand_builders.h"
 
 /// Ticks print as picoseconds in failed checks.
 template <>
@@ -62,15 +63,7 @@ inline AccessPattern hbm(int32_t tensor, int32_t rows, int64_t cols, Dtype dtype
   return ap;
 }
 
-inline Instruction make(Opcode op, Engine engine, AccessPattern dst,
-                        std::vector<AccessPattern> srcs = {}) {
-  Instruction inst;
-  inst.opcode = op;
-  inst.engine = engine;
-  inst.dst = std::move(dst);
-  inst.srcs = std::move(srcs);
-  return inst;
-}
+using isa::test::make;
 inline Instruction copy(Engine engine, AccessPattern dst, AccessPattern src) {
   return make(Opcode::TensorCopy, engine, std::move(dst), {std::move(src)});
 }

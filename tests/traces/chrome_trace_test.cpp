@@ -203,19 +203,25 @@ TEST_CASE("uninitialized reads are kept in the trace metadata") {
   CHECK(trace["neuronsim"]["uninitialized_reads"][0]["index"] == 1);
 }
 
-TEST_CASE("readTrace parses a written trace and rejects missing or bad files") {
+TEST_CASE("loadTraceModel reads a written trace and rejects missing or bad files") {
   fixture::TempFile file("read.json");
   traces::writeChromeTrace(file.str(), fixture::program(), fixture::log(), fixture::summary());
-  const auto trace = traces::readTrace(file.str());
-  CHECK(trace["neuronsim"]["summary"]["total_ns"] == 5000);
-  CHECK_THROWS_WITH_AS(traces::readTrace(file.str() + ".missing"), doctest::Contains(".missing"),
-                       Error);
-  { std::ofstream(file.path) << "{\"traceEvents\": ["; }
-  CHECK_THROWS_WITH_AS(traces::readTrace(file.str()), doctest::Contains("not valid JSON"), Error);
-  { std::ofstream(file.path) << "{\"other\": 1}"; }
-  CHECK_THROWS_WITH_AS(traces::readTrace(file.str()), doctest::Contains("traceEvents"), Error);
-  { std::ofstream(file.path) << "{\"traceEvents\": []}"; }
-  CHECK_THROWS_WITH_AS(traces::readTrace(file.str()), doctest::Contains("neuronsim"), Error);
+  CHECK(traces::loadTraceModel(file.str()).summary["total_ns"] == 5000);
+  CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str() + ".missing"),
+                       doctest::Contains(".missing"), Error);
+  for (const auto& [text, message] :
+       {std::pair{"{\"traceEvents\": [", "is not valid JSON"},
+        {"[1, 2]", "has no traceEvents array"},
+        {"{\"other\": 1}", "has no traceEvents array"},
+        {"{\"traceEvents\": {}}", "has no traceEvents array"},
+        {"{\"traceEvents\": []}", "has no neuronsim section"},
+        {"{\"traceEvents\": [], \"neuronsim\": 3}", "has no neuronsim section"}}) {
+    CAPTURE(text);
+    { std::ofstream(file.path) << text; }
+    const std::string expected = fmt::format("trace '{}' {}", file.str(), message);
+    CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains(expected.c_str()),
+                         Error);
+  }
 }
 
 TEST_CASE("writing to an impossible path is an error and leaves nothing behind") {
@@ -227,7 +233,7 @@ TEST_CASE("writing to an impossible path is an error and leaves nothing behind")
 TEST_CASE("a trace written without a summary still reads back and reports") {
   fixture::TempFile file("nosummary.json");
   traces::writeChromeTrace(file.str(), fixture::program(), fixture::log(), nlohmann::json());
-  const auto trace = traces::readTrace(file.str());
+  const auto trace = nlohmann::json::parse(std::ifstream(file.path));
   CHECK(trace["neuronsim"]["summary"].is_object());
   double kernelDur = -1;
   for (const auto& e : trace["traceEvents"])

@@ -209,7 +209,7 @@ TEST_CASE("streamed and DOM readers of a trace agree") {
   fixture::TempFile file("readers.json");
   traces::writeChromeTrace(file.str(), fixture::program(), log, fixture::summary());
   const auto streamed = traces::loadTraceModel(file.str());
-  const auto dom = traces::traceModel(traces::readTrace(file.str()));
+  const auto dom = traces::traceModel(nlohmann::json::parse(std::ifstream(file.path)));
   CHECK(streamed.summary == dom.summary);
   CHECK(streamed.summary["kernel"] == "fixture");
   CHECK(streamed.tracks == dom.tracks);

@@ -6,11 +6,8 @@
 # not scanned. A hit that is not a hardware number gets an allow-list entry: the file, a piece
 # of its (comment-free) line, and why.
 set -uo pipefail
-cd "${1:-.}"
-if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  echo "error: not a git checkout; the literal check lists tracked files with git"
-  exit 1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+enter_git_checkout "${1:-.}" literal
 
 # file | fragment of the code line | reason
 allowed='

@@ -6,11 +6,8 @@
 # Comments are not scanned and string contents are emptied first; appending (+=) is not a
 # concatenation. A file that may keep them gets an allow-list entry below: a path prefix and why.
 set -uo pipefail
-cd "${1:-.}"
-if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  echo "error: not a git checkout; the concatenation check lists tracked files with git"
-  exit 1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+enter_git_checkout "${1:-.}" concatenation
 
 # path prefix | reason
 allowed='

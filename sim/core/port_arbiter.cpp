@@ -1,5 +1,5 @@
 // The NC-v2 SBUF/PSUM port conflict rules.
-#include "sim/core/access_arbiter.h"
+#include "sim/core/port_arbiter.h"
 
 #include <algorithm>
 
@@ -9,9 +9,26 @@ using isa::Engine;
 constexpr size_t at(Engine e) {
   return static_cast<size_t>(e);
 }
+constexpr uint32_t bit(Engine e) {
+  return 1u << static_cast<unsigned>(e);
+}
 }  // namespace
 
-traces::Tick AccessArbiter::freeAt(Engine engine, bool sbuf, bool psum) const {
+uint32_t PortArbiter::rivals(Engine engine, bool sbuf, bool psum) const {
+  if (!enabled_) return 0;
+  uint32_t r = 0;
+  if (sbuf) {
+    if (engine == Engine::Vector) r |= bit(Engine::GpSimd);
+    if (engine == Engine::GpSimd) r |= bit(Engine::Vector);
+  }
+  if (psum) {
+    if (engine == Engine::Vector) r |= bit(Engine::Scalar);
+    if (engine == Engine::Scalar) r |= bit(Engine::Vector);
+  }
+  return r;
+}
+
+traces::Tick PortArbiter::freeAt(Engine engine, bool sbuf, bool psum) const {
   if (!enabled_) return {};
   traces::Tick t;
   if (sbuf) {
@@ -25,8 +42,9 @@ traces::Tick AccessArbiter::freeAt(Engine engine, bool sbuf, bool psum) const {
   return t;
 }
 
-void AccessArbiter::claim(Engine engine, bool sbuf, bool psum, traces::Tick until) {
+void PortArbiter::claim(Engine engine, bool sbuf, bool psum, traces::Tick until) {
   if (!enabled_) return;
+  next_[at(engine)].waiting = false;
   if (sbuf) sbufUntil_[at(engine)] = until;
   if (psum) psumUntil_[at(engine)] = until;
 }

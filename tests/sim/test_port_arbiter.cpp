@@ -1,0 +1,178 @@
+// NC-v2 port arbitration: the plain C++ grant rule and the timed runs that follow it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <random>
+
+#include "sim/core/port_arbiter.h"
+#include "sim_test_util.h"
+
+using namespace neuronsim;
+using namespace neuronsim::simtest;
+using sim::PortArbiter;
+using traces::Tick;
+using Verdict = PortArbiter::Verdict;
+
+namespace {
+Tick ns(int64_t v) {
+  return Tick::fromPs(v * 1000);
+}
+/// Every rival's next start bound is `bound`.
+auto bounds(Tick bound) {
+  return [bound](Engine) { return bound; };
+}
+
+bool readsPsum(const Instruction& inst) {
+  return !inst.srcs.empty() && inst.srcs.front().space == Space::Psum;
+}
+
+std::map<int64_t, traces::InstructionEvent> eventsByIndex(const traces::EventLog& log) {
+  std::map<int64_t, traces::InstructionEvent> events;
+  for (const auto& e : log.instructions) events[e.index] = e;
+  return events;
+}
+}  // namespace
+
+TEST_CASE("the grant waits for conflicting claims and is final only once no rival can come first") {
+  PortArbiter arbiter(true);
+  arbiter.claim(Engine::GpSimd, true, false, ns(100));
+  arbiter.next(Engine::GpSimd, 7);
+  // Vector on SBUF conflicts with GpSimd's claim; Scalar on SBUF does not.
+  CHECK(arbiter.grant(Engine::Vector, true, false, 5, ns(10), bounds(ns(200))).at == ns(100));
+  CHECK(arbiter.grant(Engine::Scalar, true, false, 5, ns(10), bounds(ns(0))).at == ns(10));
+  CHECK(arbiter.grant(Engine::Scalar, true, false, 5, ns(10), bounds(ns(0))).verdict ==
+        Verdict::Granted);
+  CHECK(arbiter.grant(Engine::Vector, true, false, 5, ns(10), bounds(ns(200))).verdict ==
+        Verdict::Granted);
+  CHECK(arbiter.grant(Engine::Vector, true, false, 5, ns(10), bounds(ns(99))).verdict ==
+        Verdict::Earlier);
+  // A rival that may start at the grant time itself: the lower instruction index goes first.
+  CHECK(arbiter.grant(Engine::Vector, true, false, 5, ns(10), bounds(ns(100))).verdict ==
+        Verdict::Granted);
+  CHECK(arbiter.grant(Engine::Vector, true, false, 9, ns(10), bounds(ns(100))).verdict ==
+        Verdict::Tie);
+  arbiter.wait(Engine::GpSimd, 7);
+  CHECK(arbiter.grant(Engine::Vector, true, false, 9, ns(10), bounds(ns(100))).verdict ==
+        Verdict::Behind);
+  // PSUM: Vector against Scalar only.
+  arbiter.claim(Engine::Scalar, false, true, ns(300));
+  CHECK(arbiter.grant(Engine::Vector, true, true, 5, ns(10), bounds(ns(400))).at == ns(300));
+  CHECK(arbiter.grant(Engine::GpSimd, true, true, 5, ns(10), bounds(ns(0))).at == ns(10));
+  // NC-v3: no conflicts.
+  PortArbiter off(false);
+  off.claim(Engine::GpSimd, true, true, ns(100));
+  const PortArbiter::Grant g = off.grant(Engine::Vector, true, true, 5, ns(10), bounds(ns(0)));
+  CHECK(g.at == ns(10));
+  CHECK(g.verdict == Verdict::Granted);
+}
+
+TEST_CASE("trn1: two engines contending at the same time go in program order") {
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  for (bool vectorFirst : {true, false}) {
+    CAPTURE(vectorFirst);
+    isa::Program p;
+    Instruction v = copy(Engine::Vector, sbuf(0, 128, 0, 256), sbuf(0, 128, 8192, 256));
+    Instruction g = make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 16384, 256));
+    p.instructions = vectorFirst ? std::vector<Instruction>{v, g} : std::vector<Instruction>{g, v};
+    traces::EventLog log;
+    runTiming(p, trn1, &log);
+    const auto events = eventsByIndex(log);
+    CHECK(events.at(0).start == Tick());
+    CHECK(events.at(1).start == events.at(0).end);
+    CHECK(events.at(1).stall == traces::StallCause::AccessConflict);
+  }
+}
+
+TEST_CASE("trn1: a waiting engine goes before the rival's next instruction only if it is earlier") {
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  // Vector 0, 1, 2 back to back and GpSimd 3: every tie goes to Vector (lower index).
+  isa::Program chain;
+  for (int i = 0; i < 3; ++i)
+    chain.instructions.push_back(
+        copy(Engine::Vector, sbuf(0, 128, 4096 * i, 256), sbuf(0, 128, 65536, 256)));
+  chain.instructions.push_back(make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 32768, 256)));
+  traces::EventLog log;
+  runTiming(chain, trn1, &log);
+  auto events = eventsByIndex(log);
+  CHECK(events.at(3).start == events.at(2).end);
+  // Vector 0, GpSimd 1, Vector 2, GpSimd 3: the two alternate.
+  isa::Program alternating;
+  for (int i = 0; i < 4; ++i)
+    alternating.instructions.push_back(
+        i % 2 == 0 ? copy(Engine::Vector, sbuf(0, 128, 4096 * i, 256), sbuf(0, 128, 65536, 256))
+                   : make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 4096 * i, 256)));
+  log = {};
+  runTiming(alternating, trn1, &log);
+  events = eventsByIndex(log);
+  for (int i = 1; i < 4; ++i) CHECK(events.at(i).start == events.at(i - 1).end);
+}
+
+TEST_CASE("trn1: random Vector/Scalar/GpSimd streams follow a sequential reference arbiter") {
+  // Without semaphores every engine runs back to back; the reference grants, in order of the
+  // earliest possible start (then instruction index), each head instruction of the three.
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  std::mt19937 rng(11);
+  for (int round = 0; round < 40; ++round) {
+    CAPTURE(round);
+    isa::Program p;
+    const int n = 5 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      const int64_t free = 64 + static_cast<int64_t>(rng() % 600);
+      const int64_t dst = 2048 * (i % 64);
+      const bool fromPsum = rng() % 2 == 0;
+      const AccessPattern src = fromPsum ? psum(0, 128, 4 * (rng() % 4) * 512, free)
+                                         : sbuf(0, 128, 131072 + 4 * (rng() % 8) * 512, free);
+      switch (rng() % 3) {
+        case 0:
+          p.instructions.push_back(copy(Engine::Vector, sbuf(0, 128, dst, free), src));
+          break;
+        case 1:
+          p.instructions.push_back(
+              make(Opcode::Activation, Engine::Scalar, sbuf(0, 128, dst, free), {src}));
+          break;
+        default:
+          p.instructions.push_back(make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, dst, free)));
+      }
+    }
+    traces::EventLog log;
+    runTiming(p, trn1, &log);
+    const auto events = eventsByIndex(log);
+    REQUIRE(events.size() == static_cast<size_t>(n));
+
+    // Reference: per engine its queue; port claims as in the arbiter.
+    sim::PortArbiter ref(true);
+    std::array<std::vector<int64_t>, isa::kNumEngines> queue;
+    for (int i = 0; i < n; ++i)
+      queue[static_cast<size_t>(p.instructions[static_cast<size_t>(i)].engine)].push_back(i);
+    std::array<size_t, isa::kNumEngines> head{};
+    std::array<Tick, isa::kNumEngines> engineFree{};
+    for (int granted = 0; granted < n; ++granted) {
+      int64_t best = -1;
+      Tick bestAt = Tick::never();
+      for (size_t e = 0; e < isa::kNumEngines; ++e) {
+        if (head[e] == queue[e].size()) continue;
+        const int64_t i = queue[e][head[e]];
+        const Instruction& inst = p.instructions[static_cast<size_t>(i)];
+        const Tick at =
+            ref.grant(inst.engine, true, readsPsum(inst), i, engineFree[e], bounds(Tick::never()))
+                .at;
+        if (at < bestAt || (at == bestAt && i < best)) {
+          best = i;
+          bestAt = at;
+        }
+      }
+      REQUIRE(best >= 0);
+      const Instruction& inst = p.instructions[static_cast<size_t>(best)];
+      const auto e = static_cast<size_t>(inst.engine);
+      const traces::InstructionEvent& got = events.at(best);
+      CAPTURE(best);
+      CHECK(got.start == bestAt);
+      const Tick end = bestAt + (got.end - got.start);
+      ref.claim(inst.engine, true, readsPsum(inst), end);
+      engineFree[e] = end;
+      ++head[e];
+    }
+  }
+}
