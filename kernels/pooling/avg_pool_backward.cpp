@@ -144,8 +144,8 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                               fmt::format("g3_{}", tag));
   }
 
-  const PlaneTensor source(gradOutput, config.outputFormat, config.channels);
-  const PlaneTensor target(gradInput, config.dataFormat, config.channels);
+  const PlaneTensor source(gradOutput, config.outputFormat, config.channels, outputHalo(config));
+  const PlaneTensor target(gradInput, config.dataFormat, config.channels, inputHalo(config));
   QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
   QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);

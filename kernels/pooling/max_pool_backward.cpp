@@ -226,10 +226,18 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
       b.gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, fmt::format("gin{}", tag));
   }
 
-  const PlaneTensor gradOut(gradOutput, config.outputFormat, config.channels);
-  const PlaneTensor maxima(outputTensor, config.outputFormat, config.channels);
-  const PlaneTensor forwardIn(input, config.dataFormat, config.channels);
-  const PlaneTensor target(gradInput, config.dataFormat, config.channels);
+  // Halo slabs: windows outside the tensor get grad_output 0, so whatever they pick adds
+  // nothing. D padding is loaded as data: NaN before the tensor (equal to nothing, and before
+  // every real NaN of its window, so never the last NaN when a real one exists), -inf after it
+  // (after every real tap of its window in row-major order, so never the first match when a
+  // real one exists); a window that matches only padding drops its gradient, as the reference.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float negInf = -std::numeric_limits<float>::infinity();
+  const PlaneTensor gradOut(gradOutput, config.outputFormat, config.channels, outputHalo(config));
+  const PlaneTensor maxima(outputTensor, config.outputFormat, config.channels, outputHalo(config));
+  const PlaneTensor forwardIn(input, config.dataFormat, config.channels,
+                              inputHalo(config, nan, negInf));
+  const PlaneTensor target(gradInput, config.dataFormat, config.channels, inputHalo(config));
   QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
   QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);

@@ -64,15 +64,16 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
     if (!isMax) sets[s].res = builder.sbuf({partitions, maxOut}, dtype, fmt::format("res{}", tag));
   }
 
-  const PlaneTensor source(input, config.dataFormat, config.channels);
-  const PlaneTensor target(out, config.outputFormat, config.channels);
+  const float init = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  const PlaneTensor source(input, config.dataFormat, config.channels,
+                           inputHalo(config, init, init));
+  const PlaneTensor target(out, config.outputFormat, config.channels, outputHalo(config));
   QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
   QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const float scale =
       1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
-  const float init = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
 
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),

@@ -17,6 +17,27 @@ std::string_view poolLayoutName(PoolLayout layout);
 /// Spatial axes in the order D, H, W.
 using Spatial = std::array<int64_t, 3>;
 
+/// One axis (D or H) of halo slabs: every slab runs the same virtual problem whose box
+/// [ownedFirst, ownedFirst + ownedCount) along the axis it owns (input indices for backward
+/// kernels, output indices for forward). Virtual index v of slab j is index
+/// v - origin + j * step of that tensor; indices outside [0, extent) are loaded as a fill value.
+struct HaloAxis {
+  int64_t slabs = 1;
+  int64_t ownedFirst = 0;
+  int64_t ownedCount = 0;
+  int64_t inputOrigin = 0, inputStep = 1, inputExtent = 0;     ///< forward input / grad_input
+  int64_t outputOrigin = 0, outputStep = 1, outputExtent = 0;  ///< forward output / grad_output
+};
+
+/// D and H cut into slabs with a halo (the spatial layout for overlapping windows); a plane's
+/// slab (jd, jh) is its row jh * slabsD + jd.
+struct HaloSlabs {
+  bool active = false;
+  std::array<HaloAxis, 2> axes;  ///< D, H
+  /// Slabs per (batch, channel) plane.
+  int64_t slabs() const { return axes[0].slabs * axes[1].slabs; }
+};
+
 /// A validated pooling problem: batch, channels, input extents, window and layouts.
 struct PoolingConfig {
   int64_t batch = 1;
@@ -27,6 +48,7 @@ struct PoolingConfig {
   Spatial padding{0, 0, 0};                     ///< pD, pH, pW (both sides)
   PoolLayout dataFormat = PoolLayout::Ncdhw;    ///< layout of the forward input and grad_input
   PoolLayout outputFormat = PoolLayout::Ncdhw;  ///< layout of the forward output and grad_output
+  HaloSlabs halo;                               ///< set when the problem is a halo slab's
 
   /// Do, Ho, Wo: floor((N + 2p - k) / s) + 1 per axis.
   Spatial output() const;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "isa/error.h"
+
 namespace neuronsim::kernels {
 
 namespace {
@@ -45,8 +47,26 @@ std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions) {
   return tiles;
 }
 
-PlaneTensor::PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels)
-    : canonical_(canonicalView(view, layout)), layout_(layout), channels_(channels) {}
+HaloMap inputHalo(const PoolingConfig& config, float fillBefore, float fillAfter) {
+  HaloMap m{config.halo.active, {}, fillBefore, fillAfter};
+  for (size_t a = 0; a < 2; ++a) {
+    const HaloAxis& h = config.halo.axes[a];
+    m.axes[a] = {h.slabs, h.inputOrigin, h.inputStep, h.inputExtent};
+  }
+  return m;
+}
+
+HaloMap outputHalo(const PoolingConfig& config) {
+  HaloMap m{config.halo.active, {}, 0.0f, 0.0f};
+  for (size_t a = 0; a < 2; ++a) {
+    const HaloAxis& h = config.halo.axes[a];
+    m.axes[a] = {h.slabs, h.outputOrigin, h.outputStep, h.outputExtent};
+  }
+  return m;
+}
+
+PlaneTensor::PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels, HaloMap halo)
+    : halo_(halo), canonical_(canonicalView(view, layout)), layout_(layout), channels_(channels) {}
 
 void PlaneTensor::load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                        const std::function<int32_t()>& queues) const {
@@ -62,6 +82,10 @@ void PlaneTensor::store(KernelBuilder& builder, RowTile rows, const Box& box, co
 
 void PlaneTensor::transfer(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                            bool toHbm, const std::function<int32_t()>& queues) const {
+  if (halo_.active) {
+    transferHalo(builder, rows, box, tile, toHbm, queues);
+    return;
+  }
   auto spatial = [&box](HbmView view) {
     for (int a = 0; a < 3; ++a) view = view.slice(view.rank() - 3 + a, box[a].lo, box[a].hi);
     return view;
@@ -133,6 +157,91 @@ void PlaneTensor::loadTransposed(KernelBuilder& builder, const HbmView& segment,
       transpose(slab.select(0, h - box[1].lo).slice(0, box[2].lo, box[2].hi),
                 slabTile.select(0, h - box[1].lo));
     }
+  }
+}
+
+void PlaneTensor::transferHalo(KernelBuilder& builder, RowTile rows, const Box& box,
+                               const Tile& tile, bool toHbm,
+                               const std::function<int32_t()>& queues) const {
+  const HaloMap& m = halo_;
+  // Per axis (D, H): slabs [inLo, inHi) have the whole box inside the tensor.
+  std::array<int64_t, 2> inLo{}, inHi{};
+  bool edges = false;
+  // H first: D's fill wins where both lie outside (max backward's D padding must stay NaN or
+  // -inf whatever H holds).
+  for (size_t a : {size_t{1}, size_t{0}}) {
+    const HaloMap::Axis& x = m.axes[a];
+    const Range r = box[a];
+    inLo[a] = std::max<int64_t>(0, ceilDiv(x.origin - r.lo, x.step));
+    inHi[a] = floorDiv(x.extent - r.hi + x.origin, x.step) + 1;
+    if (inLo[a] > 0 || inHi[a] < x.slabs) {
+      edges = true;
+      // Positions some slab reads outside the tensor start as the fill; the DMAs below
+      // overwrite the partitions that have data there.
+      const int64_t before = std::min(r.hi, x.origin);
+      const int64_t after = std::max(r.lo, x.extent + x.origin - (x.slabs - 1) * x.step);
+      const int axis = static_cast<int>(a);
+      if (before > r.lo) {
+        builder.memset(compactView(tile.slice(axis, 0, before - r.lo)), m.fillBefore,
+                       isa::Engine::GpSimd);
+      }
+      if (after < r.hi) {
+        builder.memset(compactView(tile.slice(axis, after - r.lo, r.size())), m.fillAfter,
+                       isa::Engine::GpSimd);
+      }
+    }
+  }
+  if (edges && toHbm) throw Error("pooling: a halo slab store reaches outside the tensor");
+  // The part of the box slab j has inside the tensor along axis a.
+  auto inside = [&](size_t a, int64_t j) {
+    const HaloMap::Axis& x = m.axes[a];
+    return Range{std::max(box[a].lo, x.origin - j * x.step),
+                 std::min(box[a].hi, x.extent + x.origin - j * x.step)};
+  };
+  // `count` D slabs from `jd` (H slab `jh`) of `plane`, their parts `dPart` x `hPart`, to or
+  // from the tile's partitions from `row`: HBM partition step = the D slab step.
+  auto move = [&](int64_t plane, int64_t jd, int64_t count, int64_t jh, Range dPart, Range hPart,
+                  int64_t row) {
+    const HaloMap::Axis &xd = m.axes[0], &xh = m.axes[1];
+    const HbmView planeView =
+        canonical_.select(0, plane).select(0, 0).slice(2, box[2].lo, box[2].hi);
+    StridedLayout l = planeView.layout();
+    l.offset += (dPart.lo - xd.origin + jd * xd.step) * l.strides[0] +
+                (hPart.lo - xh.origin + jh * xh.step) * l.strides[1];
+    l.shape[0] = dPart.size();
+    l.shape[1] = hPart.size();
+    l.shape.insert(l.shape.begin(), count);
+    l.strides.insert(l.strides.begin(), xd.step * l.strides[0]);
+    const HbmView hbm(planeView.tensor(), planeView.dtype(), l, planeView.name());
+    const Tile part = compactView(
+        tile.partitionSlice(static_cast<int32_t>(row - rows.first), static_cast<int32_t>(count))
+            .slice(0, dPart.lo - box[0].lo, dPart.hi - box[0].lo)
+            .slice(1, hPart.lo - box[1].lo, hPart.hi - box[1].lo));
+    const DmaOptions options{queues(), toHbm ? kStoreIssuer : kLoadIssuer};
+    if (toHbm) {
+      builder.dmaCopy(hbm, part, options);
+    } else {
+      builder.dmaCopy(part, hbm, options);
+    }
+  };
+  const int64_t slabsD = m.axes[0].slabs, perPlane = slabsD * m.axes[1].slabs;
+  const int64_t end = rows.first + rows.count;
+  for (int64_t row = rows.first; row < end;) {
+    // Rows of one (plane, H slab): D slabs [first, last).
+    const int64_t plane = row / perPlane, jh = (row % perPlane) / slabsD;
+    const int64_t first = row % slabsD, last = std::min(slabsD, first + (end - row));
+    const Range hPart = inside(1, jh);
+    if (!hPart.empty()) {
+      const int64_t midLo = std::clamp(inLo[0], first, last);
+      const int64_t midHi = std::clamp(inHi[0], midLo, last);
+      if (midHi > midLo) move(plane, midLo, midHi - midLo, jh, box[0], hPart, row + midLo - first);
+      for (int64_t jd = first; jd < last; ++jd) {
+        if (jd >= midLo && jd < midHi) continue;
+        const Range dPart = inside(0, jd);
+        if (!dPart.empty()) move(plane, jd, 1, jh, dPart, hPart, row + jd - first);
+      }
+    }
+    row += last - first;
   }
 }
 

@@ -33,13 +33,35 @@ std::vector<RowTile> rowTiles(int64_t planes, int32_t partitions);
 /// NDHWC (TensorE transposes it, contraction = rows), and no more than `planes`.
 int32_t rowPartitions(const isa::Geometry& geometry, PoolLayout stored, int64_t planes);
 
+/// How one tensor's D and H are cut into halo slabs (see HaloSlabs): row r is slab
+/// (jd, jh) of plane r / (slabsD * slabsH), r % (slabsD * slabsH) = jh * slabsD + jd; box index
+/// v of slab j along an axis is global index v - origin + j * step; global indices below 0
+/// load `fillBefore`, those at or above `extent` load `fillAfter`.
+struct HaloMap {
+  struct Axis {
+    int64_t slabs = 1;
+    int64_t origin = 0;
+    int64_t step = 1;
+    int64_t extent = 0;
+  };
+  bool active = false;
+  std::array<Axis, 2> axes;  ///< D, H
+  float fillBefore = 0.0f;
+  float fillAfter = 0.0f;
+};
+/// The map of `config`'s halo slabs for the input side (forward input, grad_input).
+HaloMap inputHalo(const PoolingConfig& config, float fillBefore = 0.0f, float fillAfter = 0.0f);
+/// The map for the output side (forward output, grad_output, output_tensor).
+HaloMap outputHalo(const PoolingConfig& config);
+
 /// A 5-D pooling tensor in HBM, addressed by (row, box) whatever its layout.
 class PlaneTensor {
  public:
   /// `view` is the whole tensor in `layout`, `channels` its C: 5-D, or the 6-D slab view of
   /// slabView ([B, C, S, D, H, W] NCDHW or [B, S, D, H, W, C] NDHWC: S sub-planes per
   /// (b, c) in NCDHW, per batch in NDHWC, not evenly spaced from the one before).
-  PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels);
+  /// With `halo` (NCDHW only) `view` is the whole 5-D tensor and rows are halo slabs.
+  PlaneTensor(const HbmView& view, PoolLayout layout, int64_t channels, HaloMap halo = {});
 
   /// Loads are triggered from the Sync sequencer, stores from ScalarE's (hwdge, reference
   /// 1.4), so a store waiting for its data never holds back the next prefetch.
@@ -76,6 +98,11 @@ class PlaneTensor {
   HbmView runView(const HbmView& segment, const Box& box, const Run& run) const;
   /// NDHWC: batch `b`'s [C, D, H, W].
   HbmView batchView(int64_t b) const;
+  /// transfer with halo slabs: the fill values where a slab's rows lie outside the tensor, then one
+  /// DMA per plane for the slabs whose whole box is inside and one per edge slab.
+  void transferHalo(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
+                    bool toHbm, const std::function<int32_t()>& queues) const;
+  HaloMap halo_;
   mutable std::vector<Tile> psum_;  ///< two PSUM banks, allocated at the first NDHWC store
   mutable size_t nextBank_ = 0;
   /// NCDHW [planes / S, S, D, H, W]; NDHWC [batches / S, S, C, D, H, W]: plane or batch

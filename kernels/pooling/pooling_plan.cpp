@@ -12,9 +12,10 @@ namespace neuronsim::kernels {
 
 namespace {
 
-/// Largest buffer extents over the chunks that cut every axis into pieces of `len` (the
-/// last piece shorter).
-ChunkExtents extentsFor(const std::array<PoolAxis, 3>& axes, ChunkBy by, const Spatial& len) {
+/// Largest buffer extents over the chunks that cut every axis's `span` into pieces of `len`
+/// (the last piece shorter).
+ChunkExtents extentsFor(const std::array<PoolAxis, 3>& axes, ChunkBy by, const Spatial& len,
+                        const std::array<Range, 3>& span) {
   ChunkExtents ext;
   for (int a = 0; a < 3; ++a) {
     const PoolAxis& ax = axes[a];
@@ -24,8 +25,8 @@ ChunkExtents extentsFor(const std::array<PoolAxis, 3>& axes, ChunkBy by, const S
       ext.inputs[a] = std::min(ax.n, (len[a] - 1) * ax.s + ax.k);
       continue;
     }
-    for (int64_t lo = 0; lo < ax.n; lo += len[a]) {
-      const Range owned{lo, std::min(ax.n, lo + len[a])};
+    for (int64_t lo = span[a].lo; lo < span[a].hi; lo += len[a]) {
+      const Range owned{lo, std::min(span[a].hi, lo + len[a])};
       const Range outs = ax.outputsTouching(owned);
       const Range read = outs.empty() ? owned : ax.inputsOf(outs);
       ext.outputs[a] = std::max(ext.outputs[a], outs.size());
@@ -56,10 +57,12 @@ bool fits(const ChunkExtents& ext, const Spatial& stride, const ChunkBytes& byte
   return fitsAccessPatterns(ext, stride) && bytes(ext) <= budget;
 }
 
-/// The chunks along one axis: owned ranges of `len` elements.
-std::vector<Range> cut(int64_t extent, int64_t len) {
+/// The chunks along one axis: owned ranges of `len` elements covering `span`.
+std::vector<Range> cut(Range span, int64_t len) {
   std::vector<Range> ranges;
-  for (int64_t lo = 0; lo < extent; lo += len) ranges.push_back({lo, std::min(extent, lo + len)});
+  for (int64_t lo = span.lo; lo < span.hi; lo += len) {
+    ranges.push_back({lo, std::min(span.hi, lo + len)});
+  }
   return ranges;
 }
 
@@ -86,10 +89,16 @@ std::array<PoolAxis, 3> poolAxes(const PoolingConfig& config) {
 std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& config, ChunkBy by,
                                   const ChunkBytes& bytes, int64_t budget, int64_t wantChunks) {
   const std::array<PoolAxis, 3> axes = poolAxes(config);
-  const Spatial full = by == ChunkBy::Input ? config.input : config.output();
+  Spatial full = by == ChunkBy::Input ? config.input : config.output();
+  std::array<Range, 3> span{Range{0, full[0]}, Range{0, full[1]}, Range{0, full[2]}};
+  for (int a = 0; a < 2 && config.halo.active; ++a) {
+    const HaloAxis& h = config.halo.axes[static_cast<size_t>(a)];
+    span[a] = {h.ownedFirst, h.ownedFirst + h.ownedCount};
+    full[a] = h.ownedCount;
+  }
   Spatial len = full;
   auto ok = [&](const Spatial& l) {
-    return fits(extentsFor(axes, by, l), config.stride, bytes, budget);
+    return fits(extentsFor(axes, by, l, span), config.stride, bytes, budget);
   };
   auto grow = [&](int a) {
     int64_t good = len[a], bad = full[a] + 1;
@@ -119,7 +128,7 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
     throw Error(fmt::format(
         "{}: a single pooling window needs {} bytes per partition (or access-pattern steps "
         "above {}); {} bytes fit in SBUF",
-        kernel, bytes(extentsFor(axes, by, len)), kMaxApStep, budget));
+        kernel, bytes(extentsFor(axes, by, len, span)), kMaxApStep, budget));
   }
   for (int a = 0; a < 3; ++a) grow(a);
   // Fewer chunks than wanted (a plane that fits, or an SBUF cut into 2-3 pieces): cut the
@@ -133,7 +142,7 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
     const int64_t step = by == ChunkBy::Input ? config.stride[a] : 1;
     if (len[a] <= step || (!fitted && config.kernel[a] > config.stride[a])) continue;
     auto largestBox = [&](const Spatial& l) {
-      const ChunkExtents e = extentsFor(axes, by, l);
+      const ChunkExtents e = extentsFor(axes, by, l, span);
       return std::max(e.owned[0] * e.owned[1] * e.owned[2],
                       e.inputs[0] * e.inputs[1] * e.inputs[2]);
     };
@@ -144,9 +153,9 @@ std::vector<PoolChunk> planChunks(std::string_view kernel, const PoolingConfig& 
     break;
   }
   std::vector<PoolChunk> chunks;
-  for (const Range& d : cut(full[0], len[0])) {
-    for (const Range& h : cut(full[1], len[1])) {
-      for (const Range& w : cut(full[2], len[2])) {
+  for (const Range& d : cut(span[0], len[0])) {
+    for (const Range& h : cut(span[1], len[1])) {
+      for (const Range& w : cut(span[2], len[2])) {
         PoolChunk chunk;
         chunk.owned = {d, h, w};
         for (int a = 0; a < 3; ++a) {

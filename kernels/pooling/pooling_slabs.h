@@ -28,8 +28,24 @@ struct SlabSplit {
 /// only). An axis is cut only when windows do not overlap along it (k <= s, p = 0, N % s = 0), and
 /// only when both layouts are the same, so every slab is an independent pooling problem. Throws
 /// neuronsim::Error naming `kernel` when spatial is asked for but impossible.
+/// `haloFallback`: spatial asked for but impossible returns nothing (halo slabs run instead).
 std::optional<SlabSplit> chooseSlabs(std::string_view kernel, const PoolingConfig& config,
-                                     const PoolSchedule& schedule, int32_t partitions);
+                                     const PoolSchedule& schedule, int32_t partitions,
+                                     bool haloFallback = false);
+
+/// What a kernel owns in a halo slab: outputs (forward) or inputs (backward); max backward
+/// cuts H only where it is unpadded.
+enum class HaloKind : uint8_t { Forward, Backward, MaxBackward };
+
+/// The halo slab problem (HaloSlabs) when the schedule's layout allows slabs (spatial, or auto
+/// with B*C under half of `partitions` and planes of at least 4096 elements) and both layouts
+/// are NCDHW: D and H cut into the most
+/// slabs (product up to partitions / (B*C), D preferred on ties) of whole outputs (forward: Do
+/// divisible) or whole strides of inputs (backward: D divisible, slab a multiple of the
+/// stride), each slab loading its halo.
+std::optional<PoolingConfig> haloSlabConfig(const PoolingConfig& config,
+                                            const PoolSchedule& schedule, HaloKind kind,
+                                            int32_t partitions);
 
 /// The problem each slab is: B*slabs batches (NDHWC) or C*slabs channels (NCDHW), D = lengthD,
 /// H = lengthH.

@@ -51,16 +51,30 @@ std::function<int64_t(const ShapeMap&, const ShapeMap&, const ParamValues&, isa:
   };
 }
 
-/// The problem a kernel runs: `config` itself, or its slab problem when the schedule's layout
-/// puts D and H slabs on partitions (chooseSlabs); `view` reshapes each tensor to match.
+/// The problem a kernel runs: `config` itself, its slab problem when the schedule's layout
+/// puts D and H slabs on partitions (chooseSlabs), else its halo slab problem when windows
+/// overlap (haloSlabConfig; tensors keep their views); `view` reshapes each tensor to match.
 struct RunLayout {
   PoolingConfig config;
   std::optional<SlabSplit> slabs;
 
   RunLayout(const std::string& kernel, const PoolingConfig& given, const PoolSchedule& schedule,
-            int32_t partitions)
-      : config(given), slabs(chooseSlabs(kernel, given, schedule, partitions)) {
-    if (slabs) config = slabConfig(given, *slabs);
+            int32_t partitions, HaloKind kind)
+      : config(given) {
+    const std::optional<PoolingConfig> halo = haloSlabConfig(given, schedule, kind, partitions);
+    slabs = chooseSlabs(kernel, given, schedule, partitions, halo.has_value());
+    if (slabs) {
+      config = slabConfig(given, *slabs);
+    } else if (halo) {
+      config = *halo;
+    }
+  }
+  /// `schedule` with the halo layout's load queues: 8 unless `params` sets them, as its loads
+  /// are one DMA per H slab over a few partitions' DMA engines (1x2x32x128x128 avg forward
+  /// k3 s2 p1: 215.1 us with 1 queue, 65.8 us with 8).
+  PoolSchedule tuned(PoolSchedule schedule, const ParamValues& params) const {
+    if (config.halo.axes[1].slabs > 1 && !params.has("load_queues")) schedule.loadQueues = 8;
+    return schedule;
   }
   HbmView view(const HbmView& tensor, PoolLayout layout) const {
     return slabs ? slabView(tensor, layout, *slabs) : tensor;
@@ -91,8 +105,9 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   };
   spec.build = [name, isMax](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule schedule = poolForwardSchedule(name, args.params);
-    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    const PoolSchedule asked = poolForwardSchedule(name, args.params);
+    const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::Forward);
+    const PoolSchedule schedule = run.tuned(asked, args.params);
     const HbmView input = run.view(args.in("input_tensor"), given.dataFormat);
     const HbmView out = run.view(args.out("out"), given.outputFormat);
     if (isMax) {
@@ -170,8 +185,9 @@ KernelSpec avgPooling3dBackwardSpec() {
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule schedule = poolSchedule(name, args.params);
-    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    const PoolSchedule asked = poolSchedule(name, args.params);
+    const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::Backward);
+    const PoolSchedule schedule = run.tuned(asked, args.params);
     buildAvgPool3dBackward(builder, run.config,
                            run.view(args.in("grad_output"), given.outputFormat),
                            run.view(args.out("grad_input"), given.dataFormat), schedule);
@@ -217,8 +233,9 @@ KernelSpec maxPooling3dBackwardSpec() {
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule schedule = poolSchedule(name, args.params);
-    const RunLayout run(name, given, schedule, builder.geometry().partitions);
+    const PoolSchedule asked = poolSchedule(name, args.params);
+    const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::MaxBackward);
+    const PoolSchedule schedule = run.tuned(asked, args.params);
     buildMaxPool3dBackward(builder, run.config,
                            run.view(args.in("grad_output"), given.outputFormat),
                            run.view(args.in("input_tensor"), given.dataFormat),

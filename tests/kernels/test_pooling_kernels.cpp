@@ -318,16 +318,98 @@ TEST_CASE("pooling kernels: spatial layout puts D and H slabs on partitions") {
   }
 }
 
-TEST_CASE("avg_pooling_3d_backward: layout spatial refuses overlapping windows along D") {
+TEST_CASE("pooling kernels: halo slabs for overlapping windows with few planes") {
+  using neuronsim::kernels::pooling_testing::allocationPartitions;
+  using neuronsim::kernels::pooling_testing::poolAllocations;
+  // Expected slabs per plane (1: channels layout): the largest product Sd * Sh <= 128 / B*C,
+  // D preferred on ties, of counts dividing Do and Ho (forward) or cutting D and H into
+  // multiples of the stride (backward); max backward cuts H only where it is unpadded.
+  struct HaloCase {
+    PoolCase c;
+    int32_t planes;  ///< B*C
+    int32_t forwardSlabs;
+    int32_t avgBackwardSlabs;
+    int32_t maxBackwardSlabs;
+  };
+  const std::vector<HaloCase> cases = {
+      {{"k3 s2 p1", {1, 1, 16, 6, 5}, window("3", "2", "1")}, 1, 8 * 3, 8 * 3, 8},
+      {{"odd k3 s1 p1", {1, 1, 9, 7, 5}, window("3", "1", "1")}, 1, 9 * 7, 9 * 7, 9},
+      {{"k2 s1, D 13", {1, 2, 13, 5, 6}, window("2", "1", "0")}, 2, 12 * 4, 13, 13},
+      {{"k3 s2 p(1,0,1)", {1, 3, 10, 6, 7}, window("3", "2", "1,0,1")}, 3, 5 * 2, 5 * 3, 5 * 3},
+      {{"B=3 k3 s1 p(0,1,1)", {3, 1, 8, 5, 5}, window("3", "1", "0,1,1")}, 3, 6 * 5, 8 * 5, 8},
+      {{"k4 s2 p2, D 11 prime", {1, 1, 11, 5, 4}, window("4", "2", "2")}, 1, 6 * 3, 1, 1},
+      {{"D=1 k(1,3,3) s1 p(0,1,1)", {1, 2, 1, 9, 8}, window("1,3,3", "1", "0,1,1")}, 2, 9, 9, 1},
+      {{"B*C=30 k3 s1 p1", {1, 30, 12, 5, 5}, window("3", "1", "1")}, 30, 4, 4, 4},
+  };
+  // A plane of 4096 elements: auto takes the halo slabs.
+  {
+    PoolCase big{"auto k3 s2 p1 16^3", {1, 1, 16, 16, 16}, window("3", "2", "1")};
+    big.params.push_back({"layout", "auto"});
+    CHECK(allocationPartitions(poolAllocations("avg_pooling_3d", big, Dtype::Fp32,
+                                               neuronsim::sim::loadMachine("trn2")),
+                               "in0") == 8 * 8);
+  }
+  const std::vector<std::pair<std::string, std::string>> kernels = {
+      {"avg_pooling_3d_backward", "go0"},
+      {"max_pooling_3d_backward", "in0"},
+      {"avg_pooling_3d", "in0"},
+      {"max_pooling_3d", "in0"}};
+  const auto trn2 = neuronsim::sim::loadMachine("trn2");
+  auto small = trn2;  // slabs cut into chunks, edge slabs' boxes partly outside the tensor
+  small.geometry.sbufPartitionBytes = 3 * 1024;
+  uint64_t seed = 400;
+  for (const auto& [kernel, buffer] : kernels) {
+    const bool isMax = kernel.rfind("max", 0) == 0;
+    const bool backward = kernel.find("backward") != std::string::npos;
+    for (const HaloCase& hc : cases) {
+      const int32_t slabs =
+          !backward ? hc.forwardSlabs : (isMax ? hc.maxBackwardSlabs : hc.avgBackwardSlabs);
+      // Planes under 4096 elements: auto keeps the channels layout (same program as channels).
+      for (const std::string layout : {"spatial", "auto", "channels"}) {
+        if (layout == "spatial" && slabs == 1) continue;
+        PoolCase c = hc.c;
+        c.params.push_back({"layout", layout});
+        c.label += " layout=" + layout;
+        INFO(kernel << " " << c.label);
+        const auto records = poolAllocations(kernel, c, Dtype::Fp32, trn2);
+        const int32_t expected = layout == "spatial" ? hc.planes * slabs : hc.planes;
+        CHECK(allocationPartitions(records, buffer) == expected);
+        if (layout == "auto") continue;
+        for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
+          const bool fp32 = dtype == Dtype::Fp32;
+          checkPoolCase(kernel, c, dtype, trn2, ++seed, fp32 && isMax ? 7 : 0,
+                        fp32 && backward ? 11 : 0);
+        }
+        if (layout == "spatial")
+          checkPoolCase(kernel, c, Dtype::Fp32, small, ++seed, isMax ? 5 : 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("pooling kernels: layout spatial refuses what neither slab kind can cut") {
   using neuronsim::kernels::pooling_testing::poolAllocations;
   const auto machine = neuronsim::sim::loadMachine("trn2");
-  PoolCase c{"k3 s1 p1", {1, 1, 8, 8, 8}, window("3", "1", "1")};
-  c.params.push_back({"layout", "spatial"});
-  CHECK_THROWS_WITH_AS(poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine),
-                       doctest::Contains("layout spatial needs windows that do not overlap"),
-                       neuronsim::Error);
-  c.params.back().second = "auto";
-  CHECK_NOTHROW(poolAllocations("avg_pooling_3d_backward", c, Dtype::Fp32, machine));
+  // NDHWC: halo slabs are NCDHW only; D=1 with overlapping H windows: max backward cuts
+  // halo slabs along D only.
+  const PoolCase ndhwc{"NDHWC k3 s1 p1", {1, 8, 8, 8, 1}, window("3", "1", "1", "NDHWC")};
+  const PoolCase flat{"D=1 k(1,3,3) p(0,1,1)", {1, 1, 1, 8, 8}, window("1,3,3", "1", "0,1,1")};
+  const std::vector<std::pair<std::string, PoolCase>> refused = {{"avg_pooling_3d_backward", ndhwc},
+                                                                 {"max_pooling_3d", ndhwc},
+                                                                 {"max_pooling_3d_backward", flat}};
+  for (const auto& [kernel, base] : refused) {
+    PoolCase c = base;
+    c.params.push_back({"layout", "spatial"});
+    INFO(kernel << " " << c.label);
+    CHECK_THROWS_WITH_AS(poolAllocations(kernel, c, Dtype::Fp32, machine),
+                         doctest::Contains("layout spatial needs windows that do not overlap"),
+                         neuronsim::Error);
+    c.params.back().second = "auto";
+    CHECK_NOTHROW(poolAllocations(kernel, c, Dtype::Fp32, machine));
+  }
+  PoolCase halo = flat;
+  halo.params.push_back({"layout", "spatial"});
+  CHECK_NOTHROW(poolAllocations("avg_pooling_3d_backward", halo, Dtype::Fp32, machine));
 }
 
 TEST_CASE("pooling kernels with a 64x32 PE array: NDHWC stores transpose 64 rows, 32 positions") {
