@@ -568,11 +568,10 @@ class ConvEmitter {
         defer([=, this, &chunk] {
           const Tile block =
               ps.partitionSlice(static_cast<int32_t>(base), static_cast<int32_t>(rows));
-          // both W offsets on one engine: their interleaved writes would order two engines
-          const isa::Engine engine = evictEngines_.next();
           evict(box(outTile, origin, count, plan_.phase),
-                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw, engine);
-          if (plan_.pairs > 1) evictOdd(outTile, block, chunk, origin, count, j, cw, engine);
+                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw, evictEngines_.next());
+          if (plan_.pairs > 1)
+            evictOdd(outTile, block, chunk, origin, count, j, cw, evictEngines_.next());
         });
       });
       defer([=, this, &chunk] { store(outAll, chunk, co0, cw, storedTo, chunk.extent[0]); });
@@ -645,9 +644,9 @@ class ConvEmitter {
     });
     const int64_t row0 = first[1];
     defer([=, this, &chunk] {
-      const isa::Engine engine = evictEngines_.next();
       const int64_t oddW = std::min(count[2], (chunk.extent[2] - first[2]) / 2);
       for (int64_t g = 0; g < 2; ++g) {
+        const isa::Engine engine = evictEngines_.next();
         const Int3 extent{count[0], count[1], g == 0 ? count[2] : oddW};
         if (extent[2] == 0) continue;
         const Tile src = offsets[g].reshape({count[0], count[1], count[2]}).slice(2, 0, extent[2]);
