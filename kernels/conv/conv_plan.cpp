@@ -415,7 +415,7 @@ ConvOptions convOptions(const ParamValues& params, const std::string& prefix,
   options.paramPrefix = prefix;
   for (const ConvKnob& knob : convKnobs()) {
     if (!named(knobs, knob.spec.name)) continue;
-    const std::string name = prefix + knob.spec.name;
+    const std::string name = fmt::format("{}{}", prefix, knob.spec.name);
     if (knob.number) options.*knob.number = params.getInt(name);
     if (knob.choice) options.*knob.choice = params.getString(name);
   }
@@ -424,13 +424,14 @@ ConvOptions convOptions(const ParamValues& params, const std::string& prefix,
 
 std::vector<ParamSpec> convScheduleParams(const std::string& prefix,
                                           const std::vector<std::string>& knobs) {
-  const std::string subject = prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1) + " ";
+  const std::string subject =
+      prefix.empty() ? "" : fmt::format("{} ", prefix.substr(0, prefix.size() - 1));
   std::vector<ParamSpec> specs;
   for (const ConvKnob& knob : convKnobs()) {
     if (!named(knobs, knob.spec.name)) continue;
     ParamSpec spec = knob.spec;
-    spec.name = prefix + spec.name;
-    spec.meaning = subject + spec.meaning;
+    spec.name = fmt::format("{}{}", prefix, spec.name);
+    spec.meaning = fmt::format("{}{}", subject, spec.meaning);
     specs.push_back(std::move(spec));
   }
   return specs;
