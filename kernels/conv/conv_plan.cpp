@@ -386,7 +386,8 @@ const std::vector<ConvKnob>& convKnobs() {
         ParamType::Enum,
         "auto",
         "schedule: two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
-        "last kw tap, stride and dilation W are 1 and C_out <= 32; off: one output per column)",
+        "last kw tap, stride and dilation W are 1 and C_out <= 32, or C_out <= 64 with positions "
+        "as the stationary and blocks of one plane; off: one output per column)",
         {"auto", "off"}},
        nullptr,
        &ConvOptions::wPairs},
