@@ -29,44 +29,50 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
   if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
 }
 
-bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, Resume& resume) {
+bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach,
+                                     Tick now, Resume& resume) {
   SemaphoreBank& bank = ctx_.semaphores();
-  if (listening_) {
-    bank.removeWaiter(agent_, wait.sem);
-    listening_ = false;
-  }
-  const SemaphoreTimeline::Reach reach = bank.firstReach(wait.sem, wait.value);
+  // A wait registered before and not reported yet stays registered while it still applies.
+  const Listen registered =
+      listen_ != Listen::None && bank.listening(agent_) ? listen_ : Listen::None;
+  const auto listen = [&](Listen kind) {
+    if (registered == kind) return;
+    if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
+    if (kind == Listen::Value)
+      bank.addWaiter(agent_, wait.sem, wait.value);
+    else
+      bank.addChangeWaiter(agent_, wait.sem);
+  };
   if (reach.at > t_) {
     blockedOn_ = &wait;
     bank.setBlocked(agent_, wait.sem, wait.value);
+    resume.wake = true;
     if (reach.at == Tick::never()) {
-      bank.addWaiter(agent_, wait.sem, wait.value);
-      listening_ = true;
-      resume.wake = true;
+      listen(listen_ = Listen::Value);
       return false;
     }
     // Registered but later than t_: final once no signaller can still land an earlier one;
     // else wait for that time (when every earlier one is registered) or for a change.
-    if (!bank.settled(wait.sem, reach.at, scNow())) {
-      bank.addChangeWaiter(agent_, wait.sem);
-      listening_ = true;
-      resume.wake = true;
+    if (!bank.settled(wait.sem, reach.at, now)) {
+      listen(listen_ = Listen::Change);
       resume.at = std::min(resume.at, reach.at);
       return false;
     }
     t_ = reach.at;
     stall_ = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
   }
+  if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
+  listen_ = Listen::None;
   if (blockedOn_) bank.setBlocked(agent_, -1, 0);
   blockedOn_ = nullptr;
   return true;
 }
 
-bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Resume& resume, bool& posted) {
+bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resume& resume,
+                                 bool& posted) {
   using Verdict = PortArbiter::Verdict;
   PortArbiter& arbiter = ctx_.arbiter();
   SemaphoreBank& bank = ctx_.semaphores();
-  const Tick now = scNow();
   const PortArbiter::Grant grant =
       arbiter.grant(engine_, inst.usesSbuf, inst.usesPsum, inst.index, t_, [&](isa::Engine rival) {
         return std::max(now, bank.nextStartBound(engineAgent(rival), now));
@@ -94,59 +100,7 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Resume& resume,
   return false;
 }
 
-EngineSequencer::Progress EngineSequencer::advance(Resume& resume) {
-  using Failure = DecodedInstruction::Failure;
-  const DecodedInstruction& inst = stream_.head();
-  yieldAsked_ = false;
-  if (phase_ == Phase::Head) {
-    if (inst.failure == Failure::Operands) std::rethrow_exception(inst.error);
-    if (arbitrated_) ctx_.arbiter().next(engine_, inst.index);
-    stall_ = {};
-    t_ = timing_->head();
-    nextWait_ = 0;
-    phase_ = Phase::Waits;
-  }
-
-  // 1. Semaphore waits.
-  if (phase_ == Phase::Waits) {
-    for (; nextWait_ < inst.waits.size(); ++nextWait_)
-      if (!awaitSemaphore(inst.waits[nextWait_], resume)) return Progress::Blocked;
-    ctx_.semaphores().advanceFrontier(agent_, t_);
-    if (RaceDetector* races = ctx_.races()) {
-      for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
-      races->tick(agent_);
-    }
-    if (inst.dma) {
-      phase_ = Phase::Trigger;
-    } else {
-      t_ = timing_->afterInterlock(inst.operands, t_, stall_);
-      posted_ = yielded_ = false;
-      phase_ = Phase::Ports;
-    }
-  }
-
-  // 2. Timing: NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts in time
-  //    order).
-  Issue issue;
-  if (phase_ == Phase::Trigger) {
-    if (t_ > scNow()) {
-      resume.at = std::min(resume.at, t_);
-      return Progress::Blocked;
-    }
-    issue = timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_);
-  } else {
-    bool posted = false;
-    if (arbitrated_ && !awaitPorts(inst, resume, posted))
-      return posted ? Progress::Changed : Progress::Blocked;
-    if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
-    issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
-    if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
-  }
-  finish(inst, issue);
-  return Progress::Issued;
-}
-
-void EngineSequencer::finish(const DecodedInstruction& inst, const Issue& issue) {
+inline void EngineSequencer::finish(const DecodedInstruction& inst, const Issue& issue) {
   const int64_t index = inst.index;
   if (issue.complete > kSimulatedTimeLimit)
     throwTimeLimit(issue.complete,
@@ -174,6 +128,66 @@ void EngineSequencer::finish(const DecodedInstruction& inst, const Issue& issue)
   stream_.pop();
   phase_ = Phase::Head;
   ctx_.semaphores().advanceFrontier(agent_, finished() ? Tick::never() : timing_->head());
+}
+
+EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
+  using Failure = DecodedInstruction::Failure;
+  yieldAsked_ = false;
+  if (listen_ == Listen::Value && ctx_.semaphores().listening(agent_)) {
+    resume.wake = true;  // the value it waits for is not registered yet
+    return Progress::Blocked;
+  }
+  const DecodedInstruction& inst = stream_.head();
+  if (phase_ == Phase::Head) {
+    if (inst.failure == Failure::Operands) std::rethrow_exception(inst.error);
+    if (arbitrated_) ctx_.arbiter().next(engine_, inst.index);
+    stall_ = {};
+    t_ = timing_->head();
+    nextWait_ = 0;
+    phase_ = Phase::Waits;
+  }
+
+  // 1. Semaphore waits.
+  if (phase_ == Phase::Waits) {
+    for (; nextWait_ < inst.waits.size(); ++nextWait_) {
+      const isa::SemWait& w = inst.waits[nextWait_];
+      const SemaphoreTimeline::Reach reach = ctx_.semaphores().firstReach(w.sem, w.value);
+      if (reach.at <= t_ && listen_ == Listen::None && !blockedOn_) continue;  // holds already
+      if (!awaitSemaphore(w, reach, now, resume)) return Progress::Blocked;
+    }
+    ctx_.semaphores().advanceFrontier(agent_, t_);
+    if (RaceDetector* races = ctx_.races()) {
+      for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
+      races->tick(agent_);
+    }
+    if (inst.dma) {
+      phase_ = Phase::Trigger;
+    } else {
+      t_ = timing_->afterInterlock(inst.operands, t_, stall_);
+      posted_ = yielded_ = false;
+      phase_ = Phase::Ports;
+    }
+  }
+
+  // 2. Timing: NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts in time
+  //    order).
+  Issue issue;
+  if (phase_ == Phase::Trigger) {
+    if (t_ > now) {
+      resume.at = std::min(resume.at, t_);
+      return Progress::Blocked;
+    }
+    issue = timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_);
+  } else {
+    bool posted = false;
+    if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
+      return posted ? Progress::Changed : Progress::Blocked;
+    if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
+    issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
+    if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+  }
+  finish(inst, issue);
+  return Progress::Issued;
 }
 
 EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context,
@@ -212,11 +226,12 @@ void EngineModule::run() {
       // One pass: each sequencer as far as it goes. A sequencer that blocked before another
       // one issued or posted a request tries again before the thread waits.
       Resume resume;
+      const Tick now = scNow();
       bool blocked = false, stale = false;
       for (EngineSequencer* s : sequencers_) {
         current = s;
         while (!s->finished()) {
-          const EngineSequencer::Progress p = s->advance(resume);
+          const EngineSequencer::Progress p = s->advance(now, resume);
           if (p != EngineSequencer::Progress::Blocked) stale = stale || blocked;
           if (p != EngineSequencer::Progress::Issued) break;
         }

@@ -36,8 +36,8 @@ class EngineSequencer {
     Changed,  ///< blocked, after posting a port request rivals must see
     Blocked,  ///< blocked; `resume` says until when
   };
-  /// Takes the head instruction as far as it can go without SystemC time passing.
-  Progress advance(Resume& resume);
+  /// Takes the head instruction as far as it can go at SystemC time `now`.
+  Progress advance(Tick now, Resume& resume);
   /// One delta cycle passed since advance() asked for it.
   void yielded() { yielded_ = yielded_ || yieldAsked_; }
 
@@ -52,13 +52,16 @@ class EngineSequencer {
 
  private:
   enum class Phase { Head, Waits, Ports, Trigger };
+  /// The wait registered with the semaphore bank for the current SemWait.
+  enum class Listen { None, Value, Change };
 
-  /// True when `wait` holds from t_ on (t_ moved to its reach, with a Semaphore stall, when
-  /// it binds); else fills `resume`.
-  bool awaitSemaphore(const isa::SemWait& wait, Resume& resume);
+  /// True when `wait`, first reached by registered increments at `reach`, holds from t_ on
+  /// (t_ moved to its reach, with a Semaphore stall, when it binds); else fills `resume`.
+  bool awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach, Tick now,
+                      Resume& resume);
   /// True when the NC-v2 port grant for `inst` from t_ is final (t_ moved to it); else
   /// fills `resume` and sets `posted` when rivals must learn of a new request.
-  bool awaitPorts(const DecodedInstruction& inst, Resume& resume, bool& posted);
+  bool awaitPorts(const DecodedInstruction& inst, Tick now, Resume& resume, bool& posted);
   /// Signals, semantics, DMA post and record of `inst` issued as `issue`; pops it.
   void finish(const DecodedInstruction& inst, const Issue& issue);
 
@@ -75,7 +78,7 @@ class EngineSequencer {
   size_t nextWait_ = 0;
   Tick t_;
   Stall stall_;
-  bool listening_ = false;   ///< a waiter is registered on the current wait's semaphore
+  Listen listen_ = Listen::None;
   bool posted_ = false;      ///< rivals know its port request (index, and t_ as the frontier)
   bool yieldAsked_ = false;  ///< it asked for one delta cycle at a port tie
   bool yielded_ = false;     ///< one delta cycle given to rivals that wake at t_
