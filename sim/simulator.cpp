@@ -113,19 +113,17 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
     KernelScope kernel;
     CoreContext ctx(program, machine, usage, options.timingOnly ? nullptr : memory, options.sink,
                     options.detectRaces);
-    std::vector<std::unique_ptr<EngineModule>> engines;
+    std::vector<std::unique_ptr<EngineSequencer>> sequencers;
     auto dma = std::make_unique<DmaModule>("dma", ctx);
     ctx.attachDma(*dma);
-    for (int e = 0; e < isa::kNumEngines; ++e) {
-      const auto engine = static_cast<isa::Engine>(e);
-      engines.push_back(std::make_unique<EngineModule>(std::string(isa::engineName(engine)).c_str(),
-                                                       ctx, engine,
-                                                       std::move(streams[static_cast<size_t>(e)])));
-    }
+    for (int e = 0; e < isa::kNumEngines; ++e)
+      sequencers.push_back(std::make_unique<EngineSequencer>(
+          ctx, static_cast<isa::Engine>(e), std::move(streams[static_cast<size_t>(e)])));
+    std::vector<std::unique_ptr<EngineModule>> engines = engineThreads(ctx, sequencers);
     sc_core::sc_start();
     if (ctx.error()) std::rethrow_exception(ctx.error());
 
-    for (const auto& engine : engines) {
+    for (const auto& engine : sequencers) {
       if (engine->finished()) continue;
       const isa::SemWait* w = engine->blockedOn();
       deadlock += deadlock.empty() ? "deadlock: " : "; ";

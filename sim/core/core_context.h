@@ -39,16 +39,6 @@ class CoreContext {
   RunRecorder& recorder() { return recorder_; }
   DmaModule& dma() { return *dma_; }
   void attachDma(DmaModule& dma) { dma_ = &dma; }
-  /// Blocks the calling engine thread until a port claim or a waiting request changes.
-  void awaitPortChange() {
-    ++portWaiters_;
-    sc_core::wait(portChanged_);
-    --portWaiters_;
-  }
-  /// Wakes the engines in awaitPortChange().
-  void portsChanged() {
-    if (portWaiters_ != 0) portChanged_.notify();
-  }
   /// Notified when a value `agent` waits for may have been reached.
   sc_core::sc_event& wakeEvent(int agent) { return wake_[static_cast<size_t>(agent)]; }
 
@@ -71,8 +61,6 @@ class CoreContext {
   RunRecorder recorder_;
   DmaModule* dma_ = nullptr;
   std::array<sc_core::sc_event, kNumAgents> wake_;
-  sc_core::sc_event portChanged_;
-  int portWaiters_ = 0;
   std::exception_ptr error_;
 };
 

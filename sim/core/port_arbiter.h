@@ -26,7 +26,7 @@ class PortArbiter {
     Verdict verdict;
   };
 
-  explicit PortArbiter(bool enabled) : enabled_(enabled) {}
+  explicit PortArbiter(bool enabled);
   bool enabled() const { return enabled_; }
   /// The earliest time from `t` on at which instruction `index` of `engine` finds its SBUF
   /// (`sbuf`) and/or PSUM (`psum`) ports free of every claim so far, and whether that is
@@ -56,14 +56,33 @@ class PortArbiter {
     next_[static_cast<size_t>(engine)] = {index, true};
   }
   /// Records that `engine` holds the ports it uses until `until` (its wait is over).
-  void claim(isa::Engine engine, bool sbuf, bool psum, traces::Tick until);
+  void claim(isa::Engine engine, bool sbuf, bool psum, traces::Tick until) {
+    if (!enabled_) return;
+    const auto e = static_cast<size_t>(engine);
+    next_[e].waiting = false;
+    if (sbuf) sbufUntil_[e] = until;
+    if (psum) psumUntil_[e] = until;
+  }
 
  private:
-  traces::Tick freeAt(isa::Engine engine, bool sbuf, bool psum) const;
   /// Engines (bit per engine) whose accesses conflict with `engine`'s on the given ports.
-  uint32_t rivals(isa::Engine engine, bool sbuf, bool psum) const;
+  uint32_t rivals(isa::Engine engine, bool sbuf, bool psum) const {
+    const auto e = static_cast<size_t>(engine);
+    return (sbuf ? sbufRivals_[e] : 0u) | (psum ? psumRivals_[e] : 0u);
+  }
+  traces::Tick freeAt(isa::Engine engine, bool sbuf, bool psum) const {
+    traces::Tick t;
+    const auto e = static_cast<size_t>(engine);
+    for (uint32_t r = sbuf ? sbufRivals_[e] : 0u; r != 0; r &= r - 1)
+      t = std::max(t, sbufUntil_[static_cast<size_t>(__builtin_ctz(r))]);
+    for (uint32_t r = psum ? psumRivals_[e] : 0u; r != 0; r &= r - 1)
+      t = std::max(t, psumUntil_[static_cast<size_t>(__builtin_ctz(r))]);
+    return t;
+  }
 
   bool enabled_;
+  /// Per engine: the engines (bit per engine) its SBUF / PSUM accesses conflict with.
+  std::array<uint32_t, isa::kNumEngines> sbufRivals_{}, psumRivals_{};
   std::array<traces::Tick, isa::kNumEngines> sbufUntil_{};
   std::array<traces::Tick, isa::kNumEngines> psumUntil_{};
   /// Per engine: its next instruction, and whether it waits for its grant.

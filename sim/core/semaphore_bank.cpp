@@ -55,6 +55,7 @@ uint32_t SemaphoreBank::add(int32_t sem, Tick at, int64_t delta, int64_t by) {
       ++i;
     }
   }
+  listening_ &= ~woken;
   return woken;
 }
 
@@ -93,6 +94,7 @@ void SemaphoreBank::removeWaiter(int agent, int32_t sem) {
   waiters.erase(std::remove_if(waiters.begin(), waiters.end(),
                                [&](const Waiter& w) { return w.agent == agent; }),
                 waiters.end());
+  listening_ &= ~(1u << agent);
 }
 
 }  // namespace neuronsim::sim

@@ -64,9 +64,12 @@ class SemaphoreBank {
   /// `agent` blocks until `sem` has reached `value` (reported once by add()).
   void addWaiter(int agent, int32_t sem, int64_t value) {
     waitersOf(sem).push_back({agent, value});
+    listening_ |= 1u << agent;
   }
   /// `agent` blocks until any increment of `sem` is registered (reported once by add()).
-  void addChangeWaiter(int agent, int32_t sem) { waitersOf(sem).push_back({agent, kAnyChange}); }
+  void addChangeWaiter(int agent, int32_t sem) { addWaiter(agent, sem, kAnyChange); }
+  /// True while a wait `agent` added is registered (add() has not reported it).
+  bool listening(int agent) const { return (listening_ >> agent) & 1u; }
   /// Forgets `agent`'s waits on `sem` (it stopped waiting for another reason).
   void removeWaiter(int agent, int32_t sem);
 
@@ -100,6 +103,7 @@ class SemaphoreBank {
   std::vector<Semaphore> semaphores_;
   std::array<Tick, kNumAgents> frontier_{};
   std::array<Blocked, isa::kNumEngines> blocked_{};
+  uint32_t listening_ = 0;  ///< bit per agent with a registered wait
 };
 
 }  // namespace neuronsim::sim

@@ -1,7 +1,9 @@
-// The engine sequencer process: waits, ports, timing, semantics, signals.
+// The engine sequencers (waits, ports, timing, semantics, signals) and the threads driving them.
 #include "sim/engines/engine_module.h"
 
 #include <fmt/format.h>
+
+#include <string>
 
 #include "isa/error.h"
 #include "isa/semantics.h"
@@ -13,10 +15,9 @@ namespace neuronsim::sim {
 
 using traces::StallCause;
 
-EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, isa::Engine engine,
-                           LargeVector<int64_t> stream)
-    : sc_core::sc_module(name),
-      ctx_(context),
+EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
+                                 LargeVector<int64_t> stream)
+    : ctx_(context),
       engine_(engine),
       agent_(engineAgent(engine)),
       arbitrated_(context.arbiter().enabled() &&
@@ -25,128 +26,82 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
       timing_(makeEngineTiming(engine, context.machine())),
       stream_(context.program(), context.machine(), std::move(stream)) {
   if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
-  SC_THREAD(run);
+  if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
 }
 
-void EngineModule::run() {
-  try {
-    while (!stream_.finished()) {
-      step(stream_.head());
-      stream_.pop();
-    }
-    ctx_.semaphores().advanceFrontier(agent_, Tick::never());
-  } catch (const sc_core::sc_unwind_exception&) {
-    throw;
-  } catch (const Error&) {
-    ctx_.fail(std::current_exception());
-  } catch (const std::exception& e) {
-    // A malformed instruction the caller did not validate: name it instead of crashing.
-    const int64_t index = headInstruction();
-    const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
-    ctx_.fail(std::make_exception_ptr(
-        Error(fmt::format("instruction {} ({} on {}): {}", index, isa::opcodeName(inst.opcode),
-                          isa::engineName(engine_), e.what()))));
-  }
-}
-
-Tick EngineModule::awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall) {
+bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach,
+                                     Tick now, Resume& resume) {
   SemaphoreBank& bank = ctx_.semaphores();
-  while (true) {
-    const SemaphoreTimeline::Reach reach = bank.firstReach(wait.sem, wait.value);
-    if (reach.at <= t) break;
+  // A wait registered before and not reported yet stays registered while it still applies.
+  const Listen registered =
+      listen_ != Listen::None && bank.listening(agent_) ? listen_ : Listen::None;
+  const auto listen = [&](Listen kind) {
+    if (registered == kind) return;
+    if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
+    if (kind == Listen::Value)
+      bank.addWaiter(agent_, wait.sem, wait.value);
+    else
+      bank.addChangeWaiter(agent_, wait.sem);
+  };
+  if (reach.at > t_) {
     blockedOn_ = &wait;
     bank.setBlocked(agent_, wait.sem, wait.value);
+    resume.wake = true;
     if (reach.at == Tick::never()) {
-      bank.addWaiter(agent_, wait.sem, wait.value);
-      sc_core::wait(ctx_.wakeEvent(agent_));
-      continue;
+      listen(listen_ = Listen::Value);
+      return false;
     }
-    // Registered but later than t: final once no signaller can still land an earlier one;
+    // Registered but later than t_: final once no signaller can still land an earlier one;
     // else wait for that time (when every earlier one is registered) or for a change.
-    if (!bank.settled(wait.sem, reach.at, scNow())) {
-      bank.addChangeWaiter(agent_, wait.sem);
-      sc_core::wait(delayUntil(reach.at), ctx_.wakeEvent(agent_));
-      bank.removeWaiter(agent_, wait.sem);
-      continue;
+    if (!bank.settled(wait.sem, reach.at, now)) {
+      listen(listen_ = Listen::Change);
+      resume.at = std::min(resume.at, reach.at);
+      return false;
     }
-    t = reach.at;
-    stall = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
-    break;
+    t_ = reach.at;
+    stall_ = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
   }
+  if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
+  listen_ = Listen::None;
   if (blockedOn_) bank.setBlocked(agent_, -1, 0);
   blockedOn_ = nullptr;
-  return t;
+  return true;
 }
 
-Tick EngineModule::awaitPorts(const DecodedInstruction& inst, Tick t, Stall& stall) {
+bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resume& resume,
+                                 bool& posted) {
   using Verdict = PortArbiter::Verdict;
   PortArbiter& arbiter = ctx_.arbiter();
   SemaphoreBank& bank = ctx_.semaphores();
-  bool posted = false;   // rivals know this request (index, and t as the frontier)
-  bool yielded = false;  // one delta cycle given at t to rivals that wake at t
-  while (true) {
-    const Tick now = scNow();
-    const PortArbiter::Grant grant =
-        arbiter.grant(engine_, inst.usesSbuf, inst.usesPsum, inst.index, t, [&](isa::Engine rival) {
-          return std::max(now, bank.nextStartBound(engineAgent(rival), now));
-        });
-    const bool moved = grant.at != t;
-    if (moved) stall = {StallCause::AccessConflict, -1, 0, -1};
-    t = grant.at;
-    if (grant.verdict == Verdict::Granted || (grant.verdict == Verdict::Tie && yielded)) return t;
-    if (!posted || moved) {  // tell rivals only what changed, so that waiters do not ping-pong
-      arbiter.wait(engine_, inst.index);
-      bank.advanceFrontier(agent_, t);
-      ctx_.portsChanged();
-      posted = true;
-    }
-    // Before t a rival may still start first: SystemC time reaching t settles that (every
-    // engine runs at or after SystemC time). At t: the waiting rival with priority claims
-    // first; a rival that wakes at t gets one delta cycle to make its request.
-    if (t > now) {
-      sc_core::wait(delayUntil(t));
-    } else if (grant.verdict == Verdict::Behind) {
-      ctx_.awaitPortChange();
-    } else {
-      sc_core::wait(sc_core::SC_ZERO_TIME);
-      yielded = true;
-    }
+  const PortArbiter::Grant grant =
+      arbiter.grant(engine_, inst.usesSbuf, inst.usesPsum, inst.index, t_, [&](isa::Engine rival) {
+        return std::max(now, bank.nextStartBound(engineAgent(rival), now));
+      });
+  const bool moved = grant.at != t_;
+  if (moved) stall_ = {StallCause::AccessConflict, -1, 0, -1};
+  t_ = grant.at;
+  if (grant.verdict == Verdict::Granted || (grant.verdict == Verdict::Tie && yielded_)) return true;
+  if (!posted_ || moved) {  // tell rivals only what changed, so that waiters do not ping-pong
+    arbiter.wait(engine_, inst.index);
+    bank.advanceFrontier(agent_, t_);
+    posted_ = true;
+    posted = true;
   }
+  // Before t_ a rival may still start first: SystemC time reaching t_ settles that (every
+  // engine runs at or after SystemC time). At t_: the waiting rival with priority claims
+  // first (it shares this thread); a rival that wakes at t_ gets one delta cycle to make its
+  // request.
+  if (t_ > now) {
+    resume.at = std::min(resume.at, t_);
+  } else if (grant.verdict != Verdict::Behind) {
+    resume.delta = true;
+    yieldAsked_ = true;
+  }
+  return false;
 }
 
-void EngineModule::step(const DecodedInstruction& inst) {
-  using Failure = DecodedInstruction::Failure;
-  if (inst.failure == Failure::Operands) std::rethrow_exception(inst.error);
+inline void EngineSequencer::finish(const DecodedInstruction& inst, const Issue& issue) {
   const int64_t index = inst.index;
-  RaceDetector* races = ctx_.races();
-
-  // 1. Semaphore waits.
-  if (arbitrated_) ctx_.arbiter().next(engine_, index);
-  Stall stall;
-  Tick t = timing_->head();
-  for (const isa::SemWait& w : inst.waits) t = awaitSemaphore(w, t, stall);
-  ctx_.semaphores().advanceFrontier(agent_, t);
-  if (races) {
-    for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
-    races->tick(agent_);
-  }
-
-  // 2. Timing: interlock, NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts
-  //    in time order).
-  Issue issue;
-  if (inst.dma) {
-    waitUntil(t);
-    issue = timing_->trigger(t, ctx_.dma().triggerTime(index), stall);
-  } else {
-    t = timing_->afterInterlock(inst.operands, t, stall);
-    if (arbitrated_) t = awaitPorts(inst, t, stall);
-    if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
-    issue = timing_->issue(inst, inst.operands.front().box, t, stall);
-    if (arbitrated_) {
-      ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
-      ctx_.portsChanged();
-    }
-  }
   if (issue.complete > kSimulatedTimeLimit)
     throwTimeLimit(issue.complete,
                    fmt::format("instruction {} ({} on {})", index, isa::opcodeName(inst.opcode),
@@ -154,6 +109,7 @@ void EngineModule::step(const DecodedInstruction& inst) {
 
   // 3. Races, signals, semantics, DMA trigger. @read signals release the clock from before
   //    this instruction: none of its accesses is finished when it starts reading.
+  RaceDetector* races = ctx_.races();
   const VectorClock* vc = races ? &races->clock(agent_) : nullptr;
   if (!inst.dma) {
     const Tick handoff = ctx_.semaphores().handoff();
@@ -169,7 +125,150 @@ void EngineModule::step(const DecodedInstruction& inst) {
   if (isa::MemoryState* memory = ctx_.memory()) isa::execute(*inst.inst, index, *memory);
   if (inst.dma) ctx_.dma().post(index, issue.start, vc, inst.operands);
   ctx_.recorder().instruction(inst, issue);
-  ctx_.semaphores().advanceFrontier(agent_, timing_->head());
+  stream_.pop();
+  phase_ = Phase::Head;
+  ctx_.semaphores().advanceFrontier(agent_, finished() ? Tick::never() : timing_->head());
+}
+
+EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
+  using Failure = DecodedInstruction::Failure;
+  yieldAsked_ = false;
+  if (listen_ == Listen::Value && ctx_.semaphores().listening(agent_)) {
+    resume.wake = true;  // the value it waits for is not registered yet
+    return Progress::Blocked;
+  }
+  const DecodedInstruction& inst = stream_.head();
+  if (phase_ == Phase::Head) {
+    if (inst.failure == Failure::Operands) std::rethrow_exception(inst.error);
+    if (arbitrated_) ctx_.arbiter().next(engine_, inst.index);
+    stall_ = {};
+    t_ = timing_->head();
+    nextWait_ = 0;
+    phase_ = Phase::Waits;
+  }
+
+  // 1. Semaphore waits.
+  if (phase_ == Phase::Waits) {
+    for (; nextWait_ < inst.waits.size(); ++nextWait_) {
+      const isa::SemWait& w = inst.waits[nextWait_];
+      const SemaphoreTimeline::Reach reach = ctx_.semaphores().firstReach(w.sem, w.value);
+      if (reach.at <= t_ && listen_ == Listen::None && !blockedOn_) continue;  // holds already
+      if (!awaitSemaphore(w, reach, now, resume)) return Progress::Blocked;
+    }
+    ctx_.semaphores().advanceFrontier(agent_, t_);
+    if (RaceDetector* races = ctx_.races()) {
+      for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
+      races->tick(agent_);
+    }
+    if (inst.dma) {
+      phase_ = Phase::Trigger;
+    } else {
+      t_ = timing_->afterInterlock(inst.operands, t_, stall_);
+      posted_ = yielded_ = false;
+      phase_ = Phase::Ports;
+    }
+  }
+
+  // 2. Timing: NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts in time
+  //    order).
+  Issue issue;
+  if (phase_ == Phase::Trigger) {
+    if (t_ > now) {
+      resume.at = std::min(resume.at, t_);
+      return Progress::Blocked;
+    }
+    issue = timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_);
+  } else {
+    bool posted = false;
+    if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
+      return posted ? Progress::Changed : Progress::Blocked;
+    if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
+    issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
+    if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+  }
+  finish(inst, issue);
+  return Progress::Issued;
+}
+
+EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context,
+                           std::vector<EngineSequencer*> sequencers)
+    : sc_core::sc_module(name), ctx_(context), sequencers_(std::move(sequencers)) {
+  if (sequencers_.size() > 1)
+    for (const EngineSequencer* s : sequencers_) wake_ |= ctx_.wakeEvent(engineAgent(s->engine()));
+  SC_THREAD(run);
+}
+
+void EngineModule::await(const Resume& resume) {
+  if (resume.delta) {
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+    for (EngineSequencer* s : sequencers_) s->yielded();
+    return;
+  }
+  if (!resume.wake && resume.at != Tick::never()) {
+    sc_core::wait(delayUntil(resume.at));
+  } else if (sequencers_.size() == 1) {
+    sc_core::sc_event& wake = ctx_.wakeEvent(engineAgent(sequencers_.front()->engine()));
+    if (resume.at == Tick::never())
+      sc_core::wait(wake);
+    else
+      sc_core::wait(delayUntil(resume.at), wake);
+  } else if (resume.at == Tick::never()) {
+    sc_core::wait(wake_);
+  } else {
+    sc_core::wait(delayUntil(resume.at), wake_);
+  }
+}
+
+void EngineModule::run() {
+  EngineSequencer* current = nullptr;
+  try {
+    while (true) {
+      // One pass: each sequencer as far as it goes. A sequencer that blocked before another
+      // one issued or posted a request tries again before the thread waits.
+      Resume resume;
+      const Tick now = scNow();
+      bool blocked = false, stale = false;
+      for (EngineSequencer* s : sequencers_) {
+        current = s;
+        while (!s->finished()) {
+          const EngineSequencer::Progress p = s->advance(now, resume);
+          if (p != EngineSequencer::Progress::Blocked) stale = stale || blocked;
+          if (p != EngineSequencer::Progress::Issued) break;
+        }
+        blocked = blocked || !s->finished();
+      }
+      if (!blocked) return;
+      if (!stale) await(resume);
+    }
+  } catch (const sc_core::sc_unwind_exception&) {
+    throw;
+  } catch (const Error&) {
+    ctx_.fail(std::current_exception());
+  } catch (const std::exception& e) {
+    // A malformed instruction the caller did not validate: name it instead of crashing.
+    const int64_t index = current->headInstruction();
+    const isa::Instruction& inst = ctx_.program().instructions[static_cast<size_t>(index)];
+    ctx_.fail(std::make_exception_ptr(
+        Error(fmt::format("instruction {} ({} on {}): {}", index, isa::opcodeName(inst.opcode),
+                          isa::engineName(current->engine()), e.what()))));
+  }
+}
+
+std::vector<std::unique_ptr<EngineModule>> engineThreads(
+    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers) {
+  std::vector<std::unique_ptr<EngineModule>> threads;
+  std::vector<EngineSequencer*> ports;
+  for (const auto& s : sequencers) {
+    if (s->arbitrated())
+      ports.push_back(s.get());
+    else
+      threads.push_back(
+          std::make_unique<EngineModule>(std::string(isa::engineName(s->engine())).c_str(), context,
+                                         std::vector<EngineSequencer*>{s.get()}));
+  }
+  if (!ports.empty())
+    threads.push_back(std::make_unique<EngineModule>("ports", context, std::move(ports)));
+  return threads;
 }
 
 }  // namespace neuronsim::sim

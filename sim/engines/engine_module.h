@@ -1,8 +1,11 @@
 #pragma once
-// The SystemC shell of one engine's sequencer: one SC_THREAD walking its in-order stream. The
-// timing is EngineTiming's; the shell waits (for semaphores, for NC-v2 ports, before a DMA
-// trigger) and signals. It runs ahead of the SystemC clock while a wait's reach is settled
-// (SemaphoreBank::settled) and blocks only when an increment it needs is not registered yet.
+// The SystemC shell of the engines' sequencers. An EngineSequencer walks one engine's in-order
+// stream as a resumable step: it waits (for semaphores, for NC-v2 port grants, before a DMA
+// trigger) by telling what would let it go on, and signals. It runs ahead of the SystemC clock
+// while a wait's reach is settled (SemaphoreBank::settled). An EngineModule is one SC_THREAD
+// driving one sequencer, or on Trn1 the three that share ports (Vector, Scalar, GpSimd): one
+// thread computes all their requests and grants, so a grant that needs a rival's next request
+// costs no thread switch.
 
 #include <cstdint>
 #include <memory>
@@ -15,15 +18,32 @@
 
 namespace neuronsim::sim {
 
+/// What a blocked sequencer waits for before it tries again (the earliest of them).
+struct Resume {
+  Tick at = Tick::never();  ///< SystemC time reaching this
+  bool wake = false;        ///< its agent's wake event (a semaphore increment)
+  bool delta = false;       ///< one delta cycle (rivals that wake now make their requests)
+};
+
 /// The sequencer of one engine (Tensor, Vector, Scalar, GpSimd or Sync).
-class EngineModule : public sc_core::sc_module {
+class EngineSequencer {
  public:
-  SC_HAS_PROCESS(EngineModule);
   /// `stream`: indices into program.instructions run by `engine`, in order.
-  EngineModule(sc_core::sc_module_name name, CoreContext& context, isa::Engine engine,
-               LargeVector<int64_t> stream);
+  EngineSequencer(CoreContext& context, isa::Engine engine, LargeVector<int64_t> stream);
+
+  enum class Progress {
+    Issued,   ///< the head instruction issued
+    Changed,  ///< blocked, after posting a port request rivals must see
+    Blocked,  ///< blocked; `resume` says until when
+  };
+  /// Takes the head instruction as far as it can go at SystemC time `now`.
+  Progress advance(Tick now, Resume& resume);
+  /// One delta cycle passed since advance() asked for it.
+  void yielded() { yielded_ = yielded_ || yieldAsked_; }
 
   isa::Engine engine() const { return engine_; }
+  /// Its instructions ask the NC-v2 port arbiter (Trn1 Vector, Scalar and GpSimd).
+  bool arbitrated() const { return arbitrated_; }
   bool finished() const { return stream_.finished(); }
   /// The wait the engine is blocked on (null when not blocked on a semaphore).
   const isa::SemWait* blockedOn() const { return blockedOn_; }
@@ -31,22 +51,59 @@ class EngineModule : public sc_core::sc_module {
   int64_t headInstruction() const { return stream_.headIndex(); }
 
  private:
-  void run();
-  void step(const DecodedInstruction& inst);
-  /// The earliest time from `t` on at which `wait` holds; records a Semaphore stall when
-  /// it binds.
-  Tick awaitSemaphore(const isa::SemWait& wait, Tick t, Stall& stall);
-  /// The earliest time from `t` on at which the NC-v2 ports `inst` uses are free: the
-  /// arbiter's grant when final, else decided at SystemC time (a rival may still come first).
-  Tick awaitPorts(const DecodedInstruction& inst, Tick t, Stall& stall);
+  enum class Phase { Head, Waits, Ports, Trigger };
+  /// The wait registered with the semaphore bank for the current SemWait.
+  enum class Listen { None, Value, Change };
+
+  /// True when `wait`, first reached by registered increments at `reach`, holds from t_ on
+  /// (t_ moved to its reach, with a Semaphore stall, when it binds); else fills `resume`.
+  bool awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach, Tick now,
+                      Resume& resume);
+  /// True when the NC-v2 port grant for `inst` from t_ is final (t_ moved to it); else
+  /// fills `resume` and sets `posted` when rivals must learn of a new request.
+  bool awaitPorts(const DecodedInstruction& inst, Tick now, Resume& resume, bool& posted);
+  /// Signals, semantics, DMA post and record of `inst` issued as `issue`; pops it.
+  void finish(const DecodedInstruction& inst, const Issue& issue);
 
   CoreContext& ctx_;
   isa::Engine engine_;
   int agent_;
-  bool arbitrated_;  ///< its instructions ask the NC-v2 port arbiter (Trn1 Vector/Scalar/GpSimd)
+  bool arbitrated_;
   std::unique_ptr<EngineTiming> timing_;
   StreamDecoder stream_;
   const isa::SemWait* blockedOn_ = nullptr;
+
+  // The head instruction's progress.
+  Phase phase_ = Phase::Head;
+  size_t nextWait_ = 0;
+  Tick t_;
+  Stall stall_;
+  Listen listen_ = Listen::None;
+  bool posted_ = false;      ///< rivals know its port request (index, and t_ as the frontier)
+  bool yieldAsked_ = false;  ///< it asked for one delta cycle at a port tie
+  bool yielded_ = false;     ///< one delta cycle given to rivals that wake at t_
 };
+
+/// One SC_THREAD driving `sequencers` (one engine, or the engines that share NC-v2 ports).
+class EngineModule : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(EngineModule);
+  EngineModule(sc_core::sc_module_name name, CoreContext& context,
+               std::vector<EngineSequencer*> sequencers);
+
+ private:
+  void run();
+  /// Suspends the thread until what `resume` names.
+  void await(const Resume& resume);
+
+  CoreContext& ctx_;
+  std::vector<EngineSequencer*> sequencers_;
+  sc_core::sc_event_or_list wake_;  ///< the sequencers' wake events (two or more)
+};
+
+/// The threads driving `sequencers` (which outlive them): one per engine, and on Trn1 one for
+/// the three engines that share NC-v2 ports.
+std::vector<std::unique_ptr<EngineModule>> engineThreads(
+    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers);
 
 }  // namespace neuronsim::sim
