@@ -113,6 +113,14 @@ std::string caseShapes(const BenchCase& c) {
   return parts.empty() ? "default" : fmt::format("{}", fmt::join(parts, " "));
 }
 
+/// The case as `neuronsim sweep` arguments: "KERNEL --dtype D --shape NAME=AxB --param NAME=V".
+std::string sweepArguments(const BenchCase& c) {
+  std::string line = fmt::format("{} --dtype {}", c.kernel, c.dtype);
+  for (const auto& [name, shape] : c.shapes) line += fmt::format(" --shape {}={}", name, shape);
+  for (const auto& [name, value] : c.params) line += fmt::format(" --param {}={}", name, value);
+  return line;
+}
+
 /// Runs one case timing-only and returns its summary (or {"error": ...}).
 json runCase(const BenchCase& c, const sim::MachineConfig& machine) {
   try {
@@ -268,7 +276,7 @@ std::string sourceCommit() {
 int usage(const char* message) {
   std::fprintf(stderr,
                "error: %s\nusage: bench_kernels [--markdown] [--quick] [--machine NAME|FILE] "
-               "[--only KERNEL]\n",
+               "[--only KERNEL] [--list]\n",
                message);
   return 2;
 }
@@ -276,7 +284,7 @@ int usage(const char* message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool markdown = false, quick = false;
+  bool markdown = false, quick = false, list = false;
   std::string machineName = "trn2", only;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -284,6 +292,8 @@ int main(int argc, char** argv) {
       markdown = true;
     } else if (arg == "--quick") {
       quick = true;
+    } else if (arg == "--list") {
+      list = true;
     } else if ((arg == "--machine" || arg == "--only") && i + 1 < argc) {
       (arg == "--machine" ? machineName : only) = argv[++i];
     } else {
@@ -291,8 +301,13 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const sim::MachineConfig machine = sim::loadMachine(machineName);
     const std::vector<BenchCase> suite = quick ? quickSuite() : fullSuite();
+    if (list) {  // one line per case, as `neuronsim sweep` arguments (bench/sweep_defaults.sh)
+      for (const BenchCase& c : suite)
+        if (only.empty() || c.kernel == only) std::printf("%s\n", sweepArguments(c).c_str());
+      return 0;
+    }
+    const sim::MachineConfig machine = sim::loadMachine(machineName);
     const std::time_t now = std::time(nullptr);
     std::array<char, 32> date{};
     std::strftime(date.data(), date.size(), "%Y-%m-%d %H:%M UTC", std::gmtime(&now));

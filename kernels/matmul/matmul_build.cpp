@@ -116,8 +116,9 @@ struct ResultWriter {
   PsumEvictor evict;
   bool syncStores = false;                         ///< every other store triggered by Sync (q6, q7)
   QueueCycle syncQueues = QueueCycle::span(6, 2);  ///< Sync's stores and transposes
-  BufferRing tailTiles = {};  ///< transposed(): [128, 128] fp32 staging, two per result
-  int64_t written = 0, tailsWritten = 0;
+  BufferRing tailEvicted = {};  ///< transposed(): [128, 128] fp32 staging of the evictions
+  BufferRing tailRows = {};     ///< transposed(): the same turned back into rows
+  int64_t written = 0;
   std::function<void()> pendingStore = {};
   int64_t pendingAfter = 0;  ///< direct writes before pendingStore is emitted
 
@@ -140,11 +141,10 @@ struct ResultWriter {
   void transposed(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t width,
                   int64_t count) {
     flush();
-    const int64_t slot = 2 * (tailsWritten++ % 2);
-    const Tile ot = corner(tailTiles[slot], width, count * ms);
+    const Tile ot = corner(tailEvicted.next(), width, count * ms);
     b.setNote("evict psum");
     evict(ot, ps);
-    const Tile rows = corner(tailTiles[slot + 1], count * ms, width);
+    const Tile rows = corner(tailRows.next(), count * ms, width);
     b.setNote("transpose out");
     b.dmaTranspose(rows, ot, DmaOptions{.queue = syncQueues.next()});
     pendingStore = [this, rows, m0, ms, n0, width, count] {
@@ -492,8 +492,10 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
                      BufferRing::sbuf(b, static_cast<int>(schedule.outBuffers), {kPart, kFree},
                                       isa::Dtype::Fp32, "out"),
                      PsumEvictor(b, evictEngines(schedule.evict)), schedule.syncStores};
-  if (schedule.transposedTail)
-    write.tailTiles = BufferRing::sbuf(b, 4, {kPart, kPart}, isa::Dtype::Fp32, "out_tail");
+  if (schedule.transposedTail) {
+    write.tailEvicted = BufferRing::sbuf(b, 2, {kPart, kPart}, isa::Dtype::Fp32, "out_tail_t");
+    write.tailRows = BufferRing::sbuf(b, 2, {kPart, kPart}, isa::Dtype::Fp32, "out_tail");
+  }
   if (schedule.mode == MatmulMode::BothResident) {
     buildBothResident(b, lhsT, rhs, write, dtype, schedule);
   } else if (schedule.mode == MatmulMode::Resident) {

@@ -71,67 +71,80 @@ void chooseBlock(MatmulSchedule& s, int64_t mTiles, int64_t nTiles, int64_t m, i
 }  // namespace
 
 std::vector<ParamSpec> matmulScheduleParams() {
-  auto knobSpec = [](std::string name, std::string meaning, std::vector<std::string> choices = {}) {
-    ParamSpec p;
-    p.name = std::move(name);
-    p.type = choices.empty() ? ParamType::Int : ParamType::Enum;
-    p.defaultValue = choices.empty() ? "" : "auto";
-    p.meaning = std::move(meaning);
-    p.choices = std::move(choices);
-    return p;
+  const auto knobSpec = [](std::string name, std::string meaning,
+                           std::vector<std::string> candidates) {
+    return scheduleParam(std::move(name), ParamType::Int, std::move(meaning),
+                         std::move(candidates));
+  };
+  const auto choiceSpec = [](std::string name, std::string meaning,
+                             std::vector<std::string> choices) {
+    return scheduleParam(std::move(name), ParamType::Enum, std::move(meaning), {},
+                         std::move(choices));
   };
   return {
-      knobSpec("mode",
-               "schedule: both (lhsT and rhs kept whole in SBUF), resident (rhs column groups "
-               "kept in SBUF, lhsT streamed) or kblocked (an output block kept in PSUM while K "
-               "streams through); auto: the first that fits SBUF",
-               {"auto", "both", "resident", "kblocked"}),
+      choiceSpec("mode",
+                 "both (lhsT and rhs kept whole in SBUF), resident (rhs column groups kept in "
+                 "SBUF, lhsT streamed) or kblocked (an output block kept in PSUM while K streams "
+                 "through); auto: the first that fits SBUF",
+                 {"auto", "both", "resident", "kblocked"}),
       knobSpec("block_m",
-               "kblocked: 128-row M tiles per PSUM block (unset: the block moving the fewest "
-               "HBM bytes)"),
-      knobSpec("block_n", "kblocked: 512-column N tiles per PSUM block (unset: as block_m)"),
+               "kblocked: 128-row M tiles per PSUM block, 1..PSUM banks (auto: the block moving "
+               "the fewest HBM bytes)",
+               {"1", "2", "4"}),
+      knobSpec("block_n", "kblocked: 512-column N tiles per PSUM block (auto: as block_m)",
+               {"1", "2", "4"}),
       knobSpec("n_tile",
-               "mode both: rhs columns per PSUM tile, 64..512 (unset: 384 when N > 512 is not a "
-               "multiple "
-               "of 512, else 512)"),
+               "mode both: rhs columns per PSUM tile, 64..512 (auto: 384 when N > 512 is not a "
+               "multiple of 512, else 512)",
+               {"256", "384", "512"}),
       knobSpec("k_chunk",
-               "kblocked: 128-row K tiles per operand load (unset: 8, fewer when SBUF is short)"),
-      knobSpec(
-          "load_buffers",
-          "kblocked: operand chunk buffers (unset: 3); resident: lhsT buffers (unset: 4 when they "
-          "fit, else 2)"),
+               "kblocked: 128-row K tiles per operand load (auto: 8, fewer when SBUF is short)",
+               {"2", "4", "8", "16"}),
+      knobSpec("load_buffers",
+               "kblocked: operand chunk buffers, 1-8 (auto: 3); resident: lhsT buffers (auto: 4 "
+               "when they fit, else 2)",
+               {"2", "3", "4"}),
       knobSpec("load_chunks",
-               "DMAs per multi-K-tile load (mode both: of the first tiles) (unset: resident 4, "
-               "both 1 for bf16, 2 for fp32)"),
+               "DMAs per multi-K-tile load (mode both: of the first tiles), 1-64 (auto: resident "
+               "4, both 1 for bf16, 2 for fp32)",
+               {"1", "2", "4", "8"}),
       knobSpec("psum_buffers",
-               "PSUM banks the accumulators rotate through (unset: resident 4, kblocked all)"),
+               "PSUM banks the accumulators rotate through (auto: resident 4, kblocked all)",
+               {"2", "4", "8"}),
       knobSpec("out_buffers",
-               "SBUF staging tiles for evicted results (unset: 4; 8 in mode both when it fits)"),
+               "SBUF staging tiles for evicted results, 1-16 (auto: 4; 8 in mode both when it "
+               "fits)",
+               {"2", "4", "8"}),
       knobSpec("load_queues",
-               "DMA queues the Sync-triggered loads spread over, q0..q(n-1) (unset: 1, so loads "
-               "land in order)"),
+               "DMA queues the Sync-triggered loads spread over, q0..q(n-1), 1-6 (auto: 1, so "
+               "loads land in order)",
+               {"1", "2", "4"}),
       knobSpec("store_queues",
-               "DMA queues the GpSimd-triggered stores spread over, the last n queues (unset: 2)"),
-      knobSpec("store_engines",
-               "engines triggering the stores: gpsimd, or alternate (GpSimd and Sync on q6, q7); "
-               "auto: alternate in mode both (Sync is idle once its loads are out), else gpsimd",
-               {"auto", "gpsimd", "alternate"}),
-      knobSpec("rhs_engine",
-               "engine triggering the rhs loads: sync (with lhsT) or scalar (q10, q11: two "
-               "engines share the 600 ns hwdge trigger cost); auto: sync",
-               {"auto", "sync", "scalar"}),
+               "DMA queues the GpSimd-triggered stores spread over, the last n queues, 1-4 "
+               "(auto: 2)",
+               {"1", "2", "4"}),
+      choiceSpec("store_engines",
+                 "engines triggering the stores: gpsimd, or alternate (GpSimd and Sync on q6, "
+                 "q7); auto: alternate in mode both (Sync is idle once its loads are out), else "
+                 "gpsimd",
+                 {"auto", "gpsimd", "alternate"}),
+      choiceSpec("rhs_engine",
+                 "engine triggering the rhs loads: sync (with lhsT) or scalar (q10, q11: two "
+                 "engines share the 600 ns hwdge trigger cost); auto: sync",
+                 {"auto", "sync", "scalar"}),
       knobSpec("ramp_chunks",
-               "kblocked: the first block's chunks grow 1, 2, 4, ... K tiles so its first matmuls "
-               "start early (0 or 1; unset: 1)"),
-      knobSpec("evict", "engines copying PSUM results to SBUF; auto: alternate VectorE, ScalarE",
-               {"auto", "alternate", "vector", "scalar"}),
-      knobSpec("m_tail",
-               "mode both: the last M tile of fewer than 128 rows computed direct, or transposed "
-               "(out^T = rhs^T lhsT: rhs 128-column chunks stationary, the few lhsT columns "
-               "moving, so each pass costs the 64-cycle floor instead of N columns); auto: "
-               "transposed when M > 128 and it has at most 64 rows at fp32, at most 16 against "
-               "K >= 1024 at bf16",
-               {"auto", "direct", "transposed"}),
+               "kblocked: the first block's chunks grow 1, 2, 4, ... K tiles so its first "
+               "matmuls start early, 0 or 1 (auto: 1)",
+               {"0", "1"}),
+      choiceSpec("evict", "engines copying PSUM results to SBUF; auto: alternate VectorE, ScalarE",
+                 {"auto", "alternate", "vector", "scalar"}),
+      choiceSpec("m_tail",
+                 "mode both: the last M tile of fewer than 128 rows computed direct, or "
+                 "transposed (out^T = rhs^T lhsT: rhs 128-column chunks stationary, the few lhsT "
+                 "columns moving, so each pass costs the 64-cycle floor instead of N columns); "
+                 "auto: transposed when M > 128 and it has at most 64 rows at fp32, at most 16 "
+                 "against K >= 1024 at bf16",
+                 {"auto", "direct", "transposed"}),
   };
 }
 

@@ -1,10 +1,11 @@
 // avg_pooling_3d and max_pooling_3d: one strided tensor_tensor per window tap over each output box,
-// the taps dealt round robin to independent accumulators on VectorE and GpSimd.
+// the taps dealt round robin to independent accumulators on VectorE and GpSimd (acc_engines).
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "kernels/pooling/pooling_build.h"
 #include "kernels/pooling/pooling_io.h"
@@ -17,10 +18,6 @@ namespace {
 using isa::AluOp;
 using isa::Engine;
 
-/// Accumulator engines, in the order taps are dealt to them: two interleaved VectorE chains
-/// (so no instruction waits on the one before it) and one GpSimd chain.
-constexpr std::array<Engine, 3> kAccEngines{Engine::Vector, Engine::Vector, Engine::GpSimd};
-
 /// Shared body: acc = init; acc[tap outputs] = acc op input[tap inputs] for every tap;
 /// average then scales into the output tile.
 void buildForward(KernelBuilder& builder, const PoolingConfig& config, const HbmView& input,
@@ -31,36 +28,49 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
   const int64_t accBytes = isa::dtypeBytes(accType);
   const int32_t partitions =
       rowPartitions(builder.geometry(), config.outputFormat, config.planes());
-  const ChunkBytes bytes = [=](const ChunkExtents& e) {
-    const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
-    const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
-    return bufferBytes(i, dtypeBytes) +
-           static_cast<int64_t>(kAccEngines.size()) * bufferBytes(o, accBytes) +
-           (isMax ? 0 : bufferBytes(o, dtypeBytes));
-  };
   const int64_t budget = builder.sbufBytesFree() / schedule.buffers;
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
-  const std::vector<PoolChunk> chunks =
-      planChunks(builder.kernelName(), config, ChunkBy::Output, bytes, budget,
-                 schedule.chunksPerTile > 0 ? schedule.chunksPerTile
-                                            : pipelineChunks(static_cast<int64_t>(rows.size())));
-
-  int64_t maxOut = 1, maxIn = 1;
-  for (const PoolChunk& c : chunks) {
-    maxOut = std::max(maxOut, boxElements(c.outputs));
-    maxIn = std::max(maxIn, boxElements(c.inputs));
+  // The chunks of `chains` accumulators per buffer set.
+  const auto plan = [&](size_t chains) {
+    const ChunkBytes bytes = [=](const ChunkExtents& e) {
+      const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
+      const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
+      return bufferBytes(i, dtypeBytes) + static_cast<int64_t>(chains) * bufferBytes(o, accBytes) +
+             (isMax ? 0 : bufferBytes(o, dtypeBytes));
+    };
+    return planChunks(builder.kernelName(), config, ChunkBy::Output, bytes, budget,
+                      schedule.chunksPerTile > 0
+                          ? schedule.chunksPerTile
+                          : pipelineChunks(static_cast<int64_t>(rows.size())));
+  };
+  const auto largestOutputBox = [](const std::vector<PoolChunk>& planned) {
+    int64_t largest = 1;
+    for (const PoolChunk& c : planned) largest = std::max(largest, boxElements(c.outputs));
+    return largest;
+  };
+  std::vector<Engine> accEngines = schedule.accEngines;
+  std::vector<PoolChunk> chunks = plan(accEngines.empty() ? 2 : accEngines.size());
+  if (accEngines.empty()) {
+    accEngines = forwardAccEngines(config.kernel[0] * config.kernel[1] * config.kernel[2],
+                                   largestOutputBox(chunks));
+    if (accEngines.size() != 2) chunks = plan(accEngines.size());
   }
+  const size_t numAcc = accEngines.size();
+
+  const int64_t maxOut = largestOutputBox(chunks);
+  int64_t maxIn = 1;
+  for (const PoolChunk& c : chunks) maxIn = std::max(maxIn, boxElements(c.inputs));
   struct Buffers {
     Tile in, res;
-    std::array<Tile, kAccEngines.size()> acc;
+    std::vector<Tile> acc;
   };
   std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
   for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = fmt::format("{}", s);
     sets[s].in = builder.sbuf({partitions, maxIn}, dtype, fmt::format("in{}", tag));
-    for (size_t a = 0; a < kAccEngines.size(); ++a) {
-      sets[s].acc[a] = builder.sbuf({partitions, maxOut}, accType, fmt::format("acc{}_{}", tag, a));
-    }
+    for (size_t a = 0; a < numAcc; ++a)
+      sets[s].acc.push_back(
+          builder.sbuf({partitions, maxOut}, accType, fmt::format("acc{}_{}", tag, a)));
     if (!isMax) sets[s].res = builder.sbuf({partitions, maxOut}, dtype, fmt::format("res{}", tag));
   }
 
@@ -91,10 +101,9 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
         const Box& inBox = chunk.inputs;
         const Tile in = boxTile(sets[set].in, tile.count, inBox);
         const AluOp op = isMax ? AluOp::Max : AluOp::Add;
-        const size_t numAcc = kAccEngines.size();
-        std::array<Tile, kAccEngines.size()> acc;
-        for (size_t a = 0; a < numAcc; ++a) acc[a] = boxTile(sets[set].acc[a], tile.count, outBox);
-        std::array<bool, kAccEngines.size()> started{};
+        std::vector<Tile> acc;
+        for (const Tile& a : sets[set].acc) acc.push_back(boxTile(a, tile.count, outBox));
+        std::vector<bool> started(numAcc, false);
         size_t next = 0;
         for (int64_t kd = 0; kd < axes[0].k; ++kd) {
           for (int64_t kh = 0; kh < axes[1].k; ++kh) {
@@ -104,7 +113,7 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
               for (int a = 0; a < 3; ++a) r[a] = axes[a].tapOutputs(t[a], inBox[a], outBox[a]);
               if (boxEmpty(r)) continue;
               const size_t which = next++ % numAcc;
-              const Engine engine = kAccEngines[which];
+              const Engine engine = accEngines[which];
               Tile to = acc[which];
               Tile from = in;
               for (int a = 0; a < 3; ++a) {

@@ -285,10 +285,8 @@ void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Bo
   // Each transpose moves up to one PE array's worth of positions onto the partitions.
   const int64_t block = builder.geometry().maxStationaryFree();
   const int64_t bankElements = builder.geometry().psumBankBytes() / 4;
-  if (psum_.empty()) {
-    for (int i = 0; i < 2; ++i)
-      psum_.push_back(builder.psum({block, bankElements}, isa::Dtype::Fp32, "ndhwc_out"));
-  }
+  if (psum_.size() == 0)
+    psum_ = BufferRing::psum(builder, 2, {block, bankElements}, isa::Dtype::Fp32, "ndhwc_out");
   const Tile flat = tile.reshape({boxElements(box)});
   const int64_t width = rows.count;
   const int64_t groups = bankElements / width;
@@ -305,7 +303,7 @@ void PlaneTensor::storeTransposed(KernelBuilder& builder, RowTile rows, const Bo
   }
   for (const Run& run : runs(box)) {
     for (int64_t q = 0; q < run.length; q += block * groups) {
-      const Tile bank = psum_[nextBank_++ % psum_.size()];
+      const Tile& bank = psum_.next();
       const int64_t span = std::min(block * groups, run.length - q);
       for (int64_t g = 0; g * block < span; ++g) {
         const int64_t first = q + g * block, count = std::min(block, span - g * block);

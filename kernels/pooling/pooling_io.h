@@ -103,8 +103,7 @@ class PlaneTensor {
   void transferHalo(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
                     bool toHbm, const std::function<int32_t()>& queues) const;
   HaloMap halo_;
-  mutable std::vector<Tile> psum_;  ///< two PSUM banks, allocated at the first NDHWC store
-  mutable size_t nextBank_ = 0;
+  mutable BufferRing psum_;  ///< two PSUM banks, allocated at the first NDHWC store
   /// NCDHW [planes / S, S, D, H, W]; NDHWC [batches / S, S, C, D, H, W]: plane or batch
   /// number = outer * S + sub.
   HbmView canonical_;

@@ -25,51 +25,44 @@ int64_t intParam(std::string_view kernel, const ParamValues& params, const std::
 
 std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
   std::vector<ParamSpec> specs = {
-      {"buffers",
-       ParamType::Int,
-       "",
-       knobs == ScheduleKnobs::Common
-           ? "schedule: buffer sets rotated over work items, 1-4 (auto 3)"
-           : "schedule: buffer sets rotated over work items, 1-4 (auto 2)",
-       {}},
-      {"chunks",
-       ParamType::Int,
-       "",
-       "schedule: work items per row tile when a plane fits SBUF, 1-64 (auto: ~4 items in all)",
-       {}},
-      {"load_queues",
-       ParamType::Int,
-       "",
-       "schedule: DMA queues loads spread over, 1-8 (auto 1: one queue completes in order, so the "
-       "first item's data arrive first)",
-       {}},
-      {"store_queues",
-       ParamType::Int,
-       "",
-       "schedule: DMA queues stores spread over, 1-8 (auto 4)",
-       {}},
+      scheduleParam("buffers", ParamType::Int,
+                    knobs == ScheduleKnobs::Common
+                        ? "buffer sets rotated over work items, 1-4 (auto 3)"
+                        : "buffer sets rotated over work items, 1-4 (auto 2)",
+                    {"1", "2", "3", "4"}),
+      scheduleParam("chunks", ParamType::Int,
+                    "work items per row tile when a plane fits SBUF, 1-64 (auto: ~4 items in all)",
+                    {"1", "2", "4", "8"}),
+      scheduleParam("load_queues", ParamType::Int,
+                    "DMA queues loads spread over, 1-8 (auto 1: one queue completes in order, so "
+                    "the first item's data arrive first; 8 for halo slabs)",
+                    {"1", "2", "4", "8"}),
+      scheduleParam("store_queues", ParamType::Int, "DMA queues stores spread over, 1-8 (auto 4)",
+                    {"1", "2", "4", "8"}),
   };
   if (knobs == ScheduleKnobs::MaxBackward) {
-    specs.push_back({"gpsimd_share",
-                     ParamType::Int,
-                     "",
-                     "schedule: percent of the output box whose key sweeps run on GpSimd "
-                     "(the rest on VectorE), 0-100 (auto: balanced by a cost estimate)",
-                     {}});
-    specs.push_back({"key_ring",
-                     ParamType::Int,
-                     "",
-                     "schedule: key buffers per set (sweep look-ahead), 1-16 (auto: 12, fewer when "
-                     "SBUF is short)",
-                     {}});
+    specs.push_back(scheduleParam("gpsimd_share", ParamType::Int,
+                                  "percent of the output box whose key sweeps run on GpSimd (the "
+                                  "rest on VectorE), 0-100 (auto: balanced by a cost estimate)",
+                                  {"0", "20", "35", "50"}));
+    specs.push_back(scheduleParam("key_ring", ParamType::Int,
+                                  "key buffers per set (sweep look-ahead), 1-16 (auto: 12, fewer "
+                                  "when SBUF is short)",
+                                  {"4", "8", "12", "16"}));
   }
-  specs.push_back(
-      {"layout",
-       ParamType::Enum,
-       "auto",
-       "schedule: planes on partitions (channels), D and H slabs of a plane on "
-       "partitions (spatial), or auto (spatial when B*C fills under half the partitions)",
-       {"auto", "channels", "spatial"}});
+  if (knobs == ScheduleKnobs::Common) {
+    specs.push_back(scheduleParam(
+        "acc_engines", ParamType::Enum,
+        "accumulator chains the window taps are dealt to in turn, each a VectorE (v) or GpSimd "
+        "(g) chain; several chains keep an engine from waiting on its previous instruction "
+        "(auto: vg, or vvg for more than 8 taps on output boxes under 512 elements)",
+        {}, {"auto", "v", "vv", "vg", "vvg", "vvgg", "vvvg"}));
+  }
+  specs.push_back(scheduleParam("layout", ParamType::Enum,
+                                "planes on partitions (channels), D and H slabs of a plane on "
+                                "partitions (spatial), or auto (spatial when B*C fills under half "
+                                "the partitions)",
+                                {}, {"auto", "channels", "spatial"}));
   return specs;
 }
 
@@ -82,12 +75,24 @@ PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params) {
       static_cast<int32_t>(intParam(kernel, params, "store_queues", s.storeQueues, 1, 8));
   s.gpsimdPercent = intParam(kernel, params, "gpsimd_share", -1, 0, 100);
   s.keyRing = static_cast<int>(intParam(kernel, params, "key_ring", s.keyRing, 1, 16));
+  if (params.has("acc_engines") && params.getString("acc_engines") != kAuto) {
+    s.accEngines.clear();
+    for (char c : params.getString("acc_engines"))
+      s.accEngines.push_back(c == 'g' ? isa::Engine::GpSimd : isa::Engine::Vector);
+  }
   if (params.has("layout")) {
     const std::string& layout = params.getString("layout");
     if (layout == "channels") s.partitioning = PoolPartitioning::Channels;
     if (layout == "spatial") s.partitioning = PoolPartitioning::Spatial;
   }
   return s;
+}
+
+std::vector<isa::Engine> forwardAccEngines(int64_t taps, int64_t boxOutputs) {
+  constexpr int64_t kFewTaps = 8, kLargeBox = 512;
+  using isa::Engine;
+  if (taps <= kFewTaps || boxOutputs >= kLargeBox) return {Engine::Vector, Engine::GpSimd};
+  return {Engine::Vector, Engine::Vector, Engine::GpSimd};
 }
 
 PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params) {

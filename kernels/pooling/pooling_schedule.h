@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "isa/instruction.h"
 #include "kernels/registry.h"
 
 namespace neuronsim::kernels {
@@ -22,6 +23,9 @@ struct PoolSchedule {
   int64_t gpsimdPercent = -1;  ///< max backward: share of the output box on GpSimd (-1: auto)
   int keyRing = 0;             ///< max backward: key buffers per set, 1-16 (0: automatic)
   PoolPartitioning partitioning = PoolPartitioning::Auto;  ///< channels or slabs
+  /// forward: the engines of the accumulator chains the window taps are dealt to, in turn
+  /// (empty: forwardAccEngines)
+  std::vector<isa::Engine> accEngines = {};
 };
 
 /// Which schedule parameters a kernel takes.
@@ -33,6 +37,13 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs);
 /// Reads the schedule parameters present in `params`; throws neuronsim::Error naming
 /// `kernel`, the parameter and its range.
 PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params);
+/// The forward kernels' automatic accumulator chains for windows of `taps` taps whose largest
+/// output box has `boxOutputs` elements per partition: one VectorE and one GpSimd chain (the taps
+/// split evenly over the two engines: B2 C64 16x64x64 k2 139.9 -> 119.9 us against two VectorE
+/// chains and one GpSimd), or those three when more than 8 taps meet boxes under 512 elements (a
+/// chain's next tap waits for its previous one, which short instructions do not hide:
+/// 1x128x9x9x9 k3 s2 p1 10.2 us with one chain per engine, 8.8 us with three chains).
+std::vector<isa::Engine> forwardAccEngines(int64_t taps, int64_t boxOutputs);
 /// poolSchedule for the forward kernels: 3 buffer sets unless given (the sweeps in
 /// docs/pooling.md: up to 8% faster than 2 on large planes, within 1% elsewhere).
 PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params);

@@ -108,7 +108,8 @@ def one_error_line(proc, message):
 def test_every_option_of_run_kernel_is_accepted_or_refused_by_name():
     """Each option `neuronsim run KERNEL --help` lists is listed by the Python path's --help too."""
     library = run_cli("run", "matmul", "--help").stdout
-    options = set(re.findall(r"^  (--[a-z-]+)", library.split("Kernel parameters:")[0], re.MULTILINE))
+    generic = re.split(r"^(?:Kernel|Schedule) parameters", library, flags=re.MULTILINE)[0]
+    options = set(re.findall(r"^  (--[a-z-]+)", generic, re.MULTILINE))
     assert {"--strict", "--dry-run", "--output-dir", "--check"} <= options
     python = run_cli("run", f"{SOFTMAX}:softmax_v1", "--help").stdout
     assert sorted(o for o in options if not re.search(rf"^  {o}\b", python, re.MULTILINE)) == []

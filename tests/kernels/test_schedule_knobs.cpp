@@ -1,0 +1,160 @@
+// matmul's and the pooling kernels' schedule parameters: declared as schedule knobs (listed by
+// run --help, swept by neuronsim sweep) and every sweep candidate gives the reference result.
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "isa/error.h"
+#include "kernel_check.h"
+#include "kernels/harness/run_kernel.h"
+#include "kernels/pooling/pooling_schedule.h"
+#include "test_pooling_check.h"
+
+using neuronsim::isa::Dtype;
+using namespace neuronsim::kernels;
+
+namespace {
+
+/// The names of `kernel`'s parameters marked schedule.
+std::set<std::string> scheduleNames(const std::string& kernel) {
+  std::set<std::string> names;
+  for (const ParamSpec* p : scheduleParams(findKernel(kernel))) names.insert(p->name);
+  return names;
+}
+
+/// Every schedule parameter of `kernel` defaults to auto and declares sweep candidates led by
+/// auto; the others are not schedule parameters.
+void checkDeclared(const std::string& kernel, const std::set<std::string>& expected) {
+  CAPTURE(kernel);
+  CHECK(scheduleNames(kernel) == expected);
+  for (const ParamSpec& p : findKernel(kernel).params) {
+    CAPTURE(p.name);
+    CHECK(p.schedule == (expected.count(p.name) == 1));
+    if (!p.schedule) continue;
+    CHECK(p.defaultValue == kAuto);
+    const std::vector<std::string> candidates = sweepCandidates(p);
+    REQUIRE(candidates.size() >= 3);
+    CHECK(candidates[0] == kAuto);
+  }
+}
+
+/// Each non-auto sweep candidate of each schedule parameter, one at a time.
+std::vector<std::pair<std::string, std::string>> candidateSettings(const std::string& kernel) {
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const ParamSpec* p : scheduleParams(findKernel(kernel)))
+    for (const std::string& value : sweepCandidates(*p))
+      if (value != kAuto) settings.emplace_back(p->name, value);
+  return settings;
+}
+
+const std::set<std::string> kPoolKnobs = {"buffers", "chunks", "load_queues", "store_queues",
+                                          "layout"};
+
+}  // namespace
+
+TEST_CASE("schedule knobs: matmul and the pooling kernels declare theirs") {
+  checkDeclared("matmul",
+                {"mode", "block_m", "block_n", "n_tile", "k_chunk", "load_buffers", "load_chunks",
+                 "psum_buffers", "out_buffers", "load_queues", "store_queues", "store_engines",
+                 "rhs_engine", "ramp_chunks", "evict", "m_tail"});
+  std::set<std::string> forward = kPoolKnobs, maxBackward = kPoolKnobs;
+  forward.insert("acc_engines");
+  maxBackward.insert({"gpsimd_share", "key_ring"});
+  checkDeclared("avg_pooling_3d", forward);
+  checkDeclared("max_pooling_3d", forward);
+  checkDeclared("avg_pooling_3d_backward", kPoolKnobs);
+  checkDeclared("max_pooling_3d_backward", maxBackward);
+}
+
+TEST_CASE("schedule knobs: every matmul candidate gives the reference result") {
+  // Kblocked-only knobs run in mode kblocked, so that they shape the program.
+  const std::set<std::string> kblocked = {"block_m", "block_n", "k_chunk", "ramp_chunks"};
+  uint64_t seed = 300;
+  for (const auto& [name, value] : candidateSettings("matmul")) {
+    std::vector<std::pair<std::string, std::string>> params = {{name, value}};
+    if (kblocked.count(name) == 1) params.push_back({"mode", "kblocked"});
+    // Odd K, M and N tails (K 4 tiles + 8 rows, M 1 tile + 8 rows, N 1 tile + 88 columns).
+    testing::checkKernelCase({"matmul",
+                              {{"lhsT", {520, 136}}, {"rhs", {520, 600}}},
+                              params,
+                              ++seed % 2 == 0 ? Dtype::Fp32 : Dtype::Bf16,
+                              seed});
+  }
+}
+
+TEST_CASE("schedule knobs: every pooling candidate gives the reference result") {
+  using pooling_testing::checkPoolCase;
+  using pooling_testing::PoolCase;
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  // Overlapping windows on few planes (halo slabs apply: max backward's H unpadded), and
+  // disjoint ones.
+  const std::vector<PoolCase> bases = {
+      {"k3 s2 p(1,0,1) B*C=6",
+       {2, 3, 9, 10, 7},
+       {{"kernel_size", "3"}, {"stride", "2"}, {"padding", "1,0,1"}}},
+      {"k2 B*C=5", {1, 5, 8, 6, 10}, {{"kernel_size", "2"}}},
+  };
+  uint64_t seed = 400;
+  for (const char* kernel :
+       {"avg_pooling_3d", "max_pooling_3d", "avg_pooling_3d_backward", "max_pooling_3d_backward"})
+    for (const auto& [name, value] : candidateSettings(kernel))
+      for (PoolCase c : bases) {
+        c.params.push_back({name, value});
+        c.label += " " + name + "=" + value;
+        checkPoolCase(kernel, c, Dtype::Fp32, machine, ++seed);
+      }
+}
+
+TEST_CASE("schedule knobs: pooling values out of range are one-line errors") {
+  const KernelSpec& spec = findKernel("max_pooling_3d_backward");
+  const auto build = [&](const std::string& name, const std::string& value) {
+    const ParamValues params = parseParams(spec, {{name, value}});
+    buildKernel(spec, params,
+                checkShapes(spec,
+                            {{"input_tensor", {1, 2, 4, 4, 4}},
+                             {"grad_output", {1, 2, 2, 2, 2}},
+                             {"output_tensor", {1, 2, 2, 2, 2}}},
+                            params),
+                Dtype::Fp32, neuronsim::isa::Geometry{});
+  };
+  CHECK_THROWS_WITH_AS(build("buffers", "5"), "max_pooling_3d_backward: buffers 5 is not in 1..4",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("gpsimd_share", "101"),
+                       "max_pooling_3d_backward: gpsimd_share 101 is not in 0..100",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("store_queues", "0"),
+                       "max_pooling_3d_backward: store_queues 0 is not in 1..8", neuronsim::Error);
+  CHECK_THROWS_WITH_AS(parseParams(spec, {{"key_ring", "many"}}),
+                       "max_pooling_3d_backward: parameter key_ring takes integers or auto, not "
+                       "'many'",
+                       neuronsim::Error);
+  CHECK_THROWS_AS(parseParams(spec, {{"layout", "rows"}}), neuronsim::Error);
+}
+
+TEST_CASE("schedule knobs: forward pooling's automatic accumulator chains") {
+  using neuronsim::isa::Engine;
+  const std::vector<Engine> one = {Engine::Vector, Engine::GpSimd};
+  const std::vector<Engine> three = {Engine::Vector, Engine::Vector, Engine::GpSimd};
+  CHECK(forwardAccEngines(8, 1) == one);  // few taps: one chain per engine whatever the box
+  CHECK(forwardAccEngines(1, 1) == one);
+  CHECK(forwardAccEngines(27, 512) == one);  // large boxes hide a chain's wait
+  CHECK(forwardAccEngines(27, 511) == three);
+  CHECK(forwardAccEngines(9, 125) == three);
+  // The rule as the kernel applies it: the acc tiles of buffer set 0 show the chains.
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  const auto accTiles = [&](const neuronsim::kernels::Shape& input, const std::string& k,
+                            const std::string& s, const std::string& p) {
+    const pooling_testing::PoolCase c{
+        "chains", input, {{"kernel_size", k}, {"stride", s}, {"padding", p}}};
+    int count = 0;
+    for (const auto& a :
+         pooling_testing::poolAllocations("max_pooling_3d", c, Dtype::Fp32, machine))
+      count += a.name.rfind("acc0_", 0) == 0 ? 1 : 0;
+    return count;
+  };
+  CHECK(accTiles({1, 128, 9, 9, 9}, "3", "2", "1") == 3);
+  CHECK(accTiles({2, 64, 16, 32, 32}, "2", "2", "0") == 2);
+}
