@@ -23,7 +23,7 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context, i
                   (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
                    engine == isa::Engine::GpSimd)),
       timing_(makeEngineTiming(engine, context.machine())),
-      stream_(context.program(), context.machine(), std::move(stream)) {
+      stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr) {
   if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
   SC_THREAD(run);
 }
