@@ -23,7 +23,8 @@ StreamDecoder::StreamDecoder(const isa::Program& program, const MachineConfig& m
       batch_(kBatch),
       operands_(kBatch * kMaxOperands) {}
 
-void StreamDecoder::prefetch(size_t at, bool heap) const {
+// Inlined: refill() calls it twice per instruction with a constant `heap`.
+[[gnu::always_inline]] inline void StreamDecoder::prefetch(size_t at, bool heap) const {
   if (at >= stream_.size()) return;
   const isa::Instruction& inst = program_.instructions[static_cast<size_t>(stream_[at])];
   if (!heap) {
