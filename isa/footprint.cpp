@@ -109,11 +109,4 @@ Footprint footprintOf(const AccessPattern& ap) {
   return f;
 }
 
-bool boxesOverlap(const Footprint& a, const Footprint& b) {
-  if (a.space != b.space) return false;
-  if (a.space == Space::Hbm && a.tensor != b.tensor) return false;
-  return a.partBegin < b.partEnd && b.partBegin < a.partEnd && a.byteBegin < b.byteEnd &&
-         b.byteBegin < a.byteEnd;
-}
-
 }  // namespace neuronsim::isa
