@@ -1,4 +1,5 @@
 // Simulator speed: simulated instructions per second of host time, timing-only mode.
+#include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -160,13 +161,13 @@ constexpr const char* kUsage =
   std::exit(2);
 }
 
-/// A whole positive decimal number, or a usage error naming `what`.
-int64_t positiveArg(const char* text, const char* what) {
+/// A whole number in [1, max], or a usage error naming `what`.
+int64_t countArg(const char* text, const char* what, int64_t max) {
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || errno != 0 || v <= 0)
-    usageError(std::string(what) + " '" + text + "' is not a positive whole number");
+  if (end == text || *end != '\0' || errno != 0 || v <= 0 || v > max)
+    usageError(fmt::format("{} '{}' is not a whole number from 1 to {}", what, text, max));
   return v;
 }
 
@@ -175,12 +176,13 @@ int64_t positiveArg(const char* text, const char* what) {
 int main(int argc, char** argv) {
   if (argc > 5) usageError("too many arguments");
   for (int i = 1; i < argc; ++i)
-    if (argv[i][0] == '-') usageError(std::string("unknown option '") + argv[i] + "'");
-  const int64_t steps = argc > 1 ? positiveArg(argv[1], "steps") : 300000;
+    if (argv[i][0] == '-') usageError(fmt::format("unknown option '{}'", argv[i]));
+  // About 3 KB of program per step: 2M steps is a 6 GB program.
+  const int64_t steps = argc > 1 ? countArg(argv[1], "steps", 2000000) : 300000;
   const std::string modes = argc > 3 ? argv[3] : "all";
   if (modes != "all" && modes != "timing" && modes != "races")
-    usageError("mode '" + modes + "' is not all, timing or races");
-  const int64_t repeats = argc > 4 ? positiveArg(argv[4], "repeats") : 5;
+    usageError(fmt::format("mode '{}' is not all, timing or races", modes));
+  const int64_t repeats = argc > 4 ? countArg(argv[4], "repeats", 1000) : 5;
   sim::MachineConfig machine;
   try {
     machine = sim::loadMachine(argc > 2 ? argv[2] : "trn2");
@@ -197,7 +199,8 @@ int main(int argc, char** argv) {
   for (int64_t r = 0; r < repeats; ++r) {
     if (timing) timed.push_back(runOnce(program, machine, false));
     if (races) raced.push_back(runOnce(program, machine, true));
-    if (timing && races) ratios.push_back(raced.back().cpu / timed.back().cpu);
+    if (timing && races && timed.back().cpu > 0)
+      ratios.push_back(raced.back().cpu / timed.back().cpu);
   }
   const Measured& any = timing ? timed.front() : raced.front();
   std::printf("simulated: %.1f us\n", any.result.totals.total.ns() / 1000.0);
