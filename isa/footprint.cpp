@@ -30,8 +30,11 @@ bool narrowFootprint(const AccessPattern& ap, int64_t bytes, Footprint& f) {
     if (num <= 1) return;
     int64_t reach = 0;
     overflow |= __builtin_mul_overflow(step, num - 1, &reach);
-    int64_t& side = reach < 0 ? lo : hi;
-    overflow |= __builtin_add_overflow(side, reach, &side);
+    // Both sides stay in registers (a reference to the side would spill them).
+    if (reach < 0)
+      overflow |= __builtin_add_overflow(lo, reach, &lo);
+    else
+      overflow |= __builtin_add_overflow(hi, reach, &hi);
   };
   for (const Dim& d : ap.dims) add(d.step, d.num);
   if (ap.space == Space::Hbm) add(ap.partitionStep, ap.partitionCount);
@@ -104,13 +107,6 @@ Footprint footprintOf(const AccessPattern& ap) {
     f.byteEnd = saturate(ap.offset + (s.hi + 1) * bytes);
   }
   return f;
-}
-
-bool boxesOverlap(const Footprint& a, const Footprint& b) {
-  if (a.space != b.space) return false;
-  if (a.space == Space::Hbm && a.tensor != b.tensor) return false;
-  return a.partBegin < b.partEnd && b.partBegin < a.partEnd && a.byteBegin < b.byteEnd &&
-         b.byteBegin < a.byteEnd;
 }
 
 }  // namespace neuronsim::isa

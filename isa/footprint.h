@@ -58,7 +58,13 @@ struct Footprint {
   int64_t byteEnd = 0;
 };
 Footprint footprintOf(const AccessPattern& ap);
-/// True when the boxes share a space, tensor, partition and byte.
-bool boxesOverlap(const Footprint& a, const Footprint& b);
+/// True when the boxes share a space, tensor, partition and byte (inline: the interlock asks
+/// it for every read of every issue).
+inline bool boxesOverlap(const Footprint& a, const Footprint& b) {
+  if (a.space != b.space) return false;
+  if (a.space == Space::Hbm && a.tensor != b.tensor) return false;
+  return a.partBegin < b.partEnd && b.partBegin < a.partEnd && a.byteBegin < b.byteEnd &&
+         b.byteBegin < a.byteEnd;
+}
 
 }  // namespace neuronsim::isa

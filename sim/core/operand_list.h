@@ -2,8 +2,8 @@
 // Every operand of one instruction with its footprint and size, computed once per issue and
 // shared by the interlock, the port arbiter, the race detector, the totals and the trace.
 
+#include <cstddef>
 #include <cstdint>
-#include <span>
 
 #include "isa/instruction.h"
 #include "isa/operands.h"
@@ -14,38 +14,24 @@ namespace neuronsim::sim {
 /// One operand of an instruction: its bounding box and where it sits (isa::operandAt(inst,
 /// slot) gives its access pattern).
 struct Operand {
-  Footprint box;
-  int8_t slot;  ///< see isa::forEachOperand
+  Footprint box;  ///< only when asked for (listOperands), else default
+  int8_t slot;    ///< see isa::forEachOperand
   bool write;
 };
 
-/// The operands of one instruction (matmul accumulation counts as a write only).
-class OperandList {
- public:
-  static constexpr size_t kMax = 12;
-  explicit OperandList(const isa::Instruction& inst);
-
-  const Operand* begin() const { return storage_.operands; }
-  const Operand* end() const { return storage_.operands + size_; }
-  std::span<const Operand> all() const { return {storage_.operands, size_}; }
-  bool usesSbuf() const { return usesSbuf_; }
-  bool usesPsum() const { return usesPsum_; }
-  int64_t bytesRead() const { return bytesRead_; }
-  int64_t bytesWritten() const { return bytesWritten_; }
-  int64_t sbufBytesRead() const { return sbufRead_; }
-  int64_t sbufBytesWritten() const { return sbufWritten_; }
-
- private:
-  void add(const isa::AccessPattern& ap, int slot, bool write);
-
-  /// The first size_ are set; the rest stay uninitialized (an OperandList is built per issue).
-  union Storage {
-    Storage() {}
-    Operand operands[kMax];
-  } storage_;
-  size_t size_ = 0;
-  bool usesSbuf_ = false, usesPsum_ = false;
-  int64_t bytesRead_ = 0, bytesWritten_ = 0, sbufRead_ = 0, sbufWritten_ = 0;
+/// What the timed model sums over an instruction's operands.
+struct OperandTotals {
+  size_t count = 0;  ///< operands written
+  bool usesSbuf = false, usesPsum = false;
+  int64_t bytesRead = 0, bytesWritten = 0, sbufBytesRead = 0, sbufBytesWritten = 0;
 };
+
+/// The most operands an instruction may have.
+constexpr size_t kMaxOperands = 12;
+
+/// Writes the operands of `inst` to out[0..count) in slot order (matmul accumulation counts as
+/// a write only), with their boxes when `boxes` (footprints cost most of the work); throws when
+/// there are more than kMaxOperands.
+OperandTotals listOperands(const isa::Instruction& inst, bool boxes, Operand* out);
 
 }  // namespace neuronsim::sim

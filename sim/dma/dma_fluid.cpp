@@ -66,15 +66,6 @@ Picos DmaFluid::psFor(const Flow& flow, EngineFs work) const {
   return static_cast<Picos>((scaled + flow.speed - 1) / flow.speed);
 }
 
-int32_t DmaFluid::nextBusy(int32_t from) const {
-  for (auto word = static_cast<size_t>(from) / 64; word < busy_.size(); ++word) {
-    uint64_t bits = busy_[word];
-    if (word == static_cast<size_t>(from) / 64) bits &= ~uint64_t{0} << (from % 64);
-    if (bits != 0) return static_cast<int32_t>(word * 64 + __builtin_ctzll(bits));
-  }
-  return -1;
-}
-
 void DmaFluid::markBusy(size_t fifo, bool busy) {
   const uint64_t bit = uint64_t{1} << (fifo % 64);
   busy_[fifo / 64] = busy ? busy_[fifo / 64] | bit : busy_[fifo / 64] & ~bit;
@@ -82,7 +73,7 @@ void DmaFluid::markBusy(size_t fifo, bool busy) {
 
 Picos DmaFluid::nextEventPs() const {
   Picos next = kNever;
-  for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+  forEachBusy([&](int32_t f) {
     const Flow& head = fifos_[static_cast<size_t>(f)].front();
     if (!ready(head)) {
       next = std::min(next, transfers_[head.transfer].readyPs);
@@ -90,7 +81,7 @@ Picos DmaFluid::nextEventPs() const {
       const EngineFs work = head.landed ? head.remaining : head.remaining - head.overhead;
       next = std::min(next, now_ + psFor(head, work));
     }
-  }
+  });
   return next;
 }
 
@@ -114,17 +105,17 @@ void DmaFluid::step(Picos ps, DmaListener& listener) {
   if (ps > now_) {
     const Wide dt = ps - now_;
     bool moving = false;
-    for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+    forEachBusy([&](int32_t f) {
       Flow& head = fifos_[static_cast<size_t>(f)].front();
-      if (head.speed == 0) continue;
+      if (head.speed == 0) return;
       const EngineFs done = static_cast<EngineFs>((dt * head.speed) >> kShareBits);
       head.remaining -= std::min(done, head.remaining);
       moving = moving || !head.landed;
-    }
+    });
     if (moving) activePs_ += ps - now_;
     now_ = ps;
   }
-  for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+  forEachBusy([&](int32_t f) {
     std::deque<Flow>& fifo = fifos_[static_cast<size_t>(f)];
     while (!fifo.empty() && ready(fifo.front())) {
       Flow& head = fifo.front();
@@ -135,7 +126,7 @@ void DmaFluid::step(Picos ps, DmaListener& listener) {
       if (--transfers_[slot].flowsLeft == 0) freeSlots_.push_back(slot);
     }
     if (fifo.empty()) markBusy(static_cast<size_t>(f), false);
-  }
+  });
   recomputeSpeeds(listener);
 }
 
@@ -145,12 +136,13 @@ void DmaFluid::recomputeSpeeds(DmaListener& listener) {
   for (int32_t e = 0; e < engines_; ++e) {
     const int32_t first = e * queues_, end = first + queues_;
     int64_t readyHeads = 0;
-    for (int32_t f = nextBusy(first); f >= 0 && f < end; f = nextBusy(f + 1))
+    forEachBusy(first, end, [&](int32_t f) {
       if (ready(fifos_[static_cast<size_t>(f)].front())) ++readyHeads;
-    for (int32_t f = nextBusy(first); f >= 0 && f < end; f = nextBusy(f + 1)) {
+    });
+    forEachBusy(first, end, [&](int32_t f) {
       Flow& head = fifos_[static_cast<size_t>(f)].front();
       head.speed = ready(head) ? kFullSpeed / readyHeads : 0;
-      if (head.speed == 0) continue;
+      if (head.speed == 0) return;
       if (!head.landed && head.dataFs > 0)
         hbmDemand += static_cast<double>(head.hbmLoadBytes) * 1e6 /
                      static_cast<double>(head.dataFs) / static_cast<double>(readyHeads);
@@ -159,26 +151,26 @@ void DmaFluid::recomputeSpeeds(DmaListener& listener) {
         t.started = true;
         listener.transferStarted(t.tag, now_);
       }
-    }
+    });
   }
   if (hbmDemand <= hbmBytesPerNs_) return;
   const double scale = hbmBytesPerNs_ / hbmDemand;
-  for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+  forEachBusy([&](int32_t f) {
     Flow& head = fifos_[static_cast<size_t>(f)].front();
-    if (head.speed == 0 || head.landed || head.hbmLoadBytes == 0) continue;
+    if (head.speed == 0 || head.landed || head.hbmLoadBytes == 0) return;
     head.speed =
         std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(head.speed) * scale));
-  }
+  });
 }
 
 double DmaFluid::bytesPerNs() const {
   double total = 0;
-  for (int32_t f = nextBusy(0); f >= 0; f = nextBusy(f + 1)) {
+  forEachBusy([&](int32_t f) {
     const Flow& head = fifos_[static_cast<size_t>(f)].front();
-    if (head.speed == 0 || head.landed || head.dataFs == 0) continue;
+    if (head.speed == 0 || head.landed || head.dataFs == 0) return;
     const double fsPerPs = static_cast<double>(head.speed) / static_cast<double>(1LL << kShareBits);
     total += static_cast<double>(head.bytes) / static_cast<double>(head.dataFs) * fsPerPs * 1000.0;
-  }
+  });
   return total;
 }
 

@@ -88,9 +88,14 @@ class DmaFluid {
   void recomputeSpeeds(DmaListener& listener);
   /// Wall ps for `flow` to do `work` fs at its current speed (rounded up).
   Picos psFor(const Flow& flow, EngineFs work) const;
-  /// The first non-empty FIFO at index `from` or later, or -1. Loops built on it visit the
-  /// FIFOs in index order, including one that fills ahead of the loop while it runs.
-  int32_t nextBusy(int32_t from) const;
+  /// Calls fn(fifo) for every non-empty FIFO in [from, end), in index order, including one
+  /// that fills ahead of the loop while it runs (the bitmap is re-read after every call).
+  template <typename Fn>
+  void forEachBusy(int32_t from, int32_t end, Fn&& fn) const;
+  template <typename Fn>
+  void forEachBusy(Fn&& fn) const {
+    forEachBusy(0, static_cast<int32_t>(fifos_.size()), fn);
+  }
   void markBusy(size_t fifo, bool busy);
 
   int32_t engines_, queues_, queueInflight_;
@@ -106,5 +111,21 @@ class DmaFluid {
   Picos activePs_ = 0;
   int32_t inFlight_ = 0;
 };
+
+template <typename Fn>
+void DmaFluid::forEachBusy(int32_t from, int32_t end, Fn&& fn) const {
+  for (int32_t f = from; f < end;) {
+    const size_t word = static_cast<size_t>(f) / 64;
+    const uint64_t bits = busy_[word] & (~uint64_t{0} << (f % 64));
+    if (bits == 0) {
+      f = static_cast<int32_t>(word + 1) * 64;
+      continue;
+    }
+    f = static_cast<int32_t>(word * 64) + __builtin_ctzll(bits);
+    if (f >= end) return;
+    fn(f);
+    ++f;
+  }
+}
 
 }  // namespace neuronsim::sim

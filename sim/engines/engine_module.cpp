@@ -24,7 +24,7 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
                   (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
                    engine == isa::Engine::GpSimd)),
       timing_(makeEngineTiming(engine, context.machine())),
-      stream_(context.program(), context.machine(), std::move(stream)) {
+      stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr) {
   if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
   if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
 }

@@ -2,7 +2,6 @@
 #include "sim/engines/stream_decoder.h"
 
 #include <algorithm>
-#include <array>
 
 namespace neuronsim::sim {
 namespace {
@@ -13,18 +12,19 @@ constexpr size_t kObjectAhead = 24;
 constexpr size_t kHeapAhead = 12;
 constexpr size_t kDimsAhead = 6;
 
-/// Where one record's semaphores and read boxes sit in the decoder's arrays.
-struct Ranges {
-  size_t waits, waitCount, signals, signalCount, operands, operandCount;
-};
-
 }  // namespace
 
 StreamDecoder::StreamDecoder(const isa::Program& program, const MachineConfig& machine,
-                             LargeVector<int64_t> stream)
-    : program_(program), machine_(machine), stream_(std::move(stream)), batch_(kBatch) {}
+                             LargeVector<int64_t> stream, bool races)
+    : program_(program),
+      machine_(machine),
+      stream_(std::move(stream)),
+      races_(races),
+      batch_(kBatch),
+      operands_(kBatch * kMaxOperands) {}
 
-void StreamDecoder::prefetch(size_t at, bool heap) const {
+// Inlined: refill() calls it twice per instruction with a constant `heap`.
+[[gnu::always_inline]] inline void StreamDecoder::prefetch(size_t at, bool heap) const {
   if (at >= stream_.size()) return;
   const isa::Instruction& inst = program_.instructions[static_cast<size_t>(stream_[at])];
   if (!heap) {
@@ -43,10 +43,7 @@ void StreamDecoder::prefetch(size_t at, bool heap) const {
 void StreamDecoder::refill() {
   batchBegin_ = next_;
   batchEnd_ = std::min(stream_.size(), next_ + kBatch);
-  waits_.clear();
-  signals_.clear();
-  operands_.clear();
-  std::array<Ranges, kBatch> ranges;
+  size_t used = 0;
   for (size_t at = batchBegin_; at < batchEnd_; ++at) {
     prefetch(at + kObjectAhead, false);
     prefetch(at + kHeapAhead, true);
@@ -56,51 +53,47 @@ void StreamDecoder::refill() {
       for (const isa::AccessPattern& src : ahead.srcs) __builtin_prefetch(src.dims.data());
     }
     const int64_t index = stream_[at];
-    const isa::Instruction& inst = program_.instructions[static_cast<size_t>(index)];
-    Ranges& r = ranges[at - batchBegin_];
-    r.waits = waits_.size();
-    r.signals = signals_.size();
-    r.operands = operands_.size();
-    waits_.insert(waits_.end(), inst.waits.begin(), inst.waits.end());
-    signals_.insert(signals_.end(), inst.signals.begin(), inst.signals.end());
-    decode(inst, index, batch_[at - batchBegin_]);
-    r.waitCount = inst.waits.size();
-    r.signalCount = inst.signals.size();
-    r.operandCount = operands_.size() - r.operands;
-  }
-  for (size_t i = 0; i < batchEnd_ - batchBegin_; ++i) {
-    DecodedInstruction& d = batch_[i];
-    const Ranges& r = ranges[i];
-    d.waits = {waits_.data() + r.waits, r.waitCount};
-    d.signals = {signals_.data() + r.signals, r.signalCount};
-    d.operands = {operands_.data() + r.operands, r.operandCount};
+    used += decode(program_.instructions[static_cast<size_t>(index)], index, used,
+                   batch_[at - batchBegin_]);
   }
 }
 
-void StreamDecoder::decode(const isa::Instruction& inst, int64_t index, DecodedInstruction& out) {
-  out = DecodedInstruction{};
+size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t used,
+                             DecodedInstruction& out) {
   out.index = index;
   out.inst = &inst;
   out.opcode = inst.opcode;
   out.engine = inst.engine;
   out.dma = isa::isDma(inst.opcode);
+  out.newStationary = false;
+  out.failure = DecodedInstruction::Failure::None;
+  if (out.error) out.error = nullptr;
+  out.waits = inst.waits;
+  out.signals = inst.signals;
   out.readSignal = std::any_of(inst.signals.begin(), inst.signals.end(),
                                [](const isa::SemSignal& s) { return s.at == isa::SignalAt::Read; });
+  Operand* operands = operands_.data() + used;
+  OperandTotals totals;
   try {
-    const OperandList operands(inst);
-    operands_.insert(operands_.end(), operands.begin(), operands.end());
-    out.usesSbuf = operands.usesSbuf();
-    out.usesPsum = operands.usesPsum();
-    out.bytesRead = operands.bytesRead();
-    out.bytesWritten = operands.bytesWritten();
-    out.sbufBytesRead = operands.sbufBytesRead();
-    out.sbufBytesWritten = operands.sbufBytesWritten();
+    const bool boxes = races_ || (!out.dma && inst.engine != isa::Engine::Tensor);
+    totals = listOperands(inst, boxes, operands);
   } catch (...) {
+    out.operands = {};
     out.failure = DecodedInstruction::Failure::Operands;
     out.error = std::current_exception();
-    return;
+    return 0;
   }
-  if (out.dma) return;
+  out.operands = {operands, totals.count};
+  out.usesSbuf = totals.usesSbuf;
+  out.usesPsum = totals.usesPsum;
+  out.bytesRead = totals.bytesRead;
+  out.bytesWritten = totals.bytesWritten;
+  out.sbufBytesRead = totals.sbufBytesRead;
+  out.sbufBytesWritten = totals.sbufBytesWritten;
+  if (out.dma) {
+    out.cost = ComputeCost{};
+    return totals.count;
+  }
   try {
     out.cost = computeCost(inst, machine_);
     if (inst.engine == isa::Engine::Tensor) {
@@ -112,6 +105,7 @@ void StreamDecoder::decode(const isa::Instruction& inst, int64_t index, DecodedI
     out.failure = DecodedInstruction::Failure::Cost;
     out.error = std::current_exception();
   }
+  return totals.count;
 }
 
 }  // namespace neuronsim::sim

@@ -45,8 +45,9 @@ struct DecodedInstruction {
   int64_t bytesRead = 0, bytesWritten = 0, sbufBytesRead = 0, sbufBytesWritten = 0;
   std::span<const isa::SemWait> waits;
   std::span<const isa::SemSignal> signals;
-  /// Every operand with its box, in slot order (dst first; empty on an Operands failure):
-  /// the interlock, the in-flight results and the race detector read them.
+  /// Every operand in slot order (dst first; empty on an Operands failure), with its box when
+  /// something reads it: the interlock and in-flight results of Vector, Scalar and GpSimd, and
+  /// the race detector.
   std::span<const Operand> operands;
 };
 
@@ -55,9 +56,10 @@ class StreamDecoder {
  public:
   static constexpr size_t kBatch = 64;
 
-  /// `stream`: indices into program.instructions, in issue order.
+  /// `stream`: indices into program.instructions, in issue order; `races`: the race detector
+  /// reads every operand's box (else only the interlocked engines' compute operands get one).
   StreamDecoder(const isa::Program& program, const MachineConfig& machine,
-                LargeVector<int64_t> stream);
+                LargeVector<int64_t> stream, bool races);
 
   bool finished() const { return next_ >= stream_.size(); }
   /// Index of the instruction at the head of the stream (-1 when finished).
@@ -71,7 +73,8 @@ class StreamDecoder {
 
  private:
   void refill();
-  void decode(const isa::Instruction& inst, int64_t index, DecodedInstruction& out);
+  /// Decodes `inst` into `out`, its operands from operands_[used] on; returns how many.
+  size_t decode(const isa::Instruction& inst, int64_t index, size_t used, DecodedInstruction& out);
   /// Asks the cache for what decode() reads of stream_[at], when in range: with `heap`, the
   /// arrays its vectors point to (the object itself must be cached by then), else the object.
   void prefetch(size_t at, bool heap) const;
@@ -81,10 +84,9 @@ class StreamDecoder {
   LargeVector<int64_t> stream_;
   size_t next_ = 0;
   size_t batchBegin_ = 0, batchEnd_ = 0;  ///< stream positions decoded in batch_
+  bool races_;
   std::vector<DecodedInstruction> batch_;
-  std::vector<isa::SemWait> waits_;
-  std::vector<isa::SemSignal> signals_;
-  std::vector<Operand> operands_;
+  std::vector<Operand> operands_;  ///< the batch's operands (capacity for kBatch full records)
   const isa::AccessPattern* lastStationary_ = nullptr;
 };
 

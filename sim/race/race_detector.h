@@ -43,9 +43,6 @@ class RaceDetector {
   void release(int32_t sem, traces::Tick at, int64_t delta, const VectorClock& vc);
   /// Checks and records every operand of instruction `index`, run by `agent` now.
   void access(int agent, int64_t index, std::span<const Operand> operands);
-  void access(int agent, int64_t index, const OperandList& operands) {
-    access(agent, index, operands.all());
-  }
   /// One line per race found (at most kMaxReports, then a count line).
   std::vector<std::string> reports() const;
 
