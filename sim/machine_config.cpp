@@ -63,6 +63,7 @@ const Parameter kParameters[] = {
     {"sync_ghz", &MachineConfig::syncGhz, 0.01, 100},
     {"mm_min_cycles", &MachineConfig::mmMinCycles, 0, kMaxCycles},
     {"ls_speedup", &MachineConfig::lsSpeedup, 0.001, kMaxFactor},
+    {"ls_speedup_fp32", &MachineConfig::lsSpeedupFp32, 0.001, kMaxFactor},
     {"fp32_matmul_factor", &MachineConfig::fp32MatmulFactor, 0.001, kMaxFactor},
     {"fp32_transpose_factor", &MachineConfig::fp32TransposeFactor, 0.001, kMaxFactor},
     {"pe_throttle", &MachineConfig::peThrottle, 0, 1},

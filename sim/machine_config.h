@@ -33,6 +33,7 @@ struct MachineConfig {
   // TensorE (cycles of the PE clock).
   int64_t mmMinCycles = 64;  ///< MM_INIT_LATENCY: floor of a matmul's II and its pipeline latency
   double lsSpeedup = 4;  ///< LoadStationary is this much faster than a matmul of equal free size
+  double lsSpeedupFp32 = 4;            ///< the same for an fp32 nc_matmul (1: no fast load)
   double fp32MatmulFactor = 4;         ///< fp32 matmul cost multiplier
   double fp32TransposeFactor = 4;      ///< fp32 PE transpose cost multiplier
   bool peThrottle = false;             ///< dI/dt throttle ramp present

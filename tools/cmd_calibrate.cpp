@@ -70,14 +70,17 @@ struct ProfileFigure {
   const char* note;  ///< appended to the case name
 };
 
-/// The kernel-optimization tutorial's active-time figures (T2). The tiled profile's DMA figure
-/// chose matmul_tutorial's loop_buffers (4: the smallest depth at which our tiled kernel keeps
-/// the DMA engines this busy), so it is a fit case.
+/// The kernel-optimization tutorial's active-time figures (T2). The tiled profile's figures are
+/// fit cases: its DMA figure chose matmul_tutorial's loop_buffers (4: the smallest depth at which
+/// our tiled kernel keeps the DMA engines this busy), its TensorE figure chose trn2's
+/// ls_speedup_fp32 (1: no fast LoadStationary for fp32), which the same tutorial's 69.83%
+/// disagrees with (docs/timing-model.md section 6).
 constexpr ProfileFigure kT2Figures[] = {
     {"t2_tiled", "DMA", 99.93, sim::CalibrationRole::Fit,
      "; chooses matmul_tutorial's loop_buffers"},
-    {"t2_tiled", "TensorE", 87.28, sim::CalibrationRole::Check,
-     "; the profile summary's figure, the analysis text says about 69.83"},
+    {"t2_tiled", "TensorE", 87.28, sim::CalibrationRole::Fit,
+     "; the profile summary's figure, chooses ls_speedup_fp32; the analysis text says about "
+     "69.83"},
     {"t2_hoisted", "DMA", 99.73, sim::CalibrationRole::Check, ""},
     {"t2_hoisted", "TensorE", 99.85, sim::CalibrationRole::Check, ""},
 };
@@ -168,7 +171,16 @@ int calibrate(const CLI::App* app, const CalibrateFlags& flags) {
   const double maxError = sim::maxErrorPercent(results, sim::CalibrationRole::Check);
   std::printf("fit set: %zu cases, max error %.1f%%\n", results.size() - checks,
               sim::maxErrorPercent(results, sim::CalibrationRole::Fit));
-  std::printf("check set: %td cases, max error %.1f%%\n", checks, maxError);
+  std::string perPreset;
+  for (const char* preset : {"trn2", "trn1"}) {
+    const auto n = std::count_if(results.begin(), results.end(), [&](const auto& r) {
+      return r.role == sim::CalibrationRole::Check && r.machine == preset;
+    });
+    if (n == 0) continue;
+    perPreset += fmt::format("{}{} {} cases, max {:.1f}%", perPreset.empty() ? "" : "; ", preset, n,
+                             sim::maxErrorPercent(results, sim::CalibrationRole::Check, preset));
+  }
+  std::printf("check set: %td cases, max error %.1f%% (%s)\n", checks, maxError, perPreset.c_str());
   return maxError <= kTolerancePercent ? 0 : 1;
 }
 
@@ -182,7 +194,8 @@ Command addCalibrateCommand(CLI::App& app) {
       "first the fit set (measurements machine constants were chosen from), then the check set\n"
       "(independent measurements no constant was set from), then, for the matmul tutorials, the\n"
       "HBM bytes each run moved over its published and its simulated time (evidence, not cases).\n"
-      "The last line is the check set's max error; exit status 1 when it is above 15%.");
+      "The last line is the check set's max error, overall and per preset; exit status 1 when\n"
+      "it is above 15%.");
   auto flags = std::make_shared<CalibrateFlags>();
   addValue(sub, "--machine", flags->machine,
            "only the cases published for this preset (default: all cases)", "trn2|trn1");

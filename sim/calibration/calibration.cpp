@@ -185,10 +185,12 @@ std::vector<CalibrationResult> runCalibration(const std::string& machineFilter,
   return results;
 }
 
-double maxErrorPercent(const std::vector<CalibrationResult>& results, CalibrationRole role) {
+double maxErrorPercent(const std::vector<CalibrationResult>& results, CalibrationRole role,
+                       const std::string& machine) {
   double worst = 0;
   for (const CalibrationResult& r : results)
-    if (r.role == role) worst = std::max(worst, std::fabs(r.errorPercent()));
+    if (r.role == role && (machine.empty() || r.machine == machine))
+      worst = std::max(worst, std::fabs(r.errorPercent()));
   return worst;
 }
 

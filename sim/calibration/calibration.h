@@ -38,7 +38,9 @@ struct CalibrationResult {
 std::vector<CalibrationResult> runCalibration(const std::string& machineFilter,
                                               const std::vector<std::string>& overrides);
 
-/// Largest |errorPercent| among the cases of `role` (0 when there are none).
-double maxErrorPercent(const std::vector<CalibrationResult>& results, CalibrationRole role);
+/// Largest |errorPercent| among the cases of `role` (0 when there are none); with `machine`,
+/// only among that preset's cases.
+double maxErrorPercent(const std::vector<CalibrationResult>& results, CalibrationRole role,
+                       const std::string& machine = "");
 
 }  // namespace neuronsim::sim

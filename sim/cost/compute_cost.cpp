@@ -137,9 +137,11 @@ Cycles matmulCycles(const isa::Instruction& inst, const MachineConfig& machine) 
 
 Cycles loadStationaryCycles(const isa::Instruction& inst, const MachineConfig& machine) {
   const isa::AccessPattern& stationary = inst.srcs.at(0);
-  const double factor =
-      (anyFp32(inst) ? machine.fp32MatmulFactor : 1.0) * readSlowdown(stationary, machine);
-  return {ceilQuotient(static_cast<double>(stationary.freeSize()) * factor, machine.lsSpeedup)};
+  const bool fp32 = anyFp32(inst);
+  const double columns =
+      static_cast<double>(stationary.freeSize()) * readSlowdown(stationary, machine);
+  return {fp32 ? ceilQuotient(columns * machine.fp32MatmulFactor, machine.lsSpeedupFp32)
+               : ceilQuotient(columns, machine.lsSpeedup)};
 }
 
 Cycles tensorTransposeCycles(const isa::Instruction& inst, const MachineConfig& machine) {

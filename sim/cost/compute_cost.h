@@ -21,7 +21,8 @@ struct ComputeCost {
 /// TensorE MultiplyMoving II: max(min(mm_min, M), N) cycles, times fp32_matmul_factor when an
 /// input is fp32 (I2). M = stationary free size, N = moving free size.
 Cycles matmulCycles(const isa::Instruction& inst, const MachineConfig& machine);
-/// LoadStationary: ceil(M / ls_speedup) cycles (P1), fp32 factor as the matmul.
+/// nc_matmul LoadStationary: ceil(M / ls_speedup) cycles (P1); fp32:
+/// ceil(M x fp32_matmul_factor / ls_speedup_fp32). A PE transpose's load keeps ls_speedup.
 Cycles loadStationaryCycles(const isa::Instruction& inst, const MachineConfig& machine);
 /// TensorE transpose: max(P, min(mm_min, F)) cycles (I2), fp32 times fp32_transpose_factor.
 Cycles tensorTransposeCycles(const isa::Instruction& inst, const MachineConfig& machine);

@@ -55,6 +55,12 @@ TEST_CASE("a published range counts as exact inside it and is measured to its ne
   r.simulated = 110;
   CHECK(r.errorPercent() == doctest::Approx(10.0));
   const sim::CalibrationResult point{"y", "trn1", sim::CalibrationRole::Fit, 200, 200, 190};
+  const std::vector<sim::CalibrationResult> both = {
+      r, point, {"z", "trn1", sim::CalibrationRole::Check, 100, 100, 97}};
+  CHECK(sim::maxErrorPercent(both, sim::CalibrationRole::Check) == doctest::Approx(10.0));
+  CHECK(sim::maxErrorPercent(both, sim::CalibrationRole::Check, "trn2") == doctest::Approx(10.0));
+  CHECK(sim::maxErrorPercent(both, sim::CalibrationRole::Check, "trn1") == doctest::Approx(3.0));
+  CHECK(sim::maxErrorPercent(both, sim::CalibrationRole::Fit, "trn2") == 0);
   CHECK(point.errorPercent() == doctest::Approx(-5.0));
   CHECK(point.publishedText() == "200");
   CHECK(std::string(sim::roleName(point.role)) == "fit");

@@ -28,14 +28,20 @@ TEST_CASE("matmul II is max(min(64, M), N) cycles for bf16 (I2)") {
   CHECK(sim::computeCost(mm(128, 512), m).flops == 2 * 128 * 128 * 512);
 }
 
-TEST_CASE("fp32 matmul and LoadStationary cost 4x - LoadStationary is M/4") {
+TEST_CASE("fp32 matmul and LoadStationary cost 4x - LoadStationary is M/4, fp32 per preset") {
   const sim::MachineConfig m = sim::loadMachine("trn2");
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
   CHECK(cycles(mm(128, 512, Dtype::Fp32), m) == 2048);
   CHECK(cycles(mm(128, 16, Dtype::Fp32), m) == 256);
   CHECK(sim::computeCost(mm(128, 512), m).loadStationary.value == 32);
   CHECK(sim::computeCost(mm(127, 512), m).loadStationary.value == 32);
   CHECK(sim::computeCost(mm(129 - 1 - 4, 512), m).loadStationary.value == 31);
-  CHECK(sim::computeCost(mm(128, 512, Dtype::Fp32), m).loadStationary.value == 128);
+  // ls_speedup_fp32: trn2 loads an fp32 stationary at the plain rate (a fit), trn1 fast (P1).
+  CHECK(sim::computeCost(mm(128, 512, Dtype::Fp32), m).loadStationary.value == 512);
+  CHECK(sim::computeCost(mm(33, 512, Dtype::Fp32), m).loadStationary.value == 132);
+  CHECK(sim::computeCost(mm(128, 512, Dtype::Fp32), trn1).loadStationary.value == 128);
+  CHECK(sim::computeCost(mm(33, 512, Dtype::Fp32), trn1).loadStationary.value == 33);
+  CHECK(sim::computeCost(mm(128, 512), trn1).loadStationary.value == 32);
 }
 
 TEST_CASE("PE transpose is max(P, min(64, F)) - fp32 2x on trn2, 4x on trn1") {
