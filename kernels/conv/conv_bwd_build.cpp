@@ -79,6 +79,10 @@ OverlappedDw::OverlappedDw(KernelBuilder& builder, const ConvCore& forward, isa:
 
 OverlappedDw::~OverlappedDw() = default;
 
+bool OverlappedDw::tail() const {
+  return options_.dwOverlap == "tail";
+}
+
 int64_t OverlappedDw::lead() const {
   return options_.dwLead >= 0 ? options_.dwLead : kAutoLead;
 }
@@ -89,6 +93,10 @@ void OverlappedDw::attach(ConvOptions& dx) {
   if (full_->dwMethod != DwMethod::Rows) return;
   if (full_->rows.depthGroup == 1 || !full_->rows.shareKh) return;
   if (dx.psumBuffers == 0) dx.psumBuffers = kOverlapDxPsumBuffers;
+  if (tail()) {
+    dx.afterChunk = [this](int64_t item, int64_t items) { afterDxChunk(item, items); };
+    return;
+  }
   if (dx.evict == "auto") dx.evict = "scalar";
   options_.dwEvictVectorOnly = true;
   // grouped x windows trade TensorE time for Vector evictions and DMA triggers, which dx shares
@@ -117,7 +125,7 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
     program_->emitThrough(lead());
     return;
   }
-  if (!program_) return;
+  if (!program_ || tail()) return;
   const int64_t steps = program_->steps(), first = std::min(lead(), steps);
   program_->emitThrough(first + isa::ceilDiv((item + 1) * (steps - first), items));
 }

@@ -79,6 +79,8 @@ class OverlappedDw {
   const std::optional<ConvBwdPlan>& plan() const { return plan_; }
   /// dw steps emitted before dx's first chunk (auto: kAutoLead).
   int64_t lead() const;
+  /// dw's steps all follow dx's last chunk; only its tiles and first loads come before dx's
+  bool tail() const;
 
  private:
   void afterDxChunk(int64_t item, int64_t items);

@@ -138,15 +138,16 @@ KernelSpec conv3dBwdSpec() {
        "auto 2), dx evicts on Scalar and dw on Vector (auto: when dw's plan is the depth-packed "
        "one with shared kh taps, both on the whole machine and in what dx leaves, with the same "
        "chunks; off: dx, then dw)",
-       {"auto", "off"}});
+       {"auto", "spread", "tail", "off"}});
   spec.params.push_back(
       {"dw_x_groups",
        ParamType::Enum,
        "auto",
        "schedule: depth-packed dw with shared kh taps loads x depths in blocks on partition groups "
        "of 32 (C_in <= 64), so one PE transpose of all partitions gives several depths' xT (auto: "
-       "when it applies; off: one depth per transpose)",
-       {"auto", "off"}});
+       "when it applies, except beside dx with dw_overlap; on: wherever it applies; off: one depth "
+       "per transpose)",
+       {"auto", "on", "off"}});
   spec.params.push_back({"dw_lead",
                          ParamType::Int,
                          "-1",

@@ -766,23 +766,41 @@ class DwRowsEmitter {
       }
     }
     const Int3& k = fwd_.taps;
-    const HbmView all = dw_.reshape({k[0], k[1] * k[2], fwd_.cin, fwd_.cout});
-    for (size_t i = 0; i < us.size();) {
+    const int64_t shifts = k[1] * k[2];
+    const HbmView all = dw_.reshape({k[0], shifts, fwd_.cin, fwd_.cout});
+    // a run: units of one C_in tile with consecutive kd; runs holding every kd of consecutive
+    // shifts share one DMA [ci; shifts, kd, co] (its trigger costs as much as a run's)
+    auto runEnd = [&](size_t i) {
       size_t j = i + 1;
-      while (j < us.size() && us[j].ciTile == us[i].ciTile &&
-             us[j].tap == us[j - 1].tap + k[1] * k[2])
+      while (j < us.size() && us[j].ciTile == us[i].ciTile && us[j].tap == us[j - 1].tap + shifts)
         ++j;
+      return j;
+    };
+    auto wholeShift = [&](size_t i, size_t j) {
+      return static_cast<int64_t>(j - i) == k[0] && tapOf(us[i].tap)[0] == 0;
+    };
+    for (size_t i = 0; i < us.size();) {
+      size_t j = runEnd(i);
+      int64_t runs = 1;
+      if (wholeShift(i, j))
+        while (j < us.size() && us[j].ciTile == us[i].ciTile && us[j].tap == us[i].tap + runs &&
+               wholeShift(j, runEnd(j))) {
+          j = runEnd(j);
+          ++runs;
+        }
       const int64_t ci0 = us[i].ciTile * plan_.parts, cs = ciCount(us[i].ciTile);
-      const int64_t kd0 = tapOf(us[i].tap)[0];
-      const HbmView dst = all.slice(0, kd0, kd0 + static_cast<int64_t>(j - i))
-                              .select(1, us[i].tap % (k[1] * k[2]))
-                              .slice(1, ci0, ci0 + cs)
-                              .slice(2, s.co0, s.co0 + s.cw)
-                              .permute({1, 0, 2});
+      const int64_t kd0 = tapOf(us[i].tap)[0], shift = us[i].tap % shifts;
+      const int64_t perRun = static_cast<int64_t>(j - i) / runs;
+      const HbmView dst = all.slice(0, kd0, kd0 + perRun)
+                              .slice(1, shift, shift + runs)
+                              .slice(2, ci0, ci0 + cs)
+                              .slice(3, s.co0, s.co0 + s.cw)
+                              .permute({2, 1, 0, 3});
       b_.dmaCopy(dst,
                  out.partitionSlice(0, static_cast<int32_t>(cs))
                      .slice(0, static_cast<int64_t>(i), static_cast<int64_t>(j))
-                     .slice(1, 0, s.cw),
+                     .slice(1, 0, s.cw)
+                     .reshape({runs, perRun, s.cw}),
                  DmaOptions{-1, isa::Engine::Scalar});
       i = j;
     }
