@@ -37,7 +37,7 @@ void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRo
 class DwRowsEmitter;
 
 /// dw by the Rows method emitted in pieces, so another program (conv3d_bwd's dx) can be emitted
-/// between them: the constructor allocates the tiles and emits the first loads, emitThrough
+/// between them: the constructor allocates the tiles, prime emits the first loads, emitThrough
 /// emits steps (a chunk of one pass each) up to a count, finish emits the rest and releases.
 class DwRowsProgram {
  public:
@@ -45,6 +45,8 @@ class DwRowsProgram {
                 isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
                 const std::optional<HbmView>& db = std::nullopt);
   ~DwRowsProgram();
+  /// Emits the constant fills and the first step's loads (once; emitThrough and finish call it).
+  void prime();
   /// Steps of the whole program.
   int64_t steps() const;
   /// Emits the steps before `end` not emitted yet.

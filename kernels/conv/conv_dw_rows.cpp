@@ -39,7 +39,7 @@ class DwRowsEmitter {
         db_(db),
         evict_(b, plan.evictEngines) {}
 
-  /// Allocates the tiles and emits the first step's loads.
+  /// Allocates the tiles (no instructions yet: see prime).
   void begin() {
     allocate();
     chunks_ = plan_.shareKh ? bandList() : chunkList(fwd_, plan_.chunk);
@@ -48,6 +48,13 @@ class DwRowsEmitter {
         for (size_t c = 0; c < chunks_.size(); ++c)
           steps_.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks_[c], c == 0,
                             c + 1 == chunks_.size()});
+  }
+
+  /// Emits the tiles' fills and the first step's loads (once; emitThrough calls it first).
+  void prime() {
+    if (primed_) return;
+    primed_ = true;
+    fill();
     load(steps_[0], 0);
   }
 
@@ -56,6 +63,8 @@ class DwRowsEmitter {
   /// Emits steps up to (not including) `end`, each after the next one's loads (kBuffers sets,
   /// as runPipelined).
   void emitThrough(int64_t end) {
+    if (end > 0) prime();
+    if (next_ < std::min(end, steps())) allocatePsum();
     for (; next_ < std::min(end, steps()); ++next_) {
       const auto i = static_cast<size_t>(next_);
       if (next_ + 1 < steps()) load(steps_[i + 1], static_cast<int>((next_ + 1) % kBuffers));
@@ -66,6 +75,7 @@ class DwRowsEmitter {
 
   /// Emits the remaining steps and releases the tiles.
   void finish() {
+    prime();
     emitThrough(steps());
     for (BufferRing* ring :
          {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
@@ -138,9 +148,6 @@ class DwRowsEmitter {
       dy.insert(dy.begin() + 2, bands);
     }
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
-    // grouped: partitions past C_in and depths past the window's are transposed, never loaded
-    for (int i = 0; i < kBuffers && grouped(); ++i)
-      b_.memset(windows_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
     if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
     dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
@@ -158,30 +165,52 @@ class DwRowsEmitter {
     if (plan_.dyStationary)
       evicted_ =
           BufferRing::sbuf(b_, kBuffers, {coParts, units, plan_.ciParts}, dw_.dtype(), "dw_co_ci");
+    if (db_) {
+      ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
+      dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
+    }
+    if (packed()) {
+      accSb_ =
+          b_.sbuf({accParts(), plan_.passUnits / fwd_.taps[0], plan_.depthGroup, plan_.coWidth},
+                  isa::Dtype::Fp32, "dw_acc_evicted");
+      identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
+    }
+  }
+
+  int64_t accParts() const {
+    return plan_.dyStationary ? std::min(plan_.coWidth, plan_.parts)
+                              : plan_.depthSlots * plan_.ciParts;
+  }
+
+  /// The PSUM tiles (accumulators, db, transpose banks), allocated when the first step is
+  /// emitted: a program primed beside another (OverlappedDw, tail) takes PSUM once it is done.
+  void allocatePsum() {
+    if (!accs_.empty()) return;
     const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
-    const int64_t accParts = plan_.dyStationary ? coParts : plan_.depthSlots * plan_.ciParts;
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
-          b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
+          b_.psum({accParts(), bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
     if (db_) {
       const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.depthGroup * plan_.coWidth;
       dbAcc_ = plan_.dbInAccBank
                    ? accs_.back().partitionSlice(0, 1).slice(0, lastSlot, lastSlot + plan_.coWidth)
                    : b_.psum({1, bankColumns}, isa::Dtype::Fp32, "db_acc");
-      ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
-      b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
-      dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
     }
+    banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
+                              {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
+  }
+
+  /// The constant tiles: zeroed grouped windows, the ones column (db), the selection identity.
+  void fill() {
+    // grouped: partitions past C_in and depths past the window's are transposed, never loaded
+    for (int i = 0; i < kBuffers && grouped(); ++i)
+      b_.memset(windows_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
+    if (db_) b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
     if (packed()) {
-      accSb_ = b_.sbuf({accParts, plan_.passUnits / fwd_.taps[0], plan_.depthGroup, plan_.coWidth},
-                       isa::Dtype::Fp32, "dw_acc_evicted");
-      identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
       b_.memset(identity_, 1.0f, isa::Engine::GpSimd);
       b_.affineSelect(identity_, identity_, isa::Affine{{{-1, plan_.parts}}, 0, 1},
                       isa::AluOp::IsEqual, 0.0f);
     }
-    banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
-                              {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
   }
 
   /// Accumulators of units [i, i + n) of a pass inside their bank: [cs; n, cw], or [cw; n, cs]
@@ -828,6 +857,7 @@ class DwRowsEmitter {
   std::vector<Chunk> chunks_;
   std::vector<Step> steps_;
   int64_t next_ = 0;  // the next step to emit
+  bool primed_ = false;
 };
 
 DwRowsProgram::DwRowsProgram(KernelBuilder& builder, const ConvCore& forward,
@@ -842,6 +872,10 @@ DwRowsProgram::~DwRowsProgram() = default;
 
 int64_t DwRowsProgram::steps() const {
   return emitter_->steps();
+}
+
+void DwRowsProgram::prime() {
+  emitter_->prime();
 }
 
 void DwRowsProgram::emitThrough(int64_t end) {
