@@ -290,6 +290,13 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     unpacked.dwDepthGroup = 1;
     return planDwRows(core, dtype, geometry, unpacked);
   }
+  const int64_t coGroupParts = ceilDiv(p.coWidth, kQuadrant) * kQuadrant;
+  if (p.shareKh && !p.dyByDma && p.coSub == 1 && options.dwDyGroups != "off" &&
+      p.parts / coGroupParts >= 2) {
+    p.dyGroups = p.parts / coGroupParts;
+    p.dyGroupParts = coGroupParts;
+    p.dyGroupDepths = ceilDiv(p.chunk[0], p.dyGroups);
+  }
   p.boxW = std::min(p.chunk[2], p.parts);
   p.boxH = p.shareKh ? groups : std::min(p.chunk[1], p.parts / p.boxW);
   return p;

@@ -67,6 +67,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwOverlap = params.getString("dw_overlap");
   options.dwLead = params.getInt("dw_lead");
   options.dwXGroups = params.getString("dw_x_groups");
+  options.dwDyGroups = params.getString("dw_dy_groups");
   options.fuseDb = params.getBool("compute_db");
   return options;
 }
@@ -149,6 +150,14 @@ KernelSpec conv3dBwdSpec() {
        "when it applies, except with dw_overlap spread; on: wherever it applies; off: one depth "
        "per transpose)",
        {"auto", "on", "off"}});
+  spec.params.push_back(
+      {"dw_dy_groups",
+       ParamType::Enum,
+       "auto",
+       "schedule: depth-packed dw with shared kh taps and dy by PE loads dy depths in blocks on "
+       "partition groups of 32 (C_out <= 64), so one PE transpose of all partitions gives several "
+       "depths' dyT (auto: when it applies; off: one depth per transpose)",
+       {"auto", "off"}});
   spec.params.push_back(
       {"dw_lead",
        ParamType::Int,

@@ -112,6 +112,7 @@ class DwRowsEmitter {
   const std::vector<DwUnit>& units(const Step& s) const { return plan_.passes[s.pass]; }
   bool packed() const { return plan_.depthGroup > 1; }
   bool grouped() const { return plan_.xGroups > 1; }
+  bool dyGrouped() const { return plan_.dyGroups > 1; }
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, fwd_.cin - t * plan_.parts); }
   Int3 tapOf(int64_t tap) const {
     const Int3& k = fwd_.taps;
@@ -143,6 +144,7 @@ class DwRowsEmitter {
     std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1] / bands, w[2]};
     if (grouped()) window = {plan_.parts, 1, plan_.xGroupDepths, w[1] / bands, w[2]};
     std::vector<int64_t> dy{coParts, plan_.coSub, c[0], c[1], c[2]};
+    if (dyGrouped()) dy = {plan_.parts, 1, plan_.dyGroupDepths, c[1], c[2]};
     if (plan_.shareKh) {
       window.insert(window.begin() + 2, bands);
       dy.insert(dy.begin() + 2, bands);
@@ -150,7 +152,10 @@ class DwRowsEmitter {
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
     if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
-    dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
+    dyT_ = BufferRing::sbuf(b_, kBuffers,
+                            {plan_.parts, std::max(c[0], plan_.dyGroups * plan_.dyGroupDepths),
+                             plan_.coWidth},
+                            dtype_, "dyT");
     if (plan_.shareKh) {
       xT_ = BufferRing::sbuf(b_, 1,
                              {plan_.parts, plan_.xtRows, plan_.xtSets,
@@ -205,6 +210,9 @@ class DwRowsEmitter {
     // grouped: partitions past C_in and depths past the window's are transposed, never loaded
     for (int i = 0; i < kBuffers && grouped(); ++i)
       b_.memset(windows_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
+    // dy grouped: partitions past C_out and depths past the chunk's, as the x windows
+    for (int i = 0; i < kBuffers && dyGrouped(); ++i)
+      b_.memset(dyTiles_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
     if (db_) b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
     if (packed()) {
       b_.memset(identity_, 1.0f, isa::Engine::GpSimd);
@@ -284,6 +292,21 @@ class DwRowsEmitter {
         tile = tile.select(1, r);
       }
       const Int3& e = band.extent;
+      if (dyGrouped()) {  // depths [g x dyGroupDepths, + dyGroupDepths) on partition group g
+        for (int64_t g = 0; g * plan_.dyGroupDepths < e[0]; ++g) {
+          const int64_t d0 = g * plan_.dyGroupDepths;
+          const int64_t d1 = std::min(e[0], d0 + plan_.dyGroupDepths);
+          Chunk slab = band;
+          slab.origin[0] += d0;
+          slab.extent[0] = d1 - d0;
+          loadChannelChunk(b_, dy_, slab, s.co0, s.cw,
+                           tile.partitionSlice(static_cast<int32_t>(g * plan_.dyGroupParts),
+                                               static_cast<int32_t>(s.cw))
+                               .slice(1, 0, d1 - d0)
+                               .slice(2, 0, e[1]));
+        }
+        continue;
+      }
       const int64_t pieces = loadPieces(s.cw * e[0] * e[1] * e[2], e[0]);
       for (int64_t i = 0; i < pieces; ++i) {
         const int64_t d0 = e[0] * i / pieces, d1 = e[0] * (i + 1) / pieces;
@@ -501,6 +524,23 @@ class DwRowsEmitter {
     }
   }
 
+  /// dy grouped: one transpose of every partition per group depth j gives dyT of depths
+  /// j + g x dyGroupDepths (g < dyGroups) into dyT ring slot `ring` [positions; depths, co].
+  void prepareGroupedDy(const Step& s, int slot, const Box& bx, int ring) {
+    const Tile dy = dyTiles_[slot].select(0, 0).slice(0, 0, bx.bh);
+    const int64_t row = bx.h0 - boxRows(*s.chunk).first;
+    std::vector<Tile> srcs;
+    for (int64_t j = 0; j < plan_.dyGroupDepths; ++j)
+      srcs.push_back(dy.select(1, j).select(1, row));
+    const Tile dst = dyT_[ring]
+                         .partitionSlice(0, bx.positions())
+                         .slice(0, 0, plan_.dyGroups * plan_.dyGroupDepths)
+                         .reshape({plan_.dyGroups, plan_.dyGroupDepths, plan_.coWidth})
+                         .permute({1, 0, 2})
+                         .slice(2, 0, s.cw);
+    transposeRun(srcs, dst, plan_.dyGroupParts);
+  }
+
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
   int prepare(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
     const int ring = static_cast<int>(boxCount_++ % kBuffers);
@@ -516,7 +556,8 @@ class DwRowsEmitter {
         b_.dmaTranspose(dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw),
                         dy.select(1, c.origin[0] + d));
     }
-    for (int64_t u = 0; u * plan_.parts < s.cw && !plan_.dyByDma; ++u) {
+    if (dyGrouped()) prepareGroupedDy(s, slot, bx, ring);
+    for (int64_t u = 0; u * plan_.parts < s.cw && !plan_.dyByDma && !dyGrouped(); ++u) {
       const int64_t cu = std::min(plan_.parts, s.cw - u * plan_.parts);
       const Tile dy = dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u);
       std::vector<Tile> srcs;
