@@ -20,8 +20,9 @@ constexpr int64_t kDbChunk = 8192;            // dy elements per partition per l
 constexpr int64_t kAutoLead = 0;              // overlapped dw steps before dx's first chunk
 constexpr int64_t kOverlapDxPsumBuffers = 2;  // dx's PSUM blocks when dw shares PSUM
 // tail: dx chunks after which dw's first loads are emitted, before dx's last (C 32: 0 214.4 us,
-// 1 211.0, 2 206.9, 3 206.7, 4 213.0, at dx's start 230.1; earlier they delay dx's loads)
-constexpr int64_t kTailPrimeChunks = 2;
+// 1 211.0, 2 206.9, 3 206.7, 4 213.0, at dx's start 230.1; earlier they delay dx's loads; with
+// dy groups: 2 204.3, 3 201.1, 4 210.9)
+constexpr int64_t kTailPrimeChunks = 3;
 
 }  // namespace
 

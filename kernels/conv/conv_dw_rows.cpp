@@ -88,6 +88,8 @@ class DwRowsEmitter {
     if (db_)
       for (const Tile& t : {ones_, dbOut_}) b_.release(t);
     if (db_ && !plan_.dbInAccBank) b_.release(dbAcc_);
+    if (db_ && dbDepths() > 1)
+      for (const Tile& t : {dbCol_, dbSelect_, dbOutCol_}) b_.release(t);
   }
 
  private:
@@ -152,10 +154,10 @@ class DwRowsEmitter {
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
     if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
-    dyT_ = BufferRing::sbuf(b_, kBuffers,
-                            {plan_.parts, std::max(c[0], plan_.dyGroups * plan_.dyGroupDepths),
-                             plan_.coWidth},
-                            dtype_, "dyT");
+    dyT_ = BufferRing::sbuf(
+        b_, kBuffers,
+        {plan_.parts, std::max(c[0], plan_.dyGroups * plan_.dyGroupDepths), plan_.coWidth}, dtype_,
+        "dyT");
     if (plan_.shareKh) {
       xT_ = BufferRing::sbuf(b_, 1,
                              {plan_.parts, plan_.xtRows, plan_.xtSets,
@@ -173,6 +175,12 @@ class DwRowsEmitter {
     if (db_) {
       ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
       dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
+      if (dbDepths() > 1) {
+        const int64_t rows = dbDepths() * fwd_.cout;
+        dbCol_ = b_.sbuf({rows, 1}, isa::Dtype::Fp32, "db_column");
+        dbSelect_ = b_.sbuf({rows, fwd_.cout}, isa::Dtype::Fp32, "db_select");
+        dbOutCol_ = b_.sbuf({fwd_.cout, 1}, db_->dtype(), "db_out_column");
+      }
     }
     if (packed()) {
       accSb_ =
@@ -194,12 +202,15 @@ class DwRowsEmitter {
     const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
-          b_.psum({accParts(), bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
+          b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
     if (db_) {
       const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.depthGroup * plan_.coWidth;
+      // dbDepths() > 1: a column [depths x co, 1]; else a row [1, co]
+      const auto rows = static_cast<int32_t>(dbDepths() > 1 ? dbDepths() * fwd_.cout : 1);
+      const int64_t cols = dbDepths() > 1 ? 1 : plan_.coWidth;
       dbAcc_ = plan_.dbInAccBank
-                   ? accs_.back().partitionSlice(0, 1).slice(0, lastSlot, lastSlot + plan_.coWidth)
-                   : b_.psum({1, bankColumns}, isa::Dtype::Fp32, "db_acc");
+                   ? accs_.back().partitionSlice(0, rows).slice(0, lastSlot, lastSlot + cols)
+                   : b_.psum({rows, bankColumns}, isa::Dtype::Fp32, "db_acc").slice(0, 0, cols);
     }
     banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
                               {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
@@ -218,6 +229,15 @@ class DwRowsEmitter {
       b_.memset(identity_, 1.0f, isa::Engine::GpSimd);
       b_.affineSelect(identity_, identity_, isa::Affine{{{-1, plan_.parts}}, 0, 1},
                       isa::AluOp::IsEqual, 0.0f);
+    }
+    if (db_ && dbDepths() > 1) {  // dbSelect_[p, co] = (p mod C_out == co)
+      const int64_t co = fwd_.cout;
+      const auto rows = static_cast<int32_t>(dbDepths() * co);
+      const Tile id = identity_.partitionSlice(0, rows);
+      b_.tensorCopy(dbSelect_, id.slice(0, 0, co), isa::Engine::GpSimd);
+      for (int64_t k = 1; k < dbDepths(); ++k)
+        b_.tensorTensor(dbSelect_, dbSelect_, id.slice(0, k * co, (k + 1) * co), isa::AluOp::Add,
+                        isa::Engine::GpSimd);
     }
   }
 
@@ -404,11 +424,28 @@ class DwRowsEmitter {
     if (db_ && s.pass == 0 && s.lastChunk) storeDb(s);
   }
 
-  /// db: per depth of the box, ones [positions, 1] x dyT [positions, co] into db [1, co].
+  /// dy depths one db matmul sums (dbDepths() x C_out stationary columns), 1: one per depth (a
+  /// ones stationary). A matmul costs its moving columns but at least min(64, stationary
+  /// columns) (I2): C 32's 4 depths take 64 cycles with dyT stationary, 128 with ones.
+  int64_t dbDepths() const {
+    if (!packed() || fwd_.cout != plan_.coWidth) return 1;
+    return std::max<int64_t>(1, std::min(plan_.parts / fwd_.cout, plan_.chunk[0]));
+  }
+
+  /// db: per dbDepths() depths of the box, dyT [positions; depths, co] x ones [positions, 1] into
+  /// the column [depths x co, 1]; or per depth ones x dyT into the row [1, co].
   void dbMatmuls(const Step& s, const Box& bx, int ring) {
     b_.setNote("db matmul");
     const int32_t np = bx.positions();
-    for (int64_t d = 0; d < s.chunk->extent[0]; ++d) {
+    const int64_t q = dbDepths();
+    for (int64_t d = 0; d < s.chunk->extent[0] && q > 1; d += q) {
+      const int64_t n = std::min(q, s.chunk->extent[0] - d);
+      b_.matmul(dbAcc_.partitionSlice(0, static_cast<int32_t>(n * s.cw)),
+                dyT_[ring].partitionSlice(0, np).slice(0, d, d + n).slice(1, 0, s.cw),
+                ones_.partitionSlice(0, np), dbStarted_);
+      dbStarted_ = true;
+    }
+    for (int64_t d = 0; d < s.chunk->extent[0] && q == 1; ++d) {
       b_.matmul(dbAcc_.slice(0, 0, s.cw), ones_.partitionSlice(0, np),
                 dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw), dbStarted_);
       dbStarted_ = true;
@@ -418,6 +455,16 @@ class DwRowsEmitter {
   /// db: evicts the C_out slab's sums and stores them (triggered from Scalar).
   void storeDb(const Step& s) {
     b_.setNote("db store");
+    if (dbDepths() > 1) {  // the column's depth blocks added by a selection matmul
+      copy(dbCol_, dbAcc_);
+      const Tile sum = banks_.next().partitionSlice(0, static_cast<int32_t>(s.cw)).slice(0, 0, 1);
+      b_.matmul(sum, dbSelect_, dbCol_, false);
+      copy(dbOutCol_, sum);
+      b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({s.cw, 1}), dbOutCol_,
+                 DmaOptions{-1, isa::Engine::Scalar});
+      dbStarted_ = false;
+      return;
+    }
     copy(dbOut_.slice(0, 0, s.cw), dbAcc_.slice(0, 0, s.cw));
     b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({1, s.cw}), dbOut_.slice(0, 0, s.cw),
                DmaOptions{-1, isa::Engine::Scalar});
@@ -886,7 +933,8 @@ class DwRowsEmitter {
   std::optional<HbmView> db_;  // plan_.db: db from the dyT tiles
   PsumEvictor evict_;
   BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
-  Tile dbAcc_, ones_, dbOut_;  // db: [1, co] accumulator, ones column, evicted db
+  Tile dbAcc_, ones_, dbOut_;         // db: [1, co] accumulator, ones column, evicted db
+  Tile dbCol_, dbSelect_, dbOutCol_;  // dbDepths() > 1: evicted column, selection, evicted db
   bool dbStarted_ = false;
   std::vector<Tile> accs_;
   Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
