@@ -917,7 +917,7 @@ class DwRowsEmitter {
                  out.partitionSlice(0, static_cast<int32_t>(cs))
                      .slice(0, static_cast<int64_t>(i), static_cast<int64_t>(j))
                      .slice(1, 0, s.cw)
-                     .reshape({runs, perRun, s.cw}),
+                     .split(0, {runs, perRun}),
                  DmaOptions{-1, isa::Engine::Scalar});
       i = j;
     }

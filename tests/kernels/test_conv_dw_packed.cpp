@@ -178,6 +178,53 @@ TEST_CASE("conv3d_bwd dw packed: x depths grouped on partitions, db in a spare s
   CHECK(withDb.rows.dbInAccBank);
 }
 
+TEST_CASE("conv3d_bwd dw packed: dy depths grouped on partitions, db by dyT stationaries") {
+  struct Grouped {
+    ConvCase c;
+    int64_t groups, groupParts, groupDepths;
+  };
+  const std::vector<Grouped> cases = {
+      // C_out 24: 4 groups of 32 partitions (8 never loaded), D 7 (last group 1 depth), db
+      {{{1, 20, 7, 9, 35}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}, Dtype::Bf16}, 4, 32, 2},
+      // C_out 40: 2 groups of 64, fp32, B 2, asymmetric padding, db from 3 depths a matmul
+      {{{2, 12, 5, 10, 17}, {2, 3, 3, 12, 40}, 0, {{"padding", "1,0,2,1,1,0"}}}, 2, 64, 3},
+      // D 3 (the last group empty), C_out 16, H dilation, no db
+      {{{1, 8, 3, 11, 20},
+        {3, 2, 3, 8, 16},
+        0,
+        {{"padding", "1,1,2,2,1,1"}, {"dilation", "1,2,1"}, {"compute_db", "false"}},
+        Dtype::Bf16},
+       4,
+       32,
+       1},
+  };
+  for (const Grouped& g : cases) {
+    for (const char* dyGroups : {"auto", "off"}) {
+      ConvCase c = g.c;
+      c.params.emplace_back("dw_depth_group", "2");
+      c.params.emplace_back("compute_dx", "false");
+      c.params.emplace_back("dw_dy_groups", dyGroups);
+      INFO("x_in " << shapeText(c.x) << " dw_dy_groups " << dyGroups);
+      const ConvBwdPlan p = planOf(c.x, c.filters, c.params, c.dtype);
+      REQUIRE(p.dwMethod == DwMethod::Rows);
+      CHECK(p.rows.shareKh);
+      const bool grouped = std::string(dyGroups) == "auto";
+      CHECK(p.rows.dyGroups == (grouped ? g.groups : 1));
+      if (grouped) {
+        CHECK(p.rows.dyGroupParts == g.groupParts);
+        CHECK(p.rows.dyGroupDepths == g.groupDepths);
+      }
+      testing::checkConvCase(conv3dBwdSpec(), c);
+    }
+  }
+  // C_out 80: one group of 96 partitions would not leave room for a second
+  CHECK(planOf({1, 8, 6, 8, 16}, {3, 3, 3, 8, 80}, {{"padding", "1"}, {"dw_depth_group", "2"}})
+            .rows.dyGroups == 1);
+  // dy by DMA transpose: nothing to group
+  CHECK(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dy_transpose", "dma"}})
+            .rows.dyGroups == 1);
+}
+
 TEST_CASE("conv3d_bwd dw packed: 64 partitions and a 64x64 PE array") {
   const ConvCase c{{1, 8, 6, 7, 9},
                    {3, 3, 3, 8, 24},
