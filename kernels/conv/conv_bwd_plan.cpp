@@ -201,7 +201,10 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   if (p.shareKh && !p.stageX && options.dwXGroups != "off" && p.ciTiles == 1 &&
       p.parts / p.xGroupParts >= 2) {
     p.xGroups = p.parts / p.xGroupParts;
-    p.xGroupDepths = ceilDiv(windowExtent(core, 0, core.out[0]), p.xGroups);
+    const int64_t depth = windowExtent(core, 0, core.out[0]);
+    p.xGroupFirst = std::clamp<int64_t>(core.padLo[0], 0, depth);
+    const int64_t last = std::clamp<int64_t>(core.in[0] + core.padLo[0], p.xGroupFirst, depth);
+    p.xGroupDepths = std::max<int64_t>(1, ceilDiv(last - p.xGroupFirst, p.xGroups));
   }
   for (const auto& pass : p.passes) {
     p.xtSets =
@@ -239,7 +242,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     const int64_t windowBytes = p.ciTiles * product(w) * e;
     const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(dyTile) * e;
     // shareKh: one xT ring of rows; else two box buffers of every set
-    const int64_t xtDepths = std::max(w[0], p.xGroups * p.xGroupDepths);
+    const int64_t xtDepths = std::max(w[0], p.xGroupFirst + p.xGroups * p.xGroupDepths);
     const int64_t xtBytes = p.xtSets * xtDepths * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
     const int64_t bytes =
         2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + c[0] * p.coWidth * e) + xtBytes;

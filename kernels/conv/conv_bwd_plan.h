@@ -92,8 +92,11 @@ struct DwRowsPlan {
   /// transpose of every partition gives xGroups depths' xT (128 partitions at C_in 32: a
   /// transpose of 128 cycles for 4 depths, not 4 of 64). 1: one depth per transpose
   int64_t xGroups = 1;
-  int64_t xGroupParts = 0;   ///< partitions per group (C_in rounded up to 32)
-  int64_t xGroupDepths = 1;  ///< window depths per group: ceil(window depth / xGroups)
+  int64_t xGroupParts = 0;  ///< partitions per group (C_in rounded up to 32)
+  /// window depths per group: ceil(depths holding x / xGroups); the padding depths are not loaded
+  /// or transposed (xT keeps zeros there)
+  int64_t xGroupDepths = 1;
+  int64_t xGroupFirst = 0;  ///< window depth of group 0's first depth (the first holding x)
   /// shareKh, dy by PE, C_out within half the partitions: the dy tile's depths are dyGroups
   /// blocks of dyGroupDepths on partition groups dyGroupParts apart (as xGroups), so one PE
   /// transpose of every partition gives dyGroups depths' dyT. 1: one depth per transpose

@@ -159,10 +159,11 @@ class DwRowsEmitter {
         {plan_.parts, std::max(c[0], plan_.dyGroups * plan_.dyGroupDepths), plan_.coWidth}, dtype_,
         "dyT");
     if (plan_.shareKh) {
-      xT_ = BufferRing::sbuf(b_, 1,
-                             {plan_.parts, plan_.xtRows, plan_.xtSets,
-                              std::max(w[0], plan_.xGroups * plan_.xGroupDepths), plan_.ciParts},
-                             dtype_, "xT_rows");
+      xT_ = BufferRing::sbuf(
+          b_, 1,
+          {plan_.parts, plan_.xtRows, plan_.xtSets,
+           std::max(w[0], plan_.xGroupFirst + plan_.xGroups * plan_.xGroupDepths), plan_.ciParts},
+          dtype_, "xT_rows");
     } else {
       xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
                              "xT");
@@ -221,6 +222,8 @@ class DwRowsEmitter {
     // grouped: partitions past C_in and depths past the window's are transposed, never loaded
     for (int i = 0; i < kBuffers && grouped(); ++i)
       b_.memset(windows_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
+    // grouped: the padding depths of xT are never transposed
+    if (grouped()) b_.memset(xT_[0].merge(0, 3), 0.0f, isa::Engine::GpSimd);
     // dy grouped: partitions past C_out and depths past the chunk's, as the x windows
     for (int i = 0; i < kBuffers && dyGrouped(); ++i)
       b_.memset(dyTiles_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
@@ -363,16 +366,16 @@ class DwRowsEmitter {
   }
 
   /// Grouped (DwRowsPlan::xGroups): the band window `window` [parts; group depths, rows, w] gets
-  /// depths [g x xGroupDepths, + xGroupDepths) of `band` on partition group g, one DMA each.
+  /// window depths xGroupFirst + [g x xGroupDepths, + xGroupDepths) of `band` that hold x on
+  /// partition group g, one DMA each.
   void loadWindowGroups(const Tile& window, const Chunk& band) {
     ConvCore slabCore = fwd_;
     slabCore.stride[0] = slabCore.taps[0] = slabCore.dilation[0] = 1;
     slabCore.stride[1] = slabCore.taps[1] = slabCore.dilation[1] = 1;
-    const int64_t rows = windowExtent(fwd_, 0, band.extent[0]);
     const auto cs = static_cast<int32_t>(plan_.ciParts);
     for (int64_t g = 0; g < plan_.xGroups; ++g) {
-      const int64_t r0 = g * plan_.xGroupDepths;
-      const int64_t r1 = std::min(rows, r0 + plan_.xGroupDepths);
+      const int64_t r0 = plan_.xGroupFirst + g * plan_.xGroupDepths;
+      const int64_t r1 = std::min(xDepths(band).second, r0 + plan_.xGroupDepths);
       if (r0 >= r1) break;
       Chunk slab = band;
       slab.origin[0] = band.origin[0] * fwd_.stride[0] + r0;
@@ -551,8 +554,9 @@ class DwRowsEmitter {
   }
 
   /// Grouped: per kw, one transpose of every partition per group depth j gives xT of depths
-  /// j + g x xGroupDepths (g < xGroups) into `rowTile` [positions; kw, depths, ci]. Padding
-  /// depths are zero rows of the window, so they transpose to zeros.
+  /// xGroupFirst + j + g x xGroupDepths (g < xGroups) into `rowTile` [positions; kw, depths, ci].
+  /// Group slots past the last x depth are zero rows of the window, so they transpose to zeros;
+  /// the padding depths before xGroupFirst keep the zeros of fill().
   void prepareGroupedRow(const Step& s, int slot, const std::vector<int64_t>& kws, int64_t row,
                          int64_t groups, const Tile& rowTile) {
     const int64_t cs = plan_.ciParts;
@@ -562,11 +566,12 @@ class DwRowsEmitter {
       std::vector<Tile> srcs;
       for (int64_t j = 0; j < plan_.xGroupDepths; ++j)
         srcs.push_back(rowSource(window, *s.chunk, groups, j, row, kws[i]));
-      const Tile dst = rowTile.partitionSlice(0, np)
-                           .select(0, static_cast<int64_t>(i))
-                           .slice(0, 0, plan_.xGroups * plan_.xGroupDepths)
-                           .reshape({plan_.xGroups, plan_.xGroupDepths, cs})
-                           .permute({1, 0, 2});
+      const Tile dst =
+          rowTile.partitionSlice(0, np)
+              .select(0, static_cast<int64_t>(i))
+              .slice(0, plan_.xGroupFirst, plan_.xGroupFirst + plan_.xGroups * plan_.xGroupDepths)
+              .reshape({plan_.xGroups, plan_.xGroupDepths, cs})
+              .permute({1, 0, 2});
       transposeRun(srcs, dst, plan_.xGroupParts);
     }
   }

@@ -60,10 +60,19 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK(small.rows.transposeBanks == 6);
   CHECK(small.rows.db);
   CHECK(small.rows.dbInAccBank);
-  // x depths in 4 partition groups of 32: the 18 window depths as 4 blocks of 5
+  // x depths in 4 partition groups of 32: the 16 of the 18 window depths that hold x (from
+  // window depth 1) as 4 blocks of 4; dy depths likewise, 4 blocks of 4
   CHECK(small.rows.xGroups == 4);
   CHECK(small.rows.xGroupParts == 32);
-  CHECK(small.rows.xGroupDepths == 5);
+  CHECK(small.rows.xGroupDepths == 4);
+  CHECK(small.rows.xGroupFirst == 1);
+  CHECK(small.rows.dyGroups == 4);
+  CHECK(small.rows.dyGroupDepths == 4);
+  // padding 2 before, 0 after: 7 x depths from window depth 2 in 4 blocks of 2
+  const ConvBwdPlan shifted =
+      planOf({1, 32, 7, 16, 64}, {3, 3, 3, 32, 32}, {{"padding", "2,0,1,1,1,1"}});
+  CHECK(shifted.rows.xGroupFirst == 2);
+  CHECK(shifted.rows.xGroupDepths == 2);
   CHECK(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dw_x_groups", "off"}})
             .rows.xGroups == 1);
   const ConvBwdPlan noDb =
@@ -156,6 +165,8 @@ TEST_CASE("conv3d_bwd dw packed: x depths grouped on partitions, db in a spare s
         {{"padding", "1,0,2,1,1,0"}, {"dilation", "1,2,1"}, {"compute_db", "false"}}},
        2,
        64},
+      // depth padding 2 before, 1 after (x from window depth 2), C_in 32, bf16
+      {{{1, 32, 6, 7, 33}, {3, 3, 3, 32, 16}, 0, {{"padding", "2,1,1,1,1,1"}}, Dtype::Bf16}, 4, 32},
       // Kd 2 (17 window depths: a short last block), W stride 2, fp32
       {{{1, 8, 16, 6, 19}, {2, 3, 3, 8, 16}, 0, {{"padding", "0,1,1,1,1,1"}, {"stride", "1,1,2"}}},
        4,
