@@ -17,9 +17,11 @@ namespace {
 constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
 constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
 // depth-packed: smaller chunks expose less of the first load (C 32, 16x64x64 dw + db with row
-// bands: 153.4 us at 16 KiB = 3 x rows per band, 158.3 at 4 rows, 166.5 at 5, 162.7 at 6,
-// 175.2 at 48 KiB)
-constexpr int64_t kPackedWindowCap = 16 * 1024;
+// bands, session 6: 153.4 us at 16 KiB = 3 x rows per band, 175.2 at 48 KiB); with x and dy in
+// depth groups (4x the DMAs, Sync-bound loads) and the tail overlap hiding the first load, larger
+// chunks pay (session 7, all gradients: 16 KiB 197.8 us, 20 190.5, 24 188.5, 28 and 32 187.9,
+// 36 203.4, 48 206.7; dw alone 134.1 -> 125.3 us at 28)
+constexpr int64_t kPackedWindowCap = 28 * 1024;
 constexpr int64_t kMinDescriptorBytes = 64;
 constexpr int64_t kQuadrant = 32;  // A1: a partition range of <= 32 starts at a multiple of 32
 constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
