@@ -23,6 +23,7 @@ constexpr int64_t kOverlapDxPsumBuffers = 2;  // dx's PSUM blocks when dw shares
 // 1 211.0, 2 206.9, 3 206.7, 4 213.0, at dx's start 230.1; earlier they delay dx's loads; with
 // dy groups: 2 204.3, 3 201.1, 4 210.9)
 constexpr int64_t kTailPrimeChunks = 3;
+constexpr int64_t kTransientSlack = 256;  // bytes per partition: allocation rounding
 
 }  // namespace
 
@@ -83,6 +84,27 @@ OverlappedDw::OverlappedDw(KernelBuilder& builder, const ConvCore& forward, isa:
 
 OverlappedDw::~OverlappedDw() = default;
 
+bool OverlappedDw::roomForDx() {
+  const int64_t bytes = dxTransientBytes();
+  if (bytes == 0) return true;
+  try {
+    const Tile probe = b_.sbuf({b_.geometry().partitions, isa::ceilDiv(bytes, 4)}, isa::Dtype::Fp32,
+                               "dx_room_probe");
+    b_.release(probe);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+int64_t OverlappedDw::dxTransientBytes() const {
+  const ConvCore core = dxCore(forward_);
+  if (!dxPlan_ || dxPlan_->pack == 1 || !core.filtersCoCi || !dxPlan_->quadrantGroups) return 0;
+  const int64_t rows = core.taps[0] * core.taps[1];
+  return (dxPlan_->pack + 1) * rows * dxPlan_->slotParts * isa::dtypeBytes(dtype_) +
+         kTransientSlack;
+}
+
 bool OverlappedDw::tail() const {
   return options_.dwOverlap != "spread";
 }
@@ -97,8 +119,9 @@ void OverlappedDw::attach(ConvOptions& dx) {
   if (full_->dwMethod != DwMethod::Rows) return;
   if (full_->rows.depthGroup == 1 || !full_->rows.shareKh) return;
   dx.afterChunk = [this](int64_t item, int64_t items) { afterDxChunk(item, items); };
+  if (!tail() && dx.psumBuffers == 0) dx.psumBuffers = kOverlapDxPsumBuffers;
+  dxPlan_ = planConv(dxCore(forward_), dtype_, b_.geometry(), dx);
   if (tail()) return;
-  if (dx.psumBuffers == 0) dx.psumBuffers = kOverlapDxPsumBuffers;
   if (dx.evict == "auto") dx.evict = "scalar";
   options_.dwEvictVectorOnly = true;
   // grouped x windows trade TensorE time for Vector evictions and DMA triggers, which dx shares
@@ -125,6 +148,12 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
     if (!plan_) return;
     program_ =
         std::make_unique<DwRowsProgram>(b_, forward_, plan_->rows, dtype_, dy_, x_, dw_, db_);
+    if (!roomForDx()) {  // dw runs after dx on the whole machine
+      program_->abandon();
+      program_.reset();
+      plan_.reset();
+      return;
+    }
     if (tail()) return;
     program_->prime();
     program_->emitThrough(lead());

@@ -53,6 +53,8 @@ class DwRowsProgram {
   void emitThrough(int64_t end);
   /// Emits the remaining steps and releases the tiles (once, last).
   void finish();
+  /// Releases the tiles of a program that emitted nothing (instead of finish).
+  void abandon();
 
  private:
   std::unique_ptr<DwRowsEmitter> emitter_;
@@ -83,6 +85,11 @@ class OverlappedDw {
   int64_t lead() const;
   /// dw's steps all follow dx's last chunk; only its tiles and first loads come before dx's
   bool tail() const;
+  /// SBUF bytes per partition dx allocates after its chunk -1 (the stored filters its loadFilters
+  /// transposes on the PE): dw is planned without them.
+  int64_t dxTransientBytes() const;
+  /// Whether dxTransientBytes() still fit SBUF beside dw's tiles (a probe allocation).
+  bool roomForDx();
 
  private:
   void afterDxChunk(int64_t item, int64_t items);
@@ -94,6 +101,7 @@ class OverlappedDw {
   std::optional<HbmView> db_;
   ConvBwdOptions options_;
   std::optional<ConvBwdPlan> full_, plan_;  // dw planned on the whole machine; in what dx leaves
+  std::optional<ConvPlan> dxPlan_;          // dx's plan with the options attach() set
   std::unique_ptr<DwRowsProgram> program_;
 };
 

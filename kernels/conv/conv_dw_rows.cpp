@@ -77,20 +77,14 @@ class DwRowsEmitter {
   void finish() {
     prime();
     emitThrough(steps());
-    for (BufferRing* ring :
-         {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
-      ring->release(b_);
+    banks_.release(b_);
     for (const Tile& t : accs_) b_.release(t);
-    if (packed()) {
-      b_.release(accSb_);
-      b_.release(identity_);
-    }
-    if (db_)
-      for (const Tile& t : {ones_, dbOut_}) b_.release(t);
     if (db_ && !plan_.dbInAccBank) b_.release(dbAcc_);
-    if (db_ && dbDepths() > 1)
-      for (const Tile& t : {dbCol_, dbSelect_, dbOutCol_}) b_.release(t);
+    releaseSbuf();
   }
+
+  /// Releases the SBUF tiles of a program that emitted nothing (no PSUM taken yet).
+  void abandon() { releaseSbuf(); }
 
  private:
   struct Step {
@@ -217,16 +211,56 @@ class DwRowsEmitter {
                               {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
   }
 
+  /// Zeroes what the loads of a grouped tile ([parts; 1, bands, group depths, rows, w]) never
+  /// write but its transposes read: a group's partitions when `channels` leave some of them
+  /// unloaded, else its depth slots past the `depths` loaded ones.
+  void zeroUnloaded(const Tile& tile, int64_t groups, int64_t groupParts, int64_t channels,
+                    int64_t groupDepths, int64_t depths) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const Tile part = tile.partitionSlice(static_cast<int32_t>(g * groupParts),
+                                            static_cast<int32_t>(groupParts))
+                            .select(0, 0);
+      const int64_t loaded = std::clamp<int64_t>(depths - g * groupDepths, 0, groupDepths);
+      if (channels < groupParts) {
+        b_.memset(part.merge(0, 3), 0.0f, isa::Engine::GpSimd);
+      } else if (loaded < groupDepths) {
+        b_.memset(part.slice(1, loaded, groupDepths).merge(1, 3), 0.0f, isa::Engine::GpSimd);
+      }
+    }
+  }
+
+  void releaseSbuf() {
+    for (BufferRing* ring : {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_})
+      ring->release(b_);
+    if (packed()) {
+      b_.release(accSb_);
+      b_.release(identity_);
+    }
+    if (db_)
+      for (const Tile& t : {ones_, dbOut_}) b_.release(t);
+    if (db_ && dbDepths() > 1)
+      for (const Tile& t : {dbCol_, dbSelect_, dbOutCol_}) b_.release(t);
+  }
+
   /// The constant tiles: zeroed grouped windows, the ones column (db), the selection identity.
   void fill() {
+    b_.setNote("dw fill");
     // grouped: partitions past C_in and depths past the window's are transposed, never loaded
+    const auto [xLo, xHi] = xDepths(chunks_[0]);
     for (int i = 0; i < kBuffers && grouped(); ++i)
-      b_.memset(windows_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
+      zeroUnloaded(windows_[i], plan_.xGroups, plan_.xGroupParts, plan_.ciParts, plan_.xGroupDepths,
+                   xHi - xLo);
     // grouped: the padding depths of xT are never transposed
-    if (grouped()) b_.memset(xT_[0].merge(0, 3), 0.0f, isa::Engine::GpSimd);
+    const int64_t xtDepths = xT_[0].size(2);
+    const int64_t xtEnd = std::min(xtDepths, xLo + plan_.xGroups * plan_.xGroupDepths);
+    for (int64_t r = 0; r < plan_.xtRows && grouped(); ++r)
+      for (const auto& [d0, d1] : {std::pair{int64_t{0}, xLo}, std::pair{xtEnd, xtDepths}})
+        if (d0 < d1)
+          b_.memset(xT_[0].select(0, r).slice(1, d0, d1).merge(1, 2), 0.0f, isa::Engine::GpSimd);
     // dy grouped: partitions past C_out and depths past the chunk's, as the x windows
     for (int i = 0; i < kBuffers && dyGrouped(); ++i)
-      b_.memset(dyTiles_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
+      zeroUnloaded(dyTiles_[i], plan_.dyGroups, plan_.dyGroupParts,
+                   std::min(plan_.coWidth, plan_.parts), plan_.dyGroupDepths, plan_.chunk[0]);
     if (db_) b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
     if (packed()) {
       b_.memset(identity_, 1.0f, isa::Engine::GpSimd);
@@ -978,6 +1012,10 @@ void DwRowsProgram::emitThrough(int64_t end) {
 
 void DwRowsProgram::finish() {
   emitter_->finish();
+}
+
+void DwRowsProgram::abandon() {
+  emitter_->abandon();
 }
 
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,
