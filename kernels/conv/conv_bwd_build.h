@@ -37,7 +37,7 @@ void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRo
 class DwRowsEmitter;
 
 /// dw by the Rows method emitted in pieces, so another program (conv3d_bwd's dx) can be emitted
-/// between them: the constructor allocates the tiles and emits the first loads, emitThrough
+/// between them: the constructor allocates the tiles, prime emits the first loads, emitThrough
 /// emits steps (a chunk of one pass each) up to a count, finish emits the rest and releases.
 class DwRowsProgram {
  public:
@@ -45,12 +45,16 @@ class DwRowsProgram {
                 isa::Dtype dtype, const HbmView& dy, const HbmView& x, const HbmView& dw,
                 const std::optional<HbmView>& db = std::nullopt);
   ~DwRowsProgram();
+  /// Emits the constant fills and the first step's loads (once; emitThrough and finish call it).
+  void prime();
   /// Steps of the whole program.
   int64_t steps() const;
   /// Emits the steps before `end` not emitted yet.
   void emitThrough(int64_t end);
   /// Emits the remaining steps and releases the tiles (once, last).
   void finish();
+  /// Releases the tiles of a program that emitted nothing (instead of finish).
+  void abandon();
 
  private:
   std::unique_ptr<DwRowsEmitter> emitter_;
@@ -79,6 +83,13 @@ class OverlappedDw {
   const std::optional<ConvBwdPlan>& plan() const { return plan_; }
   /// dw steps emitted before dx's first chunk (auto: kAutoLead).
   int64_t lead() const;
+  /// dw's steps all follow dx's last chunk; only its tiles and first loads come before dx's
+  bool tail() const;
+  /// SBUF bytes per partition dx allocates after its chunk -1 (the stored filters its loadFilters
+  /// transposes on the PE): dw is planned without them.
+  int64_t dxTransientBytes() const;
+  /// Whether dxTransientBytes() still fit SBUF beside dw's tiles (a probe allocation).
+  bool roomForDx();
 
  private:
   void afterDxChunk(int64_t item, int64_t items);
@@ -90,6 +101,7 @@ class OverlappedDw {
   std::optional<HbmView> db_;
   ConvBwdOptions options_;
   std::optional<ConvBwdPlan> full_, plan_;  // dw planned on the whole machine; in what dx leaves
+  std::optional<ConvPlan> dxPlan_;          // dx's plan with the options attach() set
   std::unique_ptr<DwRowsProgram> program_;
 };
 

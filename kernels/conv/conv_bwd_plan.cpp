@@ -17,9 +17,11 @@ namespace {
 constexpr int64_t kReserveBytes = 1024;    // per partition, for rounding
 constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partition
 // depth-packed: smaller chunks expose less of the first load (C 32, 16x64x64 dw + db with row
-// bands: 153.4 us at 16 KiB = 3 x rows per band, 158.3 at 4 rows, 166.5 at 5, 162.7 at 6,
-// 175.2 at 48 KiB)
-constexpr int64_t kPackedWindowCap = 16 * 1024;
+// bands, session 6: 153.4 us at 16 KiB = 3 x rows per band, 175.2 at 48 KiB); with x and dy in
+// depth groups (4x the DMAs, Sync-bound loads) and the tail overlap hiding the first load, larger
+// chunks pay (session 7, all gradients: 16 KiB 197.8 us, 20 190.5, 24 188.5, 28 and 32 187.9,
+// 36 203.4, 48 206.7; dw alone 134.1 -> 125.3 us at 28)
+constexpr int64_t kPackedWindowCap = 28 * 1024;
 constexpr int64_t kMinDescriptorBytes = 64;
 constexpr int64_t kQuadrant = 32;  // A1: a partition range of <= 32 starts at a multiple of 32
 constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
@@ -201,7 +203,10 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   if (p.shareKh && !p.stageX && options.dwXGroups != "off" && p.ciTiles == 1 &&
       p.parts / p.xGroupParts >= 2) {
     p.xGroups = p.parts / p.xGroupParts;
-    p.xGroupDepths = ceilDiv(windowExtent(core, 0, core.out[0]), p.xGroups);
+    const int64_t depth = windowExtent(core, 0, core.out[0]);
+    p.xGroupFirst = std::clamp<int64_t>(core.padLo[0], 0, depth);
+    const int64_t last = std::clamp<int64_t>(core.in[0] + core.padLo[0], p.xGroupFirst, depth);
+    p.xGroupDepths = std::max<int64_t>(1, ceilDiv(last - p.xGroupFirst, p.xGroups));
   }
   for (const auto& pass : p.passes) {
     p.xtSets =
@@ -239,7 +244,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     const int64_t windowBytes = p.ciTiles * product(w) * e;
     const int64_t dyBytes = p.dyByDma ? 0 : p.coSub * product(dyTile) * e;
     // shareKh: one xT ring of rows; else two box buffers of every set
-    const int64_t xtDepths = std::max(w[0], p.xGroups * p.xGroupDepths);
+    const int64_t xtDepths = std::max(w[0], p.xGroupFirst + p.xGroups * p.xGroupDepths);
     const int64_t xtBytes = p.xtSets * xtDepths * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
     const int64_t bytes =
         2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + c[0] * p.coWidth * e) + xtBytes;
@@ -289,6 +294,13 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     ConvBwdOptions unpacked = options;
     unpacked.dwDepthGroup = 1;
     return planDwRows(core, dtype, geometry, unpacked);
+  }
+  const int64_t coGroupParts = ceilDiv(p.coWidth, kQuadrant) * kQuadrant;
+  if (p.shareKh && !p.dyByDma && p.coSub == 1 && options.dwDyGroups != "off" &&
+      p.parts / coGroupParts >= 2) {
+    p.dyGroups = p.parts / coGroupParts;
+    p.dyGroupParts = coGroupParts;
+    p.dyGroupDepths = ceilDiv(p.chunk[0], p.dyGroups);
   }
   p.boxW = std::min(p.chunk[2], p.parts);
   p.boxH = p.shareKh ? groups : std::min(p.chunk[1], p.parts / p.boxW);

@@ -48,6 +48,8 @@ struct ConvBwdOptions {
   bool dwEvictVectorOnly = false;
   /// auto | off: shareKh x windows in partition groups of depths (DwRowsPlan::xGroups)
   std::string dwXGroups = "auto";
+  /// auto | off: shareKh dy tiles in partition groups of depths (DwRowsPlan::dyGroups)
+  std::string dwDyGroups = "auto";
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -90,8 +92,17 @@ struct DwRowsPlan {
   /// transpose of every partition gives xGroups depths' xT (128 partitions at C_in 32: a
   /// transpose of 128 cycles for 4 depths, not 4 of 64). 1: one depth per transpose
   int64_t xGroups = 1;
-  int64_t xGroupParts = 0;   ///< partitions per group (C_in rounded up to 32)
-  int64_t xGroupDepths = 1;  ///< window depths per group: ceil(window depth / xGroups)
+  int64_t xGroupParts = 0;  ///< partitions per group (C_in rounded up to 32)
+  /// window depths per group: ceil(depths holding x / xGroups); the padding depths are not loaded
+  /// or transposed (xT keeps zeros there)
+  int64_t xGroupDepths = 1;
+  int64_t xGroupFirst = 0;  ///< window depth of group 0's first depth (the first holding x)
+  /// shareKh, dy by PE, C_out within half the partitions: the dy tile's depths are dyGroups
+  /// blocks of dyGroupDepths on partition groups dyGroupParts apart (as xGroups), so one PE
+  /// transpose of every partition gives dyGroups depths' dyT. 1: one depth per transpose
+  int64_t dyGroups = 1;
+  int64_t dyGroupParts = 0;   ///< partitions per group (C_out rounded up to 32)
+  int64_t dyGroupDepths = 1;  ///< chunk depths per group: ceil(chunk depth / dyGroups)
   /// db from the dyT tiles (packed, with fuseDb): per box and depth a matmul of a ones column
   /// [positions, 1] by dyT [positions, co] accumulates db [1, co] in a PSUM bank of its own
   bool db = false;

@@ -67,6 +67,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwOverlap = params.getString("dw_overlap");
   options.dwLead = params.getInt("dw_lead");
   options.dwXGroups = params.getString("dw_x_groups");
+  options.dwDyGroups = params.getString("dw_dy_groups");
   options.fuseDb = params.getBool("compute_db");
   return options;
 }
@@ -133,26 +134,37 @@ KernelSpec conv3dBwdSpec() {
       {"dw_overlap",
        ParamType::Enum,
        "auto",
-       "schedule: with dx, emit dw's chunks (dw_method rows) between dx's so TensorE multiplies "
-       "dw while dx waits for its loads; dw plans in the PSUM and SBUF dx leaves (dx_psum_buffers "
-       "auto 2), dx evicts on Scalar and dw on Vector (auto: when dw's plan is the depth-packed "
-       "one with shared kh taps, both on the whole machine and in what dx leaves, with the same "
-       "chunks; off: dx, then dw)",
-       {"auto", "off"}});
+       "schedule: with dx, how dw (dw_method rows, depth-packed with shared kh taps) meets dx: "
+       "tail "
+       "allocates dw's SBUF beside dx and emits its first loads 2 chunks before dx's last, then "
+       "runs dw on the whole PSUM; spread emits dw's chunks between dx's in the PSUM and SBUF dx "
+       "leaves (dx_psum_buffers auto 2, dx evicts on Scalar and dw on Vector); off: dx, then dw "
+       "(auto: tail where dw's plan beside dx keeps its chunks, else off)",
+       {"auto", "spread", "tail", "off"}});
   spec.params.push_back(
       {"dw_x_groups",
        ParamType::Enum,
        "auto",
        "schedule: depth-packed dw with shared kh taps loads x depths in blocks on partition groups "
        "of 32 (C_in <= 64), so one PE transpose of all partitions gives several depths' xT (auto: "
-       "when it applies; off: one depth per transpose)",
+       "when it applies, except with dw_overlap spread; on: wherever it applies; off: one depth "
+       "per transpose)",
+       {"auto", "on", "off"}});
+  spec.params.push_back(
+      {"dw_dy_groups",
+       ParamType::Enum,
+       "auto",
+       "schedule: depth-packed dw with shared kh taps and dy by PE loads dy depths in blocks on "
+       "partition groups of 32 (C_out <= 64), so one PE transpose of all partitions gives several "
+       "depths' dyT (auto: when it applies; off: one depth per transpose)",
        {"auto", "off"}});
-  spec.params.push_back({"dw_lead",
-                         ParamType::Int,
-                         "-1",
-                         "schedule: with dw_overlap, dw chunks emitted before dx's first chunk "
-                         "(-1: auto); the rest are spread evenly over dx's chunks",
-                         {}});
+  spec.params.push_back(
+      {"dw_lead",
+       ParamType::Int,
+       "-1",
+       "schedule: with dw_overlap spread, dw chunks emitted before dx's first chunk "
+       "(-1: auto); the rest are spread evenly over dx's chunks",
+       {}});
   for (ParamSpec& p : dxScheduleParams()) spec.params.push_back(std::move(p));
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};

@@ -39,7 +39,7 @@ class DwRowsEmitter {
         db_(db),
         evict_(b, plan.evictEngines) {}
 
-  /// Allocates the tiles and emits the first step's loads.
+  /// Allocates the tiles (no instructions yet: see prime).
   void begin() {
     allocate();
     chunks_ = plan_.shareKh ? bandList() : chunkList(fwd_, plan_.chunk);
@@ -48,6 +48,13 @@ class DwRowsEmitter {
         for (size_t c = 0; c < chunks_.size(); ++c)
           steps_.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks_[c], c == 0,
                             c + 1 == chunks_.size()});
+  }
+
+  /// Emits the tiles' fills and the first step's loads (once; emitThrough calls it first).
+  void prime() {
+    if (primed_) return;
+    primed_ = true;
+    fill();
     load(steps_[0], 0);
   }
 
@@ -56,6 +63,8 @@ class DwRowsEmitter {
   /// Emits steps up to (not including) `end`, each after the next one's loads (kBuffers sets,
   /// as runPipelined).
   void emitThrough(int64_t end) {
+    if (end > 0) prime();
+    if (next_ < std::min(end, steps())) allocatePsum();
     for (; next_ < std::min(end, steps()); ++next_) {
       const auto i = static_cast<size_t>(next_);
       if (next_ + 1 < steps()) load(steps_[i + 1], static_cast<int>((next_ + 1) % kBuffers));
@@ -66,19 +75,16 @@ class DwRowsEmitter {
 
   /// Emits the remaining steps and releases the tiles.
   void finish() {
+    prime();
     emitThrough(steps());
-    for (BufferRing* ring :
-         {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_, &banks_})
-      ring->release(b_);
+    banks_.release(b_);
     for (const Tile& t : accs_) b_.release(t);
-    if (packed()) {
-      b_.release(accSb_);
-      b_.release(identity_);
-    }
-    if (db_)
-      for (const Tile& t : {ones_, dbOut_}) b_.release(t);
     if (db_ && !plan_.dbInAccBank) b_.release(dbAcc_);
+    releaseSbuf();
   }
+
+  /// Releases the SBUF tiles of a program that emitted nothing (no PSUM taken yet).
+  void abandon() { releaseSbuf(); }
 
  private:
   struct Step {
@@ -102,6 +108,7 @@ class DwRowsEmitter {
   const std::vector<DwUnit>& units(const Step& s) const { return plan_.passes[s.pass]; }
   bool packed() const { return plan_.depthGroup > 1; }
   bool grouped() const { return plan_.xGroups > 1; }
+  bool dyGrouped() const { return plan_.dyGroups > 1; }
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, fwd_.cin - t * plan_.parts); }
   Int3 tapOf(int64_t tap) const {
     const Int3& k = fwd_.taps;
@@ -133,22 +140,24 @@ class DwRowsEmitter {
     std::vector<int64_t> window{plan_.ciParts, plan_.ciTiles, w[0], w[1] / bands, w[2]};
     if (grouped()) window = {plan_.parts, 1, plan_.xGroupDepths, w[1] / bands, w[2]};
     std::vector<int64_t> dy{coParts, plan_.coSub, c[0], c[1], c[2]};
+    if (dyGrouped()) dy = {plan_.parts, 1, plan_.dyGroupDepths, c[1], c[2]};
     if (plan_.shareKh) {
       window.insert(window.begin() + 2, bands);
       dy.insert(dy.begin() + 2, bands);
     }
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
-    // grouped: partitions past C_in and depths past the window's are transposed, never loaded
-    for (int i = 0; i < kBuffers && grouped(); ++i)
-      b_.memset(windows_[i].merge(0, 4), 0.0f, isa::Engine::GpSimd);
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
     if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
-    dyT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, c[0], plan_.coWidth}, dtype_, "dyT");
+    dyT_ = BufferRing::sbuf(
+        b_, kBuffers,
+        {plan_.parts, std::max(c[0], plan_.dyGroups * plan_.dyGroupDepths), plan_.coWidth}, dtype_,
+        "dyT");
     if (plan_.shareKh) {
-      xT_ = BufferRing::sbuf(b_, 1,
-                             {plan_.parts, plan_.xtRows, plan_.xtSets,
-                              std::max(w[0], plan_.xGroups * plan_.xGroupDepths), plan_.ciParts},
-                             dtype_, "xT_rows");
+      xT_ = BufferRing::sbuf(
+          b_, 1,
+          {plan_.parts, plan_.xtRows, plan_.xtSets,
+           std::max(w[0], plan_.xGroupFirst + plan_.xGroups * plan_.xGroupDepths), plan_.ciParts},
+          dtype_, "xT_rows");
     } else {
       xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
                              "xT");
@@ -158,30 +167,115 @@ class DwRowsEmitter {
     if (plan_.dyStationary)
       evicted_ =
           BufferRing::sbuf(b_, kBuffers, {coParts, units, plan_.ciParts}, dw_.dtype(), "dw_co_ci");
-    const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
-    const int64_t accParts = plan_.dyStationary ? coParts : plan_.depthSlots * plan_.ciParts;
-    for (int64_t i = 0; i < plan_.accBanks; ++i)
-      accs_.push_back(
-          b_.psum({accParts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
     if (db_) {
-      const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.depthGroup * plan_.coWidth;
-      dbAcc_ = plan_.dbInAccBank
-                   ? accs_.back().partitionSlice(0, 1).slice(0, lastSlot, lastSlot + plan_.coWidth)
-                   : b_.psum({1, bankColumns}, isa::Dtype::Fp32, "db_acc");
       ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
-      b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
       dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
+      if (dbDepths() > 1) {
+        const int64_t rows = dbDepths() * fwd_.cout;
+        dbCol_ = b_.sbuf({rows, 1}, isa::Dtype::Fp32, "db_column");
+        dbSelect_ = b_.sbuf({rows, fwd_.cout}, isa::Dtype::Fp32, "db_select");
+        dbOutCol_ = b_.sbuf({fwd_.cout, 1}, db_->dtype(), "db_out_column");
+      }
     }
     if (packed()) {
-      accSb_ = b_.sbuf({accParts, plan_.passUnits / fwd_.taps[0], plan_.depthGroup, plan_.coWidth},
-                       isa::Dtype::Fp32, "dw_acc_evicted");
+      accSb_ =
+          b_.sbuf({accParts(), plan_.passUnits / fwd_.taps[0], plan_.depthGroup, plan_.coWidth},
+                  isa::Dtype::Fp32, "dw_acc_evicted");
       identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
+    }
+  }
+
+  int64_t accParts() const {
+    return plan_.dyStationary ? std::min(plan_.coWidth, plan_.parts)
+                              : plan_.depthSlots * plan_.ciParts;
+  }
+
+  /// The PSUM tiles (accumulators, db, transpose banks), allocated when the first step is
+  /// emitted: a program primed beside another (OverlappedDw, tail) takes PSUM once it is done.
+  void allocatePsum() {
+    if (!accs_.empty()) return;
+    const int64_t bankColumns = b_.geometry().psumBankBytes() / 4;
+    for (int64_t i = 0; i < plan_.accBanks; ++i)
+      accs_.push_back(
+          b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
+    if (db_) {
+      const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.depthGroup * plan_.coWidth;
+      // dbDepths() > 1: a column [depths x co, 1]; else a row [1, co]
+      const auto rows = static_cast<int32_t>(dbDepths() > 1 ? dbDepths() * fwd_.cout : 1);
+      const int64_t cols = dbDepths() > 1 ? 1 : plan_.coWidth;
+      dbAcc_ = plan_.dbInAccBank
+                   ? accs_.back().partitionSlice(0, rows).slice(0, lastSlot, lastSlot + cols)
+                   : b_.psum({rows, bankColumns}, isa::Dtype::Fp32, "db_acc").slice(0, 0, cols);
+    }
+    banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
+                              {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
+  }
+
+  /// Zeroes what the loads of a grouped tile ([parts; 1, bands, group depths, rows, w]) never
+  /// write but its transposes read: a group's partitions when `channels` leave some of them
+  /// unloaded, else its depth slots past the `depths` loaded ones.
+  void zeroUnloaded(const Tile& tile, int64_t groups, int64_t groupParts, int64_t channels,
+                    int64_t groupDepths, int64_t depths) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const Tile part = tile.partitionSlice(static_cast<int32_t>(g * groupParts),
+                                            static_cast<int32_t>(groupParts))
+                            .select(0, 0);
+      const int64_t loaded = std::clamp<int64_t>(depths - g * groupDepths, 0, groupDepths);
+      if (channels < groupParts) {
+        b_.memset(part.merge(0, 3), 0.0f, isa::Engine::GpSimd);
+      } else if (loaded < groupDepths) {
+        b_.memset(part.slice(1, loaded, groupDepths).merge(1, 3), 0.0f, isa::Engine::GpSimd);
+      }
+    }
+  }
+
+  void releaseSbuf() {
+    for (BufferRing* ring : {&windows_, &stages_, &dyTiles_, &dyT_, &xT_, &outs_, &evicted_})
+      ring->release(b_);
+    if (packed()) {
+      b_.release(accSb_);
+      b_.release(identity_);
+    }
+    if (db_)
+      for (const Tile& t : {ones_, dbOut_}) b_.release(t);
+    if (db_ && dbDepths() > 1)
+      for (const Tile& t : {dbCol_, dbSelect_, dbOutCol_}) b_.release(t);
+  }
+
+  /// The constant tiles: zeroed grouped windows, the ones column (db), the selection identity.
+  void fill() {
+    b_.setNote("dw fill");
+    // grouped: partitions past C_in and depths past the window's are transposed, never loaded
+    const auto [xLo, xHi] = xDepths(chunks_[0]);
+    for (int i = 0; i < kBuffers && grouped(); ++i)
+      zeroUnloaded(windows_[i], plan_.xGroups, plan_.xGroupParts, plan_.ciParts, plan_.xGroupDepths,
+                   xHi - xLo);
+    // grouped: the padding depths of xT are never transposed
+    const int64_t xtDepths = xT_[0].size(2);
+    const int64_t xtEnd = std::min(xtDepths, xLo + plan_.xGroups * plan_.xGroupDepths);
+    for (int64_t r = 0; r < plan_.xtRows && grouped(); ++r)
+      for (const auto& [d0, d1] : {std::pair{int64_t{0}, xLo}, std::pair{xtEnd, xtDepths}})
+        if (d0 < d1)
+          b_.memset(xT_[0].select(0, r).slice(1, d0, d1).merge(1, 2), 0.0f, isa::Engine::GpSimd);
+    // dy grouped: partitions past C_out and depths past the chunk's, as the x windows
+    for (int i = 0; i < kBuffers && dyGrouped(); ++i)
+      zeroUnloaded(dyTiles_[i], plan_.dyGroups, plan_.dyGroupParts,
+                   std::min(plan_.coWidth, plan_.parts), plan_.dyGroupDepths, plan_.chunk[0]);
+    if (db_) b_.memset(ones_, 1.0f, isa::Engine::GpSimd);
+    if (packed()) {
       b_.memset(identity_, 1.0f, isa::Engine::GpSimd);
       b_.affineSelect(identity_, identity_, isa::Affine{{{-1, plan_.parts}}, 0, 1},
                       isa::AluOp::IsEqual, 0.0f);
     }
-    banks_ = BufferRing::psum(b_, static_cast<int>(plan_.transposeBanks),
-                              {plan_.parts, bankColumns}, isa::Dtype::Fp32, "transposed");
+    if (db_ && dbDepths() > 1) {  // dbSelect_[p, co] = (p mod C_out == co)
+      const int64_t co = fwd_.cout;
+      const auto rows = static_cast<int32_t>(dbDepths() * co);
+      const Tile id = identity_.partitionSlice(0, rows);
+      b_.tensorCopy(dbSelect_, id.slice(0, 0, co), isa::Engine::GpSimd);
+      for (int64_t k = 1; k < dbDepths(); ++k)
+        b_.tensorTensor(dbSelect_, dbSelect_, id.slice(0, k * co, (k + 1) * co), isa::AluOp::Add,
+                        isa::Engine::GpSimd);
+    }
   }
 
   /// Accumulators of units [i, i + n) of a pass inside their bank: [cs; n, cw], or [cw; n, cs]
@@ -255,6 +349,21 @@ class DwRowsEmitter {
         tile = tile.select(1, r);
       }
       const Int3& e = band.extent;
+      if (dyGrouped()) {  // depths [g x dyGroupDepths, + dyGroupDepths) on partition group g
+        for (int64_t g = 0; g * plan_.dyGroupDepths < e[0]; ++g) {
+          const int64_t d0 = g * plan_.dyGroupDepths;
+          const int64_t d1 = std::min(e[0], d0 + plan_.dyGroupDepths);
+          Chunk slab = band;
+          slab.origin[0] += d0;
+          slab.extent[0] = d1 - d0;
+          loadChannelChunk(b_, dy_, slab, s.co0, s.cw,
+                           tile.partitionSlice(static_cast<int32_t>(g * plan_.dyGroupParts),
+                                               static_cast<int32_t>(s.cw))
+                               .slice(1, 0, d1 - d0)
+                               .slice(2, 0, e[1]));
+        }
+        continue;
+      }
       const int64_t pieces = loadPieces(s.cw * e[0] * e[1] * e[2], e[0]);
       for (int64_t i = 0; i < pieces; ++i) {
         const int64_t d0 = e[0] * i / pieces, d1 = e[0] * (i + 1) / pieces;
@@ -291,16 +400,16 @@ class DwRowsEmitter {
   }
 
   /// Grouped (DwRowsPlan::xGroups): the band window `window` [parts; group depths, rows, w] gets
-  /// depths [g x xGroupDepths, + xGroupDepths) of `band` on partition group g, one DMA each.
+  /// window depths xGroupFirst + [g x xGroupDepths, + xGroupDepths) of `band` that hold x on
+  /// partition group g, one DMA each.
   void loadWindowGroups(const Tile& window, const Chunk& band) {
     ConvCore slabCore = fwd_;
     slabCore.stride[0] = slabCore.taps[0] = slabCore.dilation[0] = 1;
     slabCore.stride[1] = slabCore.taps[1] = slabCore.dilation[1] = 1;
-    const int64_t rows = windowExtent(fwd_, 0, band.extent[0]);
     const auto cs = static_cast<int32_t>(plan_.ciParts);
     for (int64_t g = 0; g < plan_.xGroups; ++g) {
-      const int64_t r0 = g * plan_.xGroupDepths;
-      const int64_t r1 = std::min(rows, r0 + plan_.xGroupDepths);
+      const int64_t r0 = plan_.xGroupFirst + g * plan_.xGroupDepths;
+      const int64_t r1 = std::min(xDepths(band).second, r0 + plan_.xGroupDepths);
       if (r0 >= r1) break;
       Chunk slab = band;
       slab.origin[0] = band.origin[0] * fwd_.stride[0] + r0;
@@ -352,11 +461,28 @@ class DwRowsEmitter {
     if (db_ && s.pass == 0 && s.lastChunk) storeDb(s);
   }
 
-  /// db: per depth of the box, ones [positions, 1] x dyT [positions, co] into db [1, co].
+  /// dy depths one db matmul sums (dbDepths() x C_out stationary columns), 1: one per depth (a
+  /// ones stationary). A matmul costs its moving columns but at least min(64, stationary
+  /// columns) (I2): C 32's 4 depths take 64 cycles with dyT stationary, 128 with ones.
+  int64_t dbDepths() const {
+    if (!packed() || fwd_.cout != plan_.coWidth) return 1;
+    return std::max<int64_t>(1, std::min(plan_.parts / fwd_.cout, plan_.chunk[0]));
+  }
+
+  /// db: per dbDepths() depths of the box, dyT [positions; depths, co] x ones [positions, 1] into
+  /// the column [depths x co, 1]; or per depth ones x dyT into the row [1, co].
   void dbMatmuls(const Step& s, const Box& bx, int ring) {
     b_.setNote("db matmul");
     const int32_t np = bx.positions();
-    for (int64_t d = 0; d < s.chunk->extent[0]; ++d) {
+    const int64_t q = dbDepths();
+    for (int64_t d = 0; d < s.chunk->extent[0] && q > 1; d += q) {
+      const int64_t n = std::min(q, s.chunk->extent[0] - d);
+      b_.matmul(dbAcc_.partitionSlice(0, static_cast<int32_t>(n * s.cw)),
+                dyT_[ring].partitionSlice(0, np).slice(0, d, d + n).slice(1, 0, s.cw),
+                ones_.partitionSlice(0, np), dbStarted_);
+      dbStarted_ = true;
+    }
+    for (int64_t d = 0; d < s.chunk->extent[0] && q == 1; ++d) {
       b_.matmul(dbAcc_.slice(0, 0, s.cw), ones_.partitionSlice(0, np),
                 dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw), dbStarted_);
       dbStarted_ = true;
@@ -366,6 +492,16 @@ class DwRowsEmitter {
   /// db: evicts the C_out slab's sums and stores them (triggered from Scalar).
   void storeDb(const Step& s) {
     b_.setNote("db store");
+    if (dbDepths() > 1) {  // the column's depth blocks added by a selection matmul
+      copy(dbCol_, dbAcc_);
+      const Tile sum = banks_.next().partitionSlice(0, static_cast<int32_t>(s.cw)).slice(0, 0, 1);
+      b_.matmul(sum, dbSelect_, dbCol_, false);
+      copy(dbOutCol_, sum);
+      b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({s.cw, 1}), dbOutCol_,
+                 DmaOptions{-1, isa::Engine::Scalar});
+      dbStarted_ = false;
+      return;
+    }
     copy(dbOut_.slice(0, 0, s.cw), dbAcc_.slice(0, 0, s.cw));
     b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({1, s.cw}), dbOut_.slice(0, 0, s.cw),
                DmaOptions{-1, isa::Engine::Scalar});
@@ -452,8 +588,9 @@ class DwRowsEmitter {
   }
 
   /// Grouped: per kw, one transpose of every partition per group depth j gives xT of depths
-  /// j + g x xGroupDepths (g < xGroups) into `rowTile` [positions; kw, depths, ci]. Padding
-  /// depths are zero rows of the window, so they transpose to zeros.
+  /// xGroupFirst + j + g x xGroupDepths (g < xGroups) into `rowTile` [positions; kw, depths, ci].
+  /// Group slots past the last x depth are zero rows of the window, so they transpose to zeros;
+  /// the padding depths before xGroupFirst keep the zeros of fill().
   void prepareGroupedRow(const Step& s, int slot, const std::vector<int64_t>& kws, int64_t row,
                          int64_t groups, const Tile& rowTile) {
     const int64_t cs = plan_.ciParts;
@@ -463,13 +600,31 @@ class DwRowsEmitter {
       std::vector<Tile> srcs;
       for (int64_t j = 0; j < plan_.xGroupDepths; ++j)
         srcs.push_back(rowSource(window, *s.chunk, groups, j, row, kws[i]));
-      const Tile dst = rowTile.partitionSlice(0, np)
-                           .select(0, static_cast<int64_t>(i))
-                           .slice(0, 0, plan_.xGroups * plan_.xGroupDepths)
-                           .reshape({plan_.xGroups, plan_.xGroupDepths, cs})
-                           .permute({1, 0, 2});
+      const Tile dst =
+          rowTile.partitionSlice(0, np)
+              .select(0, static_cast<int64_t>(i))
+              .slice(0, plan_.xGroupFirst, plan_.xGroupFirst + plan_.xGroups * plan_.xGroupDepths)
+              .reshape({plan_.xGroups, plan_.xGroupDepths, cs})
+              .permute({1, 0, 2});
       transposeRun(srcs, dst, plan_.xGroupParts);
     }
+  }
+
+  /// dy grouped: one transpose of every partition per group depth j gives dyT of depths
+  /// j + g x dyGroupDepths (g < dyGroups) into dyT ring slot `ring` [positions; depths, co].
+  void prepareGroupedDy(const Step& s, int slot, const Box& bx, int ring) {
+    const Tile dy = dyTiles_[slot].select(0, 0).slice(0, 0, bx.bh);
+    const int64_t row = bx.h0 - boxRows(*s.chunk).first;
+    std::vector<Tile> srcs;
+    for (int64_t j = 0; j < plan_.dyGroupDepths; ++j)
+      srcs.push_back(dy.select(1, j).select(1, row));
+    const Tile dst = dyT_[ring]
+                         .partitionSlice(0, bx.positions())
+                         .slice(0, 0, plan_.dyGroups * plan_.dyGroupDepths)
+                         .reshape({plan_.dyGroups, plan_.dyGroupDepths, plan_.coWidth})
+                         .permute({1, 0, 2})
+                         .slice(2, 0, s.cw);
+    transposeRun(srcs, dst, plan_.dyGroupParts);
   }
 
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
@@ -487,7 +642,8 @@ class DwRowsEmitter {
         b_.dmaTranspose(dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw),
                         dy.select(1, c.origin[0] + d));
     }
-    for (int64_t u = 0; u * plan_.parts < s.cw && !plan_.dyByDma; ++u) {
+    if (dyGrouped()) prepareGroupedDy(s, slot, bx, ring);
+    for (int64_t u = 0; u * plan_.parts < s.cw && !plan_.dyByDma && !dyGrouped(); ++u) {
       const int64_t cu = std::min(plan_.parts, s.cw - u * plan_.parts);
       const Tile dy = dyTiles_[slot].partitionSlice(0, static_cast<int32_t>(cu)).select(0, u);
       std::vector<Tile> srcs;
@@ -766,23 +922,41 @@ class DwRowsEmitter {
       }
     }
     const Int3& k = fwd_.taps;
-    const HbmView all = dw_.reshape({k[0], k[1] * k[2], fwd_.cin, fwd_.cout});
-    for (size_t i = 0; i < us.size();) {
+    const int64_t shifts = k[1] * k[2];
+    const HbmView all = dw_.reshape({k[0], shifts, fwd_.cin, fwd_.cout});
+    // a run: units of one C_in tile with consecutive kd; runs holding every kd of consecutive
+    // shifts share one DMA [ci; shifts, kd, co] (its trigger costs as much as a run's)
+    auto runEnd = [&](size_t i) {
       size_t j = i + 1;
-      while (j < us.size() && us[j].ciTile == us[i].ciTile &&
-             us[j].tap == us[j - 1].tap + k[1] * k[2])
+      while (j < us.size() && us[j].ciTile == us[i].ciTile && us[j].tap == us[j - 1].tap + shifts)
         ++j;
+      return j;
+    };
+    auto wholeShift = [&](size_t i, size_t j) {
+      return static_cast<int64_t>(j - i) == k[0] && tapOf(us[i].tap)[0] == 0;
+    };
+    for (size_t i = 0; i < us.size();) {
+      size_t j = runEnd(i);
+      int64_t runs = 1;
+      if (wholeShift(i, j))
+        while (j < us.size() && us[j].ciTile == us[i].ciTile && us[j].tap == us[i].tap + runs &&
+               wholeShift(j, runEnd(j))) {
+          j = runEnd(j);
+          ++runs;
+        }
       const int64_t ci0 = us[i].ciTile * plan_.parts, cs = ciCount(us[i].ciTile);
-      const int64_t kd0 = tapOf(us[i].tap)[0];
-      const HbmView dst = all.slice(0, kd0, kd0 + static_cast<int64_t>(j - i))
-                              .select(1, us[i].tap % (k[1] * k[2]))
-                              .slice(1, ci0, ci0 + cs)
-                              .slice(2, s.co0, s.co0 + s.cw)
-                              .permute({1, 0, 2});
+      const int64_t kd0 = tapOf(us[i].tap)[0], shift = us[i].tap % shifts;
+      const int64_t perRun = static_cast<int64_t>(j - i) / runs;
+      const HbmView dst = all.slice(0, kd0, kd0 + perRun)
+                              .slice(1, shift, shift + runs)
+                              .slice(2, ci0, ci0 + cs)
+                              .slice(3, s.co0, s.co0 + s.cw)
+                              .permute({2, 1, 0, 3});
       b_.dmaCopy(dst,
                  out.partitionSlice(0, static_cast<int32_t>(cs))
                      .slice(0, static_cast<int64_t>(i), static_cast<int64_t>(j))
-                     .slice(1, 0, s.cw),
+                     .slice(1, 0, s.cw)
+                     .split(0, {runs, perRun}),
                  DmaOptions{-1, isa::Engine::Scalar});
       i = j;
     }
@@ -798,7 +972,8 @@ class DwRowsEmitter {
   std::optional<HbmView> db_;  // plan_.db: db from the dyT tiles
   PsumEvictor evict_;
   BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
-  Tile dbAcc_, ones_, dbOut_;  // db: [1, co] accumulator, ones column, evicted db
+  Tile dbAcc_, ones_, dbOut_;         // db: [1, co] accumulator, ones column, evicted db
+  Tile dbCol_, dbSelect_, dbOutCol_;  // dbDepths() > 1: evicted column, selection, evicted db
   bool dbStarted_ = false;
   std::vector<Tile> accs_;
   Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
@@ -810,6 +985,7 @@ class DwRowsEmitter {
   std::vector<Chunk> chunks_;
   std::vector<Step> steps_;
   int64_t next_ = 0;  // the next step to emit
+  bool primed_ = false;
 };
 
 DwRowsProgram::DwRowsProgram(KernelBuilder& builder, const ConvCore& forward,
@@ -826,12 +1002,20 @@ int64_t DwRowsProgram::steps() const {
   return emitter_->steps();
 }
 
+void DwRowsProgram::prime() {
+  emitter_->prime();
+}
+
 void DwRowsProgram::emitThrough(int64_t end) {
   emitter_->emitThrough(end);
 }
 
 void DwRowsProgram::finish() {
   emitter_->finish();
+}
+
+void DwRowsProgram::abandon() {
+  emitter_->abandon();
 }
 
 void buildConvDwRows(KernelBuilder& builder, const ConvCore& forward, const DwRowsPlan& plan,

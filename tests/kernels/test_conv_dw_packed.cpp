@@ -60,10 +60,19 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK(small.rows.transposeBanks == 6);
   CHECK(small.rows.db);
   CHECK(small.rows.dbInAccBank);
-  // x depths in 4 partition groups of 32: the 18 window depths as 4 blocks of 5
+  // x depths in 4 partition groups of 32: the 16 of the 18 window depths that hold x (from
+  // window depth 1) as 4 blocks of 4; dy depths likewise, 4 blocks of 4
   CHECK(small.rows.xGroups == 4);
   CHECK(small.rows.xGroupParts == 32);
-  CHECK(small.rows.xGroupDepths == 5);
+  CHECK(small.rows.xGroupDepths == 4);
+  CHECK(small.rows.xGroupFirst == 1);
+  CHECK(small.rows.dyGroups == 4);
+  CHECK(small.rows.dyGroupDepths == 4);
+  // padding 2 before, 0 after: 7 x depths from window depth 2 in 4 blocks of 2
+  const ConvBwdPlan shifted =
+      planOf({1, 32, 7, 16, 64}, {3, 3, 3, 32, 32}, {{"padding", "2,0,1,1,1,1"}});
+  CHECK(shifted.rows.xGroupFirst == 2);
+  CHECK(shifted.rows.xGroupDepths == 2);
   CHECK(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dw_x_groups", "off"}})
             .rows.xGroups == 1);
   const ConvBwdPlan noDb =
@@ -156,6 +165,8 @@ TEST_CASE("conv3d_bwd dw packed: x depths grouped on partitions, db in a spare s
         {{"padding", "1,0,2,1,1,0"}, {"dilation", "1,2,1"}, {"compute_db", "false"}}},
        2,
        64},
+      // depth padding 2 before, 1 after (x from window depth 2), C_in 32, bf16
+      {{{1, 32, 6, 7, 33}, {3, 3, 3, 32, 16}, 0, {{"padding", "2,1,1,1,1,1"}}, Dtype::Bf16}, 4, 32},
       // Kd 2 (17 window depths: a short last block), W stride 2, fp32
       {{{1, 8, 16, 6, 19}, {2, 3, 3, 8, 16}, 0, {{"padding", "0,1,1,1,1,1"}, {"stride", "1,1,2"}}},
        4,
@@ -176,6 +187,53 @@ TEST_CASE("conv3d_bwd dw packed: x depths grouped on partitions, db in a spare s
                                     {{"padding", "1"}, {"dw_depth_group", "2"}}, Dtype::Bf16);
   CHECK(withDb.rows.db);
   CHECK(withDb.rows.dbInAccBank);
+}
+
+TEST_CASE("conv3d_bwd dw packed: dy depths grouped on partitions, db by dyT stationaries") {
+  struct Grouped {
+    ConvCase c;
+    int64_t groups, groupParts, groupDepths;
+  };
+  const std::vector<Grouped> cases = {
+      // C_out 24: 4 groups of 32 partitions (8 never loaded), D 7 (last group 1 depth), db
+      {{{1, 20, 7, 9, 35}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}, Dtype::Bf16}, 4, 32, 2},
+      // C_out 40: 2 groups of 64, fp32, B 2, asymmetric padding, db from 3 depths a matmul
+      {{{2, 12, 5, 10, 17}, {2, 3, 3, 12, 40}, 0, {{"padding", "1,0,2,1,1,0"}}}, 2, 64, 3},
+      // D 3 (the last group empty), C_out 16, H dilation, no db
+      {{{1, 8, 3, 11, 20},
+        {3, 2, 3, 8, 16},
+        0,
+        {{"padding", "1,1,2,2,1,1"}, {"dilation", "1,2,1"}, {"compute_db", "false"}},
+        Dtype::Bf16},
+       4,
+       32,
+       1},
+  };
+  for (const Grouped& g : cases) {
+    for (const char* dyGroups : {"auto", "off"}) {
+      ConvCase c = g.c;
+      c.params.emplace_back("dw_depth_group", "2");
+      c.params.emplace_back("compute_dx", "false");
+      c.params.emplace_back("dw_dy_groups", dyGroups);
+      INFO("x_in " << shapeText(c.x) << " dw_dy_groups " << dyGroups);
+      const ConvBwdPlan p = planOf(c.x, c.filters, c.params, c.dtype);
+      REQUIRE(p.dwMethod == DwMethod::Rows);
+      CHECK(p.rows.shareKh);
+      const bool grouped = std::string(dyGroups) == "auto";
+      CHECK(p.rows.dyGroups == (grouped ? g.groups : 1));
+      if (grouped) {
+        CHECK(p.rows.dyGroupParts == g.groupParts);
+        CHECK(p.rows.dyGroupDepths == g.groupDepths);
+      }
+      testing::checkConvCase(conv3dBwdSpec(), c);
+    }
+  }
+  // C_out 80: one group of 96 partitions would not leave room for a second
+  CHECK(planOf({1, 8, 6, 8, 16}, {3, 3, 3, 8, 80}, {{"padding", "1"}, {"dw_depth_group", "2"}})
+            .rows.dyGroups == 1);
+  // dy by DMA transpose: nothing to group
+  CHECK(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dy_transpose", "dma"}})
+            .rows.dyGroups == 1);
 }
 
 TEST_CASE("conv3d_bwd dw packed: 64 partitions and a 64x64 PE array") {
