@@ -102,10 +102,6 @@ constexpr StartRule kStartRules[] = {
     {.maxCount = 64, .alignment = 64, .allowed = "0 or 64"},
 };
 
-/// Vector, Scalar and GpSimd move data across partitions only within a half (reference 1.3, A1):
-/// an operand read at other partitions than it is written must lie in the destination's half.
-constexpr int32_t kCrossPartitionHalf = 64;
-
 /// VectorE nc_transpose block: 32x32. ISA semantics, not machine size: the width of VectorE's
 /// 32-lane reshape banks (reference 1.3, A1; 2.1, I1). TensorE's limit is the geometry's PE array.
 constexpr int64_t kVectorTransposeBlock = 32;
@@ -300,11 +296,14 @@ class InstructionChecker {
       fail(name, fmt::format("{} does not match {} {}", shapeText(a), refName, shapeText(ref)));
   }
 
-  /// A1: a source read at other partitions than the destination's stays within one half.
+  /// A1 (reference 1.3): Vector, Scalar and GpSimd move data across partitions only within a half
+  /// of the partitions, so a source read at other partitions than the destination's stays in the
+  /// destination's half.
   void checkPartitionMove(const AccessPattern& src, const std::string& name) const {
     const AccessPattern& dst = inst_.dst;
     if (src.space == Space::Hbm || src.partitionStart == dst.partitionStart) return;
-    auto half = [](int32_t p) { return p / kCrossPartitionHalf; };
+    const int32_t halfSize = std::max(1, geometry_.partitions / 2);
+    auto half = [halfSize](int32_t p) { return p / halfSize; };
     const int32_t h = half(dst.partitionStart);
     const bool inHalf = half(src.partitionStart) == h &&
                         half(src.partitionStart + src.partitionCount - 1) == h &&
@@ -314,7 +313,7 @@ class InstructionChecker {
                              "partitions only within a half of {} (A1)",
                              src.partitionStart, src.partitionStart + src.partitionCount,
                              dst.partitionStart, dst.partitionStart + dst.partitionCount,
-                             engineName(inst_.engine), kCrossPartitionHalf));
+                             engineName(inst_.engine), halfSize));
   }
 
   void checkElementwise() const {

@@ -60,8 +60,10 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
         raise RaceError(with_lines(first, core.notes) + _more(len(result.races)), last_line(first, core.notes) or "?")
     if strict and (result.races or result.warnings):
         first = (result.races + result.warnings)[0]
-        raise StrictError(f"{spec.name}: strict: {len(result.races)} races and {len(result.warnings)} reads of "
-                          f"never-written memory (first: {first})")
+        races_text = _count(len(result.races), "race", "races")
+        reads_text = _count(len(result.warnings), "read", "reads")
+        raise StrictError(f"{spec.name}: strict: {races_text} and {reads_text} of never-written memory "
+                          f"(first: {first})")
     if not raise_on_failure:
         return result
     if check and not result.check_error <= result.tolerance:
@@ -109,3 +111,7 @@ def _shape_map(shapes):
 
 def _more(count):
     return "" if count == 1 else f" (and {count - 1} more in result.races; run with races='warn')"
+
+
+def _count(count, one, many):
+    return f"{count} {one if count == 1 else many}"

@@ -233,6 +233,13 @@ TEST_CASE("validation: Vector, Scalar and GpSimd move data across partitions wit
   CHECK(errorOf(i) ==
         "instruction 0 (tensor_copy): srcs[0]: partitions [64, 96) move to [0, 32): vector moves "
         "data across partitions only within a half of 64 (A1)");
+  Geometry small;
+  small.partitions = 64;
+  i = valid(Opcode::TensorCopy);
+  i.srcs[0] = sb(32, 32, 0, kRow512);
+  i.dst = sb(0, 32, 4096, kRow512);
+  CHECK(errorOf(i) == "");
+  CHECK(contains(errorOf(i, small), "only within a half of 32 (A1)"));
 }
 
 TEST_CASE("validation: partition range inside the geometry, and DMA may start anywhere") {
