@@ -476,8 +476,8 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "half an input plane's outputs); later groups follow store_ramp",
                     {"1024", "2048", "4096"}),
       scheduleParam("x_loads", ParamType::Int,
-                    "kernel = stride path: x loads per batch, each twice the previous, the last "
-                    "taking the rest (auto: 3)",
+                    "kernel = stride path: x loads per batch of 1, 2, 4.. planes, the last "
+                    "taking the rest (auto: about 1 KiB per partition, half the rest, the rest)",
                     {"1", "2", "4"}),
       scheduleParam("store_ramp", ParamType::Enum,
                     "kernel = stride path: store groups after the first plane (grow: each as "
