@@ -17,7 +17,6 @@ namespace neuronsim::kernels {
 namespace {
 
 constexpr int64_t kSbufAlignment = 64;
-constexpr int64_t kPsumAlignment = 64;
 
 int64_t product(const std::vector<int64_t>& v, size_t from) {
   int64_t n = 1;

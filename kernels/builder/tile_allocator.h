@@ -7,6 +7,9 @@
 
 namespace neuronsim::kernels {
 
+/// Offsets KernelBuilder's PSUM allocator hands out are multiples of this (bytes per partition).
+inline constexpr int64_t kPsumAlignment = 64;
+
 /// Hands out byte ranges [offset, offset+bytes) that every partition shares.
 class TileAllocator {
  public:

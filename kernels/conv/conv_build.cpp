@@ -24,7 +24,7 @@ constexpr int kBuffers = 2;
 constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
 constexpr int64_t kQuadrant = 32;  // A1: partitions a <= 32-partition range starts at a multiple of
 constexpr int64_t kHalf = 64;      // A1: Vector/Scalar move data across partitions within a half
-constexpr int kTransposeLag = 4;   // sub-blocks multiplied before an earlier one is transposed
+constexpr int kTransposeLag = kPairRing / 2;  // sub-blocks multiplied before one is transposed
 
 int64_t product(const Int3& v) {
   return v[0] * v[1] * v[2];
@@ -140,20 +140,18 @@ class ConvEmitter {
     psums_ = BufferRing::psum(b_, static_cast<int>(plan_.psumBuffers),
                               {accRows, product(plan_.block)}, isa::Dtype::Fp32, "acc");
     if (!plan_.positionsStationary) return;
-    const int ring = 2 * kTransposeLag;
+    const int ring = kPairRing;
+    pairPsums_ =
+        BufferRing::psum(b_, ring, {plan_.parts, plan_.pairColumns}, isa::Dtype::Fp32, "pairs_acc");
     if (plan_.quadrantGroups) {
       transposeLag_ = 1;
-      pairPsums_ =
-          BufferRing::psum(b_, ring, {plan_.parts, 2 * kQuadrant}, isa::Dtype::Fp32, "pairs_acc");
       pairTiles_ =
           BufferRing::sbuf(b_, ring, {plan_.parts, 2 * plan_.parts}, pairDtype(), "pairs_out");
       // Quadrant columns past C_out are transposed too (into rows never evicted): zeros.
-      for (int i = 0; i < ring && core_.cout < kQuadrant; ++i)
+      for (int i = 0; i < ring && core_.cout < plan_.groupParts; ++i)
         b_.memset(pairTiles_[i], 0.0f, isa::Engine::GpSimd);
       return;
     }
-    pairPsums_ =
-        BufferRing::psum(b_, ring, {plan_.parts, filterColumns()}, isa::Dtype::Fp32, "pairs_acc");
     const int64_t halfColumns = quadrants_ > 2 ? kHalf : 0;
     pairTiles_ = BufferRing::sbuf(b_, ring, {plan_.parts, halfColumns + filterColumns()},
                                   pairDtype(), "pairs_out");
@@ -570,11 +568,10 @@ class ConvEmitter {
         defer([=, this, &chunk] {
           const Tile block =
               ps.partitionSlice(static_cast<int32_t>(base), static_cast<int32_t>(rows));
-          // both W offsets on one engine: their interleaved writes would order two engines
-          const isa::Engine engine = evictEngines_.next();
           evict(box(outTile, origin, count, plan_.phase),
-                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw, engine);
-          if (plan_.pairs > 1) evictOdd(outTile, block, chunk, origin, count, j, cw, engine);
+                block.partitionSlice(0, static_cast<int32_t>(cw)), j, cw, evictEngines_.next());
+          if (plan_.pairs > 1)
+            evictOdd(outTile, block, chunk, origin, count, j, cw, evictEngines_.next());
         });
       });
       defer([=, this, &chunk] { store(outAll, chunk, co0, cw, storedTo, chunk.extent[0]); });
@@ -590,7 +587,7 @@ class ConvEmitter {
     std::vector<std::pair<Int3, Int3>> blocks;
     forEachBlock(
         chunk, [&](const Int3& origin, const Int3& count) { blocks.emplace_back(origin, count); });
-    const size_t quadrants = static_cast<size_t>(plan_.parts / kQuadrant);
+    const size_t quadrants = static_cast<size_t>(plan_.parts / plan_.groupParts);
     for (size_t first = 0; first < blocks.size();) {
       size_t last = first + 1;
       while (last < blocks.size() && last - first < quadrants &&
@@ -605,17 +602,17 @@ class ConvEmitter {
   }
 
   /// Blocks `group` (whole output rows, one depth, equal extents), block i on partition quadrant
-  /// i: per sub-block, each block's matmuls into [pairs, (g, C_out)] and an eviction into
-  /// columns (i, g, C_out) of one tile (disjoint per block, so Vector and Scalar evict blocks in
-  /// parallel), then one PE transpose per W offset g of [pairs, (i, C_out)] into the group's PSUM
-  /// tile of offset g. So a transpose serves 4 sub-blocks,
-  /// each offset's eviction moves 128 partitions (4 blocks) at once, and the group is stored by
-  /// one DMA over all 16 engines. The out tile holds block i's rows on quadrant i, from the
-  /// first block's row.
+  /// i (half i when C_out is 33..64, `groupParts`): per sub-block, each block's matmuls into
+  /// [pairs, (g, C_out)] and an eviction into columns (i, g, C_out) of one tile (disjoint per
+  /// block, so Vector and Scalar evict blocks in parallel), then one PE transpose per W offset g of
+  /// [pairs, (i, C_out)] into the group's PSUM tile of offset g. So a transpose serves 4
+  /// sub-blocks, each offset's eviction moves 128 partitions (4 blocks) at once, and the group is
+  /// stored by one DMA over all 16 engines. The out tile holds block i's rows on quadrant i, from
+  /// the first block's row.
   void computeGroup(const Chunk& chunk, int slot, int64_t g0, int64_t cw, const Tile& outAll,
                     const std::vector<std::pair<Int3, Int3>>& group) {
     const int32_t nq = static_cast<int32_t>(group.size());
-    const int32_t rowsUsed = nq * static_cast<int32_t>(kQuadrant);
+    const int32_t rowsUsed = nq * static_cast<int32_t>(plan_.groupParts);
     const Int3 first = group.front().first, count = group.front().second;
     std::vector<std::vector<TapUse>> uses;
     for (const auto& [origin, extent] : group) uses.push_back(tapsFor(chunk, origin, extent));
@@ -625,16 +622,16 @@ class ConvEmitter {
     forEachSubBlock(count, [&](const Int3& at, const Int3& sub, int64_t offset) {
       const int64_t n = product(sub);
       const int32_t np = static_cast<int32_t>(n);
-      const Tile pairs =
-          pairTiles_.next().partitionSlice(0, np).split(0, {plan_.parts / kQuadrant, 2, kQuadrant});
+      const Tile pairs = pairTiles_.next().partitionSlice(0, np).split(
+          0, {plan_.parts / plan_.groupParts, 2, plan_.groupParts});
       for (int32_t i = 0; i < nq; ++i) {
         const Tile acc = pairPsums_.next().partitionSlice(0, np);
         const std::vector<TapUse>& blockUses = uses[static_cast<size_t>(i)];
         if (blockUses.empty()) b_.memset(acc, 0.0f, isa::Engine::Vector);
         multiplyPositions(acc.slice(0, 0, rows), blockUses, at, sub, slot, 0, rows);
         b_.setNote("evict pairs");
-        copyOn(b_, pairs.select(0, i).slice(1, 0, cw), acc.split(0, {2, kQuadrant}).slice(1, 0, cw),
-               evictEngines_.next());
+        copyOn(b_, pairs.select(0, i).slice(1, 0, cw),
+               acc.split(0, {2, plan_.pairStride}).slice(1, 0, cw), evictEngines_.next());
       }
       defer(
           [=, this] {
@@ -647,9 +644,9 @@ class ConvEmitter {
     });
     const int64_t row0 = first[1];
     defer([=, this, &chunk] {
-      const isa::Engine engine = evictEngines_.next();
       const int64_t oddW = std::min(count[2], (chunk.extent[2] - first[2]) / 2);
       for (int64_t g = 0; g < 2; ++g) {
+        const isa::Engine engine = evictEngines_.next();
         const Int3 extent{count[0], count[1], g == 0 ? count[2] : oddW};
         if (extent[2] == 0) continue;
         const Tile src = offsets[g].reshape({count[0], count[1], count[2]}).slice(2, 0, extent[2]);
@@ -662,8 +659,8 @@ class ConvEmitter {
   }
 
   /// Stores the group of `nq` blocks from `first` (extent `count` output pairs per block):
-  /// quadrant i holds block i's rows from the first block's row. One DMA when C_out fills the
-  /// quadrants, else one per quadrant, triggered from GpSimd (idle here; Scalar's 600 ns
+  /// quadrant (or half) i holds block i's rows from the first block's row. One DMA when C_out
+  /// fills them, else one per block, triggered from GpSimd (idle here; Scalar's 600 ns
   /// triggers held back its sub-block evictions and so the next transposes).
   void storeGroup(const Tile& outAll, const Chunk& chunk, int64_t co0, int64_t cw,
                   const Int3& first, const Int3& count, int32_t nq) {
@@ -678,11 +675,12 @@ class ConvEmitter {
                              .split(1, {nq, count[1]})
                              .permute({1, 0, 2, 3});
     const Int3 extent{1, count[1], width};
-    const bool whole = cw == kQuadrant;
+    const int32_t lane = static_cast<int32_t>(plan_.groupParts);
+    const bool whole = cw == lane;
     b_.setNote("store out");
     for (int32_t i = 0; i < (whole ? 1 : nq); ++i) {
-      const int32_t parts = whole ? nq * static_cast<int32_t>(kQuadrant) : static_cast<int32_t>(cw);
-      const Tile src = outAll.partitionSlice(i * static_cast<int32_t>(kQuadrant), parts);
+      const int32_t parts = whole ? nq * lane : static_cast<int32_t>(cw);
+      const Tile src = outAll.partitionSlice(i * lane, parts);
       const HbmView dst = whole ? rows : rows.select(0, i);
       b_.dmaCopy(dst, box(src, {first[0], first[1], first[2]}, extent, {1, 1, 1}),
                  DmaOptions{-1, isa::Engine::GpSimd});

@@ -1,10 +1,9 @@
 // dx through the conv core, and db as per-partition Vector reductions of dy chunks.
 #include "kernels/conv/conv_bwd_build.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "isa/error.h"
@@ -28,26 +27,19 @@ void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dty
   buildConv(builder, dxCore(forward), dtype, dy, filters, std::nullopt, dx, options);
 }
 
+namespace {
+
+const std::vector<std::string> kDxKnobs = {"chunk_positions", "w_pairs", "stationary",
+                                           "psum_buffers"};  // conv core knobs as dx_<name>
+
+}  // namespace
+
 ConvOptions dxOptions(const ParamValues& params) {
-  ConvOptions options;
-  options.chunkPositions = params.getInt("dx_chunk_positions");
-  options.wPairs = params.getString("dx_w_pairs");
-  options.stationary = params.getString("dx_stationary");
-  options.psumBuffers = params.getInt("dx_psum_buffers");
-  return options;
+  return convOptions(params, "dx_", kDxKnobs);
 }
 
 std::vector<ParamSpec> dxScheduleParams() {
-  std::vector<ParamSpec> dx;
-  for (ParamSpec p : convScheduleParams()) {
-    if (p.name != "chunk_positions" && p.name != "w_pairs" && p.name != "stationary" &&
-        p.name != "psum_buffers")
-      continue;
-    p.name = fmt::format("dx_{}", p.name);
-    p.meaning = fmt::format("dx {}", p.meaning);
-    dx.push_back(std::move(p));
-  }
-  return dx;
+  return convScheduleParams("dx_", kDxKnobs);
 }
 
 namespace {

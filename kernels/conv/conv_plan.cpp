@@ -13,6 +13,7 @@
 #include "isa/error.h"
 #include "isa/size_limits.h"
 #include "isa/validation.h"
+#include "kernels/builder/tile_allocator.h"
 
 namespace neuronsim::kernels {
 
@@ -206,7 +207,7 @@ int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
 namespace {
 
 ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
-                  const ConvOptions& options, bool allowPack) {
+                  const ConvOptions& options, bool allowPack, bool allowWidePairs = true) {
   ConvPlan plan;
   const int64_t elemBytes = isa::dtypeBytes(dtype);
   const int64_t capacity = geometry.sbufPartitionBytes;
@@ -235,22 +236,29 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   // Two W offsets per matmul need a free slot past the last kw tap; the odd offset's block
   // starts at partition 32 and is evicted to partitions 0.. (A1: Vector and Scalar move data
   // across partitions only within a half, so C_out <= 32). A matmul costs max(min(64, M), N) PE
-  // cycles (I2): the second offset's columns come free while N halves.
-  const int64_t pairStride = kSlotAlign;
+  // cycles (I2): the second offset's columns come free while N halves. With positions as the
+  // stationary in quadrant groups each offset has its own PE transpose, so no result crosses
+  // partitions: C_out 33..64 pairs too, offsets C_out columns apart (N = 2 x C_out), one block
+  // per half.
+  const bool plainEviction = !core.hasBias && core.act == isa::ActFn::Copy;
+  const bool positions =
+      options.stationary == "positions" || (options.stationary == "auto" && plainEviction);
+  const bool widePairs = allowWidePairs && positions && !core.hasBias && core.cout > kSlotAlign &&
+                         core.cout <= 2 * kSlotAlign;
+  const int64_t pairStride = widePairs ? core.cout : kSlotAlign;
   if (options.wPairs != "off" && plan.pack > core.taps[2] && core.stride[2] == 1 &&
       core.dilation[2] == 1 && core.out[2] >= 2 && core.cout <= pairStride &&
       pairStride + core.cout <= parts && (pairStride + core.cout) * perColumn <= weightBudget) {
     plan.pairs = 2;
     plan.pairStride = pairStride;
   }
-  const bool plainEviction = !core.hasBias && core.act == isa::ActFn::Copy;
   if (options.stationary == "positions" && plan.pairs == 1)
     throw Error(fmt::format(
         "{}: stationary positions needs paired W outputs (C_in <= 32 with 4 kw slots for at "
-        "most 3 kw taps, C_out <= 32, W stride and dilation 1)",
+        "most 3 kw taps, C_out <= 32 (<= 64 without bias, in blocks of whole output rows), W "
+        "stride and dilation 1)",
         core.kernel));
-  plan.positionsStationary = plan.pairs > 1 && (options.stationary == "positions" ||
-                                                (options.stationary == "auto" && plainEviction));
+  plan.positionsStationary = plan.pairs > 1 && positions;
   plan.coGroup = std::min(core.cout, weightBudget / perColumn);
   if (plan.coGroup >= parts) plan.coGroup -= plan.coGroup % parts;
   if (plan.coGroup < 1)
@@ -269,7 +277,7 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
                 options.chunkPositions};
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
-  if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, options, false);
+  if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, options, false, false);
   if (!chunk && !plan.dilated) return planPerTap(core, plan, elemBytes, budget.available, geometry);
   if (!chunk) {
     const Int3 w = budget.windowOf({1, 1, 1});
@@ -286,7 +294,25 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.quadrantGroups = plan.positionsStationary && !core.hasBias && plan.block[0] == 1 &&
                         plan.phase[0] == 1 && plan.phase[1] == 1 &&
                         plan.block[2] == ceilDiv(plan.chunk[2], plan.phase[2]);
+  if (widePairs && plan.pairs > 1 && !plan.quadrantGroups)
+    return planWith(core, dtype, geometry, options, allowPack, false);
+  if (plan.positionsStationary)
+    plan.pairColumns = plan.quadrantGroups ? 2 * plan.pairStride : plan.pairStride + plan.coGroup;
+  if (plan.quadrantGroups)
+    plan.groupParts = plan.pairStride > kSlotAlign ? 2 * kSlotAlign : kSlotAlign;
   return plan;
+}
+
+/// The core's PSUM tiles fit, allocated as the emitter does: the accumulation ring, then (with
+/// positions as the stationary) the ring of sub-block results.
+bool psumFits(const ConvPlan& plan, const isa::Geometry& geometry) {
+  TileAllocator psum(geometry.psumPartitionBytes, geometry.psumBankBytes(), kPsumAlignment);
+  bool fits = true;
+  for (int64_t i = 0; i < plan.psumBuffers; ++i)
+    fits = fits && psum.allocate(product(plan.block) * isa::dtypeBytes(isa::Dtype::Fp32)) >= 0;
+  for (int i = 0; i < kPairRing && plan.positionsStationary; ++i)
+    fits = fits && psum.allocate(plan.pairColumns * isa::dtypeBytes(isa::Dtype::Fp32)) >= 0;
+  return fits;
 }
 
 }  // namespace
@@ -297,66 +323,119 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
     throw Error(fmt::format("{}: chunk_positions {} is negative (0: auto)", core.kernel,
                             options.chunkPositions));
   if (options.psumBuffers < 0 || options.psumBuffers > geometry.psumBanks)
-    throw Error(fmt::format("{}: psum_buffers {} is outside 0..{} (0: auto)", core.kernel,
-                            options.psumBuffers, geometry.psumBanks));
+    throw Error(fmt::format("{}: {}psum_buffers {} is outside 0..{} (0: auto)", core.kernel,
+                            options.paramPrefix, options.psumBuffers, geometry.psumBanks));
   ConvPlan plan = planWith(core, dtype, geometry, options, options.tapPack != "off");
   if (options.psumBuffers > 0) plan.psumBuffers = options.psumBuffers;
+  if (!psumFits(plan, geometry)) {
+    ConvPlan fewer = plan;
+    while (fewer.psumBuffers > 1 && !psumFits(fewer, geometry)) --fewer.psumBuffers;
+    throw Error(fmt::format(
+        "{}: {}psum_buffers {} leaves no PSUM room for the {} sub-block results of positions as "
+        "the stationary (at most {} here)",
+        core.kernel, options.paramPrefix, plan.psumBuffers, kPairRing, fewer.psumBuffers));
+  }
   if (options.evict == "vector") plan.evictEngines = {isa::Engine::Vector};
   if (options.evict == "scalar") plan.evictEngines = {isa::Engine::Scalar};
   return plan;
 }
 
-ConvOptions convOptions(const ParamValues& params) {
+namespace {
+
+/// One conv core schedule knob: its parameter and the ConvOptions member it sets.
+struct ConvKnob {
+  ParamSpec spec;
+  int64_t ConvOptions::*number = nullptr;      // Int knobs
+  std::string ConvOptions::*choice = nullptr;  // Enum knobs
+};
+
+const std::vector<ConvKnob>& convKnobs() {
+  static const std::vector<ConvKnob> knobs = {
+      {{"chunk_positions",
+        ParamType::Int,
+        "0",
+        "schedule: output positions per input window (0: auto: about 27 x 512 PE columns of "
+        "work, windows up to 48 KiB per partition; packed windows up to a quarter of the output, "
+        "or single planes over a ring of input planes; a forced value drops both)",
+        {}},
+       &ConvOptions::chunkPositions},
+      {{"psum_buffers",
+        ParamType::Int,
+        "0",
+        "schedule: PSUM accumulation blocks in flight (0: auto = 4; with positions as the "
+        "stationary the sub-block results need PSUM too)",
+        {}},
+       &ConvOptions::psumBuffers},
+      {{"tap_pack",
+        ParamType::Enum,
+        "auto",
+        "schedule: kw taps sharing one matmul on partition slots when C_in is small (auto: when "
+        "C_in fits half the partitions; off: one tap per matmul)",
+        {"auto", "off"}},
+       nullptr,
+       &ConvOptions::tapPack},
+      {{"evict_engine",
+        ParamType::Enum,
+        "auto",
+        "schedule: engine evicting PSUM (auto: Vector and Scalar in turn; vector: Vector where "
+        "the activation allows, else Scalar)",
+        {"auto", "vector", "scalar"}},
+       nullptr,
+       &ConvOptions::evict},
+      {{"w_pairs",
+        ParamType::Enum,
+        "auto",
+        "schedule: two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
+        "last kw tap, stride and dilation W are 1 and C_out <= 32, or C_out <= 64 with positions "
+        "as the stationary and blocks of one plane; off: one output per column)",
+        {"auto", "off"}},
+       nullptr,
+       &ConvOptions::wPairs},
+      {{"stationary",
+        ParamType::Enum,
+        "auto",
+        "schedule: the operand TensorE holds with paired W outputs (filters; positions: 128 "
+        "output pairs of the window against the packed filters, then one PE transpose per 128 "
+        "pairs; auto: positions without bias and activation)",
+        {"auto", "filters", "positions"}},
+       nullptr,
+       &ConvOptions::stationary},
+  };
+  return knobs;
+}
+
+bool named(const std::vector<std::string>& knobs, const std::string& name) {
+  return knobs.empty() || std::find(knobs.begin(), knobs.end(), name) != knobs.end();
+}
+
+}  // namespace
+
+ConvOptions convOptions(const ParamValues& params, const std::string& prefix,
+                        const std::vector<std::string>& knobs) {
   ConvOptions options;
-  options.chunkPositions = params.getInt("chunk_positions");
-  options.psumBuffers = params.getInt("psum_buffers");
-  options.tapPack = params.getString("tap_pack");
-  options.evict = params.getString("evict_engine");
-  options.wPairs = params.getString("w_pairs");
-  options.stationary = params.getString("stationary");
+  options.paramPrefix = prefix;
+  for (const ConvKnob& knob : convKnobs()) {
+    if (!named(knobs, knob.spec.name)) continue;
+    const std::string name = fmt::format("{}{}", prefix, knob.spec.name);
+    if (knob.number) options.*knob.number = params.getInt(name);
+    if (knob.choice) options.*knob.choice = params.getString(name);
+  }
   return options;
 }
 
-std::vector<ParamSpec> convScheduleParams() {
-  return {
-      {"chunk_positions",
-       ParamType::Int,
-       "0",
-       "schedule: output positions per input window (0: auto: about 27 x 512 PE columns of "
-       "work, windows up to 48 KiB per partition; packed windows up to a quarter of the output, "
-       "or single planes over a ring of input planes; a forced value drops both)",
-       {}},
-      {"psum_buffers",
-       ParamType::Int,
-       "0",
-       "schedule: PSUM accumulation blocks in flight (0: auto = 4)",
-       {}},
-      {"tap_pack",
-       ParamType::Enum,
-       "auto",
-       "schedule: kw taps sharing one matmul on partition slots when C_in is small (auto: when "
-       "C_in fits half the partitions; off: one tap per matmul)",
-       {"auto", "off"}},
-      {"evict_engine",
-       ParamType::Enum,
-       "auto",
-       "schedule: engine evicting PSUM (auto: Vector and Scalar in turn; vector: Vector where the "
-       "activation allows, else Scalar)",
-       {"auto", "vector", "scalar"}},
-      {"w_pairs",
-       ParamType::Enum,
-       "auto",
-       "schedule: two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
-       "last kw tap, stride and dilation W are 1 and C_out <= 32; off: one output per column)",
-       {"auto", "off"}},
-      {"stationary",
-       ParamType::Enum,
-       "auto",
-       "schedule: the operand TensorE holds with paired W outputs (filters; positions: 128 "
-       "output pairs of the window against the packed filters, then one PE transpose per 128 "
-       "pairs; auto: positions without bias and activation)",
-       {"auto", "filters", "positions"}},
-  };
+std::vector<ParamSpec> convScheduleParams(const std::string& prefix,
+                                          const std::vector<std::string>& knobs) {
+  const std::string subject =
+      prefix.empty() ? "" : fmt::format("{} ", prefix.substr(0, prefix.size() - 1));
+  std::vector<ParamSpec> specs;
+  for (const ConvKnob& knob : convKnobs()) {
+    if (!named(knobs, knob.spec.name)) continue;
+    ParamSpec spec = knob.spec;
+    spec.name = fmt::format("{}{}", prefix, spec.name);
+    spec.meaning = fmt::format("{}{}", subject, spec.meaning);
+    specs.push_back(std::move(spec));
+  }
+  return specs;
 }
 
 }  // namespace neuronsim::kernels

@@ -22,11 +22,17 @@ struct ConvOptions {
   std::string wPairs = "auto";   ///< auto | off: two W-neighbour outputs per packed matmul
   /// auto | filters | positions: the matmul operand TensorE holds when outputs are paired
   std::string stationary = "auto";
+  /// Not a parameter: the prefix of these options' parameter names, for errors (dx_ for
+  /// conv3d_bwd's dx)
+  std::string paramPrefix;
   /// Not a parameter: called once after the tiles are allocated (item -1) and after each chunk's
   /// work is emitted (chunk item, item count), so a caller can interleave another program's
   /// emission with the core's (conv3d_bwd's dw).
   std::function<void(int64_t item, int64_t items)> afterChunk;
 };
+
+/// Sub-block results in flight with positions as the stationary (a PSUM ring and an SBUF ring).
+inline constexpr int kPairRing = 8;
 
 /// The tiling of one ConvCore. Extents are (D, H, W).
 struct ConvPlan {
@@ -60,11 +66,14 @@ struct ConvPlan {
   /// takes 64 PE cycles for 128 pairs (I2); each sub-block's [pairs, (g, C_out)] result is
   /// evicted and PE-transposed into the block's [(g, C_out), pairs] PSUM tile
   bool positionsStationary = false;
+  int64_t pairColumns = 0;  ///< PSUM columns of one sub-block result (positions stationary)
   /// Positions as the stationary with blocks of whole output rows, one depth each (no bias):
   /// up to one block per partition quadrant (32) is computed together, one PE transpose per W
   /// offset serves a sub-block of every block, and each offset's eviction and the group's store
   /// cover all of the quadrants' partitions
   bool quadrantGroups = false;
+  /// Quadrant groups: partitions per block in the group's tiles (32, or 64 for C_out 33..64)
+  int64_t groupParts = 0;
   Int3 phase{1, 1, 1};      ///< output period whose positions share the taps that meet x elements
   Int3 block{1, 1, 1};      ///< outputs of one PSUM accumulation, `phase` apart (at most 512)
   int64_t psumBuffers = 4;  ///< PSUM accumulation blocks in flight
@@ -102,10 +111,14 @@ Int3 blockFor(const ConvCore& core, const Int3& chunk, const Int3& window, int64
 ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                   const ConvOptions& options = {});
 
-/// The conv core schedule options of parameters chunk_positions, psum_buffers, tap_pack and
-/// evict_engine.
-ConvOptions convOptions(const ParamValues& params);
-/// Those parameters, for the registry entries of the kernels built on the conv core.
-std::vector<ParamSpec> convScheduleParams();
+/// The conv core schedule options of the parameters `prefix` + knob, for the knobs named in
+/// `knobs` (all when empty: chunk_positions, psum_buffers, tap_pack, evict_engine, w_pairs,
+/// stationary); the others keep their defaults.
+ConvOptions convOptions(const ParamValues& params, const std::string& prefix = "",
+                        const std::vector<std::string>& knobs = {});
+/// Those parameters, for the registry entries of the kernels built on the conv core (with a
+/// prefix, each meaning starts with the prefix's word: "dx ...").
+std::vector<ParamSpec> convScheduleParams(const std::string& prefix = "",
+                                          const std::vector<std::string>& knobs = {});
 
 }  // namespace neuronsim::kernels

@@ -136,6 +136,34 @@ TEST_CASE("conv3d: positions as the stationary with blocks grouped over partitio
   }
 }
 
+TEST_CASE("conv3d: C_out 33..64 pairs W outputs by positions, one block per partition half") {
+  const std::vector<ConvCase> cases = {
+      // C_out 64 fills the halves: one store per group of 2 blocks; 3 blocks per plane
+      {{1, 32, 3, 40, 24}, {3, 3, 3, 32, 64}, 0, {{"padding", "1"}}, Dtype::Bf16},
+      // C_out 33, W odd, B 2, relu without bias (fp32 sub-block results)
+      {{2, 7, 3, 40, 13},
+       {3, 3, 3, 7, 33},
+       0,
+       {{"padding", "1"}, {"activation_fn", "relu"}, {"stationary", "positions"}}},
+      // C_out 50, C_in 20, 2x3 taps, asymmetric padding, a partial group per plane
+      {{1, 20, 4, 50, 10}, {2, 2, 3, 20, 50}, 0, {{"padding", "0,1,1,0,2,1"}}, Dtype::Bf16},
+  };
+  for (const ConvCase& c : cases) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ConvPlan plan = planOf(c);
+    CHECK(plan.pairs == 2);
+    CHECK(plan.pairStride == c.filters[4]);
+    CHECK(plan.positionsStationary);
+    CHECK(plan.quadrantGroups);
+    CHECK(plan.groupParts == 64);
+    check(c);
+  }
+  // blocks spanning several planes (no quadrant groups): C_out 40 is not paired
+  const ConvCase spanning{{1, 8, 6, 3, 4}, {3, 3, 3, 8, 40}, 0, {{"padding", "1"}}};
+  CHECK(planOf(spanning).pairs == 1);
+  check(spanning);
+}
+
 TEST_CASE("conv3d: packed windows of large planes roll through a ring of input planes") {
   const std::vector<ConvCase> cases = {
       // two batches: the ring restarts; C_out 40 keeps the filters stationary
@@ -245,7 +273,8 @@ TEST_CASE("conv3d: C_in 64, 1x1x2 filter, bf16 (two taps per matmul)") {
   check(c);
 }
 
-TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32; not C_out 48") {
+TEST_CASE(
+    "conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32; C_out 48 by positions") {
   struct Paired {
     ConvCase c;
     int64_t pairs, pairStride;
@@ -262,8 +291,19 @@ TEST_CASE("conv3d: two W-neighbour outputs per packed matmul, C_in 3, 17, 32; no
       {{{1, 32, 3, 10, 12}, {3, 3, 3, 32, 32}, 32, {{"padding", "1"}, {"activation_fn", "relu"}}},
        2,
        32},
-      // C_out 48: the odd block would start at partition 64, a half away from the outputs (A1)
+      // C_out 48: filters stationary would put the odd block a half away from the outputs (A1);
+      // positions as the stationary transposes each offset on its own, offsets 48 columns apart
+      // (blocks of one plane: planes of at least 256 pairs)
+      {{{1, 16, 3, 60, 9}, {1, 2, 3, 16, 48}, 0, {{"padding", "0,0,1,0,1,2"}}, Dtype::Bf16}, 2, 48},
       {{{1, 16, 3, 5, 9}, {1, 2, 3, 16, 48}, 0, {{"padding", "0,0,1,0,1,2"}}, Dtype::Bf16}, 1, 0},
+      {{{1, 16, 3, 60, 9},
+        {1, 2, 3, 16, 48},
+        0,
+        {{"padding", "0,0,1,0,1,2"}, {"stationary", "filters"}},
+        Dtype::Bf16},
+       1,
+       0},
+      {{{1, 16, 3, 60, 9}, {1, 2, 3, 16, 48}, 48, {{"padding", "0,0,1,0,1,2"}}}, 1, 0},
       {{{1, 48, 3, 5, 9}, {3, 3, 3, 48, 40}, 0, {{"padding", "1"}}}, 1, 0},
       {{{1, 8, 3, 6, 11}, {3, 3, 3, 8, 16}, 0, {{"padding", "1"}, {"stride", "1,1,2"}}}, 1, 0},
       {{{1, 8, 3, 6, 11}, {3, 3, 3, 8, 80}, 0, {{"padding", "1"}}}, 1, 0},
@@ -301,6 +341,32 @@ TEST_CASE("conv3d: schedule options are taken (plan) and keep the result bit-exa
   check(c);
   c.params = {{"psum_buffers", "9"}};
   CHECK_THROWS_WITH_AS(planOf(c), "conv3d: psum_buffers 9 is outside 0..8 (0: auto)", Error);
+}
+
+TEST_CASE("conv3d: psum_buffers counts the PSUM of positions as the stationary") {
+  // Blocks of 16 rows x 32 pairs fill a bank each: 8 leave none for the sub-block results.
+  const ConvCase full{{1, 32, 2, 40, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  auto with = [&](const std::vector<std::pair<std::string, std::string>>& extra) {
+    ConvCase c = full;
+    c.params.insert(c.params.end(), extra.begin(), extra.end());
+    return c;
+  };
+  CHECK(planOf(full).positionsStationary);
+  CHECK(planOf(full).block[1] * planOf(full).block[2] == 512);
+  CHECK_THROWS_WITH_AS(planOf(with({{"psum_buffers", "8"}})),
+                       "conv3d: psum_buffers 8 leaves no PSUM room for the 8 sub-block results "
+                       "of positions as the stationary (at most 7 here)",
+                       Error);
+  CHECK(planOf(with({{"psum_buffers", "7"}})).psumBuffers == 7);
+  check(with({{"psum_buffers", "7"}}));
+  // Filters as the stationary: all 8 banks accumulate.
+  CHECK(planOf(with({{"psum_buffers", "8"}, {"stationary", "filters"}})).psumBuffers == 8);
+  // Small blocks share banks: 8 of them and the sub-block results fit.
+  const ConvCase small{
+      {1, 8, 3, 5, 9}, {3, 3, 3, 8, 16}, 0, {{"padding", "1"}, {"psum_buffers", "8"}}};
+  CHECK(planOf(small).positionsStationary);
+  CHECK(planOf(small).psumBuffers == 8);
+  check(small);
 }
 
 TEST_CASE("conv3d: errors name the kernel and the culprit") {

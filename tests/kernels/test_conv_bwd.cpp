@@ -58,12 +58,26 @@ TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
     CHECK(plan.positionsStationary);
     check(c);
   }
-  // dx C_out 48 (forward C_in): the odd block would sit a half away from the outputs (A1)
-  const ConvCase wide{{1, 48, 3, 4, 7}, {3, 3, 3, 48, 20}, 0, {{"padding", "0,1,2,0,1,0"}}};
-  const ConvCore wideForward = conv3dBwdCore({{"x_in", wide.x}, {"filters", wide.filters}},
-                                             parseParams(conv3dBwdSpec(), wide.params), false);
-  CHECK(planConv(dxCore(wideForward), wide.dtype, testing::trn2().geometry).pairs == 1);
-  check(wide);
+  // dx C_out 33..64 (forward C_in) pairs in quadrant groups of one block per partition half;
+  // blocks spanning planes would put the odd block a half away from the outputs (A1): unpaired
+  for (const auto& [c, pairs] :
+       {std::pair{ConvCase{{1, 48, 3, 20, 40},
+                           {3, 3, 3, 48, 20},
+                           0,
+                           {{"padding", "0,1,2,0,1,0"}},
+                           Dtype::Bf16},
+                  2},
+        std::pair{ConvCase{{1, 64, 2, 33, 17}, {3, 3, 3, 64, 32}, 0, {{"padding", "1"}}}, 2},
+        std::pair{ConvCase{{1, 48, 3, 4, 7}, {3, 3, 3, 48, 20}, 0, {{"padding", "0,1,2,0,1,0"}}},
+                  1}}) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}},
+                                           parseParams(conv3dBwdSpec(), c.params), false);
+    const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
+    CHECK(plan.pairs == pairs);
+    CHECK(plan.quadrantGroups == (pairs == 2));
+    check(c);
+  }
   // stride 2 dilates dx's input: no packing, no pairs, still exact
   const ConvCase strided{
       {1, 17, 5, 6, 7}, {3, 3, 3, 17, 17}, 0, {{"stride", "2"}, {"padding", "1"}}};
@@ -139,6 +153,51 @@ TEST_CASE("conv3d_bwd: dx schedule parameters reach the conv core") {
   forced.params.insert(forced.params.end(),
                        {{"dx_stationary", "filters"}, {"dx_chunk_positions", "40"}});
   check(forced);
+  CHECK_THROWS_WITH_AS(planOf({{"dx_psum_buffers", "9"}}),
+                       "conv3d_bwd: dx_psum_buffers 9 is outside 0..8 (0: auto)", Error);
+}
+
+TEST_CASE("conv3d_bwd: dx_psum_buffers counts the PSUM of positions as the stationary") {
+  // dx blocks of 16 rows x 32 pairs fill a bank each: 8 leave none for the sub-block results
+  auto withBuffers = [](const std::string& buffers) {
+    return ConvCase{{1, 32, 2, 40, 64},
+                    {3, 3, 3, 32, 32},
+                    0,
+                    {{"padding", "1"}, {"dx_psum_buffers", buffers}, {"compute_dw", "false"}},
+                    Dtype::Bf16};
+  };
+  auto planOf = [](const ConvCase& c) {
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    return planConv(dxCore(forward), c.dtype, testing::trn2().geometry, dxOptions(params));
+  };
+  CHECK_THROWS_WITH_AS(planOf(withBuffers("8")),
+                       "conv3d_bwd: dx_psum_buffers 8 leaves no PSUM room for the 8 sub-block "
+                       "results of positions as the stationary (at most 7 here)",
+                       Error);
+  CHECK(planOf(withBuffers("7")).psumBuffers == 7);
+  check(withBuffers("7"));
+}
+
+TEST_CASE("conv3d_bwd: the dx parameters are the conv core's, named dx_") {
+  std::vector<std::string> names;
+  for (const ParamSpec& p : dxScheduleParams()) {
+    names.push_back(p.name);
+    CHECK(p.meaning.starts_with("dx schedule: "));
+  }
+  CHECK(names == std::vector<std::string>{"dx_chunk_positions", "dx_psum_buffers", "dx_w_pairs",
+                                          "dx_stationary"});
+  const ParamValues params = parseParams(conv3dBwdSpec(), {{"dx_chunk_positions", "77"},
+                                                           {"dx_psum_buffers", "3"},
+                                                           {"dx_w_pairs", "off"},
+                                                           {"dx_stationary", "filters"}});
+  const ConvOptions options = dxOptions(params);
+  CHECK(options.chunkPositions == 77);
+  CHECK(options.psumBuffers == 3);
+  CHECK(options.wPairs == "off");
+  CHECK(options.stationary == "filters");
+  CHECK(options.tapPack == "auto");
+  CHECK(options.paramPrefix == "dx_");
 }
 
 TEST_CASE("conv3d_bwd: dx only") {
