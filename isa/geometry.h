@@ -19,6 +19,9 @@ struct Geometry {
   int32_t psumBanks = 8;
   int32_t maxMovingFree = 512;  ///< nc_matmul moving free size (v2/v3)
   int32_t dmaQueues = 16;       ///< DMA queues 0..dmaQueues-1 (per DMA engine, D1)
+  /// The core's HBM bytes per TensorE cycle (hbm_gbps / pe_ghz), set by loadMachine for
+  /// kernels' scheduling heuristics; 0: unknown (no machine).
+  double hbmBytesPerPeCycle = 0;
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
   /// Largest nc_matmul K (and TensorE transpose input partitions): PE rows, within the partitions.
   int64_t maxContraction() const { return std::min(partitions, peRows); }

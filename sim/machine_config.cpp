@@ -291,6 +291,7 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   if (config.geometry.psumPartitionBytes % config.geometry.psumBanks != 0)
     throw Error(fmt::format("machine {}: psum_partition_bytes must divide into psum_banks banks",
                             config.name));
+  config.geometry.hbmBytesPerPeCycle = config.hbmGBps / config.peGhz;
   return config;
 }
 

@@ -15,18 +15,39 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int32_t kFilterQueue = 12;        // filters and bias (fed by ScalarE)
 constexpr int64_t kGroupBytes = 16 * 1024;  // per partition: the largest store group or x load
 constexpr int64_t kBlockPositions = 256;    // matmul block (auto): one 16x16 plane
 constexpr int kXSlots = 3;                  // x loads in flight
 constexpr int kOutSlots = 4;                // store groups in flight
-constexpr int kAutoXLoads = 3;
-constexpr int kPsumBuffers = 8;  // a block's accumulator fits one bank: all 8 in turn
+constexpr int64_t kFirstLoadBytes = 1024;   // per partition: the first x load (auto)
+constexpr int kPsumBuffers = 8;             // a block's accumulator fits one bank: all 8 in turn
 // Evictions of a block split VectorE : ScalarE = 4 : 5, their PSUM-read rates (one element per
 // cycle at 0.96 and 1.2 GHz, A2).
 constexpr int64_t kVectorShare = 4, kShares = 9;
 
 using Group = PhasePlan::Group;
+
+/// The machine's DMA queues in quarters: x loads (Sync), stores from Sync, stores from GpSimd,
+/// and the first queue of the last quarter for filters and bias (Scalar); with 16 queues 0-3,
+/// 4-7, 8-11 and 12. Below 4 queues every DMA takes its engine's default round robin.
+struct PhaseQueues {
+  explicit PhaseQueues(const isa::Geometry& geometry) : quarter(geometry.dmaQueues / 4) {}
+  DmaOptions load(int64_t ciTile) const {
+    return on(quarter > 0 ? static_cast<int32_t>(ciTile % quarter) : -1, isa::Engine::Sync);
+  }
+  DmaOptions filters() const { return on(3 * quarter, isa::Engine::Scalar); }
+  DmaOptions store(bool onGpSimd, int64_t index) const {
+    const auto slot = quarter > 0 ? static_cast<int32_t>(index % quarter) : 0;
+    return onGpSimd ? on(2 * quarter + slot, isa::Engine::GpSimd)
+                    : on(quarter + slot, isa::Engine::Sync);
+  }
+
+ private:
+  DmaOptions on(int32_t queue, isa::Engine engine) const {
+    return {quarter > 0 ? queue : -1, engine};
+  }
+  int32_t quarter;
+};
 
 /// Splits `count` rows or planes between VectorE (first) and ScalarE by kVectorShare.
 int64_t vectorPart(int64_t count) {
@@ -51,8 +72,9 @@ class PhasePlanner {
     const int64_t xPlaneBytes = h_ * w_ * isa::ceilDiv(core.cin, parts) * isa::dtypeBytes(dtype);
     storeCap_ = std::max<int64_t>(1, kGroupBytes / outPlaneBytes);
     const std::string& ramp = phase.storeRamp;
-    grow_ = ramp == "grow" || (ramp != "flat" && !matmulBound(core, dtype, stack, parts));
+    grow_ = ramp == "grow" || (ramp != "flat" && !matmulBound(core, dtype, stack, geometry));
     loadCap_ = std::max<int64_t>(1, kGroupBytes / xPlaneBytes);
+    firstLoad_ = std::clamp<int64_t>(kFirstLoadBytes / xPlaneBytes, 1, loadCap_);
   }
 
   PhasePlan plan() {
@@ -102,16 +124,19 @@ class PhasePlanner {
 
  private:
   /// True when the matmuls take over 70% of the HBM time: PE cycles (one per moving column,
-  /// 4 with fp32) at about 150 HBM bytes per PE cycle (trn2: 2.4 GHz against the core's
-  /// 362.5 GB/s, A2 and A4; a scheduling heuristic, not the cost model).
-  static bool matmulBound(const ConvCore& core, isa::Dtype dtype, int64_t stack, int64_t parts) {
+  /// 4 with fp32) against the HBM bytes at the machine's HBM bytes per PE cycle (a scheduling
+  /// heuristic, not the cost model; false when the geometry does not know the ratio).
+  static bool matmulBound(const ConvCore& core, isa::Dtype dtype, int64_t stack,
+                          const isa::Geometry& geometry) {
+    const int64_t parts = geometry.peTile();
     const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
     const int64_t columns = core.tapCount() / stack * isa::ceilDiv(core.cout, parts) *
                             isa::ceilDiv(core.cin, parts) * (dtype == isa::Dtype::Fp32 ? 4 : 1);
     const int64_t hbmBytes = (positions * (core.cin + core.tapCount() * core.cout) +
                               core.tapCount() * core.cin * core.cout) *
                              isa::dtypeBytes(dtype);
-    return static_cast<double>(positions * columns) * 150.0 > 0.7 * static_cast<double>(hbmBytes);
+    return static_cast<double>(positions * columns) * geometry.hbmBytesPerPeCycle >
+           0.7 * static_cast<double>(hbmBytes);
   }
 
   /// Rows [r0, r1) of batch b (row = d * H + h): part of one plane, or whole planes.
@@ -144,18 +169,32 @@ class PhasePlanner {
     return cuts;
   }
 
-  /// x load ends (rows) of one batch: x_loads loads (auto 3) of 1, 2, 4.. planes, the last
-  /// taking the rest, each at most loadCap_ planes.
+  /// x load ends (rows) of one batch, each load at most loadCap_ planes. x_loads N: N loads
+  /// of 1, 2, 4.. planes, the last taking the rest; auto: 2 planes, half the rest, the rest
+  /// (the later loads stay ahead of the matmuls without a large last load).
   std::set<int64_t> loadCutsOf() const {
     const int64_t depth = core_.in[0];
-    const int64_t loads = phase_.xLoads > 0 ? phase_.xLoads : kAutoXLoads;
-    std::set<int64_t> cuts{0};
-    int64_t size = 1, count = 0;
-    for (int64_t d = 0; d < depth; size *= 2) {
-      const int64_t n = std::min(++count >= loads ? depth - d : size, loadCap_);
-      d += std::min(n, depth - d);
-      cuts.insert(d * h_);
+    std::vector<int64_t> sizes;
+    if (phase_.xLoads > 0) {
+      for (int64_t size = 1, d = 0; d < depth; size *= 2) {
+        const int64_t n =
+            static_cast<int64_t>(sizes.size()) + 1 >= phase_.xLoads ? depth - d : size;
+        sizes.push_back(std::min(n, depth - d));
+        d += sizes.back();
+      }
+    } else {
+      const int64_t first = std::min(firstLoad_, depth);
+      const int64_t second = isa::ceilDiv(depth - first, 2);
+      sizes = {first, second, depth - first - second};
     }
+    std::set<int64_t> cuts{0};
+    int64_t d = 0;
+    for (int64_t size : sizes)
+      for (int64_t left = size; left > 0;) {
+        const int64_t n = std::min(left, loadCap_);
+        left -= n, d += n;
+        cuts.insert(d * h_);
+      }
     return cuts;
   }
 
@@ -165,8 +204,9 @@ class PhasePlanner {
   int64_t blockPositions_ = 0;
   bool planes_ = true;
   int64_t storeCap_ = 1, loadCap_ = 1;
-  bool grow_ = true;    ///< store groups grow (memory-bound); else one plane each
-  int64_t stored_ = 0;  ///< rows stored by earlier groups (all batches)
+  int64_t firstLoad_ = 1;  ///< planes of the first x load (auto)
+  bool grow_ = true;       ///< store groups grow (memory-bound); else one plane each
+  int64_t stored_ = 0;     ///< rows stored by earlier groups (all batches)
 };
 
 class PhaseEmitter {
@@ -183,6 +223,7 @@ class PhaseEmitter {
         bias_(bias),
         out_(out),
         parts_(b.geometry().peTile()),
+        queues_(b.geometry()),
         plan_(planPhases(core, dtype, b.geometry(), options, phase)) {
     const int64_t coWidth = std::min(core_.cout, parts_);
     for (int64_t g = 1; g <= core_.taps[0]; ++g)
@@ -267,7 +308,7 @@ class PhaseEmitter {
   /// it overlaps the first x load's trigger on Sync.
   void loadFilters() {
     b_.setNote("load filters");
-    const DmaOptions onScalar{kFilterQueue, isa::Engine::Scalar};
+    const DmaOptions onScalar = queues_.filters();
     for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
       const int64_t ci0 = t * parts_, cs = ciCount(t);
       b_.dmaCopy(
@@ -286,7 +327,9 @@ class PhaseEmitter {
     }
   }
 
-  /// One DMA per C_in tile from Sync, on queues 0-3 in turn (a queue holds 2 in flight).
+  /// One DMA per C_in tile from Sync, C_in tile t on queue t mod 4: a queue's loads move one
+  /// after the other on each DMA engine, so a later load does not share the engines with the
+  /// filters and the first load (it still waits out its latency behind the one before).
   void loadGroup(size_t index) {
     b_.setNote("load x");
     const PhaseSpan& s = plan_.loads[index].span;
@@ -302,7 +345,7 @@ class PhaseEmitter {
                      .slice(0, ci0, ci0 + cs)
                      .slice(1, s.d0, s.d0 + s.nd)
                      .slice(2, s.h0, s.h0 + s.nh),
-                 DmaOptions{loadQueues_.next(), isa::Engine::Sync});
+                 queues_.load(t));
     }
   }
 
@@ -375,9 +418,9 @@ class PhaseEmitter {
   }
 
   /// One DMA per kd tap: partition group g of tap group q holds stored kd q*stack + g, the
-  /// output depths s*i + its phase. Triggered in turn from GpSimd (queues 8-11) and Sync
-  /// (4-7), so the two partition halves' stores start together (two triggers on one engine
-  /// would start the second one's 1.3 us latency a trigger later).
+  /// output depths s*i + its phase. Triggered in turn from GpSimd and Sync (their quarters
+  /// of the queues, PhaseQueues), so the two partition halves' stores start together (two triggers
+  /// on one engine would start the second one's 1.3 us latency a trigger later).
   void storeGroup(const PhaseSpan& s, const Tile& outTile, int64_t co0, int64_t cw) {
     b_.setNote("store out");
     const Int3& k = core_.taps;
@@ -388,12 +431,12 @@ class PhaseEmitter {
                                .slice(3, s.h0 * k[1], (s.h0 + s.nh) * k[1]);
     for (int64_t q = 0; q < k[0] / stack_; ++q)
       for (int64_t g = 0; g < stack_; ++g) {
-        const bool onGpSimd = stores_++ % 2 == 0;
+        const bool onGpSimd = stores_ % 2 == 0;
+        const DmaOptions queue = queues_.store(onGpSimd, stores_++ / 2);
         b_.dmaCopy(depths.select(2, storedOf(0, q * stack_ + g)),
                    outTile.partitionSlice(static_cast<int32_t>(g * cw), static_cast<int32_t>(cw))
                        .select(1, q),
-                   onGpSimd ? DmaOptions{gpsimdStoreQueues_.next(), isa::Engine::GpSimd}
-                            : DmaOptions{syncStoreQueues_.next(), isa::Engine::Sync});
+                   queue);
       }
   }
 
@@ -405,13 +448,11 @@ class PhaseEmitter {
   std::optional<HbmView> bias_;
   HbmView out_;
   int64_t parts_;
+  PhaseQueues queues_;
   PhasePlan plan_;
   int64_t stack_ = 1;  ///< Kd phases side by side on the PE columns
   int64_t stores_ = 0;
   EngineCycle alternate_{{isa::Engine::Vector, isa::Engine::Scalar}};
-  QueueCycle loadQueues_ = QueueCycle::span(0, 4);
-  QueueCycle syncStoreQueues_ = QueueCycle::span(4, 4);
-  QueueCycle gpsimdStoreQueues_ = QueueCycle::span(8, 4);
   Tile weights_, biasTile_;
   BufferRing windows_, outs_, psums_;
 };
@@ -435,8 +476,8 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "half an input plane's outputs); later groups follow store_ramp",
                     {"1024", "2048", "4096"}),
       scheduleParam("x_loads", ParamType::Int,
-                    "kernel = stride path: x loads per batch, each twice the previous, the last "
-                    "taking the rest (auto: 3)",
+                    "kernel = stride path: x loads per batch of 1, 2, 4.. planes, the last "
+                    "taking the rest (auto: about 1 KiB per partition, half the rest, the rest)",
                     {"1", "2", "4"}),
       scheduleParam("store_ramp", ParamType::Enum,
                     "kernel = stride path: store groups after the first plane (grow: each as "

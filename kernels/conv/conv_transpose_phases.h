@@ -17,7 +17,7 @@ namespace neuronsim::kernels {
 struct PhaseOptions {
   /// output positions of a batch's first store group (auto: half an input plane's outputs)
   int64_t firstStorePositions = 0;
-  int64_t xLoads = 0;              ///< x loads per batch, each twice the previous (auto 3)
+  int64_t xLoads = 0;  ///< x loads per batch of 1, 2, 4.. planes (auto: 1 KiB/partition, halves)
   std::string storeRamp = "auto";  ///< auto | grow | flat: store groups after the first plane
 };
 
@@ -48,8 +48,8 @@ PhaseOptions phaseOptions(const ParamValues& params);
 
 /// The tiling buildConvTransposePhases emits (transposePhasesApply holds): when a plane fits a
 /// matmul, stores ramp up (a small first group, then each as large as all before it, up to
-/// 16 KiB per partition) and so do the x loads; else every block of rows is its own load and
-/// store.
+/// 16 KiB per partition) and x comes in few loads (phaseOptions' x_loads); else every block of
+/// rows is its own load and store.
 PhasePlan planPhases(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                      const ConvOptions& options, const PhaseOptions& phase);
 

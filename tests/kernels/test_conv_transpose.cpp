@@ -75,12 +75,12 @@ TEST_CASE("conv3d_transpose: kernel = stride runs as phase matmuls") {
       {{1, 4, 3, 4, 5}, {2, 2, 2, 6, 4}, 0, {{"stride", "2"}, {"filter_shape", "KDHW_CO_CI"}}}));
 }
 
-/// The phase path's plan of `c` on trn2.
-PhasePlan phasePlanOf(const ConvCase& c) {
+/// The phase path's plan of `c` on `geometry` (trn2's by default).
+PhasePlan phasePlanOf(const ConvCase& c, const isa::Geometry& geometry = testing::trn2().geometry) {
   const ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
   const ParamValues params = parseParams(conv3dTransposeSpec(), c.params);
-  return planPhases(conv3dTransposeCore(shapes, params), c.dtype, testing::trn2().geometry,
-                    convOptions(params), phaseOptions(params));
+  return planPhases(conv3dTransposeCore(shapes, params), c.dtype, geometry, convOptions(params),
+                    phaseOptions(params));
 }
 
 /// Rows (d * H + h) of batch-major input positions a span covers: [first, last).
@@ -121,18 +121,33 @@ std::vector<int64_t> storeRows(const PhasePlan& p, const Shape& x) {
   return rows;
 }
 
+/// Planes of each x load of a plan of whole planes.
+std::vector<int64_t> loadPlanes(const PhasePlan& p) {
+  std::vector<int64_t> planes;
+  for (const PhasePlan::Group& g : p.loads) planes.push_back(g.span.nd);
+  return planes;
+}
+
 TEST_CASE("conv3d_transpose: kernel = stride stores and loads ramp up") {
   // The benchmark shape: half a plane first, then each group as large as all before it; x in
-  // 1, 2 and 5 planes; one plane per matmul.
+  // 2 planes (1 KiB per partition), half the rest and the rest; one plane per matmul.
   const ConvCase bench{{1, 128, 8, 16, 16}, {2, 2, 2, 128, 64}, 0, {{"stride", "2"}}, Dtype::Bf16};
   const PhasePlan p = phasePlanOf(bench);
   CHECK(storeRows(p, bench.x) == std::vector<int64_t>{8, 8, 16, 32, 64});
-  REQUIRE(p.loads.size() == 3);
-  CHECK(p.loads[0].span.nd == 1);
-  CHECK(p.loads[1].span.nd == 2);
-  CHECK(p.loads[2].span.nd == 5);
+  CHECK(loadPlanes(p) == std::vector<int64_t>{2, 3, 3});
   CHECK(p.blocks.size() == 9);
   checkPlanCovers(p, bench.x);
+  // x_loads 3: 1, 2 planes, the last taking the rest; deeper inputs split the rest in halves.
+  ConvCase doubling = bench;
+  doubling.params = {{"stride", "2"}, {"x_loads", "3"}};
+  CHECK(loadPlanes(phasePlanOf(doubling)) == std::vector<int64_t>{1, 2, 5});
+  ConvCase deeper = bench;
+  deeper.x = {1, 128, 15, 16, 16};
+  CHECK(loadPlanes(phasePlanOf(deeper)) == std::vector<int64_t>{2, 7, 6});
+  checkPlanCovers(phasePlanOf(deeper), deeper.x);
+  // fp32 planes of 1 KiB per partition: one plane first.
+  const ConvCase fp32{{1, 8, 5, 16, 16}, {2, 2, 2, 8, 16}, 0, {{"stride", "2"}}};
+  CHECK(loadPlanes(phasePlanOf(fp32)) == std::vector<int64_t>{1, 2, 2});
   // first_store_positions 2048 (a whole plane's 2048 outputs) and two x loads.
   ConvCase whole = bench;
   whole.params = {{"stride", "2"}, {"first_store_positions", "2048"}, {"x_loads", "2"}};
@@ -206,6 +221,37 @@ TEST_CASE("conv3d_transpose: kernel = stride schedules are bit-exact") {
     CHECK(phases(c));
     checkPlanCovers(phasePlanOf(c), c.x);
     check(c);
+  }
+}
+
+TEST_CASE("conv3d_transpose: kernel = stride plans follow the machine") {
+  // The flat / grow choice weighs PE cycles against HBM bytes at the machine's HBM bytes per PE
+  // cycle: trn2 and trn1 (about 150) grow bf16 groups; ten times the HBM bandwidth makes the
+  // same shape matmul-bound (flat), and a geometry without a machine assumes memory-bound.
+  const ConvCase c{{1, 8, 6, 8, 8}, {2, 2, 2, 8, 64}, 0, {{"stride", "2"}}, Dtype::Bf16};
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  CHECK(trn1.geometry.hbmBytesPerPeCycle == doctest::Approx(410.0 / 2.8));
+  CHECK(testing::trn2().geometry.hbmBytesPerPeCycle == doctest::Approx(362.5 / 2.4));
+  auto largest = [&](const isa::Geometry& g) {
+    const std::vector<int64_t> rows = storeRows(phasePlanOf(c, g), c.x);
+    return *std::max_element(rows.begin(), rows.end());
+  };
+  CHECK(largest(testing::trn2().geometry) > 8);
+  CHECK(largest(trn1.geometry) > 8);
+  CHECK(largest(isa::Geometry{}) > 8);
+  CHECK(largest(sim::loadMachine("trn2", {"hbm_gbps=3625"}).geometry) == 8);
+  CHECK(largest(sim::loadMachine("trn1", {"hbm_gbps=4100"}).geometry) == 8);
+  // Bit-exact and correct on trn1, and with fewer DMA queues (the kernel splits the machine's
+  // queues in quarters; below 4 it takes the builder's round robins).
+  const std::vector<ConvCase> cases = {
+      c,
+      {{2, 130, 3, 2, 3}, {2, 2, 2, 130, 20}, 20, {{"stride", "2"}}, Dtype::Bf16},
+      {{1, 5, 4, 3, 5}, {3, 1, 2, 5, 7}, 7, {{"stride", "3,1,2"}}},
+  };
+  for (const ConvCase& k : cases) {
+    testing::checkConvCase(conv3dTransposeSpec(), k, trn1);
+    testing::checkConvCase(conv3dTransposeSpec(), k, sim::loadMachine("trn2", {"dma_queues=8"}));
+    testing::checkConvCase(conv3dTransposeSpec(), k, sim::loadMachine("trn2", {"dma_queues=3"}));
   }
 }
 
