@@ -22,6 +22,12 @@ struct Geometry {
   /// The core's HBM bytes per TensorE cycle (hbm_gbps / pe_ghz), set by loadMachine for
   /// kernels' scheduling heuristics; 0: unknown (no machine).
   double hbmBytesPerPeCycle = 0;
+  /// Engine clocks (GHz) and the fp32 nc_matmul cost factor, copied by loadMachine for kernels'
+  /// scheduling heuristics (the preset's dve/act/pool_ghz and fp32_matmul_factor; defaults Trn2).
+  double vectorGhz = 0.96;
+  double scalarGhz = 1.2;
+  double gpsimdGhz = 1.2;
+  double fp32MatmulFactor = 4;
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
   /// Largest nc_matmul K (and TensorE transpose input partitions): PE rows, within the partitions.
   int64_t maxContraction() const { return std::min(partitions, peRows); }

@@ -292,6 +292,10 @@ MachineConfig loadMachine(const std::string& nameOrPath,
     throw Error(fmt::format("machine {}: psum_partition_bytes must divide into psum_banks banks",
                             config.name));
   config.geometry.hbmBytesPerPeCycle = config.hbmGBps / config.peGhz;
+  config.geometry.vectorGhz = config.dveGhz;
+  config.geometry.scalarGhz = config.actGhz;
+  config.geometry.gpsimdGhz = config.poolGhz;
+  config.geometry.fp32MatmulFactor = config.fp32MatmulFactor;
   return config;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <optional>
@@ -50,6 +51,7 @@ struct Budget {
   int64_t elemBytes;
   int64_t available;        // bytes per partition for the double-buffered chunk tiles
   int64_t forcedPositions;  // chunk_positions (0: the caps below)
+  int64_t columnCycles;     // PE cycles per moving column: 1, or the machine's fp32 factor
 
   Int3 windowOf(const Int3& c) const {
     return {windowExtent(core, 0, c[0]), windowExtent(core, 1, c[1]), windowExtent(core, 2, c[2])};
@@ -61,10 +63,11 @@ struct Budget {
   }
   /// Preferred positions per chunk: about kChunkWork PE columns of matmul work (enough to hide
   /// a chunk's fixed DMA costs, small enough that the first load and the last store stay short).
-  /// Per output: the filter columns meeting x (one phase's share), C_in and C_out tiles, x4 fp32.
+  /// Per output: the filter columns meeting x (one phase's share), C_in and C_out tiles, times
+  /// the PE cycles per column.
   int64_t chunkPositions() const {
-    const int64_t work = plan.tapColumns * plan.ciTiles * ceilDiv(plan.coGroup, plan.parts) *
-                         (elemBytes == 4 ? 4 : 1);
+    const int64_t work =
+        plan.tapColumns * plan.ciTiles * ceilDiv(plan.coGroup, plan.parts) * columnCycles;
     return std::max(kMinChunk,
                     kChunkWork * product(phase) / plan.pairs / std::max<int64_t>(1, work));
   }
@@ -274,7 +277,8 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
                 plan.phase,
                 elemBytes,
                 capacity - plan.coGroup * perColumn - kReserveBytes,
-                options.chunkPositions};
+                options.chunkPositions,
+                elemBytes == 4 ? static_cast<int64_t>(std::llround(geometry.fp32MatmulFactor)) : 1};
   std::optional<Int3> chunk = budget.search(true);
   if (!chunk) chunk = budget.search(false);
   if (!chunk && plan.pack > 1) return planWith(core, dtype, geometry, options, false, false);

@@ -4,6 +4,7 @@
 #include "kernels/conv/conv_transpose_phases.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,9 +22,6 @@ constexpr int kXSlots = 3;                  // x loads in flight
 constexpr int kOutSlots = 4;                // store groups in flight
 constexpr int64_t kFirstLoadBytes = 1024;   // per partition: the first x load (auto)
 constexpr int kPsumBuffers = 8;             // a block's accumulator fits one bank: all 8 in turn
-// Evictions of a block split VectorE : ScalarE = 4 : 5, their PSUM-read rates (one element per
-// cycle at 0.96 and 1.2 GHz, A2).
-constexpr int64_t kVectorShare = 4, kShares = 9;
 
 using Group = PhasePlan::Group;
 
@@ -49,9 +47,13 @@ struct PhaseQueues {
   int32_t quarter;
 };
 
-/// Splits `count` rows or planes between VectorE (first) and ScalarE by kVectorShare.
-int64_t vectorPart(int64_t count) {
-  return count < 2 ? 0 : std::clamp<int64_t>(count * kVectorShare / kShares, 1, count - 1);
+/// Splits `count` rows or planes between VectorE (first) and ScalarE by their PSUM-read rates:
+/// one element per cycle each, so in the ratio of their clocks (whole MHz, so that the split
+/// is exact integer arithmetic).
+int64_t vectorPart(int64_t count, const isa::Geometry& geometry) {
+  const int64_t vector = std::llround(geometry.vectorGhz * 1000);
+  const int64_t scalar = std::llround(geometry.scalarGhz * 1000);
+  return count < 2 ? 0 : std::clamp<int64_t>(count * vector / (vector + scalar), 1, count - 1);
 }
 
 class PhasePlanner {
@@ -124,18 +126,20 @@ class PhasePlanner {
 
  private:
   /// True when the matmuls take over 70% of the HBM time: PE cycles (one per moving column,
-  /// 4 with fp32) against the HBM bytes at the machine's HBM bytes per PE cycle (a scheduling
-  /// heuristic, not the cost model; false when the geometry does not know the ratio).
+  /// times the machine's fp32 factor with fp32) against the HBM bytes at the machine's HBM bytes
+  /// per PE cycle (a scheduling heuristic, not the cost model; false when the geometry does not
+  /// know the ratio).
   static bool matmulBound(const ConvCore& core, isa::Dtype dtype, int64_t stack,
                           const isa::Geometry& geometry) {
     const int64_t parts = geometry.peTile();
     const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
-    const int64_t columns = core.tapCount() / stack * isa::ceilDiv(core.cout, parts) *
-                            isa::ceilDiv(core.cin, parts) * (dtype == isa::Dtype::Fp32 ? 4 : 1);
+    const double perColumn = dtype == isa::Dtype::Fp32 ? geometry.fp32MatmulFactor : 1.0;
+    const int64_t columns =
+        core.tapCount() / stack * isa::ceilDiv(core.cout, parts) * isa::ceilDiv(core.cin, parts);
     const int64_t hbmBytes = (positions * (core.cin + core.tapCount() * core.cout) +
                               core.tapCount() * core.cin * core.cout) *
                              isa::dtypeBytes(dtype);
-    return static_cast<double>(positions * columns) * geometry.hbmBytesPerPeCycle >
+    return static_cast<double>(positions * columns) * perColumn * geometry.hbmBytesPerPeCycle >
            0.7 * static_cast<double>(hbmBytes);
   }
 
@@ -390,14 +394,14 @@ class PhaseEmitter {
   /// The phases of one plane interleave element by element, so each engine evicts whole
   /// planes, or whole rows of a single-plane block: the two byte ranges stay disjoint (the
   /// builder tracks a byte range per partition). evict_engine auto splits planes (else rows)
-  /// 4 : 5 between VectorE and ScalarE.
+  /// between VectorE and ScalarE in their clock ratio (4 : 5 on trn1 and trn2).
   void evictBlock(const Tile& dst, const Tile& result, int64_t coTile, int64_t cw) {
     if (options_.evict != "auto")
       return evict(dst, result, coTile, cw,
                    options_.evict == "vector" ? isa::Engine::Vector : isa::Engine::Scalar);
     const int axis = result.shape()[0] > 1 ? 0 : 1;
     const int64_t count = result.shape()[static_cast<size_t>(axis)];
-    const int64_t split = vectorPart(count);
+    const int64_t split = vectorPart(count, b_.geometry());
     if (split == 0) return evict(dst, result, coTile, cw, alternate_.next());
     evict(dst.slice(axis, 0, split), result.slice(axis, 0, split), coTile, cw, isa::Engine::Vector);
     evict(dst.slice(axis, split, count), result.slice(axis, split, count), coTile, cw,

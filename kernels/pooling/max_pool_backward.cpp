@@ -97,10 +97,6 @@ constexpr std::array<size_t, 5> kAutoKeyRings{12, 8, 4, 2, 1};
 /// default shape: 45.3 us with two lanes, 39.3 us with one).
 constexpr int64_t kMinLaneSplitOutputs = 512;
 
-/// Engine clocks (GHz, Trn2): DVE 0.96, POOL 1.2 (A1).
-constexpr double kVectorGhz = 0.96;
-constexpr double kGpSimdGhz = 1.2;
-
 /// The GpSimd share (percent of the output box) that finishes VectorE and GpSimd together.
 /// Work in engine cycles per output and tap (I2 table: tensor_tensor 2N, tensor_scalar N,
 /// copy_predicated 2N, N with an operand in PSUM; VectorE on 16-bit SBUF operands:
@@ -110,15 +106,16 @@ constexpr double kGpSimdGhz = 1.2;
 /// carries its 150-cycle start per instruction and the handoffs of its short instructions:
 /// 9 (not 6) puts the default within a few percent of the best share measured on
 /// B2 C64 16x64x64 k2, the default shape and k3 s1 p1 (docs/pooling.md).
-int64_t balancedGpSimdPercent(bool bf16, bool disjoint, bool picksInPsum,
-                              double inputsPerTapOutput) {
+int64_t balancedGpSimdPercent(bool bf16, bool disjoint, bool picksInPsum, double inputsPerTapOutput,
+                              const isa::Geometry& geometry) {
+  const double vectorGhz = geometry.vectorGhz, gpsimdGhz = geometry.gpsimdGhz;
   const double vectorLane = bf16 ? 3.0 : 4.0;
   const double gpsimdLane = 9.0;
   const double vectorFixed = picksInPsum ? 1.25 : 2.25;
   const double gpsimdFixed = inputsPerTapOutput + (disjoint ? 0.0 : 2.0);
   // (vectorFixed + (1 - f) vectorLane) / Gv = (gpsimdFixed + f gpsimdLane) / Gg, for f.
-  const double f = (kGpSimdGhz * (vectorFixed + vectorLane) - kVectorGhz * gpsimdFixed) /
-                   (kGpSimdGhz * vectorLane + kVectorGhz * gpsimdLane);
+  const double f = (gpsimdGhz * (vectorFixed + vectorLane) - vectorGhz * gpsimdFixed) /
+                   (gpsimdGhz * vectorLane + vectorGhz * gpsimdLane);
   return std::clamp<int64_t>(std::lround(100.0 * f), 0, 100);
 }
 
@@ -246,10 +243,11 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
       static_cast<double>(config.input[0] * config.input[1] * config.input[2]) /
       static_cast<double>(config.output()[0] * config.output()[1] * config.output()[2] *
                           windowTaps);
-  const int64_t gpsimdPercent = schedule.gpsimdPercent >= 0
-                                    ? schedule.gpsimdPercent
-                                    : balancedGpSimdPercent(dtype == isa::Dtype::Bf16, disjoint,
-                                                            picksInPsum, inputsPerTapOutput);
+  const int64_t gpsimdPercent =
+      schedule.gpsimdPercent >= 0
+          ? schedule.gpsimdPercent
+          : balancedGpSimdPercent(dtype == isa::Dtype::Bf16, disjoint, picksInPsum,
+                                  inputsPerTapOutput, builder.geometry());
 
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),

@@ -241,6 +241,22 @@ TEST_CASE("conv3d_transpose: kernel = stride plans follow the machine") {
   CHECK(largest(isa::Geometry{}) > 8);
   CHECK(largest(sim::loadMachine("trn2", {"hbm_gbps=3625"}).geometry) == 8);
   CHECK(largest(sim::loadMachine("trn1", {"hbm_gbps=4100"}).geometry) == 8);
+  // fp32 weighs each moving column by the machine's fp32 factor: at trn2's 4 this fp32 shape is
+  // matmul-bound (flat), at a tenth of it memory-bound (grow).
+  ConvCase fp32 = c;
+  fp32.dtype = Dtype::Fp32;
+  auto largestFp32 = [&](const isa::Geometry& g) {
+    const std::vector<int64_t> rows = storeRows(phasePlanOf(fp32, g), fp32.x);
+    return *std::max_element(rows.begin(), rows.end());
+  };
+  const sim::MachineConfig fastFp32 = sim::loadMachine("trn2", {"fp32_matmul_factor=0.4"});
+  CHECK(fastFp32.geometry.fp32MatmulFactor == doctest::Approx(0.4));
+  CHECK(largestFp32(testing::trn2().geometry) == 8);
+  CHECK(largestFp32(fastFp32.geometry) > 8);
+  // The engine clocks kernels split work by are the machine's.
+  CHECK(trn1.geometry.vectorGhz == doctest::Approx(1.12));
+  CHECK(trn1.geometry.scalarGhz == doctest::Approx(1.4));
+  CHECK(trn1.geometry.gpsimdGhz == doctest::Approx(1.4));
   // Bit-exact and correct on trn1, and with fewer DMA queues (the kernel splits the machine's
   // queues in quarters; below 4 it takes the builder's round robins).
   const std::vector<ConvCase> cases = {
