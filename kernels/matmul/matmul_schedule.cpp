@@ -245,8 +245,6 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
       align64(kt * mTiles * kMatmulPart * bytes) + align64(kt * nTiles * kMatmulFree * bytes);
   const int64_t bothBytes = outBytes(s) + transposedStagingBytes(kMatmulPart) + operandBytes;
   const bool bothFit = bothBytes <= capacity;
-  // Mode both has room for a deeper out ring (narrow tiles' stores queue less).
-  const bool bothDeeper = bothBytes + outBytes(s) <= capacity;
   const std::string mode = choice(params, "mode");
   s.mode = mode == "both"       ? MatmulMode::BothResident
            : mode == "resident" ? MatmulMode::Resident
@@ -270,7 +268,6 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
     s.nTile = knob(params, "n_tile", 64, kMatmulFree,
                    n > kMatmulFree && n % kMatmulFree != 0 ? 384 : kMatmulFree);
     s.psumBuffers = knob(params, "psum_buffers", 1, banks, std::min<int64_t>(4, banks));
-    if (!params.has("out_buffers") && bothDeeper) s.outBuffers = 8;
     const std::string tail = choice(params, "m_tail");
     const int64_t tailRows = m % kMatmulPart;
     const int64_t tiles = knob(params, "m_tail_tiles", 0, kMaxTransposedTiles, -1);
@@ -301,6 +298,10 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
           fmt::format("matmul: mode both with {} transposed rows needs more than the {} "
                       "bytes per partition SBUF has; use fewer m_tail_tiles",
                       s.transposedRows, capacity));
+    // Mode both has room for a deeper out ring (narrow tiles' stores queue less).
+    if (!params.has("out_buffers") &&
+        2 * outBytes(s) + transposedStagingBytes(s.transposedRows) + operandBytes <= capacity)
+      s.outBuffers = 8;
     return s;
   }
 
