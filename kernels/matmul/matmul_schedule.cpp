@@ -207,7 +207,8 @@ std::vector<ParamSpec> matmulScheduleParams() {
       knobSpec("m_tail_tiles",
                "mode both, transposed tail: full 128-row M tiles computed transposed with it, "
                "0-3, so that at fp32 each rhs chunk's stationary load hides behind at least 128 "
-               "moving rows (auto: the fewest TensorE cycles at fp32, 0 at bf16)",
+               "moving rows (auto: with m_tail auto at fp32 the fewest tiles that do, when that "
+               "costs TensorE fewer cycles than all direct; else 0)",
                {"0", "1", "2"}),
   };
 }
