@@ -3,12 +3,15 @@
 
 #include "kernels/conv/conv_transpose_phases.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "isa/error.h"
 #include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
 #include "kernels/builder/queue_spread.h"
@@ -17,11 +20,13 @@ namespace neuronsim::kernels {
 
 namespace {
 
-constexpr int64_t kGroupBytes = 16 * 1024;    // per partition: the largest store group or x load
-constexpr int64_t kBlockPositions = 256;      // matmul block (auto): one 16x16 plane
-constexpr int kXSlots = 3;                    // x loads in flight
-constexpr int kOutSlots = 4;                  // store groups in flight
-constexpr int64_t kFirstLoadBytes = 1024;     // per partition: the first x load (auto)
+constexpr int64_t kGroupBytes = 16 * 1024;  // per partition: the largest store group or x load
+constexpr int64_t kBlockPositions = 256;    // matmul block (auto): one 16x16 plane
+constexpr int kXSlots = 3;                  // x loads in flight
+constexpr int kOutSlots = 4;                // store groups in flight
+constexpr int64_t kFirstLoadBytes = 1024;   // per partition: the first x load (auto)
+constexpr int64_t kMostXLoads = 64;         // x_loads range
+constexpr int64_t kMostFirstStorePositions = 1 << 24;  // first_store_positions range
 constexpr double kThrottledPeRate = 2.0 / 3;  // TensorE's mean rate over its throttled start
 constexpr int kPsumBuffers = 8;               // a block's accumulator fits one bank: all 8 in turn
 
@@ -510,13 +515,15 @@ bool transposePhasesApply(const ConvCore& core, const isa::Geometry& geometry) {
 std::vector<ParamSpec> phaseScheduleParams() {
   return {
       scheduleParam("first_store_positions", ParamType::Int,
-                    "kernel = stride path: output positions of the first store group (auto: "
-                    "half an input plane's outputs); later groups follow store_ramp",
+                    "kernel = stride path: output positions of the first store group, "
+                    "1..16777216 (auto: half an input plane's outputs); later groups follow "
+                    "store_ramp",
                     {"1024", "2048", "4096"}),
       scheduleParam("x_loads", ParamType::Int,
-                    "kernel = stride path: x loads per batch of 1, 2, 4.. planes, the last "
-                    "taking the rest (auto: about 1 KiB per partition, half the rest, the rest)",
-                    {"1", "2", "4"}),
+                    "kernel = stride path: x loads per batch, 1..64, of 1, 2, 4.. planes, the "
+                    "last taking the rest (auto: about 1 KiB per partition; half the rest, at "
+                    "most what the DMA moves while TensorE starts on the first; the rest)",
+                    {"1", "2", "3", "4"}),
       scheduleParam("store_ramp", ParamType::Enum,
                     "kernel = stride path: store groups after the first plane (grow: each as "
                     "large as all before it, fewer DMAs while the stores bound; flat: one plane "
@@ -527,9 +534,15 @@ std::vector<ParamSpec> phaseScheduleParams() {
 }
 
 PhaseOptions phaseOptions(const ParamValues& params) {
+  const auto checked = [&](const std::string& name, int64_t most) {
+    const int64_t value = params.intOr(name, 0);
+    if (params.has(name) && (value < 1 || value > most))
+      throw Error(fmt::format("conv3d_transpose: {} {} is not in 1..{}", name, value, most));
+    return value;
+  };
   PhaseOptions options;
-  options.firstStorePositions = params.intOr("first_store_positions", 0);
-  options.xLoads = params.intOr("x_loads", 0);
+  options.firstStorePositions = checked("first_store_positions", kMostFirstStorePositions);
+  options.xLoads = checked("x_loads", kMostXLoads);
   options.storeRamp = params.getString("store_ramp");
   return options;
 }
