@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,14 @@ class DwRowsEmitter {
         for (size_t c = 0; c < chunks_.size(); ++c)
           steps_.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks_[c], c == 0,
                             c + 1 == chunks_.size()});
+    pipeline_.emplace(
+        steps(), kBuffers,
+        [this](int64_t item, int set) { load(steps_[static_cast<size_t>(item)], set); },
+        [this](int64_t item, int set) {
+          const Step& s = steps_[static_cast<size_t>(item)];
+          process(s, set);
+          if (s.lastChunk) store(s);
+        });
   }
 
   /// Emits the tiles' fills and the first step's loads (once; emitThrough calls it first).
@@ -55,22 +64,16 @@ class DwRowsEmitter {
     if (primed_) return;
     primed_ = true;
     fill();
-    load(steps_[0], 0);
+    pipeline_->prime();
   }
 
   int64_t steps() const { return static_cast<int64_t>(steps_.size()); }
 
-  /// Emits steps up to (not including) `end`, each after the next one's loads (kBuffers sets,
-  /// as runPipelined).
+  /// Emits steps up to (not including) `end`, each after the next one's loads.
   void emitThrough(int64_t end) {
     if (end > 0) prime();
-    if (next_ < std::min(end, steps())) allocatePsum();
-    for (; next_ < std::min(end, steps()); ++next_) {
-      const auto i = static_cast<size_t>(next_);
-      if (next_ + 1 < steps()) load(steps_[i + 1], static_cast<int>((next_ + 1) % kBuffers));
-      process(steps_[i], static_cast<int>(next_ % kBuffers));
-      if (steps_[i].lastChunk) store(steps_[i]);
-    }
+    if (pipeline_->next() < std::min(end, steps())) allocatePsum();
+    pipeline_->emitThrough(end);
   }
 
   /// Emits the remaining steps and releases the tiles.
@@ -79,7 +82,7 @@ class DwRowsEmitter {
     emitThrough(steps());
     banks_.release(b_);
     for (const Tile& t : accs_) b_.release(t);
-    if (db_ && !plan_.dbInAccBank) b_.release(dbAcc_);
+    if (db_ && !plan_.dbInAccBank && !plan_.dbOnGpSimd) b_.release(dbAcc_);
     releaseSbuf();
   }
 
@@ -170,8 +173,12 @@ class DwRowsEmitter {
     if (db_) {
       ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
       dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
-      if (dbDepths() > 1) {
-        const int64_t rows = dbDepths() * fwd_.cout;
+      if (plan_.dbOnGpSimd)
+        dbRows_ = b_.sbuf(
+            {plan_.dyGroups * plan_.dyGroupParts, plan_.boxH, plan_.dyGroupDepths, plan_.chunk[2]},
+            isa::Dtype::Fp32, "db_rows");
+      if (dbBlocks() > 1) {
+        const int64_t rows = dbBlocks() * dbBlockParts();
         dbCol_ = b_.sbuf({rows, 1}, isa::Dtype::Fp32, "db_column");
         dbSelect_ = b_.sbuf({rows, fwd_.cout}, isa::Dtype::Fp32, "db_select");
         dbOutCol_ = b_.sbuf({fwd_.cout, 1}, db_->dtype(), "db_out_column");
@@ -198,7 +205,7 @@ class DwRowsEmitter {
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
           b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
-    if (db_) {
+    if (db_ && !plan_.dbOnGpSimd) {
       const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.depthGroup * plan_.coWidth;
       // dbDepths() > 1: a column [depths x co, 1]; else a row [1, co]
       const auto rows = static_cast<int32_t>(dbDepths() > 1 ? dbDepths() * fwd_.cout : 1);
@@ -238,8 +245,9 @@ class DwRowsEmitter {
     }
     if (db_)
       for (const Tile& t : {ones_, dbOut_}) b_.release(t);
-    if (db_ && dbDepths() > 1)
+    if (db_ && dbBlocks() > 1)
       for (const Tile& t : {dbCol_, dbSelect_, dbOutCol_}) b_.release(t);
+    if (db_ && plan_.dbOnGpSimd) b_.release(dbRows_);
   }
 
   /// The constant tiles: zeroed grouped windows, the ones column (db), the selection identity.
@@ -267,15 +275,16 @@ class DwRowsEmitter {
       b_.affineSelect(identity_, identity_, isa::Affine{{{-1, plan_.parts}}, 0, 1},
                       isa::AluOp::IsEqual, 0.0f);
     }
-    if (db_ && dbDepths() > 1) {  // dbSelect_[p, co] = (p mod C_out == co)
-      const int64_t co = fwd_.cout;
-      const auto rows = static_cast<int32_t>(dbDepths() * co);
+    if (db_ && dbBlocks() > 1) {  // dbSelect_[p, co] = (p mod dbBlockParts() == co)
+      const int64_t co = fwd_.cout, step = dbBlockParts();
+      const auto rows = static_cast<int32_t>(dbBlocks() * step);
       const Tile id = identity_.partitionSlice(0, rows);
       b_.tensorCopy(dbSelect_, id.slice(0, 0, co), isa::Engine::GpSimd);
-      for (int64_t k = 1; k < dbDepths(); ++k)
-        b_.tensorTensor(dbSelect_, dbSelect_, id.slice(0, k * co, (k + 1) * co), isa::AluOp::Add,
+      for (int64_t k = 1; k < dbBlocks(); ++k)
+        b_.tensorTensor(dbSelect_, dbSelect_, id.slice(0, k * step, k * step + co), isa::AluOp::Add,
                         isa::Engine::GpSimd);
     }
+    if (db_ && plan_.dbOnGpSimd) b_.memset(dbRows_, 0.0f, isa::Engine::GpSimd);
   }
 
   /// Accumulators of units [i, i + n) of a pass inside their bank: [cs; n, cw], or [cw; n, cs]
@@ -434,7 +443,8 @@ class DwRowsEmitter {
     int32_t positions() const { return static_cast<int32_t>(bh * bw); }
   };
 
-  void process(const Step& s, int slot) {
+  /// The partition boxes of a step's chunk.
+  std::vector<Box> boxesOf(const Step& s) const {
     const Int3& e = s.chunk->extent;
     std::vector<Box> boxes;
     if (plan_.shareKh) {
@@ -446,16 +456,22 @@ class DwRowsEmitter {
         for (int64_t w = 0; w < e[2]; w += plan_.boxW)
           boxes.push_back({h, w, std::min(plan_.boxH, e[1] - h), std::min(plan_.boxW, e[2] - w)});
     }
+    return boxes;
+  }
+
+  void process(const Step& s, int slot) {
+    const std::vector<Box> boxes = boxesOf(s);
     std::vector<int64_t> setOfUnit;
     const std::vector<XSet> sets = setsOf(units(s), &setOfUnit);
     if (s.firstChunk) started_.assign(units(s).size(), false);
+    if (db_ && s.pass == 0 && plan_.dbOnGpSimd) dbAdds(s, slot);
     int ring = prepare(s, slot, sets, boxes[0]);
     emitJobs(jobs_.size());
     for (size_t i = 0; i < boxes.size(); ++i) {
       const int current = ring;
       if (i + 1 < boxes.size()) ring = prepare(s, slot, sets, boxes[i + 1]);
       multiply(s, setOfUnit, boxes[i], current);
-      if (db_ && s.pass == 0) dbMatmuls(s, boxes[i], current);
+      if (db_ && s.pass == 0 && !plan_.dbOnGpSimd) dbMatmuls(s, boxes[i], current);
       emitJobs(jobs_.size());
     }
     if (db_ && s.pass == 0 && s.lastChunk) storeDb(s);
@@ -467,6 +483,25 @@ class DwRowsEmitter {
   int64_t dbDepths() const {
     if (!packed() || fwd_.cout != plan_.coWidth) return 1;
     return std::max<int64_t>(1, std::min(plan_.parts / fwd_.cout, plan_.chunk[0]));
+  }
+
+  /// db blocks of dbBlockParts() partitions the db column holds (1: a db row [1, co]): dy
+  /// groups on GpSimd, else dbDepths()
+  int64_t dbBlocks() const { return plan_.dbOnGpSimd ? plan_.dyGroups : dbDepths(); }
+  int64_t dbBlockParts() const { return plan_.dbOnGpSimd ? plan_.dyGroupParts : fwd_.cout; }
+
+  /// db on GpSimd: adds each dy row of the step's grouped dy tile ([parts; bands, group depths,
+  /// W] of the bands holding that row) into dbRows_.
+  void dbAdds(const Step& s, int slot) {
+    b_.setNote("db add");
+    const auto [b0, b1] = boxRows(*s.chunk);
+    const Tile dy = dyTiles_[slot].partitionSlice(0, dbRows_.partitions()).select(0, 0);
+    for (int64_t row = 0; row < b1 - b0; ++row) {
+      const int64_t bands = groupsBelow(b0 + row, fwd_.out[1]);
+      const Tile acc = dbRows_.slice(0, 0, bands);
+      b_.tensorTensor(acc, acc, dy.slice(0, 0, bands).select(2, row), isa::AluOp::Add,
+                      isa::Engine::GpSimd);
+    }
   }
 
   /// db: per dbDepths() depths of the box, dyT [positions; depths, co] x ones [positions, 1] into
@@ -492,19 +527,23 @@ class DwRowsEmitter {
   /// db: evicts the C_out slab's sums and stores them (triggered from Scalar).
   void storeDb(const Step& s) {
     b_.setNote("db store");
-    if (dbDepths() > 1) {  // the column's depth blocks added by a selection matmul
-      copy(dbCol_, dbAcc_);
+    if (dbBlocks() > 1) {  // the column's blocks added by a selection matmul
+      if (plan_.dbOnGpSimd) {
+        b_.tensorReduce(dbCol_, dbRows_, isa::AluOp::Add, 3);
+      } else {
+        copy(dbCol_, dbAcc_);
+      }
       const Tile sum = banks_.next().partitionSlice(0, static_cast<int32_t>(s.cw)).slice(0, 0, 1);
       b_.matmul(sum, dbSelect_, dbCol_, false);
       copy(dbOutCol_, sum);
       b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({s.cw, 1}), dbOutCol_,
-                 DmaOptions{-1, isa::Engine::Scalar});
+                 DmaOptions{-1, isa::Engine::Sync});
       dbStarted_ = false;
       return;
     }
     copy(dbOut_.slice(0, 0, s.cw), dbAcc_.slice(0, 0, s.cw));
     b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({1, s.cw}), dbOut_.slice(0, 0, s.cw),
-               DmaOptions{-1, isa::Engine::Scalar});
+               DmaOptions{-1, isa::Engine::Sync});
     dbStarted_ = false;
   }
 
@@ -629,7 +668,7 @@ class DwRowsEmitter {
 
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
   int prepare(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
-    const int ring = static_cast<int>(boxCount_++ % kBuffers);
+    const int ring = static_cast<int>(dyT_.advance() % kBuffers);
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
     if (plan_.dyByDma) {
@@ -973,7 +1012,8 @@ class DwRowsEmitter {
   PsumEvictor evict_;
   BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
   Tile dbAcc_, ones_, dbOut_;         // db: [1, co] accumulator, ones column, evicted db
-  Tile dbCol_, dbSelect_, dbOutCol_;  // dbDepths() > 1: evicted column, selection, evicted db
+  Tile dbCol_, dbSelect_, dbOutCol_;  // dbBlocks() > 1: db column, selection, evicted db
+  Tile dbRows_;                       // dbOnGpSimd: dy rows summed [parts; bands, depths, W]
   bool dbStarted_ = false;
   std::vector<Tile> accs_;
   Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
@@ -981,10 +1021,9 @@ class DwRowsEmitter {
   int64_t bandRows_ = 1;                                   // shareKh: dy rows per band (row group)
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
-  int64_t boxCount_ = 0;
   std::vector<Chunk> chunks_;
   std::vector<Step> steps_;
-  int64_t next_ = 0;  // the next step to emit
+  std::optional<Pipeline> pipeline_;  // the steps over kBuffers load sets
   bool primed_ = false;
 };
 

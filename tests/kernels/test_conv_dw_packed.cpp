@@ -50,8 +50,8 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK_FALSE(small.rows.dyStationary);
   CHECK(small.rows.passes.size() == 1);
   // boxes of two row groups share each kw shift's x rows among the kh taps; the 9 [128, 64]
-  // accumulators take 2 PSUM banks (16 slots), db [1, 32] the last slot and the transposes ring
-  // through the other 6
+  // accumulators take 2 PSUM banks (16 slots), the transposes ring through the other 6; db is
+  // summed from the grouped dy tiles on GpSimd (no PSUM)
   CHECK(small.rows.shareKh);
   CHECK(small.rows.boxH == 2);
   CHECK(small.rows.xtRows == 4);
@@ -59,7 +59,8 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK(small.rows.accBanks == 2);
   CHECK(small.rows.transposeBanks == 6);
   CHECK(small.rows.db);
-  CHECK(small.rows.dbInAccBank);
+  CHECK(small.rows.dbOnGpSimd);
+  CHECK_FALSE(small.rows.dbInAccBank);
   // x depths in 4 partition groups of 32: the 16 of the 18 window depths that hold x (from
   // window depth 1) as 4 blocks of 4; dy depths likewise, 4 blocks of 4
   CHECK(small.rows.xGroups == 4);
@@ -186,10 +187,17 @@ TEST_CASE("conv3d_bwd dw packed: x depths grouped on partitions, db in a spare s
   const ConvBwdPlan withDb = planOf({1, 20, 7, 9, 35}, {3, 3, 3, 20, 24},
                                     {{"padding", "1"}, {"dw_depth_group", "2"}}, Dtype::Bf16);
   CHECK(withDb.rows.db);
-  CHECK(withDb.rows.dbInAccBank);
+  CHECK(withDb.rows.dbOnGpSimd);
+  // dy groups off: db by dyT stationaries in a spare accumulator slot
+  const ConvBwdPlan dbByPe =
+      planOf({1, 20, 7, 9, 35}, {3, 3, 3, 20, 24},
+             {{"padding", "1"}, {"dw_depth_group", "2"}, {"dw_dy_groups", "off"}}, Dtype::Bf16);
+  CHECK_FALSE(dbByPe.rows.dbOnGpSimd);
+  CHECK(dbByPe.rows.dbInAccBank);
 }
 
-TEST_CASE("conv3d_bwd dw packed: dy depths grouped on partitions, db by dyT stationaries") {
+TEST_CASE(
+    "conv3d_bwd dw packed: dy depths grouped on partitions (db on GpSimd), or not (db by dyT)") {
   struct Grouped {
     ConvCase c;
     int64_t groups, groupParts, groupDepths;
@@ -221,6 +229,7 @@ TEST_CASE("conv3d_bwd dw packed: dy depths grouped on partitions, db by dyT stat
       CHECK(p.rows.shareKh);
       const bool grouped = std::string(dyGroups) == "auto";
       CHECK(p.rows.dyGroups == (grouped ? g.groups : 1));
+      CHECK(p.rows.dbOnGpSimd == (grouped && p.rows.db));
       if (grouped) {
         CHECK(p.rows.dyGroupParts == g.groupParts);
         CHECK(p.rows.dyGroupDepths == g.groupDepths);
