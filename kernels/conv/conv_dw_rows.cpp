@@ -459,17 +459,37 @@ class DwRowsEmitter {
     return boxes;
   }
 
+  /// Queues the transposes of step `n`'s first box (its loads are emitted: they run one step
+  /// ahead), so TensorE transposes them beside this step's last matmuls instead of waiting
+  /// for their evictions at the step's start. Not where the box restarts the xT row ring
+  /// (shareKh, a band's first row: a new pass or batch element), whose rows this step's last
+  /// box still reads.
+  void prepareAhead(int64_t n) {
+    if (n >= steps()) return;
+    const Step& t = steps_[static_cast<size_t>(n)];
+    const std::vector<Box> boxes = boxesOf(t);
+    if (boxes.empty() || (plan_.shareKh && boxes[0].h0 == 0)) return;
+    aheadRing_ = prepare(t, static_cast<int>(n % kBuffers), setsOf(units(t), nullptr), boxes[0]);
+    aheadStep_ = n;
+  }
+
   void process(const Step& s, int slot) {
     const std::vector<Box> boxes = boxesOf(s);
+    const int64_t index = &s - steps_.data();
     std::vector<int64_t> setOfUnit;
     const std::vector<XSet> sets = setsOf(units(s), &setOfUnit);
     if (s.firstChunk) started_.assign(units(s).size(), false);
     if (db_ && s.pass == 0 && plan_.dbOnGpSimd) dbAdds(s, slot);
-    int ring = prepare(s, slot, sets, boxes[0]);
+    int ring = aheadStep_ == index ? aheadRing_ : prepare(s, slot, sets, boxes[0]);
+    aheadStep_ = -1;
     emitJobs(jobs_.size());
     for (size_t i = 0; i < boxes.size(); ++i) {
       const int current = ring;
-      if (i + 1 < boxes.size()) ring = prepare(s, slot, sets, boxes[i + 1]);
+      if (i + 1 < boxes.size()) {
+        ring = prepare(s, slot, sets, boxes[i + 1]);
+      } else {
+        prepareAhead(index + 1);
+      }
       multiply(s, setOfUnit, boxes[i], current);
       if (db_ && s.pass == 0 && !plan_.dbOnGpSimd) dbMatmuls(s, boxes[i], current);
       emitJobs(jobs_.size());
@@ -1024,6 +1044,8 @@ class DwRowsEmitter {
   std::vector<Chunk> chunks_;
   std::vector<Step> steps_;
   std::optional<Pipeline> pipeline_;  // the steps over kBuffers load sets
+  int64_t aheadStep_ = -1;            // the step whose first box prepareAhead queued
+  int aheadRing_ = 0;                 // its dyT / xT ring slot
   bool primed_ = false;
 };
 

@@ -2,6 +2,7 @@
 // same order when stopped and resumed between items.
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <string>
@@ -17,14 +18,10 @@ namespace {
 struct Recorder {
   std::vector<std::string> events;
   Pipeline::Step load() {
-    return [this](int64_t i, int s) {
-      events.push_back("L" + std::to_string(i) + "/" + std::to_string(s));
-    };
+    return [this](int64_t i, int s) { events.push_back(fmt::format("L{}/{}", i, s)); };
   }
   Pipeline::Step compute() {
-    return [this](int64_t i, int s) {
-      events.push_back("C" + std::to_string(i) + "/" + std::to_string(s));
-    };
+    return [this](int64_t i, int s) { events.push_back(fmt::format("C{}/{}", i, s)); };
   }
 };
 
