@@ -22,6 +22,7 @@ namespace neuronsim::kernels {
 namespace {
 constexpr int kBuffers = 2;
 constexpr int64_t kLoadPieceBytes = 128 * 1024;
+constexpr int64_t kQuadrant = 32;  // partitions of a quadrant: 32-partition starts (A1)
 }  // namespace
 
 /// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.
@@ -165,8 +166,10 @@ class DwRowsEmitter {
       xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
                              "xT");
     }
-    outs_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, units, plan_.coWidth}, dw_.dtype(),
-                             "dw_out");
+    // byHalves: tap kd's sums on partitions kd x ci (the same bytes per partition)
+    const int64_t outParts =
+        packed() && byHalves() ? plan_.depthSlots * plan_.ciParts : plan_.ciParts;
+    outs_ = BufferRing::sbuf(b_, kBuffers, {outParts, units, plan_.coWidth}, dw_.dtype(), "dw_out");
     if (plan_.dyStationary)
       evicted_ =
           BufferRing::sbuf(b_, kBuffers, {coParts, units, plan_.ciParts}, dw_.dtype(), "dw_co_ci");
@@ -890,6 +893,109 @@ class DwRowsEmitter {
     }
   }
 
+  /// Depth-packed with 2 dy depths a matmul and C_in a quadrant (32, so Kd <= 3): tap kd's
+  /// blocks (slot kd, group 0) and (kd + 1, 1) start at quadrants, so where both lie in one half
+  /// of the partitions (kd even) one Vector add gives the tap (A1: Vector moves data across
+  /// partitions within a half), no fp32 selection matmuls; kd 1's selection matmuls land on
+  /// partitions 0.. and Scalar moves the sum to partitions 32.. (the same half).
+  bool byHalves() const {
+    return plan_.depthGroup == 2 && plan_.ciParts == kQuadrant && !plan_.dyStationary;
+  }
+  /// The pass holds every kd of consecutive (kh, kw) shifts, all of them started (their sums
+  /// leave in one DMA per kd).
+  bool wholeShifts(const Step& s) const {
+    const std::vector<XSet> sets = setsOf(units(s), nullptr);
+    if (static_cast<int64_t>(units(s).size()) != static_cast<int64_t>(sets.size()) * fwd_.taps[0])
+      return false;
+    const int64_t first = sets[0].kh * fwd_.taps[2] + sets[0].kw;
+    for (size_t k = 0; k < sets.size(); ++k) {
+      const int64_t shift = sets[k].kh * fwd_.taps[2] + sets[k].kw;
+      if (shift != first + static_cast<int64_t>(k) || !started_[k]) return false;
+    }
+    return true;
+  }
+
+  /// byHalves: per tap kd, the sum of its blocks over every set of the pass into the out tile
+  /// [kd x ci partitions; sets, co] (Vector adds from PSUM for even kd; selection matmuls whose
+  /// stationary columns land the sum on partitions kd x ci for odd kd), then one store DMA per
+  /// kd, triggered from Scalar, Sync and GpSimd in turn.
+  void storeByHalves(const Step& s) {
+    const std::vector<XSet> sets = setsOf(units(s), nullptr);
+    const auto nsets = static_cast<int64_t>(sets.size());
+    const int64_t cp = plan_.ciParts, cw = s.cw, kd0 = fwd_.taps[0];
+    const auto rows = static_cast<int32_t>(plan_.depthSlots * cp);
+    const auto blocks = [&](int64_t bank, int64_t k0, int64_t n, int64_t slot, int64_t g) {
+      const int64_t width = plan_.depthGroup * plan_.coWidth;
+      const int64_t first = k0 % plan_.accsPerBank * width;
+      return accs_[bank]
+          .partitionSlice(static_cast<int32_t>(slot * cp), static_cast<int32_t>(cp))
+          .slice(0, first, first + n * width)
+          .reshape({n, plan_.depthGroup, plan_.coWidth})
+          .select(1, g)
+          .slice(1, 0, cw);
+    };
+    const Tile sums = outs_.next();
+    const auto sumsOf = [&](int64_t kd) {
+      return sums.partitionSlice(static_cast<int32_t>(kd * cp), static_cast<int32_t>(cp))
+          .slice(0, 0, nsets)
+          .slice(1, 0, cw);
+    };
+    // the sets' accumulators to SBUF; odd kd: selection matmuls, evicted on Scalar
+    for (int64_t k = 0; k < nsets; ++k)
+      copy(accSb_.partitionSlice(0, rows).select(0, k).slice(1, 0, cw),
+           packedAcc(k, plan_.depthSlots, plan_.depthGroup, cw));
+    b_.setNote("dw add depth blocks");
+    const int64_t perBank = b_.geometry().psumBankBytes() / 4 / plan_.coWidth;
+    for (int64_t kd = 1; kd < kd0; kd += 2) {
+      for (int64_t k0 = 0; k0 < nsets; k0 += perBank) {
+        const int64_t n = std::min(perBank, nsets - k0);
+        const Tile bank = banks_.next()
+                              .partitionSlice(0, static_cast<int32_t>(cp))
+                              .slice(0, 0, n * plan_.coWidth)
+                              .reshape({n, plan_.coWidth})
+                              .slice(1, 0, cw);
+        // per set, so each starts once its own accumulator is evicted
+        for (int64_t k = 0; k < n; ++k)
+          for (int64_t g = 0; g < plan_.depthGroup; ++g)
+            b_.matmul(bank.select(0, k),
+                      identity_.partitionSlice(0, rows).slice(0, (kd + g) * cp, (kd + g + 1) * cp),
+                      accSb_.partitionSlice(0, rows).select(0, k0 + k).select(0, g).slice(0, 0, cw),
+                      g > 0);
+        copyOn(b_, sumsOf(kd).slice(0, k0, k0 + n), bank, isa::Engine::Scalar);
+      }
+    }
+    // even kd: one Vector add per bank of the PSUM block and the evicted one (two PSUM inputs
+    // are not allowed)
+    for (int64_t kd = 0; kd < kd0; kd += 2)
+      for (int64_t k0 = 0; k0 < nsets; k0 += plan_.accsPerBank) {
+        const int64_t n = std::min(plan_.accsPerBank, nsets - k0);
+        const int64_t bank = k0 / plan_.accsPerBank;
+        const Tile evicted =
+            accSb_.partitionSlice(static_cast<int32_t>((kd + 1) * cp), static_cast<int32_t>(cp))
+                .slice(0, k0, k0 + n)
+                .select(1, 1)
+                .slice(1, 0, cw);
+        b_.tensorTensor(sumsOf(kd).slice(0, k0, k0 + n), blocks(bank, k0, n, kd, 0), evicted,
+                        isa::AluOp::Add);
+      }
+    b_.setNote("dw store");
+    const Int3& k = fwd_.taps;
+    const int64_t shifts = k[1] * k[2], first = sets[0].kh * k[2] + sets[0].kw;
+    const HbmView all = dw_.reshape({k[0], shifts, fwd_.cin, fwd_.cout});
+    for (int64_t kd = 0; kd < kd0; ++kd) {
+      // odd kd after its Scalar eviction; even ones from Sync and GpSimd in turn
+      const isa::Engine trigger = kd % 2 == 1   ? isa::Engine::Scalar
+                                  : kd % 4 == 0 ? isa::Engine::Sync
+                                                : isa::Engine::GpSimd;
+      b_.dmaCopy(all.select(0, kd)
+                     .slice(0, first, first + nsets)
+                     .slice(1, 0, cp)
+                     .slice(2, s.co0, s.co0 + cw)
+                     .permute({1, 0, 2}),
+                 sumsOf(kd), DmaOptions{-1, trigger});
+    }
+  }
+
   /// Input depth of unit `i` for dy depth `d`, and whether it holds x (not padding).
   int64_t depthOf(const Step& s, size_t i, int64_t d) const {
     return d * fwd_.stride[0] + tapOf(units(s)[i].tap)[0] * fwd_.dilation[0];
@@ -964,6 +1070,7 @@ class DwRowsEmitter {
   /// (kh, kw, C_in tile) and consecutive kd (triggered from Scalar).
   void store(const Step& s) {
     b_.setNote("dw store");
+    if (packed() && byHalves() && wholeShifts(s)) return storeByHalves(s);
     const std::vector<DwUnit>& us = units(s);
     const Tile out = outs_.next();
     if (plan_.dyStationary) transposeAccumulators(s, out);

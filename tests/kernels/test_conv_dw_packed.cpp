@@ -114,6 +114,24 @@ TEST_CASE("conv3d_bwd plan: a forced dw_depth_group that does not apply is an er
       Error);
 }
 
+TEST_CASE("conv3d_bwd dw packed: C_in 32 taps summed within partition halves, odd shapes") {
+  // the store's tap sums: even kd by Vector adds (blocks in one half), odd kd by selection
+  // matmuls moved by Scalar; Kd 3, fp32, B 2, C_out 40
+  checkPacked({{2, 32, 5, 6, 11}, {3, 3, 3, 32, 40}, 0, {{"padding", "1"}}}, 2, true);
+  // Kd 2 (3 slots), H stride 2 (no shared kh rows), bf16
+  checkPacked({{1, 32, 6, 9, 7},
+               {2, 3, 2, 32, 12},
+               0,
+               {{"stride", "1,2,1"}, {"padding", "0,1,1,1,0,0"}},
+               Dtype::Bf16},
+              2, false);
+  // Kd 1: one Vector add per bank
+  checkPacked({{1, 32, 4, 5, 6}, {1, 3, 3, 32, 9}, 0, {{"padding", "0,0,1,1,1,1"}}}, 2, true);
+  // C_out 200: one packed accumulator a bank, a shift per pass
+  checkPacked({{1, 32, 4, 5, 6}, {3, 3, 3, 32, 200}, 0, {{"padding", "1"}, {"dw_acc_banks", "2"}}},
+              2, true);
+}
+
 TEST_CASE("conv3d_bwd dw packed: odd shapes against the reference") {
   // odd D (a short last group), C_out 20, bf16
   checkPacked({{1, 32, 5, 7, 9}, {3, 3, 3, 32, 20}, 0, {{"padding", "1"}}, Dtype::Bf16}, 2, true);
