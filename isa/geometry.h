@@ -28,6 +28,13 @@ struct Geometry {
   double scalarGhz = 1.2;
   double gpsimdGhz = 1.2;
   double fp32MatmulFactor = 4;
+  /// TensorE's matmul floor and LoadStationary rates, copied by loadMachine for kernels'
+  /// scheduling heuristics (the preset's mm_min_cycles, ls_speedup and ls_speedup_fp32: a
+  /// stationary of M columns loads in M / lsSpeedup PE cycles, fp32 in M x fp32MatmulFactor /
+  /// lsSpeedupFp32; defaults Trn2).
+  int64_t matmulMinCycles = 64;
+  double lsSpeedup = 4;
+  double lsSpeedupFp32 = 1;
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
   /// Largest nc_matmul K (and TensorE transpose input partitions): PE rows, within the partitions.
   int64_t maxContraction() const { return std::min(partitions, peRows); }

@@ -116,8 +116,8 @@ struct ResultWriter {
   PsumEvictor evict;
   bool syncStores = false;                         ///< every other store triggered by Sync (q6, q7)
   QueueCycle syncQueues = QueueCycle::span(6, 2);  ///< Sync's stores and transposes
-  BufferRing tailEvicted = {};  ///< transposed(): [128, 128] fp32 staging of the evictions
-  BufferRing tailRows = {};     ///< transposed(): the same turned back into rows
+  BufferRing tailEvicted = {};  ///< transposed(): [128, rows] fp32 staging of the evictions
+  BufferRing tailRows = {};     ///< transposed(): [128, 128] blocks of them turned into rows
   int64_t written = 0;
   std::function<void()> pendingStore = {};
   int64_t pendingAfter = 0;  ///< direct writes before pendingStore is emitted
@@ -134,26 +134,33 @@ struct ResultWriter {
     if (pendingStore && --pendingAfter <= 0) flush();
   }
   /// Evicts `ps` [width, count * ms], the transposed result of `count` column chunks of `width`
-  /// (count * ms <= 128), turns it back by an SBUF-to-SBUF DMA transpose (Sync, q6/q7) into
-  /// [count * ms, width] and stores that to out[m0:m0+ms, n0:n0+count*width] in rows. The store
-  /// is emitted two direct results later (or at flush()), so that GpSimd's in-order stream of
-  /// stores does not wait for the transpose.
+  /// (count * ms <= 128, or count 1), turns it back by SBUF-to-SBUF DMA transposes (Sync,
+  /// q6/q7), one per 128 rows, into [rows, width] blocks and stores them to out[m0:m0+ms,
+  /// n0:n0+count*width] in rows. The stores are emitted two direct results later (or at
+  /// flush()), so that GpSimd's in-order stream of stores does not wait for the transposes.
   void transposed(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t width,
                   int64_t count) {
     flush();
-    const Tile ot = corner(tailEvicted.next(), width, count * ms);
+    const int64_t rows = count * ms;
+    const Tile ot = corner(tailEvicted.next(), width, rows);
     b.setNote("evict psum");
     evict(ot, ps);
-    const Tile rows = corner(tailRows.next(), count * ms, width);
-    b.setNote("transpose out");
-    b.dmaTranspose(rows, ot, DmaOptions{.queue = syncQueues.next()});
-    pendingStore = [this, rows, m0, ms, n0, width, count] {
+    std::vector<std::pair<Tile, HbmView>> blocks;
+    for (int64_t r0 = 0; r0 < rows; r0 += kPart) {
+      const int64_t rb = std::min(kPart, rows - r0);
+      const Tile block = corner(tailRows.next(), rb, width);
+      b.setNote("transpose out");
+      b.dmaTranspose(block, ot.slice(0, r0, r0 + rb), DmaOptions{.queue = syncQueues.next()});
+      blocks.emplace_back(block,
+                          count > 1 ? out.slice(0, m0, m0 + ms)
+                                          .slice(1, n0, n0 + count * width)
+                                          .split(1, {count, width})
+                                          .permute({1, 0, 2})
+                                    : out.slice(0, m0 + r0, m0 + r0 + rb).slice(1, n0, n0 + width));
+    }
+    pendingStore = [this, blocks] {
       b.setNote("store out");
-      b.dmaCopy(out.slice(0, m0, m0 + ms)
-                    .slice(1, n0, n0 + count * width)
-                    .split(1, {count, width})
-                    .permute({1, 0, 2}),
-                rows, kStore);
+      for (const auto& [block, dst] : blocks) b.dmaCopy(dst, block, kStore);
     };
     pendingAfter = 2;
   }
@@ -203,16 +210,16 @@ void loadColumnTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int6
   if (t1 > fullEnd) load(fullEnd, t1, cols - fullEnd * width);
 }
 
-/// The last M tile of `ms` < 128 rows (lhsTail [128, kt, ms]) against one column pass of rhs
+/// The last `ms` <= 512 rows of M (lhsTail [128, kt, ms]) against one column pass of rhs
 /// (rhsTile [128, kt, ns], out columns n0..n0+ns), computed transposed: out^T = rhs^T lhsT, each
-/// 128-column chunk of rhs stationary and the ms lhsT columns moving, so a pass costs the
-/// 64-cycle floor rather than ns columns. Full chunks share a PSUM tile ([128, chunks * ms]);
-/// results are stored through a transposing view of out.
+/// 128-column chunk of rhs stationary and the ms lhsT columns moving, so a thin tail's pass
+/// costs the 64-cycle floor rather than ns columns, and a wide one hides each chunk's
+/// stationary load. Full chunks of a thin tail share a PSUM tile ([128, chunks * ms]).
 void buildTransposedTail(KernelBuilder& b, const Tile& lhsTail, const Tile& rhsTile, int64_t K,
                          int64_t m0, int64_t n0, const BufferRing& psums, int64_t& tileIndex,
                          ResultWriter& write) {
   const int64_t kt = ceilDiv(K, kPart), ms = lhsTail.size(1), ns = rhsTile.size(1);
-  const int64_t perGroup = kPart / ms;  // chunks per PSUM tile and transpose
+  const int64_t perGroup = std::max<int64_t>(1, kPart / ms);  // chunks per PSUM tile
   for (int64_t c0 = 0; c0 < ns;) {
     // A group: full 128-column chunks that fit one PSUM tile, or the narrower last chunk.
     const int64_t width = std::min(kPart, ns - c0);
@@ -233,15 +240,34 @@ void buildTransposedTail(KernelBuilder& b, const Tile& lhsTail, const Tile& rhsT
   }
 }
 
+/// Mode both's lhsT tiles: [128, tiles, kt, width] over lhsT columns [col0, col0 + cols).
+struct LhsGroup {
+  Tile buf;
+  int64_t col0, cols, width, tiles;
+};
+
 /// Resident mode with all of lhsT in SBUF too: the output is computed column tile by column tile
 /// (each rhs tile read once, streamed past every lhsT tile), so after the first tile each step
-/// needs little new data. The first lhsT and rhs tiles load piece by piece along K, the rest in
-/// doubling ranges of tiles.
+/// needs little new data. The last `transposedRows` rows of M are computed transposed. The first
+/// lhsT and rhs tiles load piece by piece along K, the rest in doubling ranges of tiles.
 void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs,
                        ResultWriter& write, isa::Dtype dtype, const MatmulSchedule& s) {
   const int64_t K = lhsT.size(0), M = lhsT.size(1), N = rhs.size(1);
-  const int64_t kt = ceilDiv(K, kPart), mTiles = ceilDiv(M, kPart), nTiles = ceilDiv(N, s.nTile);
-  const Tile lhsBuf = b.sbuf({kPart, mTiles, kt, kPart}, dtype, "lhsT");
+  const int64_t kt = ceilDiv(K, kPart), nTiles = ceilDiv(N, s.nTile);
+  const int64_t rows = s.transposedRows, direct = M - rows, directTiles = ceilDiv(direct, kPart);
+  // Transposed rows of at most one tile are lhsT's last tile; wider ones get their own.
+  const bool ownTile = rows > kPart;
+  const int64_t split = ownTile ? direct : M;
+  std::vector<LhsGroup> groups;
+  if (split > 0)
+    groups.push_back({b.sbuf({kPart, ceilDiv(split, kPart), kt, kPart}, dtype, "lhsT"), 0, split,
+                      kPart, ceilDiv(split, kPart)});
+  if (ownTile)
+    groups.push_back({b.sbuf({kPart, 1, kt, rows}, dtype, "lhsT_t"), direct, rows, rows, 1});
+  const auto lhsTransposed = [&] {
+    return ownTile ? groups.back().buf.select(0, 0)
+                   : groups.front().buf.select(0, directTiles).slice(1, 0, rows);
+  };
   const Tile rhsBuf = b.sbuf({kPart, nTiles, kt, s.nTile}, dtype, "rhs");
   const BufferRing psums =
       BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
@@ -252,19 +278,24 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   const auto rhsCols = [&](int64_t nj) {
     return std::pair{nj * s.nTile, std::min(N, (nj + 1) * s.nTile)};
   };
-  const int64_t ms0 = std::min(M, kPart);
+  const auto columnsOf = [&](const LhsGroup& g) { return lhsT.slice(1, g.col0, g.col0 + g.cols); };
+  const LhsGroup& first = groups.front();
+  const int64_t ms0 = std::min(first.width, first.cols);
   const auto [n0First, n1First] = rhsCols(0);
   // The first tiles of both operands, K piece by K piece; the K tail of every tile at once.
   for (const KPiece& piece : kPieces(K, s.loadChunks)) {
     if (piece.tail) {
       b.setNote("load lhsT");
-      loadColumnTiles(b, lhsT, lhsBuf, kPart, 0, mTiles, KRows::Tail, sideQueue, sideQueue);
+      for (const LhsGroup& g : groups)
+        loadColumnTiles(b, columnsOf(g), g.buf, g.width, 0, g.tiles, KRows::Tail, sideQueue,
+                        sideQueue);
       b.setNote("load rhs");
       loadColumnTiles(b, rhs, rhsBuf, s.nTile, 0, nTiles, KRows::Tail, sideQueue, sideQueue);
       continue;
     }
     b.setNote("load lhsT");
-    loadKPiece(b, lhsT.slice(1, 0, ms0), lhsBuf.select(0, 0).slice(1, 0, ms0), piece, queues.lhs());
+    loadKPiece(b, columnsOf(first).slice(1, 0, ms0), first.buf.select(0, 0).slice(1, 0, ms0), piece,
+               queues.lhs());
     b.setNote("load rhs");
     loadKPiece(b, rhs.slice(1, n0First, n1First),
                rhsBuf.select(0, 0).slice(1, 0, n1First - n0First), piece, queues.rhs());
@@ -272,28 +303,29 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   // Every load is emitted before the compute (nothing is reused, so nothing waits): the rest of
   // lhsT first (the first column pass needs it), then the rest of rhs.
   b.setNote("load lhsT");
-  for (const auto& [t0, t1] : doublingRanges(mTiles))
-    loadColumnTiles(b, lhsT, lhsBuf, kPart, t0, t1, KRows::Body, lhsQueue, lhsQueue);
+  for (const LhsGroup& g : groups) {
+    const bool isFirst = &g == &first;
+    for (const auto& [t0, t1] :
+         isFirst ? doublingRanges(g.tiles) : std::vector<std::pair<int64_t, int64_t>>{{0, 1}})
+      loadColumnTiles(b, columnsOf(g), g.buf, g.width, t0, t1, KRows::Body, lhsQueue, lhsQueue);
+  }
   b.setNote("load rhs");
   for (const auto& [t0, t1] : doublingRanges(nTiles))
     loadColumnTiles(b, rhs, rhsBuf, s.nTile, t0, t1, KRows::Body, rhsQueue, rhsQueue);
   int64_t tileIndex = 0;
-  const int64_t directTiles = s.transposedTail ? mTiles - 1 : mTiles;
   for (int64_t nj = 0; nj < nTiles; ++nj) {
     const auto [n0, n1] = rhsCols(nj);
     const int64_t ns = n1 - n0;
     const Tile rhsTile = rhsBuf.select(0, nj).slice(1, 0, ns);
-    // The transposed tail goes last in the first pass (its lhsT tile loads last) and first in
+    // The transposed rows go last in the first pass (their lhsT tile loads last) and first in
     // the others, so the kernel ends on a direct tile's wide store.
     const auto tail = [&] {
-      const int64_t m0 = directTiles * kPart;
-      buildTransposedTail(b, lhsBuf.select(0, directTiles).slice(1, 0, M - m0), rhsTile, K, m0, n0,
-                          psums, tileIndex, write);
+      buildTransposedTail(b, lhsTransposed(), rhsTile, K, direct, n0, psums, tileIndex, write);
     };
-    if (s.transposedTail && nj > 0) tail();
+    if (rows > 0 && nj > 0) tail();
     for (int64_t mi = 0; mi < directTiles; ++mi) {
-      const int64_t m0 = mi * kPart, ms = std::min(kPart, M - m0);
-      const Tile lhsTile = lhsBuf.select(0, mi).slice(1, 0, ms);
+      const int64_t m0 = mi * kPart, ms = std::min(kPart, direct - m0);
+      const Tile lhsTile = first.buf.select(0, mi).slice(1, 0, ms);
       const Tile ps = corner(psums[tileIndex++], ms, ns);
       b.setNote("matmul");
       for (int64_t k = 0; k < kt; ++k) {
@@ -303,7 +335,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
       }
       write(ps, m0, ms, n0, ns);
     }
-    if (s.transposedTail && nj == 0) tail();
+    if (rows > 0 && nj == 0) tail();
   }
 }
 
@@ -492,9 +524,11 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
                      BufferRing::sbuf(b, static_cast<int>(schedule.outBuffers), {kPart, kFree},
                                       isa::Dtype::Fp32, "out"),
                      PsumEvictor(b, evictEngines(schedule.evict)), schedule.syncStores};
-  if (schedule.transposedTail) {
-    write.tailEvicted = BufferRing::sbuf(b, 2, {kPart, kPart}, isa::Dtype::Fp32, "out_tail_t");
-    write.tailRows = BufferRing::sbuf(b, 2, {kPart, kPart}, isa::Dtype::Fp32, "out_tail");
+  if (const int64_t rows = schedule.transposedRows; rows > 0) {
+    write.tailEvicted =
+        BufferRing::sbuf(b, 2, {kPart, std::max(kPart, rows)}, isa::Dtype::Fp32, "out_tail_t");
+    write.tailRows = BufferRing::sbuf(b, static_cast<int>(2 * ceilDiv(rows, kPart)), {kPart, kPart},
+                                      isa::Dtype::Fp32, "out_tail");
   }
   if (schedule.mode == MatmulMode::BothResident) {
     buildBothResident(b, lhsT, rhs, write, dtype, schedule);

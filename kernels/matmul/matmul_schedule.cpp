@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "isa/error.h"
@@ -29,12 +30,21 @@ std::string choice(const ParamValues& params, const std::string& name) {
   return params.has(name) ? params.getString(name) : "auto";
 }
 
+/// Full M tiles at most computed transposed with the tail (moving at most 512 columns).
+constexpr int64_t kMaxTransposedTiles = 3;
+
 int64_t outBytes(const MatmulSchedule& s) {
   return s.outBuffers * kMatmulFree * 4;
 }
 
 int64_t align64(int64_t b) {
   return (b + 63) / 64 * 64;
+}
+
+/// SBUF bytes per partition that staging `rows` transposed result rows takes: two evicted
+/// [n, rows] tiles and two [128, 128] row blocks per 128 rows (out_tail_t, out_tail).
+int64_t transposedStagingBytes(int64_t rows) {
+  return 2 * std::max(kMatmulPart, rows) * 4 + 2 * ceilDiv(rows, kMatmulPart) * kMatmulPart * 4;
 }
 
 /// SBUF bytes per partition of a kblocked schedule whose chunks hold `kc` K tiles.
@@ -66,6 +76,53 @@ void chooseBlock(MatmulSchedule& s, int64_t mTiles, int64_t nTiles, int64_t m, i
         s.blockN = bn;
       }
     }
+}
+
+/// TensorE cycles per K tile of mode both (in moving columns: fp32's factor applies to both
+/// terms) when the last `rows` rows of M are computed transposed: every matmul costs
+/// max(min(floor, stationary), moving) and, as the next stationary loads in the background, at
+/// least that stationary's load (stationary / ls_speedup, the fp32 rate for fp32).
+double bothPeColumns(int64_t m, int64_t n, int64_t nTile, int64_t rows, isa::Dtype dtype,
+                     const isa::Geometry& geometry) {
+  const double loadPerColumn =
+      1.0 / (dtype == isa::Dtype::Fp32 ? geometry.lsSpeedupFp32 : geometry.lsSpeedup);
+  const auto matmul = [&](int64_t stationary, int64_t moving) {
+    return std::max({static_cast<double>(std::min(geometry.matmulMinCycles, stationary)),
+                     static_cast<double>(moving), static_cast<double>(stationary) * loadPerColumn});
+  };
+  double columns = 0;
+  for (int64_t n0 = 0; n0 < n; n0 += nTile) {
+    const int64_t ns = std::min(nTile, n - n0);
+    for (int64_t m0 = 0; m0 < m - rows; m0 += kMatmulPart)
+      columns += matmul(std::min(kMatmulPart, m - rows - m0), ns);
+    if (rows == 0) continue;
+    for (int64_t c0 = 0; c0 < ns; c0 += kMatmulPart)
+      columns += matmul(std::min(kMatmulPart, ns - c0), rows);
+  }
+  return columns;
+}
+
+/// Mode both's transposed rows for fp32 (auto): the M tail plus the fewest full tiles before it
+/// (`tiles` when given) whose matmuls hide each rhs chunk's stationary load (at least 128 /
+/// ls_speedup_fp32 moving rows, or the 64-cycle floor), when that costs TensorE fewer cycles
+/// than computing all of M direct; only behind direct tiles, whose work hides the transposes'
+/// DMA latency. 0: all direct.
+int64_t autoTransposedRows(int64_t m, int64_t n, int64_t nTile, int64_t tiles, isa::Dtype dtype,
+                           const isa::Geometry& geometry,
+                           const std::function<bool(int64_t)>& fits) {
+  const double hidingRows = static_cast<double>(kMatmulPart) / geometry.lsSpeedupFp32;
+  int64_t rows = m % kMatmulPart + std::max<int64_t>(0, tiles) * kMatmulPart;
+  if (tiles < 0)
+    while (rows == 0 || static_cast<double>(std::max(geometry.matmulMinCycles, rows)) < hidingRows)
+      rows += kMatmulPart;
+  if (rows == 0 || rows >= m || rows > kMatmulFree || !fits(rows)) return 0;
+  // A tail between the floor and a full tile saves too little for its two extra DMAs
+  // (measured: 600x740x900 on trn1, 100 rows, 0.2% slower transposed).
+  if (rows > geometry.matmulMinCycles && rows < kMatmulPart) return 0;
+  return bothPeColumns(m, n, nTile, rows, dtype, geometry) <
+                 bothPeColumns(m, n, nTile, 0, dtype, geometry)
+             ? rows
+             : 0;
 }
 
 }  // namespace
@@ -139,12 +196,20 @@ std::vector<ParamSpec> matmulScheduleParams() {
       choiceSpec("evict", "engines copying PSUM results to SBUF; auto: alternate VectorE, ScalarE",
                  {"auto", "alternate", "vector", "scalar"}),
       choiceSpec("m_tail",
-                 "mode both: the last M tile of fewer than 128 rows computed direct, or "
-                 "transposed (out^T = rhs^T lhsT: rhs 128-column chunks stationary, the few lhsT "
-                 "columns moving, so each pass costs the 64-cycle floor instead of N columns); "
-                 "auto: transposed when M > 128 and it has at most 64 rows at fp32, at most 16 "
-                 "against K >= 1024 at bf16",
+                 "mode both: the last M tile of fewer than 128 rows (with m_tail_tiles full tiles "
+                 "before it) computed direct, or transposed (out^T = rhs^T lhsT: rhs 128-column "
+                 "chunks stationary, the lhsT rows moving, so a thin tail's pass costs the "
+                 "64-cycle floor instead of N columns); auto: at fp32 whichever costs TensorE "
+                 "the fewest cycles (stationary loads included) behind at least one direct tile, "
+                 "at bf16 transposed when M > 128 and the tail has at most 16 rows against K >= "
+                 "1024",
                  {"auto", "direct", "transposed"}),
+      knobSpec("m_tail_tiles",
+               "mode both, transposed tail: full 128-row M tiles computed transposed with it, "
+               "0-3, so that at fp32 each rhs chunk's stationary load hides behind at least 128 "
+               "moving rows (auto: with m_tail auto at fp32 the fewest tiles that do, when that "
+               "costs TensorE fewer cycles than all direct; else 0)",
+               {"0", "1", "2"}),
   };
 }
 
@@ -177,12 +242,10 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
       knob(params, "load_buffers", 1, 8, residentBytes(4) <= capacity ? 4 : 2);
   const int64_t residentFixed = outBytes(s) + lhsBuffers * kt * kMatmulPart * bytes;
   const bool residentFits = capacity - residentFixed >= 2 * rhsTileBytes;
-  const int64_t tailBytes = 4 * kMatmulPart * 4;  // transposed tail staging (out_tail)
-  const int64_t bothBytes = outBytes(s) + tailBytes + align64(kt * mTiles * kMatmulPart * bytes) +
-                            align64(kt * nTiles * kMatmulFree * bytes);
+  const int64_t operandBytes =
+      align64(kt * mTiles * kMatmulPart * bytes) + align64(kt * nTiles * kMatmulFree * bytes);
+  const int64_t bothBytes = outBytes(s) + transposedStagingBytes(kMatmulPart) + operandBytes;
   const bool bothFit = bothBytes <= capacity;
-  // Mode both has room for a deeper out ring (narrow tiles' stores queue less).
-  const bool bothDeeper = bothBytes + outBytes(s) <= capacity;
   const std::string mode = choice(params, "mode");
   s.mode = mode == "both"       ? MatmulMode::BothResident
            : mode == "resident" ? MatmulMode::Resident
@@ -206,19 +269,40 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
     s.nTile = knob(params, "n_tile", 64, kMatmulFree,
                    n > kMatmulFree && n % kMatmulFree != 0 ? 384 : kMatmulFree);
     s.psumBuffers = knob(params, "psum_buffers", 1, banks, std::min<int64_t>(4, banks));
-    if (!params.has("out_buffers") && bothDeeper) s.outBuffers = 8;
     const std::string tail = choice(params, "m_tail");
     const int64_t tailRows = m % kMatmulPart;
-    // Transposed tail passes cost the 64-cycle floor but their results take two more DMAs (a
-    // transpose and a store): worth it when TensorE bounds the run (fp32), and at bf16 only for a
-    // thin tail against deep K (measured on the test shapes: 8 rows with K 1030 gains 1.8 points
-    // of roofline, 6 rows with K 520 or 60 rows with K 1100 lose 2 to 4).
-    // Only behind direct tiles (M > 128): alone, the transpose's DMA latency is exposed.
-    constexpr int64_t kMaxTailRows = 64, kThinBf16TailRows = 16, kDeepKTiles = 8;
-    const bool autoTail =
-        m > kMatmulPart && tailRows > 0 && tailRows <= kMaxTailRows &&
-        (dtype == isa::Dtype::Fp32 || (tailRows <= kThinBf16TailRows && kt >= kDeepKTiles));
-    s.transposedTail = tail == "transposed" ? tailRows > 0 : tail == "auto" && autoTail;
+    const int64_t tiles = knob(params, "m_tail_tiles", 0, kMaxTransposedTiles, -1);
+    const int64_t givenRows = tailRows + std::max<int64_t>(0, tiles) * kMatmulPart;
+    if (tail == "transposed" && givenRows > m)
+      throw Error(fmt::format("matmul: parameter m_tail_tiles is {} but M = {} has {} full tiles",
+                              tiles, m, m / kMatmulPart));
+    // More than 128 transposed rows need wider staging.
+    const auto fits = [&](int64_t rows) {
+      return outBytes(s) + transposedStagingBytes(rows) + operandBytes <= capacity;
+    };
+    // Transposed results take two more DMAs each (a transpose and a store). At fp32 TensorE
+    // bounds the run, so the split with the fewest PE cycles wins; at bf16 (memory-bound) only a
+    // thin tail against deep K gains (measured on the test shapes: 8 rows with K 1030 gains 1.8
+    // points of roofline, 6 rows with K 520 or 60 rows with K 1100 lose 2 to 4), behind direct
+    // tiles (M > 128): alone, the transpose's DMA latency is exposed.
+    constexpr int64_t kThinBf16TailRows = 16, kDeepKTiles = 8;
+    const bool bf16Tail =
+        m > kMatmulPart && tailRows > 0 && tailRows <= kThinBf16TailRows && kt >= kDeepKTiles;
+    if (tail == "transposed")
+      s.transposedRows = givenRows;
+    else if (tail == "auto" && dtype == isa::Dtype::Fp32)
+      s.transposedRows = autoTransposedRows(m, n, s.nTile, tiles, dtype, geometry, fits);
+    else if (tail == "auto" && bf16Tail)
+      s.transposedRows = givenRows;
+    if (!fits(s.transposedRows))
+      throw Error(
+          fmt::format("matmul: mode both with {} transposed rows needs more than the {} "
+                      "bytes per partition SBUF has; use fewer m_tail_tiles",
+                      s.transposedRows, capacity));
+    // Mode both has room for a deeper out ring (narrow tiles' stores queue less).
+    if (!params.has("out_buffers") &&
+        2 * outBytes(s) + transposedStagingBytes(s.transposedRows) + operandBytes <= capacity)
+      s.outBuffers = 8;
     return s;
   }
 

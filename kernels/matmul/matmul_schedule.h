@@ -38,7 +38,7 @@ struct MatmulSchedule {
   int64_t storeQueues = 2;      ///< GpSimd-triggered store queues q(16-n)..q15
   bool syncStores = false;      ///< every other store triggered by Sync (q6, q7) instead of GpSimd
   EvictEngines evict = EvictEngines::Alternate;
-  bool transposedTail = false;  ///< both: the last M tile (< 128 rows) computed as out^T
+  int64_t transposedRows = 0;  ///< both: the last rows of M (at most 512) computed as out^T
 };
 
 /// The schedule parameters of `matmul` (all default to automatic).

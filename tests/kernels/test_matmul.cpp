@@ -6,6 +6,7 @@
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/harness/run_summary.h"
+#include "kernels/matmul/matmul_schedule.h"
 #include "kernels/reference/matmul_ref.h"
 #include "test_builder_oracle.h"
 
@@ -164,6 +165,49 @@ TEST_CASE("matmul: a transposed M tail without direct tiles (M < 128)") {
     }
 }
 
+TEST_CASE("matmul: transposed rows wider than the M tail are exact on odd shapes") {
+  struct WideCase {
+    Shape3 shape;
+    const char* tiles;
+  };
+  // Own lhsT tile (rows > 128), the last tile (M a multiple of 128), all of M transposed, a
+  // 2-column last rhs chunk, and the most tiles.
+  const WideCase cases[] = {{{1030, 520, 700}, "1"}, {{300, 300, 513}, "1"},
+                            {{200, 256, 300}, "1"},  {{130, 129, 200}, "1"},
+                            {{64, 450, 130}, "3"},   {{257, 700, 1100}, "3"}};
+  uint64_t seed = 500;
+  for (const WideCase& c : cases)
+    for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
+      CAPTURE(c.shape.m);
+      CAPTURE(c.tiles);
+      checkKernelCase(
+          matmulCase(c.shape.k, c.shape.m, c.shape.n, dtype, seed++,
+                     {{"mode", "both"}, {"m_tail", "transposed"}, {"m_tail_tiles", c.tiles}}));
+    }
+}
+
+TEST_CASE("matmul: automatic transposed rows follow the machine's fp32 stationary load") {
+  using namespace neuronsim::kernels;
+  const ParamValues params = parseParams(findKernel("matmul"), {});
+  const auto rows = [&](const neuronsim::sim::MachineConfig& machine, Shape3 s, Dtype dtype) {
+    return resolveMatmulSchedule(params, s.k, s.m, s.n, dtype, machine.geometry).transposedRows;
+  };
+  const auto trn2 = neuronsim::sim::loadMachine("trn2");
+  const auto trn1 = neuronsim::sim::loadMachine("trn1");
+  // Trn2 loads an fp32 stationary of 128 columns in as many cycles as 128 moving columns take:
+  // the 8-row tail widens by one tile (136 rows) to hide it; Trn1's fast load needs no more
+  // than the 64-cycle floor, so the tail stays alone. bf16 keeps its thin-tail rule.
+  CHECK(rows(trn2, {1030, 520, 700}, Dtype::Fp32) == 136);
+  CHECK(rows(trn1, {1030, 520, 700}, Dtype::Fp32) == 8);
+  CHECK(rows(trn2, {1030, 520, 700}, Dtype::Bf16) == 8);
+  CHECK(rows(trn2, {777, 1300, 513}, Dtype::Fp32) == 148);
+  const auto fastFp32 = neuronsim::sim::loadMachine("trn2", {"ls_speedup_fp32=4"});
+  CHECK(rows(fastFp32, {1030, 520, 700}, Dtype::Fp32) == 8);
+  // No padding to save (M a multiple of 128), or a mid-sized tail: all direct.
+  CHECK(rows(trn2, {600, 640, 1100}, Dtype::Fp32) == 0);
+  CHECK(rows(trn1, {600, 740, 900}, Dtype::Fp32) == 0);
+}
+
 TEST_CASE("matmul: schedule parameters out of range are one-line errors") {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul");
@@ -179,6 +223,9 @@ TEST_CASE("matmul: schedule parameters out of range are one-line errors") {
                        neuronsim::Error);
   CHECK_THROWS_WITH_AS(build({{"load_queues", "0"}}),
                        "matmul: parameter load_queues is 0 but must be in [1, 6]",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build({{"m_tail", "transposed"}, {"m_tail_tiles", "5"}}),
+                       "matmul: parameter m_tail_tiles is 5 but must be in [0, 3]",
                        neuronsim::Error);
   CHECK_THROWS_AS(build({{"mode", "kblocked"}, {"k_chunk", "0"}}), neuronsim::Error);
   CHECK_THROWS_AS(build({{"evict", "gpsimd"}}), neuronsim::Error);
@@ -219,13 +266,18 @@ TEST_CASE("matmul: several rhs groups on a small SBUF") {
 TEST_CASE("matmul: the program orders every conflicting access pair") {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul");
-  for (const char* mode : {"both", "resident", "kblocked", "both-transposed-tail"}) {
+  for (const char* mode : {"both", "resident", "kblocked", "both-transposed-tail", "both-wide"}) {
     CAPTURE(mode);
-    const ParamValues params = std::string(mode) == "both-transposed-tail"
-                                   ? parseParams(spec, {{"mode", "both"}, {"m_tail", "transposed"}})
-                                   : parseParams(spec, {{"mode", mode}});
+    const std::string name = mode;
+    const ParamValues params =
+        name == "both-transposed-tail"
+            ? parseParams(spec, {{"mode", "both"}, {"m_tail", "transposed"}})
+        : name == "both-wide"
+            ? parseParams(spec, {{"mode", "both"}, {"m_tail", "transposed"}, {"m_tail_tiles", "1"}})
+            : parseParams(spec, {{"mode", mode}});
+    const int64_t m = name == "both-wide" ? 300 : 129;
     const KernelShapes shapes =
-        checkShapes(spec, {{"lhsT", {130, 129}}, {"rhs", {130, 700}}}, params);
+        checkShapes(spec, {{"lhsT", {130, m}}, {"rhs", {130, 700}}}, params);
     neuronsim::isa::Geometry g;
     g.sbufPartitionBytes = 24 * 1024;
     const auto program = buildKernel(spec, params, shapes, Dtype::Bf16, g);
