@@ -30,13 +30,16 @@ constexpr DmaOptions kStore{.queue = -1, .issue = isa::Engine::GpSimd};
 
 /// Where loads are triggered: lhsT on Sync, cycling over queues q0..q(n-1) (with one queue the
 /// transfers complete in order at full bandwidth, so the tiles the first matmuls need arrive
-/// first); rhs on Sync too, or with `scalarRhs` on ScalarE's queues q10, q11 so that two
-/// engines pay the trigger cost; small transfers (K tails, narrow last tiles) on q8, q9, so that
+/// first); rhs on Sync too, or with `scalarRhs` on ScalarE's own queues so that two engines pay
+/// the trigger cost; small transfers (K tails, narrow last tiles) on queues of their own, so that
 /// they neither wait behind nor hold up the large ones (a queue admits two transfers at a time).
 class LoadQueues {
  public:
-  LoadQueues(int64_t count, bool scalarRhs)
-      : lhs_(QueueCycle::span(0, static_cast<int32_t>(count))), scalarRhs_(scalarRhs) {}
+  LoadQueues(int64_t count, bool scalarRhs, const MatmulQueues& layout)
+      : lhs_(QueueCycle::span(0, static_cast<int32_t>(count))),
+        side_(QueueCycle::span(layout.side(), layout.unit)),
+        scalar_(QueueCycle::span(layout.scalarRhs(), layout.unit)),
+        scalarRhs_(scalarRhs) {}
   DmaOptions lhs() { return {.queue = lhs_.next()}; }
   DmaOptions side() { return {.queue = side_.next()}; }
   DmaOptions rhs() {
@@ -46,8 +49,8 @@ class LoadQueues {
 
  private:
   QueueCycle lhs_;
-  QueueCycle side_ = QueueCycle::span(8, 2);
-  QueueCycle scalar_ = QueueCycle::span(10, 2);
+  QueueCycle side_;
+  QueueCycle scalar_;
   bool scalarRhs_;
 };
 
@@ -114,8 +117,8 @@ struct ResultWriter {
   const HbmView& out;
   BufferRing outs;
   PsumEvictor evict;
-  bool syncStores = false;                         ///< every other store triggered by Sync (q6, q7)
-  QueueCycle syncQueues = QueueCycle::span(6, 2);  ///< Sync's stores and transposes
+  bool syncStores = false;      ///< every other store triggered by Sync on its own queues
+  QueueCycle syncQueues;        ///< Sync's stores and transposes
   BufferRing tailEvicted = {};  ///< transposed(): [128, rows] fp32 staging of the evictions
   BufferRing tailRows = {};     ///< transposed(): [128, 128] blocks of them turned into rows
   int64_t written = 0;
@@ -271,7 +274,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   const Tile rhsBuf = b.sbuf({kPart, nTiles, kt, s.nTile}, dtype, "rhs");
   const BufferRing psums =
       BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
-  LoadQueues queues(s.loadQueues, s.scalarRhs);
+  LoadQueues queues(s.loadQueues, s.scalarRhs, MatmulQueues(b.geometry()));
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
   const auto sideQueue = [&] { return queues.side(); };
@@ -356,7 +359,7 @@ void buildResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
       BufferRing::sbuf(b, static_cast<int>(s.loadBuffers), {kPart, kt, kPart}, dtype, "lhsT");
   const BufferRing psums =
       BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
-  LoadQueues queues(s.loadQueues, s.scalarRhs);
+  LoadQueues queues(s.loadQueues, s.scalarRhs, MatmulQueues(b.geometry()));
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
 
@@ -442,7 +445,7 @@ void buildKBlocked(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
   // block evicts first.
   const BufferRing psums =
       BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
-  LoadQueues queues(s.loadQueues, s.scalarRhs);
+  LoadQueues queues(s.loadQueues, s.scalarRhs, MatmulQueues(b.geometry()));
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
 
@@ -515,15 +518,19 @@ void buildKBlocked(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
 
 void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, const HbmView& out,
                  isa::Dtype dtype, const MatmulSchedule& schedule) {
+  const MatmulQueues layout(b.geometry());
   std::vector<int32_t> storeQueues;
   const int64_t queues = b.geometry().dmaQueues;  // the last store_queues of them
   for (int64_t q = std::max<int64_t>(0, queues - schedule.storeQueues); q < queues; ++q)
     storeQueues.push_back(static_cast<int32_t>(q));
   b.setDmaQueues(storeQueues, isa::Engine::GpSimd);
-  ResultWriter write{b, out,
+  ResultWriter write{b,
+                     out,
                      BufferRing::sbuf(b, static_cast<int>(schedule.outBuffers), {kPart, kFree},
                                       isa::Dtype::Fp32, "out"),
-                     PsumEvictor(b, evictEngines(schedule.evict)), schedule.syncStores};
+                     PsumEvictor(b, evictEngines(schedule.evict)),
+                     schedule.syncStores,
+                     QueueCycle::span(layout.syncStores(), layout.unit)};
   if (const int64_t rows = schedule.transposedRows; rows > 0) {
     write.tailEvicted =
         BufferRing::sbuf(b, 2, {kPart, std::max(kPart, rows)}, isa::Dtype::Fp32, "out_tail_t");

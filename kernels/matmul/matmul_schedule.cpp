@@ -173,16 +173,17 @@ std::vector<ParamSpec> matmulScheduleParams() {
                "fits)",
                {"2", "4", "8"}),
       knobSpec("load_queues",
-               "DMA queues the Sync-triggered loads spread over, q0..q(n-1), 1-6 (auto: 1, so "
-               "loads land in order)",
+               "DMA queues the Sync-triggered loads spread over, q0..q(n-1), 1 to 3/8 of the "
+               "machine's queues (6 of 16; auto: 1, so loads land in order)",
                {"1", "2", "4"}),
       knobSpec("store_queues",
-               "DMA queues the GpSimd-triggered stores spread over, the last n queues, 1-4 "
-               "(auto: 2)",
+               "DMA queues the GpSimd-triggered stores spread over, the last n queues, 1 to a "
+               "quarter of the machine's queues (4 of 16; auto: 2)",
                {"1", "2", "4"}),
       choiceSpec("store_engines",
-                 "engines triggering the stores: gpsimd, or alternate (GpSimd and Sync on q6, "
-                 "q7); auto: alternate in mode both (Sync is idle once its loads are out), else "
+                 "engines triggering the stores: gpsimd, or alternate (GpSimd and Sync on its own "
+                 "queues, q6-q7 of 16); auto: alternate in mode both (Sync is idle once its loads "
+                 "are out), else "
                  "gpsimd",
                  {"auto", "gpsimd", "alternate"}),
       choiceSpec("rhs_engine",
@@ -213,6 +214,14 @@ std::vector<ParamSpec> matmulScheduleParams() {
   };
 }
 
+MatmulQueues::MatmulQueues(const isa::Geometry& geometry) : unit(geometry.dmaQueues / 8) {
+  if (unit < 1)
+    throw Error(fmt::format(
+        "matmul: needs at least 8 DMA queues (the machine has {}): loads, stores, small transfers "
+        "and ScalarE's rhs loads each take their own",
+        geometry.dmaQueues));
+}
+
 MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64_t m, int64_t n,
                                      isa::Dtype dtype, const isa::Geometry& geometry) {
   MatmulSchedule s;
@@ -227,8 +236,9 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
             : evict == "scalar" ? EvictEngines::Scalar
                                 : EvictEngines::Alternate;
   s.outBuffers = knob(params, "out_buffers", 1, 16, 4);
-  s.loadQueues = knob(params, "load_queues", 1, 6, 1);
-  s.storeQueues = knob(params, "store_queues", 1, 4, 2);
+  const MatmulQueues queues(geometry);
+  s.loadQueues = knob(params, "load_queues", 1, queues.maxLoads(), 1);
+  s.storeQueues = knob(params, "store_queues", 1, queues.maxStores(), 2);
   s.scalarRhs = choice(params, "rhs_engine") == "scalar";
   s.rampChunks = knob(params, "ramp_chunks", 0, 1, 1) == 1;
 

@@ -33,12 +33,25 @@ struct MatmulSchedule {
   int64_t psumBuffers = 4;      ///< PSUM banks the accumulators rotate through
   bool rampChunks = true;       ///< kblocked: the first block's chunks grow 1, 2, 4, ... K tiles
   int64_t outBuffers = 4;       ///< SBUF staging tiles for evicted results
-  int64_t loadQueues = 1;       ///< Sync-triggered load queues q0..q(n-1)
-  bool scalarRhs = false;       ///< rhs loads triggered by ScalarE (q10, q11) instead of Sync
-  int64_t storeQueues = 2;      ///< GpSimd-triggered store queues q(16-n)..q15
-  bool syncStores = false;      ///< every other store triggered by Sync (q6, q7) instead of GpSimd
+  int64_t loadQueues = 1;       ///< Sync-triggered load queues from q0 (MatmulQueues)
+  bool scalarRhs = false;       ///< rhs loads triggered by ScalarE on its own queues
+  int64_t storeQueues = 2;      ///< GpSimd-triggered store queues, the machine's last ones
+  bool syncStores = false;      ///< every other store triggered by Sync instead of GpSimd
   EvictEngines evict = EvictEngines::Alternate;
   int64_t transposedRows = 0;  ///< both: the last rows of M (at most 512) computed as out^T
+};
+
+/// How matmul spreads its DMAs over the machine's queues, in units of an eighth of them (16
+/// queues: Sync loads q0-q5, Sync stores q6-q7, small transfers q8-q9, ScalarE's rhs q10-q11,
+/// GpSimd stores up to q12-q15). Throws neuronsim::Error below 8 queues.
+struct MatmulQueues {
+  explicit MatmulQueues(const isa::Geometry& geometry);
+  int32_t unit;  ///< an eighth of the machine's DMA queues
+  int32_t maxLoads() const { return 3 * unit; }
+  int32_t syncStores() const { return 3 * unit; }  ///< first of `unit` queues
+  int32_t side() const { return 4 * unit; }        ///< first of `unit` queues
+  int32_t scalarRhs() const { return 5 * unit; }   ///< first of `unit` queues
+  int32_t maxStores() const { return 2 * unit; }
 };
 
 /// The schedule parameters of `matmul` (all default to automatic).
