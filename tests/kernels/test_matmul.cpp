@@ -263,6 +263,25 @@ TEST_CASE("matmul: several rhs groups on a small SBUF") {
   checkKernelCase(matmulCase(1024, 200, 1700, Dtype::Fp32, 11, {{"mode", "resident"}}), machine);
 }
 
+TEST_CASE("matmul: every mode on machines with fewer DMA queues") {
+  const std::vector<std::pair<std::string, std::string>> schedules[] = {
+      {{"mode", "both"}, {"store_engines", "alternate"}, {"rhs_engine", "scalar"}},
+      {{"mode", "resident"}, {"load_queues", "3"}, {"store_queues", "2"}},
+      {{"mode", "kblocked"}, {"block_m", "2"}},
+  };
+  uint64_t seed = 400;
+  for (const char* queues : {"dma_queues=8", "dma_queues=12"}) {
+    const auto machine = neuronsim::sim::loadMachine("trn2", {queues});
+    for (const auto& params : schedules)
+      checkKernelCase(matmulCase(300, 130, 1100, Dtype::Fp32, seed++, params), machine);
+  }
+  const auto four = neuronsim::sim::loadMachine("trn2", {"dma_queues=4"});
+  CHECK_THROWS_WITH_AS(checkKernelCase(matmulCase(300, 130, 600, Dtype::Fp32, 1), four),
+                       "matmul: needs at least 8 DMA queues (the machine has 4): loads, stores, "
+                       "small transfers and ScalarE's rhs loads each take their own",
+                       neuronsim::Error);
+}
+
 TEST_CASE("matmul: the program orders every conflicting access pair") {
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul");
