@@ -25,15 +25,6 @@ Tick EngineTiming::afterInterlock(std::span<const Operand> operands, Tick t, Sta
   return t;
 }
 
-Issue EngineTiming::begin(Tick start, const Stall& stall) const {
-  Issue issue;
-  issue.ready = head_;
-  issue.start = start;
-  issue.executing = start;
-  issue.stall = stall;
-  return issue;
-}
-
 Issue EngineTiming::issue(const DecodedInstruction& inst, const Footprint& dst, Tick start,
                           const Stall& stall) {
   Issue issue = begin(start, stall);

@@ -40,7 +40,15 @@ class EngineTiming {
   Issue trigger(Tick start, Tick duration, const Stall& stall);
 
  protected:
-  Issue begin(Tick start, const Stall& stall) const;
+  /// An issue ready at head() and starting at `start`, delayed by `stall`.
+  Issue begin(Tick start, const Stall& stall) const {
+    Issue issue;
+    issue.ready = head_;
+    issue.start = start;
+    issue.executing = start;
+    issue.stall = stall;
+    return issue;
+  }
 
   EngineClock clock_;
   Tick latency_;  ///< issue end to results landing
