@@ -23,8 +23,11 @@ void RunRecorder::instruction(const DecodedInstruction& inst, const Issue& issue
     totals_.sbufWriteBytes += inst.sbufBytesWritten;
   }
   noteEnd(issue.complete);
-  if (!sink_) return;
+  if (sink_) emit(inst, issue);
+}
 
+void RunRecorder::emit(const DecodedInstruction& inst, const Issue& issue) {
+  const ComputeCost& cost = inst.cost;
   traces::InstructionEvent e;
   e.index = inst.index;
   e.engine = inst.engine;

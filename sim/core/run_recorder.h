@@ -30,6 +30,9 @@ class RunRecorder {
   traces::RunTotals finish();
 
  private:
+  /// Sends `inst`'s event and TensorE counters to the sink.
+  void emit(const DecodedInstruction& inst, const Issue& issue);
+
   const MachineConfig& machine_;
   traces::EventSink* sink_;
   traces::RunTotals totals_;

@@ -37,13 +37,7 @@ SemaphoreBank::SemaphoreBank(const SemaphoreUsage& usage, const MachineConfig& m
   }
 }
 
-uint32_t SemaphoreBank::add(int32_t sem, Tick at, int64_t delta, int64_t by) {
-  Semaphore& s = semaphores_[static_cast<size_t>(sem)];
-  // Every later query comes from an engine at or after its frontier.
-  Tick floor = Tick::never();
-  for (int e = 0; e < isa::kNumEngines; ++e)
-    floor = std::min(floor, frontier_[static_cast<size_t>(e)]);
-  s.timeline.add(at, delta, by, floor);
+uint32_t SemaphoreBank::wakeWaiters(Semaphore& s) {
   uint32_t woken = 0;
   for (size_t i = 0; i < s.waiters.size();) {
     const int64_t value = s.waiters[i].value;

@@ -3,6 +3,7 @@
 // each one, and who is blocked on which value. Plain C++; the SystemC shell turns "wake these
 // agents" into events.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -41,7 +42,14 @@ class SemaphoreBank {
   Tick handoff() const { return handoff_; }
   /// Registers `delta` on `sem` visible at `at`, from instruction `by`. Returns the agents
   /// (bit per agent) whose awaited value is now reached; they stop waiting.
-  uint32_t add(int32_t sem, Tick at, int64_t delta, int64_t by);
+  uint32_t add(int32_t sem, Tick at, int64_t delta, int64_t by) {
+    Semaphore& s = semaphores_[static_cast<size_t>(sem)];
+    // Every later query comes from an engine at or after its frontier.
+    Tick floor = Tick::never();
+    for (size_t e = 0; e < isa::kNumEngines; ++e) floor = std::min(floor, frontier_[e]);
+    s.timeline.add(at, delta, by, floor);
+    return s.waiters.empty() ? 0u : wakeWaiters(s);
+  }
   SemaphoreTimeline::Reach firstReach(int32_t sem, int64_t value) const {
     return semaphores_[static_cast<size_t>(sem)].timeline.firstReach(value);
   }
@@ -89,6 +97,8 @@ class SemaphoreBank {
     std::vector<Waiter> waiters;
   };
 
+  /// Removes and returns (bit per agent) the waiters of `s` whose wait is over.
+  uint32_t wakeWaiters(Semaphore& s);
   std::vector<Waiter>& waitersOf(int32_t sem) {
     return semaphores_[static_cast<size_t>(sem)].waiters;
   }

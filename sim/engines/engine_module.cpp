@@ -147,15 +147,19 @@ EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
     phase_ = Phase::Waits;
   }
 
-  // 1. Semaphore waits.
+  // 1. Semaphore waits (the one it blocked on last first).
   if (phase_ == Phase::Waits) {
-    for (; nextWait_ < inst.waits.size(); ++nextWait_) {
-      const isa::SemWait& w = inst.waits[nextWait_];
-      const SemaphoreTimeline::Reach reach = ctx_.semaphores().firstReach(w.sem, w.value);
+    SemaphoreBank& bank = ctx_.semaphores();
+    for (size_t i = nextWait_; i < inst.waits.size(); ++i) {
+      const isa::SemWait& w = inst.waits[i];
+      const SemaphoreTimeline::Reach reach = bank.firstReach(w.sem, w.value);
       if (reach.at <= t_ && listen_ == Listen::None && !blockedOn_) continue;  // holds already
-      if (!awaitSemaphore(w, reach, now, resume)) return Progress::Blocked;
+      if (!awaitSemaphore(w, reach, now, resume)) {
+        nextWait_ = i;
+        return Progress::Blocked;
+      }
     }
-    ctx_.semaphores().advanceFrontier(agent_, t_);
+    bank.advanceFrontier(agent_, t_);
     if (RaceDetector* races = ctx_.races()) {
       for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
       races->tick(agent_);
@@ -171,21 +175,20 @@ EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
 
   // 2. Timing: NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts in time
   //    order).
-  Issue issue;
   if (phase_ == Phase::Trigger) {
     if (t_ > now) {
       resume.at = std::min(resume.at, t_);
       return Progress::Blocked;
     }
-    issue = timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_);
-  } else {
-    bool posted = false;
-    if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
-      return posted ? Progress::Changed : Progress::Blocked;
-    if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
-    issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
-    if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+    finish(inst, timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_));
+    return Progress::Issued;
   }
+  bool posted = false;
+  if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
+    return posted ? Progress::Changed : Progress::Blocked;
+  if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
+  const Issue issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
+  if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
   finish(inst, issue);
   return Progress::Issued;
 }
