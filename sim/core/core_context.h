@@ -46,7 +46,15 @@ class CoreContext {
   /// `visible` (a compute engine's signals land a SemaphoreBank::handoff() before); `vc` is
   /// the clock they release (ignored without race detection).
   void signal(std::span<const isa::SemSignal> signals, int64_t index, isa::SignalAt at,
-              Tick visible, const VectorClock* vc);
+              Tick visible, const VectorClock* vc) {
+    for (const isa::SemSignal& s : signals) {
+      if (s.at != at) continue;
+      uint32_t woken = semaphores_.add(s.sem, visible, s.delta, index);
+      if (races_ && vc) races_->release(s.sem, visible, s.delta, *vc);
+      for (; woken != 0; woken &= woken - 1)
+        wake_[static_cast<size_t>(__builtin_ctz(woken))].notify();
+    }
+  }
   /// Records the first failure and stops the simulation.
   void fail(std::exception_ptr e);
   std::exception_ptr error() const { return error_; }

@@ -53,8 +53,7 @@ uint32_t SemaphoreBank::wakeWaiters(Semaphore& s) {
   return woken;
 }
 
-bool SemaphoreBank::settled(int32_t sem, Tick t, Tick now) const {
-  if (t <= now) return true;
+bool SemaphoreBank::settledLater(int32_t sem, Tick t) const {
   const Semaphore& s = semaphores_[static_cast<size_t>(sem)];
   for (uint32_t rest = s.signallers; rest != 0; rest &= rest - 1) {
     const int agent = __builtin_ctz(rest);

@@ -58,7 +58,7 @@ class SemaphoreBank {
     return semaphores_[static_cast<size_t>(sem)].timeline.finalValue();
   }
   /// True when no increment still to be registered on `sem` can become visible before `t`.
-  bool settled(int32_t sem, Tick t, Tick now) const;
+  bool settled(int32_t sem, Tick t, Tick now) const { return t <= now || settledLater(sem, t); }
   /// Engine agent `agent` will start no instruction before `t` (Tick::never() when done).
   void advanceFrontier(int agent, Tick t) { frontier_[static_cast<size_t>(agent)] = t; }
   /// Engine agent `agent` is blocked until `sem` reaches `value` (`sem` -1: it is not).
@@ -97,6 +97,8 @@ class SemaphoreBank {
     std::vector<Waiter> waiters;
   };
 
+  /// settled() for `t` later than SystemC now.
+  bool settledLater(int32_t sem, Tick t) const;
   /// Removes and returns (bit per agent) the waiters of `s` whose wait is over.
   uint32_t wakeWaiters(Semaphore& s);
   std::vector<Waiter>& waitersOf(int32_t sem) {

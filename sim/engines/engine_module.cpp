@@ -29,6 +29,21 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
   if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
 }
 
+inline void EngineSequencer::stallOn(const isa::SemWait& wait, SemaphoreTimeline::Reach reach) {
+  t_ = reach.at;
+  stall_ = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
+}
+
+inline bool EngineSequencer::passes(const isa::SemWait& wait, SemaphoreTimeline::Reach reach,
+                                    Tick now, Resume& resume) {
+  if (reach.at <= t_) return true;
+  resume.wake = true;  // as awaitSemaphore() asks whenever the reach is later than t_
+  if (reach.at == Tick::never() || !ctx_.semaphores().settled(wait.sem, reach.at, now))
+    return false;
+  stallOn(wait, reach);
+  return true;
+}
+
 bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach,
                                      Tick now, Resume& resume) {
   SemaphoreBank& bank = ctx_.semaphores();
@@ -58,8 +73,7 @@ bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline
       resume.at = std::min(resume.at, reach.at);
       return false;
     }
-    t_ = reach.at;
-    stall_ = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
+    stallOn(wait, reach);
   }
   if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
   listen_ = Listen::None;
@@ -153,7 +167,7 @@ EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
     for (size_t i = nextWait_; i < inst.waits.size(); ++i) {
       const isa::SemWait& w = inst.waits[i];
       const SemaphoreTimeline::Reach reach = bank.firstReach(w.sem, w.value);
-      if (reach.at <= t_ && listen_ == Listen::None && !blockedOn_) continue;  // holds already
+      if (listen_ == Listen::None && !blockedOn_ && passes(w, reach, now, resume)) continue;
       if (!awaitSemaphore(w, reach, now, resume)) {
         nextWait_ = i;
         return Progress::Blocked;

@@ -55,6 +55,11 @@ class EngineSequencer {
   /// The wait registered with the semaphore bank for the current SemWait.
   enum class Listen { None, Value, Change };
 
+  /// A wait not blocked on before that holds from t_ without blocking: `reach` is at or
+  /// before t_, or later and final (t_ moved to it, with a Semaphore stall).
+  bool passes(const isa::SemWait& wait, SemaphoreTimeline::Reach reach, Tick now, Resume& resume);
+  /// Moves t_ to `reach`, the start `wait` held back.
+  void stallOn(const isa::SemWait& wait, SemaphoreTimeline::Reach reach);
   /// True when `wait`, first reached by registered increments at `reach`, holds from t_ on
   /// (t_ moved to its reach, with a Semaphore stall, when it binds); else fills `resume`.
   bool awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach, Tick now,
