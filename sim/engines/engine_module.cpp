@@ -114,7 +114,8 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resum
   return false;
 }
 
-inline void EngineSequencer::finish(const DecodedInstruction& inst, const Issue& issue) {
+[[gnu::always_inline]] inline void EngineSequencer::finish(const DecodedInstruction& inst,
+                                                           const Issue& issue) {
   const int64_t index = inst.index;
   if (issue.complete > kSimulatedTimeLimit)
     throwTimeLimit(issue.complete,

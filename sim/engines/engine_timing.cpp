@@ -10,8 +10,7 @@ EngineTiming::EngineTiming(isa::Engine engine, const MachineConfig& machine)
       latency_(clock_.toTicks(pipelineLatency(engine, machine))),
       interlock_(engine != isa::Engine::Tensor) {}
 
-Tick EngineTiming::afterInterlock(std::span<const Operand> operands, Tick t, Stall& stall) const {
-  if (!interlock_) return t;
+Tick EngineTiming::afterInFlight(std::span<const Operand> operands, Tick t, Stall& stall) const {
   for (size_t i = 0; i < ringSize_; ++i) {
     const InFlight& f = ring_[(ringHead_ + i) % kRing];
     if (f.lands <= t) continue;
