@@ -211,8 +211,10 @@ EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
 EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context,
                            std::vector<EngineSequencer*> sequencers)
     : sc_core::sc_module(name), ctx_(context), sequencers_(std::move(sequencers)) {
-  if (sequencers_.size() > 1)
-    for (const EngineSequencer* s : sequencers_) wake_ |= ctx_.wakeEvent(engineAgent(s->engine()));
+  for (const EngineSequencer* s : sequencers_) {
+    agents_ |= 1u << engineAgent(s->engine());
+    if (sequencers_.size() > 1) wake_ |= ctx_.wakeEvent(engineAgent(s->engine()));
+  }
   SC_THREAD(run);
 }
 
@@ -243,6 +245,7 @@ void EngineModule::run() {
     while (true) {
       // One pass: each sequencer as far as it goes. A sequencer that blocked before another
       // one issued or posted a request tries again before the thread waits.
+      ctx_.setRunning(agents_);
       Resume resume;
       const Tick now = scNow();
       bool blocked = false, stale = false;
@@ -255,8 +258,10 @@ void EngineModule::run() {
         }
         blocked = blocked || !s->finished();
       }
-      if (!blocked) return;
-      if (!stale) await(resume);
+      if (!blocked) break;
+      if (stale) continue;
+      ctx_.setRunning(0);
+      await(resume);
     }
   } catch (const sc_core::sc_unwind_exception&) {
     throw;
@@ -270,6 +275,7 @@ void EngineModule::run() {
         Error(fmt::format("instruction {} ({} on {}): {}", index, isa::opcodeName(inst.opcode),
                           isa::engineName(current->engine()), e.what()))));
   }
+  ctx_.setRunning(0);
 }
 
 std::vector<std::unique_ptr<EngineModule>> engineThreads(

@@ -104,6 +104,7 @@ class EngineModule : public sc_core::sc_module {
   CoreContext& ctx_;
   std::vector<EngineSequencer*> sequencers_;
   sc_core::sc_event_or_list wake_;  ///< the sequencers' wake events (two or more)
+  uint32_t agents_ = 0;             ///< the sequencers' agents (bit per agent)
 };
 
 /// The threads driving `sequencers` (which outlive them): one per engine, and on Trn1 one for
