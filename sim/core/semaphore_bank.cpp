@@ -8,17 +8,6 @@
 
 namespace neuronsim::sim {
 
-void SemaphoreUsage::note(const isa::Instruction& inst) {
-  const bool dma = isa::isDma(inst.opcode);
-  for (const isa::SemSignal& s : inst.signals) {
-    const auto sem = static_cast<size_t>(s.sem);
-    ++signals[sem];
-    signallers[sem] |= 1u << (dma ? queueAgent(inst.dmaQueue) : engineAgent(inst.engine));
-    if (!dma && s.at == isa::SignalAt::Read)
-      readSignallers[sem] |= static_cast<uint8_t>(1u << static_cast<unsigned>(inst.engine));
-  }
-}
-
 SemaphoreBank::SemaphoreBank(const SemaphoreUsage& usage, const MachineConfig& machine)
     : handoff_(EngineClock(machine.syncGhz).toTicks(Cycles{machine.semaphoreHandoffCycles})),
       semaphores_(usage.signallers.size()) {

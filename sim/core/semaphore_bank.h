@@ -21,7 +21,16 @@ struct SemaphoreUsage {
   explicit SemaphoreUsage(size_t semaphores)
       : signallers(semaphores), readSignallers(semaphores), signals(semaphores) {}
   /// Records the signals of `inst` (semaphore indices already checked).
-  void note(const isa::Instruction& inst);
+  void note(const isa::Instruction& inst) {
+    const bool dma = isa::isDma(inst.opcode);
+    for (const isa::SemSignal& s : inst.signals) {
+      const auto sem = static_cast<size_t>(s.sem);
+      ++signals[sem];
+      signallers[sem] |= 1u << (dma ? queueAgent(inst.dmaQueue) : engineAgent(inst.engine));
+      if (!dma && s.at == isa::SignalAt::Read)
+        readSignallers[sem] |= static_cast<uint8_t>(1u << static_cast<unsigned>(inst.engine));
+    }
+  }
 
   std::vector<uint32_t> signallers;     ///< per semaphore: bit per agent
   std::vector<uint8_t> readSignallers;  ///< per semaphore: bit per engine signalling it @read
