@@ -31,13 +31,10 @@ class EngineSequencer {
   /// `stream`: indices into program.instructions run by `engine`, in order.
   EngineSequencer(CoreContext& context, isa::Engine engine, LargeVector<int64_t> stream);
 
-  enum class Progress {
-    Issued,   ///< the head instruction issued
-    Changed,  ///< blocked, after posting a port request rivals must see
-    Blocked,  ///< blocked; `resume` says until when
-  };
-  /// Takes the head instruction as far as it can go at SystemC time `now`.
-  Progress advance(Tick now, Resume& resume);
+  /// Issues head instructions at SystemC time `now` until one blocks (`resume` says until
+  /// when) or the stream ends. True when rivals may have something new to see: it issued an
+  /// instruction or posted a port request.
+  bool advance(Tick now, Resume& resume);
   /// One delta cycle passed since advance() asked for it.
   void yielded() { yielded_ = yielded_ || yieldAsked_; }
 
@@ -51,7 +48,15 @@ class EngineSequencer {
   int64_t headInstruction() const { return stream_.headIndex(); }
 
  private:
+  enum class Progress {
+    Issued,   ///< the head instruction issued
+    Changed,  ///< blocked, after posting a port request rivals must see
+    Blocked,  ///< blocked; `resume` says until when
+  };
   enum class Phase { Head, Waits, Ports, Trigger };
+
+  /// Takes the head instruction as far as it can go at SystemC time `now`.
+  Progress step(Tick now, Resume& resume);
   /// The wait registered with the semaphore bank for the current SemWait.
   enum class Listen { None, Value, Change };
 
