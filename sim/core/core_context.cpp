@@ -1,4 +1,4 @@
-// Shared run state: signal delivery to the semaphores, the race detector and waiting agents.
+// Shared run state: construction and failure (signal delivery is inline in the header).
 #include "sim/core/core_context.h"
 
 namespace neuronsim::sim {
@@ -14,17 +14,6 @@ CoreContext::CoreContext(const isa::Program& program, const MachineConfig& machi
                          : nullptr),
       arbiter_(machine.accessConflicts),
       recorder_(machine, sink) {}
-
-void CoreContext::signal(std::span<const isa::SemSignal> signals, int64_t index, isa::SignalAt at,
-                         Tick visible, const VectorClock* vc) {
-  for (const isa::SemSignal& s : signals) {
-    if (s.at != at) continue;
-    uint32_t woken = semaphores_.add(s.sem, visible, s.delta, index);
-    if (races_ && vc) races_->release(s.sem, visible, s.delta, *vc);
-    for (; woken != 0; woken &= woken - 1)
-      wake_[static_cast<size_t>(__builtin_ctz(woken))].notify();
-  }
-}
 
 void CoreContext::fail(std::exception_ptr e) {
   if (error_) return;

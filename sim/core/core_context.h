@@ -41,12 +41,24 @@ class CoreContext {
   void attachDma(DmaModule& dma) { dma_ = &dma; }
   /// Notified when a value `agent` waits for may have been reached.
   sc_core::sc_event& wakeEvent(int agent) { return wake_[static_cast<size_t>(agent)]; }
+  /// The agents (bit per agent) of the engine thread running now (0 while none runs). Only
+  /// its own thread waits on an agent's wake event, and a running thread waits on nothing:
+  /// signals skip notifying them.
+  void setRunning(uint32_t agents) { running_ = agents; }
 
   /// Registers `signals` of instruction `index` that fire `at`, visible to waiters at
   /// `visible` (a compute engine's signals land a SemaphoreBank::handoff() before); `vc` is
   /// the clock they release (ignored without race detection).
   void signal(std::span<const isa::SemSignal> signals, int64_t index, isa::SignalAt at,
-              Tick visible, const VectorClock* vc);
+              Tick visible, const VectorClock* vc) {
+    for (const isa::SemSignal& s : signals) {
+      if (s.at != at) continue;
+      uint32_t woken = semaphores_.add(s.sem, visible, s.delta, index) & ~running_;
+      if (races_ && vc) races_->release(s.sem, visible, s.delta, *vc);
+      for (; woken != 0; woken &= woken - 1)
+        wake_[static_cast<size_t>(__builtin_ctz(woken))].notify();
+    }
+  }
   /// Records the first failure and stops the simulation.
   void fail(std::exception_ptr e);
   std::exception_ptr error() const { return error_; }
@@ -61,6 +73,7 @@ class CoreContext {
   RunRecorder recorder_;
   DmaModule* dma_ = nullptr;
   std::array<sc_core::sc_event, kNumAgents> wake_;
+  uint32_t running_ = 0;
   std::exception_ptr error_;
 };
 

@@ -6,25 +6,8 @@ namespace neuronsim::sim {
 RunRecorder::RunRecorder(const MachineConfig& machine, traces::EventSink* sink)
     : machine_(machine), sink_(sink) {}
 
-void RunRecorder::instruction(const DecodedInstruction& inst, const Issue& issue) {
+void RunRecorder::emit(const DecodedInstruction& inst, const Issue& issue) {
   const ComputeCost& cost = inst.cost;
-  traces::EngineTotals& engine = totals_.engines[static_cast<size_t>(inst.engine)];
-  engine.busy += issue.end - issue.start;
-  Tick& activeUntil = activeUntil_[static_cast<size_t>(inst.engine)];
-  const Tick activeFrom = std::max(issue.executing, activeUntil);
-  if (issue.complete > activeFrom) engine.active += issue.complete - activeFrom;
-  activeUntil = std::max(activeUntil, issue.complete);
-  ++engine.instructions;
-  ++totals_.instructions;
-  totals_.flops += cost.flops;
-  totals_.transposeFlops += cost.transposeFlops;
-  if (!inst.dma) {
-    totals_.sbufReadBytes += inst.sbufBytesRead;
-    totals_.sbufWriteBytes += inst.sbufBytesWritten;
-  }
-  noteEnd(issue.complete);
-  if (!sink_) return;
-
   traces::InstructionEvent e;
   e.index = inst.index;
   e.engine = inst.engine;

@@ -8,17 +8,6 @@
 
 namespace neuronsim::sim {
 
-void SemaphoreUsage::note(const isa::Instruction& inst) {
-  const bool dma = isa::isDma(inst.opcode);
-  for (const isa::SemSignal& s : inst.signals) {
-    const auto sem = static_cast<size_t>(s.sem);
-    ++signals[sem];
-    signallers[sem] |= 1u << (dma ? queueAgent(inst.dmaQueue) : engineAgent(inst.engine));
-    if (!dma && s.at == isa::SignalAt::Read)
-      readSignallers[sem] |= static_cast<uint8_t>(1u << static_cast<unsigned>(inst.engine));
-  }
-}
-
 SemaphoreBank::SemaphoreBank(const SemaphoreUsage& usage, const MachineConfig& machine)
     : handoff_(EngineClock(machine.syncGhz).toTicks(Cycles{machine.semaphoreHandoffCycles})),
       semaphores_(usage.signallers.size()) {
@@ -37,13 +26,7 @@ SemaphoreBank::SemaphoreBank(const SemaphoreUsage& usage, const MachineConfig& m
   }
 }
 
-uint32_t SemaphoreBank::add(int32_t sem, Tick at, int64_t delta, int64_t by) {
-  Semaphore& s = semaphores_[static_cast<size_t>(sem)];
-  // Every later query comes from an engine at or after its frontier.
-  Tick floor = Tick::never();
-  for (int e = 0; e < isa::kNumEngines; ++e)
-    floor = std::min(floor, frontier_[static_cast<size_t>(e)]);
-  s.timeline.add(at, delta, by, floor);
+uint32_t SemaphoreBank::wakeWaiters(Semaphore& s) {
   uint32_t woken = 0;
   for (size_t i = 0; i < s.waiters.size();) {
     const int64_t value = s.waiters[i].value;
@@ -59,8 +42,7 @@ uint32_t SemaphoreBank::add(int32_t sem, Tick at, int64_t delta, int64_t by) {
   return woken;
 }
 
-bool SemaphoreBank::settled(int32_t sem, Tick t, Tick now) const {
-  if (t <= now) return true;
+bool SemaphoreBank::settledLater(int32_t sem, Tick t) const {
   const Semaphore& s = semaphores_[static_cast<size_t>(sem)];
   for (uint32_t rest = s.signallers; rest != 0; rest &= rest - 1) {
     const int agent = __builtin_ctz(rest);

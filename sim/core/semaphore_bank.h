@@ -3,6 +3,7 @@
 // each one, and who is blocked on which value. Plain C++; the SystemC shell turns "wake these
 // agents" into events.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -20,7 +21,16 @@ struct SemaphoreUsage {
   explicit SemaphoreUsage(size_t semaphores)
       : signallers(semaphores), readSignallers(semaphores), signals(semaphores) {}
   /// Records the signals of `inst` (semaphore indices already checked).
-  void note(const isa::Instruction& inst);
+  void note(const isa::Instruction& inst) {
+    const bool dma = isa::isDma(inst.opcode);
+    for (const isa::SemSignal& s : inst.signals) {
+      const auto sem = static_cast<size_t>(s.sem);
+      ++signals[sem];
+      signallers[sem] |= 1u << (dma ? queueAgent(inst.dmaQueue) : engineAgent(inst.engine));
+      if (!dma && s.at == isa::SignalAt::Read)
+        readSignallers[sem] |= static_cast<uint8_t>(1u << static_cast<unsigned>(inst.engine));
+    }
+  }
 
   std::vector<uint32_t> signallers;     ///< per semaphore: bit per agent
   std::vector<uint8_t> readSignallers;  ///< per semaphore: bit per engine signalling it @read
@@ -41,7 +51,14 @@ class SemaphoreBank {
   Tick handoff() const { return handoff_; }
   /// Registers `delta` on `sem` visible at `at`, from instruction `by`. Returns the agents
   /// (bit per agent) whose awaited value is now reached; they stop waiting.
-  uint32_t add(int32_t sem, Tick at, int64_t delta, int64_t by);
+  uint32_t add(int32_t sem, Tick at, int64_t delta, int64_t by) {
+    Semaphore& s = semaphores_[static_cast<size_t>(sem)];
+    // Every later query comes from an engine at or after its frontier.
+    Tick floor = Tick::never();
+    for (size_t e = 0; e < isa::kNumEngines; ++e) floor = std::min(floor, frontier_[e]);
+    s.timeline.add(at, delta, by, floor);
+    return s.waiters.empty() ? 0u : wakeWaiters(s);
+  }
   SemaphoreTimeline::Reach firstReach(int32_t sem, int64_t value) const {
     return semaphores_[static_cast<size_t>(sem)].timeline.firstReach(value);
   }
@@ -50,7 +67,7 @@ class SemaphoreBank {
     return semaphores_[static_cast<size_t>(sem)].timeline.finalValue();
   }
   /// True when no increment still to be registered on `sem` can become visible before `t`.
-  bool settled(int32_t sem, Tick t, Tick now) const;
+  bool settled(int32_t sem, Tick t, Tick now) const { return t <= now || settledLater(sem, t); }
   /// Engine agent `agent` will start no instruction before `t` (Tick::never() when done).
   void advanceFrontier(int agent, Tick t) { frontier_[static_cast<size_t>(agent)] = t; }
   /// Engine agent `agent` is blocked until `sem` reaches `value` (`sem` -1: it is not).
@@ -89,6 +106,10 @@ class SemaphoreBank {
     std::vector<Waiter> waiters;
   };
 
+  /// settled() for `t` later than SystemC now.
+  bool settledLater(int32_t sem, Tick t) const;
+  /// Removes and returns (bit per agent) the waiters of `s` whose wait is over.
+  uint32_t wakeWaiters(Semaphore& s);
   std::vector<Waiter>& waitersOf(int32_t sem) {
     return semaphores_[static_cast<size_t>(sem)].waiters;
   }

@@ -26,18 +26,16 @@ void PeThrottle::beginAt(Tick start) {
     rampStart_ = start;
 }
 
-double PeThrottle::rateAt(Tick t) const {
-  if (!enabled_ || rampStart_ < Tick() || t >= rampStart_ + ramp_) return 1.0;
+double PeThrottle::rampRateAt(Tick t) const {
   if (t < rampStart_) return startFraction_;
   return startFraction_ + (1.0 - startFraction_) * static_cast<double>((t - rampStart_).ps()) /
                               static_cast<double>(ramp_.ps());
 }
 
-Tick PeThrottle::endFor(Tick start, Tick work) const {
+Tick PeThrottle::endInRamp(Tick start, Tick work) const {
   const Tick rampEnd = rampStart_ + ramp_;
-  if (!enabled_ || rampStart_ < Tick() || start >= rampEnd || work <= Tick()) return start + work;
   // Work done from `start` over x ps: a x + b x^2 / 2, the rate rising linearly at b per ps.
-  const double a = rateAt(start);
+  const double a = rampRateAt(start);
   const double b = (1.0 - startFraction_) / static_cast<double>(ramp_.ps());
   const double span = static_cast<double>((rampEnd - start).ps());
   const double rampWork = a * span + 0.5 * b * span * span;

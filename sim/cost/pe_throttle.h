@@ -23,16 +23,25 @@ class PeThrottle {
   /// last engagement) is below the utilization threshold.
   void beginAt(Tick start);
   /// PE rate at `t` as a fraction of full speed (1 when disabled or ramped up).
-  double rateAt(Tick t) const;
+  double rateAt(Tick t) const { return fullRateAt(t) ? 1.0 : rampRateAt(t); }
   /// When an instruction needing `work` at full rate, ready at `start`, ends (rounded to the
   /// nearest ps; `start + work` at full rate).
-  Tick endFor(Tick start, Tick work) const;
+  Tick endFor(Tick start, Tick work) const {
+    return fullRateAt(start) || work <= Tick() ? start + work : endInRamp(start, work);
+  }
   /// Records that the PE did work over [start, end) (at full rate: utilization counts work).
   void recordBusy(Tick start, Tick end);
   /// Start of the current ramp (negative before the first instruction).
   Tick rampStart() const { return rampStart_; }
 
  private:
+  /// True when the PE runs at full rate from `t` on (disabled, not engaged, or ramped up).
+  bool fullRateAt(Tick t) const {
+    return !enabled_ || rampStart_ < Tick() || t >= rampStart_ + ramp_;
+  }
+  /// rateAt() and endFor() while the ramp is engaged at `t` / `start`.
+  double rampRateAt(Tick t) const;
+  Tick endInRamp(Tick start, Tick work) const;
   Tick busyIn(Tick from, Tick to) const;
 
   bool enabled_;

@@ -12,6 +12,11 @@ namespace {
 
 constexpr double kFsPerNs = 1e6;
 
+/// Partitions in each DMA engine's group (the last engine also takes any remainder).
+int64_t partitionsPerDmaEngine(const MachineConfig& m) {
+  return std::max<int64_t>(1, m.geometry.partitions / m.dmaEngines);
+}
+
 /// Consecutive rows of a transfer carried by one engine.
 struct RowGroup {
   int32_t engine;
@@ -22,10 +27,12 @@ std::vector<RowGroup> onChipGroups(const isa::AccessPattern& side, const Machine
   std::vector<RowGroup> groups;
   const int64_t first = side.partitionStart;
   const int64_t last = first + std::max<int32_t>(1, side.partitionCount) - 1;
+  const int64_t perEngine = partitionsPerDmaEngine(m);
   for (int64_t p = first; p <= last;) {
     const int32_t engine = dmaEngineOfPartition(p, m);
-    int64_t end = p;
-    while (end + 1 <= last && dmaEngineOfPartition(end + 1, m) == engine) ++end;
+    // Its group ends where the next engine's begins; the last engine takes the rest.
+    const int64_t end =
+        engine == m.dmaEngines - 1 ? last : std::min(last, (engine + 1) * perEngine - 1);
     groups.push_back({engine, end - p + 1});
     p = end + 1;
   }
@@ -73,8 +80,8 @@ bool hbmContiguous(const isa::AccessPattern& ap) {
 }
 
 int32_t dmaEngineOfPartition(int64_t partition, const MachineConfig& machine) {
-  const int64_t perEngine = std::max<int64_t>(1, machine.geometry.partitions / machine.dmaEngines);
-  return static_cast<int32_t>(std::min<int64_t>(partition / perEngine, machine.dmaEngines - 1));
+  return static_cast<int32_t>(
+      std::min<int64_t>(partition / partitionsPerDmaEngine(machine), machine.dmaEngines - 1));
 }
 
 DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {

@@ -29,6 +29,21 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
   if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
 }
 
+inline void EngineSequencer::stallOn(const isa::SemWait& wait, SemaphoreTimeline::Reach reach) {
+  t_ = reach.at;
+  stall_ = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
+}
+
+inline bool EngineSequencer::passes(const isa::SemWait& wait, SemaphoreTimeline::Reach reach,
+                                    Tick now, Resume& resume) {
+  if (reach.at <= t_) return true;
+  resume.wake = true;  // as awaitSemaphore() asks whenever the reach is later than t_
+  if (reach.at == Tick::never() || !ctx_.semaphores().settled(wait.sem, reach.at, now))
+    return false;
+  stallOn(wait, reach);
+  return true;
+}
+
 bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach,
                                      Tick now, Resume& resume) {
   SemaphoreBank& bank = ctx_.semaphores();
@@ -58,8 +73,7 @@ bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline
       resume.at = std::min(resume.at, reach.at);
       return false;
     }
-    t_ = reach.at;
-    stall_ = {StallCause::Semaphore, wait.sem, wait.value, reach.by};
+    stallOn(wait, reach);
   }
   if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
   listen_ = Listen::None;
@@ -100,7 +114,8 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resum
   return false;
 }
 
-inline void EngineSequencer::finish(const DecodedInstruction& inst, const Issue& issue) {
+[[gnu::always_inline]] inline void EngineSequencer::finish(const DecodedInstruction& inst,
+                                                           const Issue& issue) {
   const int64_t index = inst.index;
   if (issue.complete > kSimulatedTimeLimit)
     throwTimeLimit(issue.complete,
@@ -130,7 +145,9 @@ inline void EngineSequencer::finish(const DecodedInstruction& inst, const Issue&
   ctx_.semaphores().advanceFrontier(agent_, finished() ? Tick::never() : timing_->head());
 }
 
-EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
+// Inlined into advance(), its one caller: one call per pass instead of one per instruction.
+[[gnu::always_inline]] inline EngineSequencer::Progress EngineSequencer::step(Tick now,
+                                                                              Resume& resume) {
   using Failure = DecodedInstruction::Failure;
   yieldAsked_ = false;
   if (listen_ == Listen::Value && ctx_.semaphores().listening(agent_)) {
@@ -147,15 +164,19 @@ EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
     phase_ = Phase::Waits;
   }
 
-  // 1. Semaphore waits.
+  // 1. Semaphore waits (the one it blocked on last first).
   if (phase_ == Phase::Waits) {
-    for (; nextWait_ < inst.waits.size(); ++nextWait_) {
-      const isa::SemWait& w = inst.waits[nextWait_];
-      const SemaphoreTimeline::Reach reach = ctx_.semaphores().firstReach(w.sem, w.value);
-      if (reach.at <= t_ && listen_ == Listen::None && !blockedOn_) continue;  // holds already
-      if (!awaitSemaphore(w, reach, now, resume)) return Progress::Blocked;
+    SemaphoreBank& bank = ctx_.semaphores();
+    for (size_t i = nextWait_; i < inst.waits.size(); ++i) {
+      const isa::SemWait& w = inst.waits[i];
+      const SemaphoreTimeline::Reach reach = bank.firstReach(w.sem, w.value);
+      if (listen_ == Listen::None && !blockedOn_ && passes(w, reach, now, resume)) continue;
+      if (!awaitSemaphore(w, reach, now, resume)) {
+        nextWait_ = i;
+        return Progress::Blocked;
+      }
     }
-    ctx_.semaphores().advanceFrontier(agent_, t_);
+    bank.advanceFrontier(agent_, t_);
     if (RaceDetector* races = ctx_.races()) {
       for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
       races->tick(agent_);
@@ -171,30 +192,41 @@ EngineSequencer::Progress EngineSequencer::advance(Tick now, Resume& resume) {
 
   // 2. Timing: NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts in time
   //    order).
-  Issue issue;
   if (phase_ == Phase::Trigger) {
     if (t_ > now) {
       resume.at = std::min(resume.at, t_);
       return Progress::Blocked;
     }
-    issue = timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_);
-  } else {
-    bool posted = false;
-    if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
-      return posted ? Progress::Changed : Progress::Blocked;
-    if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
-    issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
-    if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+    finish(inst, timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_));
+    return Progress::Issued;
   }
+  bool posted = false;
+  if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
+    return posted ? Progress::Changed : Progress::Blocked;
+  if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
+  const Issue issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
+  if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
   finish(inst, issue);
   return Progress::Issued;
+}
+
+bool EngineSequencer::advance(Tick now, Resume& resume) {
+  bool changed = false;
+  while (!finished()) {
+    const Progress p = step(now, resume);
+    changed = changed || p != Progress::Blocked;
+    if (p != Progress::Issued) break;
+  }
+  return changed;
 }
 
 EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context,
                            std::vector<EngineSequencer*> sequencers)
     : sc_core::sc_module(name), ctx_(context), sequencers_(std::move(sequencers)) {
-  if (sequencers_.size() > 1)
-    for (const EngineSequencer* s : sequencers_) wake_ |= ctx_.wakeEvent(engineAgent(s->engine()));
+  for (const EngineSequencer* s : sequencers_) {
+    agents_ |= 1u << engineAgent(s->engine());
+    if (sequencers_.size() > 1) wake_ |= ctx_.wakeEvent(engineAgent(s->engine()));
+  }
   SC_THREAD(run);
 }
 
@@ -225,20 +257,19 @@ void EngineModule::run() {
     while (true) {
       // One pass: each sequencer as far as it goes. A sequencer that blocked before another
       // one issued or posted a request tries again before the thread waits.
+      ctx_.setRunning(agents_);
       Resume resume;
       const Tick now = scNow();
       bool blocked = false, stale = false;
       for (EngineSequencer* s : sequencers_) {
         current = s;
-        while (!s->finished()) {
-          const EngineSequencer::Progress p = s->advance(now, resume);
-          if (p != EngineSequencer::Progress::Blocked) stale = stale || blocked;
-          if (p != EngineSequencer::Progress::Issued) break;
-        }
+        if (s->advance(now, resume)) stale = stale || blocked;
         blocked = blocked || !s->finished();
       }
-      if (!blocked) return;
-      if (!stale) await(resume);
+      if (!blocked) break;
+      if (stale) continue;
+      ctx_.setRunning(0);
+      await(resume);
     }
   } catch (const sc_core::sc_unwind_exception&) {
     throw;
@@ -252,6 +283,7 @@ void EngineModule::run() {
         Error(fmt::format("instruction {} ({} on {}): {}", index, isa::opcodeName(inst.opcode),
                           isa::engineName(current->engine()), e.what()))));
   }
+  ctx_.setRunning(0);
 }
 
 std::vector<std::unique_ptr<EngineModule>> engineThreads(

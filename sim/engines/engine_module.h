@@ -31,13 +31,10 @@ class EngineSequencer {
   /// `stream`: indices into program.instructions run by `engine`, in order.
   EngineSequencer(CoreContext& context, isa::Engine engine, LargeVector<int64_t> stream);
 
-  enum class Progress {
-    Issued,   ///< the head instruction issued
-    Changed,  ///< blocked, after posting a port request rivals must see
-    Blocked,  ///< blocked; `resume` says until when
-  };
-  /// Takes the head instruction as far as it can go at SystemC time `now`.
-  Progress advance(Tick now, Resume& resume);
+  /// Issues head instructions at SystemC time `now` until one blocks (`resume` says until
+  /// when) or the stream ends. True when rivals may have something new to see: it issued an
+  /// instruction or posted a port request.
+  bool advance(Tick now, Resume& resume);
   /// One delta cycle passed since advance() asked for it.
   void yielded() { yielded_ = yielded_ || yieldAsked_; }
 
@@ -51,10 +48,23 @@ class EngineSequencer {
   int64_t headInstruction() const { return stream_.headIndex(); }
 
  private:
+  enum class Progress {
+    Issued,   ///< the head instruction issued
+    Changed,  ///< blocked, after posting a port request rivals must see
+    Blocked,  ///< blocked; `resume` says until when
+  };
   enum class Phase { Head, Waits, Ports, Trigger };
+
+  /// Takes the head instruction as far as it can go at SystemC time `now`.
+  Progress step(Tick now, Resume& resume);
   /// The wait registered with the semaphore bank for the current SemWait.
   enum class Listen { None, Value, Change };
 
+  /// A wait not blocked on before that holds from t_ without blocking: `reach` is at or
+  /// before t_, or later and final (t_ moved to it, with a Semaphore stall).
+  bool passes(const isa::SemWait& wait, SemaphoreTimeline::Reach reach, Tick now, Resume& resume);
+  /// Moves t_ to `reach`, the start `wait` held back.
+  void stallOn(const isa::SemWait& wait, SemaphoreTimeline::Reach reach);
   /// True when `wait`, first reached by registered increments at `reach`, holds from t_ on
   /// (t_ moved to its reach, with a Semaphore stall, when it binds); else fills `resume`.
   bool awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach, Tick now,
@@ -99,6 +109,7 @@ class EngineModule : public sc_core::sc_module {
   CoreContext& ctx_;
   std::vector<EngineSequencer*> sequencers_;
   sc_core::sc_event_or_list wake_;  ///< the sequencers' wake events (two or more)
+  uint32_t agents_ = 0;             ///< the sequencers' agents (bit per agent)
 };
 
 /// The threads driving `sequencers` (which outlive them): one per engine, and on Trn1 one for

@@ -10,8 +10,7 @@ EngineTiming::EngineTiming(isa::Engine engine, const MachineConfig& machine)
       latency_(clock_.toTicks(pipelineLatency(engine, machine))),
       interlock_(engine != isa::Engine::Tensor) {}
 
-Tick EngineTiming::afterInterlock(std::span<const Operand> operands, Tick t, Stall& stall) const {
-  if (!interlock_) return t;
+Tick EngineTiming::afterInFlight(std::span<const Operand> operands, Tick t, Stall& stall) const {
   for (size_t i = 0; i < ringSize_; ++i) {
     const InFlight& f = ring_[(ringHead_ + i) % kRing];
     if (f.lands <= t) continue;
@@ -23,15 +22,6 @@ Tick EngineTiming::afterInterlock(std::span<const Operand> operands, Tick t, Sta
     }
   }
   return t;
-}
-
-Issue EngineTiming::begin(Tick start, const Stall& stall) const {
-  Issue issue;
-  issue.ready = head_;
-  issue.start = start;
-  issue.executing = start;
-  issue.stall = stall;
-  return issue;
 }
 
 Issue EngineTiming::issue(const DecodedInstruction& inst, const Footprint& dst, Tick start,

@@ -31,7 +31,9 @@ class EngineTiming {
   /// The earliest start of an instruction whose waits hold from `t` and that has `operands`:
   /// no earlier than results of this engine it reads land (read-after-write interlock).
   /// Records an EngineBusy stall when the interlock binds.
-  Tick afterInterlock(std::span<const Operand> operands, Tick t, Stall& stall) const;
+  Tick afterInterlock(std::span<const Operand> operands, Tick t, Stall& stall) const {
+    return interlock_ && ringSize_ > 0 ? afterInFlight(operands, t, stall) : t;
+  }
   /// Issues compute instruction `inst` writing `dst` that may start at `start` (>= head());
   /// `stall` holds what delayed it so far. Moves head() to the end of its issue.
   virtual Issue issue(const DecodedInstruction& inst, const Footprint& dst, Tick start,
@@ -40,7 +42,15 @@ class EngineTiming {
   Issue trigger(Tick start, Tick duration, const Stall& stall);
 
  protected:
-  Issue begin(Tick start, const Stall& stall) const;
+  /// An issue ready at head() and starting at `start`, delayed by `stall`.
+  Issue begin(Tick start, const Stall& stall) const {
+    Issue issue;
+    issue.ready = head_;
+    issue.start = start;
+    issue.executing = start;
+    issue.stall = stall;
+    return issue;
+  }
 
   EngineClock clock_;
   Tick latency_;  ///< issue end to results landing
@@ -56,6 +66,8 @@ class EngineTiming {
   static constexpr size_t kRing = 64;
 
   void pushInFlight(const InFlight& entry);
+  /// afterInterlock() over the results in flight.
+  Tick afterInFlight(std::span<const Operand> operands, Tick t, Stall& stall) const;
 
   bool interlock_;
   std::array<InFlight, kRing> ring_{};
