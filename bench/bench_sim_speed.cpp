@@ -1,13 +1,14 @@
 // Simulator speed: simulated instructions per second of host time, timing-only mode.
 #include <fmt/format.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -100,10 +101,14 @@ isa::Program buildProgram(int64_t steps) {
 /// Host cost of one simulate() call.
 struct Measured {
   double wall = 0;
-  double cpu = 0;
-  long faults = 0;   ///< minor page faults (fresh memory the run touched)
-  double rssMb = 0;  ///< the process's peak RSS after the run
+  double user = 0, sys = 0;  ///< CPU seconds
+  long faults = 0;           ///< minor page faults (fresh memory the run touched)
+  long switches = 0;         ///< involuntary context switches (another job took the core)
+  long hugeFaults = 0;       ///< 2 MiB page faults on the machine during the run
+  double steal = 0;          ///< seconds the hypervisor ran others on this VM's CPUs (all of them)
+  double rssMb = 0;          ///< the process's peak RSS after the run
   sim::SimResult result;
+  double cpu() const { return user + sys; }
 };
 
 rusage usageNow() {
@@ -112,19 +117,64 @@ rusage usageNow() {
   return usage;
 }
 
+double seconds(const timeval& t) {
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+}
+
+/// The machine's total steal time in seconds (the "steal" column of /proc/stat), or 0.
+double stealSeconds() {
+  std::FILE* f = std::fopen("/proc/stat", "r");
+  if (!f) return 0;
+  unsigned long long v[8] = {};
+  const int n = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                            &v[3], &v[4], &v[5], &v[6], &v[7]);
+  std::fclose(f);
+  return n == 8 ? static_cast<double>(v[7]) / static_cast<double>(sysconf(_SC_CLK_TCK)) : 0;
+}
+
+/// A field of /proc/self/status in MB ("VmRSS:"), or -1.
+double procMb(const char* file, const char* field) {
+  std::FILE* f = std::fopen(file, "r");
+  if (!f) return -1;
+  char line[256];
+  double kb = -1;
+  const size_t len = std::strlen(field);
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, field, len) == 0) kb = std::atof(line + len);
+  std::fclose(f);
+  return kb < 0 ? -1 : kb / 1024.0;
+}
+
+/// A counter of /proc/vmstat ("thp_fault_alloc"), or -1. Machine-wide: other jobs add to it.
+long vmstat(const char* name) {
+  std::FILE* f = std::fopen("/proc/vmstat", "r");
+  if (!f) return -1;
+  char key[64];
+  long value = 0, found = -1;
+  while (std::fscanf(f, "%63s %ld", key, &value) == 2)
+    if (std::strcmp(key, name) == 0) found = value;
+  std::fclose(f);
+  return found;
+}
+
 Measured runOnce(const isa::Program& program, const sim::MachineConfig& machine, bool races) {
   sim::SimOptions options;
   options.timingOnly = true;
   options.detectRaces = races;
+  const rusage before = usageNow();
+  const double steal0 = stealSeconds();
+  const long huge0 = vmstat("thp_fault_alloc");
   const auto t0 = std::chrono::steady_clock::now();
-  const std::clock_t c0 = std::clock();
-  const long faults0 = usageNow().ru_minflt;
   Measured m;
   m.result = sim::simulate(program, machine, nullptr, options);
-  m.cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   m.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const rusage after = usageNow();
-  m.faults = after.ru_minflt - faults0;
+  m.steal = stealSeconds() - steal0;
+  m.hugeFaults = vmstat("thp_fault_alloc") - huge0;
+  m.user = seconds(after.ru_utime) - seconds(before.ru_utime);
+  m.sys = seconds(after.ru_stime) - seconds(before.ru_stime);
+  m.faults = after.ru_minflt - before.ru_minflt;
+  m.switches = after.ru_nivcsw - before.ru_nivcsw;
   m.rssMb = static_cast<double>(after.ru_maxrss) / 1024.0;
   return m;
 }
@@ -135,22 +185,25 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/// One mode's runs: the first (which pays for fresh memory, as a `neuronsim run` does, and
-/// whose peak RSS is this mode's own: timing-only runs first), then the minimum and median CPU
-/// over all of them, in M simulated instructions per CPU-second.
+/// One mode's runs, each on a line (the first pays for fresh memory, as a `neuronsim run`
+/// does, and its peak RSS is this mode's own: timing-only runs first), then the minimum,
+/// median and maximum speed in M simulated instructions per CPU-second.
 void report(const char* mode, const std::vector<Measured>& runs) {
   const double n = static_cast<double>(runs.front().result.totals.instructions);
-  std::vector<double> cpu;
-  for (const Measured& m : runs) cpu.push_back(m.cpu);
-  const Measured& first = runs.front();
-  std::printf(
-      "%-20s first run %.3f s wall, %.3f s cpu (%.2f M per cpu-second), %ld page faults, "
-      "peak RSS %.0f MB\n",
-      mode, first.wall, first.cpu, n / first.cpu / 1e6, first.faults, first.rssMb);
-  std::printf("%-20s %zu runs: cpu min %.3f s (%.2f M per cpu-second), median %.3f s (%.2f M)\n",
-              "", runs.size(), *std::min_element(cpu.begin(), cpu.end()),
-              n / *std::min_element(cpu.begin(), cpu.end()) / 1e6, median(cpu),
-              n / median(cpu) / 1e6);
+  std::vector<double> speed;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Measured& m = runs[i];
+    speed.push_back(n / m.cpu() / 1e6);
+    std::printf(
+        "%-20s run %zu: %.2f M per cpu-second (%.3f s user, %.3f s sys, %.3f s wall), %ld page "
+        "faults (%ld of 2 MiB), %ld involuntary switches, %.2f s machine steal; peak RSS %.0f MB\n",
+        i == 0 ? mode : "", i + 1, speed.back(), m.user, m.sys, m.wall, m.faults, m.hugeFaults,
+        m.switches, m.steal, m.rssMb);
+  }
+  const double lo = *std::min_element(speed.begin(), speed.end());
+  const double hi = *std::max_element(speed.begin(), speed.end());
+  std::printf("%-20s M instr per cpu-second over %zu runs: min %.2f, median %.2f, max %.2f\n", "",
+              runs.size(), lo, median(speed), hi);
 }
 
 constexpr const char* kUsage =
@@ -189,9 +242,31 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     usageError(e.what());
   }
+  const double rss0 = procMb("/proc/self/status", "VmRSS:");
+  const rusage built0 = usageNow();
+  const long huge0 = vmstat("thp_fault_alloc");
+  const auto b0 = std::chrono::steady_clock::now();
   const isa::Program program = buildProgram(steps);
-  std::printf("program: %zu instructions; peak RSS after building it %.0f MB\n",
-              program.instructions.size(), usageNow().ru_maxrss / 1024.0);
+  const double buildWall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
+  const rusage built = usageNow();
+  const long hugeBuilt = vmstat("thp_fault_alloc") - huge0;
+  const double rss1 = procMb("/proc/self/status", "VmRSS:");
+  const double n = static_cast<double>(program.instructions.size());
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const bool hugeMalloc = tunables && std::strstr(tunables, "glibc.malloc.hugetlb=1");
+  std::printf(
+      "program: %zu instructions (isa::Instruction %zu bytes), %.0f bytes each resident; built in "
+      "%.2f s wall (%.2f s user, %.2f s sys, %ld page faults, %ld of 2 MiB); peak RSS %.0f MB\n",
+      program.instructions.size(), sizeof(isa::Instruction), (rss1 - rss0) * 1048576.0 / n,
+      buildWall, seconds(built.ru_utime) - seconds(built0.ru_utime),
+      seconds(built.ru_stime) - seconds(built0.ru_stime), built.ru_minflt - built0.ru_minflt,
+      hugeBuilt, built.ru_maxrss / 1024.0);
+  std::printf("malloc on %s pages%s\n", hugeMalloc ? "2 MiB" : "4 KiB",
+              hugeMalloc ? " (GLIBC_TUNABLES=glibc.malloc.hugetlb=1)"
+                         : ": the program's reads miss the TLB, so speed swings with the "
+                           "cache load of other jobs (docs/timing-model.md section 7); "
+                           "GLIBC_TUNABLES=glibc.malloc.hugetlb=1 gives the steady figure");
   const bool timing = modes != "races", races = modes != "timing";
   // The modes alternate, so that a change of load on the host hits both alike.
   std::vector<Measured> timed, raced;
@@ -199,8 +274,8 @@ int main(int argc, char** argv) {
   for (int64_t r = 0; r < repeats; ++r) {
     if (timing) timed.push_back(runOnce(program, machine, false));
     if (races) raced.push_back(runOnce(program, machine, true));
-    if (timing && races && timed.back().cpu > 0)
-      ratios.push_back(raced.back().cpu / timed.back().cpu);
+    if (timing && races && timed.back().cpu() > 0)
+      ratios.push_back(raced.back().cpu() / timed.back().cpu());
   }
   const Measured& any = timing ? timed.front() : raced.front();
   std::printf("simulated: %.1f us\n", any.result.totals.total.ns() / 1000.0);

@@ -21,43 +21,6 @@ struct WideSpan {
   }
 };
 
-/// footprintOf in 64 bits (the common case, and the simulator asks for every operand it
-/// issues); false when some step could overflow, and then the 128-bit path decides.
-bool narrowFootprint(const AccessPattern& ap, int64_t bytes, Footprint& f) {
-  int64_t lo = 0, hi = 0;
-  bool overflow = false;
-  auto add = [&](int64_t step, int64_t num) {
-    if (num <= 1) return;
-    int64_t reach = 0;
-    overflow |= __builtin_mul_overflow(step, num - 1, &reach);
-    // Both sides stay in registers (a reference to the side would spill them).
-    if (reach < 0)
-      overflow |= __builtin_add_overflow(lo, reach, &lo);
-    else
-      overflow |= __builtin_add_overflow(hi, reach, &hi);
-  };
-  for (const Dim& d : ap.dims) add(d.step, d.num);
-  if (ap.space == Space::Hbm) add(ap.partitionStep, ap.partitionCount);
-  int64_t begin = 0, end = 0;
-  if (ap.space == Space::Hbm) {
-    overflow |= __builtin_add_overflow(ap.offset, lo, &begin);
-    overflow |= __builtin_mul_overflow(begin, bytes, &begin);
-    overflow |= __builtin_add_overflow(ap.offset, hi, &end);
-    overflow |= __builtin_add_overflow(end, 1, &end);
-    overflow |= __builtin_mul_overflow(end, bytes, &end);
-  } else {
-    overflow |= __builtin_mul_overflow(lo, bytes, &begin);
-    overflow |= __builtin_add_overflow(ap.offset, begin, &begin);
-    overflow |= __builtin_add_overflow(hi, 1, &end);
-    overflow |= __builtin_mul_overflow(end, bytes, &end);
-    overflow |= __builtin_add_overflow(ap.offset, end, &end);
-  }
-  if (overflow) return false;
-  f.byteBegin = begin;
-  f.byteEnd = end;
-  return true;
-}
-
 WideSpan wideSpan(const AccessPattern& ap) {
   WideSpan s;
   for (const Dim& d : ap.dims) s.add(d.step, d.num);
@@ -87,7 +50,7 @@ ElementSpan elementSpan(const AccessPattern& ap) {
   return {saturate(s.lo), saturate(s.hi)};
 }
 
-Footprint footprintOf(const AccessPattern& ap) {
+Footprint wideFootprint(const AccessPattern& ap) {
   Footprint f;
   f.space = ap.space;
   if (ap.space == Space::Hbm) {
@@ -96,7 +59,6 @@ Footprint footprintOf(const AccessPattern& ap) {
     f.partBegin = ap.partitionStart;
     f.partEnd = ap.partitionStart + ap.partitionCount;
   }
-  if (narrowFootprint(ap, dtypeBytes(ap.dtype), f)) return f;
   const WideSpan s = wideSpan(ap);
   const __int128 bytes = dtypeBytes(ap.dtype);
   if (ap.space == Space::Hbm) {

@@ -57,7 +57,51 @@ struct Footprint {
   int64_t byteBegin = 0;
   int64_t byteEnd = 0;
 };
-Footprint footprintOf(const AccessPattern& ap);
+/// footprintOf's 128-bit path, for patterns whose reach could overflow 64 bits.
+Footprint wideFootprint(const AccessPattern& ap);
+/// Inline: the simulator asks it for every operand it issues. This is the 64-bit path;
+/// wideFootprint decides when some step could overflow.
+inline Footprint footprintOf(const AccessPattern& ap) {
+  int64_t lo = 0, hi = 0;
+  bool overflow = false;
+  auto add = [&](int64_t step, int64_t num) {
+    if (num <= 1) return;
+    int64_t reach = 0;
+    overflow |= __builtin_mul_overflow(step, num - 1, &reach);
+    // Both sides stay in registers (a reference to the side would spill them).
+    if (reach < 0)
+      overflow |= __builtin_add_overflow(lo, reach, &lo);
+    else
+      overflow |= __builtin_add_overflow(hi, reach, &hi);
+  };
+  for (const Dim& d : ap.dims) add(d.step, d.num);
+  const int64_t bytes = dtypeBytes(ap.dtype);
+  Footprint f;
+  f.space = ap.space;
+  int64_t begin = 0, end = 0;
+  if (ap.space == Space::Hbm) {
+    add(ap.partitionStep, ap.partitionCount);
+    f.tensor = ap.tensor;
+    overflow |= __builtin_add_overflow(ap.offset, lo, &begin);
+    overflow |= __builtin_mul_overflow(begin, bytes, &begin);
+    overflow |= __builtin_add_overflow(ap.offset, hi, &end);
+    overflow |= __builtin_add_overflow(end, 1, &end);
+    overflow |= __builtin_mul_overflow(end, bytes, &end);
+  } else {
+    f.partBegin = ap.partitionStart;
+    f.partEnd = ap.partitionStart + ap.partitionCount;
+    overflow |= __builtin_mul_overflow(lo, bytes, &begin);
+    overflow |= __builtin_add_overflow(ap.offset, begin, &begin);
+    overflow |= __builtin_add_overflow(hi, 1, &end);
+    overflow |= __builtin_mul_overflow(end, bytes, &end);
+    overflow |= __builtin_add_overflow(ap.offset, end, &end);
+  }
+  if (overflow) [[unlikely]]
+    return wideFootprint(ap);
+  f.byteBegin = begin;
+  f.byteEnd = end;
+  return f;
+}
 /// True when the boxes share a space, tensor, partition and byte (inline: the interlock asks
 /// it for every read of every issue).
 inline bool boxesOverlap(const Footprint& a, const Footprint& b) {

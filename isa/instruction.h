@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "isa/access_pattern.h"
+#include "isa/heap_optional.h"
+#include "isa/note.h"
 
 namespace neuronsim::isa {
 
@@ -96,7 +98,7 @@ std::string_view actFnName(ActFn fn);  // copy, relu, sigmoid, tanh, silu, gelu,
 /// An immediate, or a per-partition [P,1] vector when `vec` is set.
 struct ScalarOperand {
   float imm = 0.0f;
-  std::optional<AccessPattern> vec;
+  HeapOptional<AccessPattern> vec;
   bool operator==(const ScalarOperand&) const = default;
 };
 
@@ -143,8 +145,8 @@ struct Instruction {
 
   ActFn act = ActFn::Copy;
   ScalarOperand scale{1.0f, std::nullopt};
-  std::optional<AccessPattern> bias;
-  std::optional<AccessPattern> reduceDst;
+  HeapOptional<AccessPattern> bias;
+  HeapOptional<AccessPattern> reduceDst;
 
   int32_t reduceAxes = 1;
   bool negate = false;
@@ -155,7 +157,7 @@ struct Instruction {
 
   std::vector<SemWait> waits;
   std::vector<SemSignal> signals;
-  std::string note;  ///< free text from the builder (printed as a trailing comment)
+  Note note;  ///< free text from the builder (printed as a trailing comment)
 
   bool operator==(const Instruction&) const = default;
 };

@@ -10,7 +10,7 @@ const AccessPattern* operandAt(const Instruction& inst, int slot) {
   const int nsrc = static_cast<int>(inst.srcs.size());
   if (slot < 0) return nullptr;
   if (slot <= nsrc) return &inst.srcs[static_cast<size_t>(slot - 1)];
-  auto vec = [](const std::optional<AccessPattern>& ap) { return ap ? &*ap : nullptr; };
+  auto vec = [](const HeapOptional<AccessPattern>& ap) { return ap ? &*ap : nullptr; };
   switch (static_cast<OptionalOperand>(slot - nsrc)) {
     case OptionalOperand::Bias:
       return vec(inst.bias);

@@ -164,7 +164,7 @@ class KernelBuilder {
   std::vector<AllocationRecord> allocations_;
   std::unordered_map<int64_t, size_t> liveSbufRecords_,
       livePsumRecords_;  ///< live offset -> allocations_ index
-  std::string note_;
+  isa::Note note_;
   bool autoSync_ = true;
   int tileCounter_ = 0;
   bool finished_ = false;
