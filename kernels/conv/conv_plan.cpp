@@ -124,7 +124,7 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
 /// of (kRingLookahead + 1) x span input planes, so each plane is read from HBM once per slot
 /// (chunks of several planes re-read span - 1 planes each) and loads come one plane at a time.
 void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budget,
-                       const isa::Geometry& geometry, bool slotCopies) {
+                       const isa::Geometry& geometry, const std::string& slotCopies) {
   if (plan.pack == 1 || plan.staged || plan.dilated || core.stride[0] != 1 ||
       core.out[1] * core.out[2] < kRollingPlanePositions)
     return;
@@ -140,9 +140,11 @@ void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budge
   plan.chunk = chunk;
   plan.window = window;
   plan.block = blockFor(core, chunk, window, geometry.matmulFreeFp32(), plan.phase);
-  // Slot pairs within a partition half (A1: VectorE moves rows within a half) split the load.
-  plan.slotCopies =
-      slotCopies && 2 * plan.slotParts <= kHalfParts && window[2] > 2 * core.dilation[2] + 1;
+  // Slot pairs within a partition half (A1: VectorE moves rows within a half) split the load;
+  // auto only with full-rate matmuls: behind fp32's (4x the PE cycles) the loads hide anyway and
+  // the copies cost VectorE and the evictions' engine (conv3d_bwd C 32 fp32 1110 -> 1121 us).
+  plan.slotCopies = (slotCopies == "on" || (slotCopies == "auto" && budget.columnCycles == 1)) &&
+                    2 * plan.slotParts <= kHalfParts && window[2] > 2 * core.dilation[2] + 1;
 }
 
 }  // namespace
@@ -298,7 +300,7 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.stage = budget.stageOf(plan.window);
   plan.block = blockFor(core, plan.chunk, plan.window, geometry.matmulFreeFp32(), plan.phase);
   if (options.chunkPositions == 0)
-    planRollingPlanes(core, plan, budget, geometry, options.slotCopies != "off");
+    planRollingPlanes(core, plan, budget, geometry, options.slotCopies);
   plan.quadrantGroups = plan.positionsStationary && !core.hasBias && plan.block[0] == 1 &&
                         plan.phase[0] == 1 && plan.phase[1] == 1 &&
                         plan.block[2] == ceilDiv(plan.chunk[2], plan.phase[2]);
@@ -406,9 +408,9 @@ const std::vector<ConvKnob>& convKnobs() {
                  {"auto", "filters", "positions"}, &ConvOptions::stationary),
       choiceKnob("slot_copies",
                  "rolling planes with 4 kw slots: the two slots of a partition half each load "
-                 "half of a plane's columns and VectorE copies them across (auto), or every slot "
-                 "loads the whole plane (off)",
-                 {"auto", "off"}, &ConvOptions::slotCopies),
+                 "half of a plane's columns and VectorE copies them across (on), or every slot "
+                 "loads the whole plane (off); auto: on unless matmuls are fp32",
+                 {"auto", "on", "off"}, &ConvOptions::slotCopies),
   };
   return knobs;
 }

@@ -23,8 +23,8 @@ struct ConvOptions {
   std::string wPairs = "auto";   ///< auto | off: two W-neighbour outputs per packed matmul
   /// auto | filters | positions: the matmul operand TensorE holds when outputs are paired
   std::string stationary = "auto";
-  /// auto | off: rolling-plane slot pairs share their loads by VectorE copies (auto) or every
-  /// slot loads its whole plane (off)
+  /// auto | on | off: rolling-plane slot pairs share their loads by VectorE copies (on) or every
+  /// slot loads its whole plane (off); auto: on unless matmuls are fp32
   std::string slotCopies = "auto";
   /// Not a parameter: the prefix of these options' parameter names, for errors (dx_ for
   /// conv3d_bwd's dx)

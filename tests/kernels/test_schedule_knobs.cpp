@@ -236,5 +236,5 @@ TEST_CASE("schedule knobs: conv values out of range are one-line errors") {
   CHECK_THROWS_WITH_AS(parseParams(findKernel("conv3d"), {{"psum_buffers", "many"}}),
                        "conv3d: parameter psum_buffers takes integers or auto, not 'many'",
                        neuronsim::Error);
-  CHECK_THROWS_AS(parseParams(findKernel("conv3d"), {{"slot_copies", "on"}}), neuronsim::Error);
+  CHECK_THROWS_AS(parseParams(findKernel("conv3d"), {{"slot_copies", "both"}}), neuronsim::Error);
 }
