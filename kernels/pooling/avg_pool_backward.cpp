@@ -147,7 +147,7 @@ void buildAvgPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const PlaneTensor source(gradOutput, config.outputFormat, config.channels, outputHalo(config));
   const PlaneTensor target(gradInput, config.dataFormat, config.channels, inputHalo(config));
   QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
-  QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
+  QueueCycle storeQueues = QueueCycle::span(schedule.firstStoreQueue, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const float scale =
       1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);

@@ -236,7 +236,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                               inputHalo(config, nan, negInf));
   const PlaneTensor target(gradInput, config.dataFormat, config.channels, inputHalo(config));
   QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
-  QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
+  QueueCycle storeQueues = QueueCycle::span(schedule.firstStoreQueue, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
   const double inputsPerTapOutput =

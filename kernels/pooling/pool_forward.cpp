@@ -79,7 +79,7 @@ void buildForward(KernelBuilder& builder, const PoolingConfig& config, const Hbm
                            inputHalo(config, init, init));
   const PlaneTensor target(out, config.outputFormat, config.channels, outputHalo(config));
   QueueCycle loadQueues = QueueCycle::span(0, schedule.loadQueues);
-  QueueCycle storeQueues = QueueCycle::span(8, schedule.storeQueues);
+  QueueCycle storeQueues = QueueCycle::span(schedule.firstStoreQueue, schedule.storeQueues);
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const float scale =
       1.0f / static_cast<float>(config.kernel[0] * config.kernel[1] * config.kernel[2]);

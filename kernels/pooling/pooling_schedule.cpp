@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "isa/error.h"
 
 namespace neuronsim::kernels {
@@ -33,11 +35,13 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
       scheduleParam("chunks", ParamType::Int,
                     "work items per row tile when a plane fits SBUF, 1-64 (auto: ~4 items in all)",
                     {"1", "2", "4", "8"}),
-      scheduleParam("load_queues", ParamType::Int,
-                    "DMA queues loads spread over, 1-8 (auto 1: one queue completes in order, so "
-                    "the first item's data arrive first; 8 for halo slabs)",
-                    {"1", "2", "4", "8"}),
-      scheduleParam("store_queues", ParamType::Int, "DMA queues stores spread over, 1-8 (auto 4)",
+      scheduleParam(
+          "load_queues", ParamType::Int,
+          "DMA queues loads spread over, 1 to half the machine's queues (auto 1: one queue "
+          "completes in order, so the first item's data arrive first; all 8 for halo slabs)",
+          {"1", "2", "4", "8"}),
+      scheduleParam("store_queues", ParamType::Int,
+                    "DMA queues stores spread over, 1 to half the machine's queues (auto 4)",
                     {"1", "2", "4", "8"}),
   };
   if (knobs == ScheduleKnobs::MaxBackward) {
@@ -66,13 +70,26 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
   return specs;
 }
 
-PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params) {
+PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params,
+                          const isa::Geometry& geometry) {
   PoolSchedule s;
+  const int32_t half = std::max(1, geometry.dmaQueues / 2);
   s.buffers = static_cast<int>(intParam(kernel, params, "buffers", s.buffers, 1, 4));
   s.chunksPerTile = intParam(kernel, params, "chunks", s.chunksPerTile, 1, 64);
-  s.loadQueues = static_cast<int32_t>(intParam(kernel, params, "load_queues", s.loadQueues, 1, 8));
-  s.storeQueues =
-      static_cast<int32_t>(intParam(kernel, params, "store_queues", s.storeQueues, 1, 8));
+  s.firstStoreQueue = geometry.dmaQueues - half;
+  const auto queues = [&](const std::string& name, int32_t fallback) {
+    const int64_t count =
+        intParam(kernel, params, name, std::min(fallback, half), 1, geometry.dmaQueues);
+    if (count > half) {
+      throw Error(
+          fmt::format("{}: {} {} is more than {}: loads and stores each get half of the "
+                      "machine's {} DMA queues",
+                      kernel, name, count, half, geometry.dmaQueues));
+    }
+    return static_cast<int32_t>(count);
+  };
+  s.loadQueues = queues("load_queues", s.loadQueues);
+  s.storeQueues = queues("store_queues", s.storeQueues);
   s.gpsimdPercent = intParam(kernel, params, "gpsimd_share", -1, 0, 100);
   s.keyRing = static_cast<int>(intParam(kernel, params, "key_ring", s.keyRing, 1, 16));
   if (params.has("acc_engines") && params.getString("acc_engines") != kAuto) {
@@ -95,8 +112,9 @@ std::vector<isa::Engine> forwardAccEngines(int64_t taps, int64_t boxOutputs) {
   return {Engine::Vector, Engine::Vector, Engine::GpSimd};
 }
 
-PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params) {
-  PoolSchedule s = poolSchedule(kernel, params);
+PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params,
+                                 const isa::Geometry& geometry) {
+  PoolSchedule s = poolSchedule(kernel, params, geometry);
   if (!params.has("buffers")) s.buffers = 3;
   return s;
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "isa/geometry.h"
 #include "isa/instruction.h"
 #include "kernels/registry.h"
 
@@ -16,12 +17,13 @@ enum class PoolPartitioning : uint8_t { Auto, Channels, Spatial };
 
 /// How a pooling kernel is scheduled; the kernels fill what is left automatic.
 struct PoolSchedule {
-  int buffers = 2;             ///< buffer sets rotated over the work items (1-4)
-  int64_t chunksPerTile = 0;   ///< work items per row tile when a plane fits (0: automatic)
-  int32_t loadQueues = 1;      ///< DMA queues the loads spread over (0..n-1)
-  int32_t storeQueues = 4;     ///< DMA queues the stores spread over (8..8+n-1)
-  int64_t gpsimdPercent = -1;  ///< max backward: share of the output box on GpSimd (-1: auto)
-  int keyRing = 0;             ///< max backward: key buffers per set, 1-16 (0: automatic)
+  int buffers = 2;              ///< buffer sets rotated over the work items (1-4)
+  int64_t chunksPerTile = 0;    ///< work items per row tile when a plane fits (0: automatic)
+  int32_t loadQueues = 1;       ///< DMA queues the loads spread over, from queue 0
+  int32_t storeQueues = 4;      ///< DMA queues the stores spread over, from firstStoreQueue
+  int32_t firstStoreQueue = 8;  ///< half the machine's DMA queues: loads and stores never share
+  int64_t gpsimdPercent = -1;   ///< max backward: share of the output box on GpSimd (-1: auto)
+  int keyRing = 0;              ///< max backward: key buffers per set, 1-16 (0: automatic)
   PoolPartitioning partitioning = PoolPartitioning::Auto;  ///< channels or slabs
   /// forward: the engines of the accumulator chains the window taps are dealt to, in turn
   /// (empty: forwardAccEngines)
@@ -35,8 +37,10 @@ enum class ScheduleKnobs : uint8_t { Common, MaxBackward, AvgBackward };
 std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs);
 
 /// Reads the schedule parameters present in `params`; throws neuronsim::Error naming
-/// `kernel`, the parameter and its range.
-PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params);
+/// `kernel`, the parameter and its range. Loads and stores each get half of `geometry`'s DMA
+/// queues: a queue count above that is refused, an automatic one capped.
+PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params,
+                          const isa::Geometry& geometry);
 /// The forward kernels' automatic accumulator chains for windows of `taps` taps whose largest
 /// output box has `boxOutputs` elements per partition: one VectorE and one GpSimd chain (the taps
 /// split evenly over the two engines: B2 C64 16x64x64 k2 139.9 -> 119.9 us against two VectorE
@@ -46,6 +50,7 @@ PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params);
 std::vector<isa::Engine> forwardAccEngines(int64_t taps, int64_t boxOutputs);
 /// poolSchedule for the forward kernels: 3 buffer sets unless given (the sweeps in
 /// docs/pooling.md: up to 8% faster than 2 on large planes, within 1% elsewhere).
-PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params);
+PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params,
+                                 const isa::Geometry& geometry);
 
 }  // namespace neuronsim::kernels

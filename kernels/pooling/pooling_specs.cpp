@@ -69,11 +69,13 @@ struct RunLayout {
       config = *halo;
     }
   }
-  /// `schedule` with the halo layout's load queues: 8 unless `params` sets them, as its loads
+  /// `schedule` with the halo layout's load queues: all of the loads' half of the machine's
+  /// queues (8 of 16) unless `params` sets them, as its loads
   /// are one DMA per H slab over a few partitions' DMA engines (1x2x32x128x128 avg forward
   /// k3 s2 p1: 215.1 us with 1 queue, 65.8 us with 8).
   PoolSchedule tuned(PoolSchedule schedule, const ParamValues& params) const {
-    if (config.halo.axes[1].slabs > 1 && !params.has("load_queues")) schedule.loadQueues = 8;
+    if (config.halo.axes[1].slabs > 1 && !params.has("load_queues"))
+      schedule.loadQueues = schedule.firstStoreQueue;
     return schedule;
   }
   HbmView view(const HbmView& tensor, PoolLayout layout) const {
@@ -105,7 +107,7 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   };
   spec.build = [name, isMax](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule asked = poolForwardSchedule(name, args.params);
+    const PoolSchedule asked = poolForwardSchedule(name, args.params, builder.geometry());
     const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::Forward);
     const PoolSchedule schedule = run.tuned(asked, args.params);
     const HbmView input = run.view(args.in("input_tensor"), given.dataFormat);
@@ -185,7 +187,7 @@ KernelSpec avgPooling3dBackwardSpec() {
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule asked = poolSchedule(name, args.params);
+    const PoolSchedule asked = poolSchedule(name, args.params, builder.geometry());
     const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::Backward);
     const PoolSchedule schedule = run.tuned(asked, args.params);
     buildAvgPool3dBackward(builder, run.config,
@@ -233,7 +235,7 @@ KernelSpec maxPooling3dBackwardSpec() {
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule asked = poolSchedule(name, args.params);
+    const PoolSchedule asked = poolSchedule(name, args.params, builder.geometry());
     const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::MaxBackward);
     const PoolSchedule schedule = run.tuned(asked, args.params);
     buildMaxPool3dBackward(builder, run.config,

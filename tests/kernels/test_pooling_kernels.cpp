@@ -209,6 +209,20 @@ TEST_CASE("max_pooling_3d_backward: schedule parameters change the program, not 
   }
 }
 
+TEST_CASE("pooling kernels: loads and stores split a machine with fewer DMA queues") {
+  const auto machine = neuronsim::sim::loadMachine("trn2", {"dma_queues=8"});
+  const PoolCase c{"k2 s2 B*C=3", {1, 3, 8, 6, 10}, window("2", "", "0")};
+  uint64_t seed = 90;
+  for (const char* kernel :
+       {"avg_pooling_3d", "max_pooling_3d", "avg_pooling_3d_backward", "max_pooling_3d_backward"}) {
+    checkPoolCase(kernel, c, Dtype::Fp32, machine, ++seed, kernel[0] == 'm' ? 10 : 0);
+    PoolCase given = c;
+    given.params.push_back({"store_queues", "4"});
+    given.params.push_back({"load_queues", "4"});
+    checkPoolCase(kernel, given, Dtype::Fp32, machine, ++seed, kernel[0] == 'm' ? 10 : 0);
+  }
+}
+
 TEST_CASE("max_pooling_3d_backward: planner paths") {
   using neuronsim::isa::Space;
   using neuronsim::kernels::pooling_testing::hasAllocation;

@@ -133,7 +133,11 @@ TEST_CASE("schedule knobs: pooling values out of range are one-line errors") {
                        "max_pooling_3d_backward: gpsimd_share 101 is not in 0..100",
                        neuronsim::Error);
   CHECK_THROWS_WITH_AS(build("store_queues", "0"),
-                       "max_pooling_3d_backward: store_queues 0 is not in 1..8", neuronsim::Error);
+                       "max_pooling_3d_backward: store_queues 0 is not in 1..16", neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("load_queues", "9"),
+                       "max_pooling_3d_backward: load_queues 9 is more than 8: loads and stores "
+                       "each get half of the machine's 16 DMA queues",
+                       neuronsim::Error);
   CHECK_THROWS_WITH_AS(parseParams(spec, {{"key_ring", "many"}}),
                        "max_pooling_3d_backward: parameter key_ring takes integers or auto, not "
                        "'many'",
