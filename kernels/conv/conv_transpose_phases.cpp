@@ -3,14 +3,18 @@
 
 #include "kernels/conv/conv_transpose_phases.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "isa/error.h"
 #include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
+#include "kernels/builder/queue_spread.h"
 
 namespace neuronsim::kernels {
 
@@ -21,30 +25,42 @@ constexpr int64_t kBlockPositions = 256;    // matmul block (auto): one 16x16 pl
 constexpr int kXSlots = 3;                  // x loads in flight
 constexpr int kOutSlots = 4;                // store groups in flight
 constexpr int64_t kFirstLoadBytes = 1024;   // per partition: the first x load (auto)
-constexpr int kPsumBuffers = 8;             // a block's accumulator fits one bank: all 8 in turn
+constexpr int64_t kMostXLoads = 64;         // x_loads range
+constexpr int64_t kMostFirstStorePositions = 1 << 24;  // first_store_positions range
+constexpr double kThrottledPeRate = 2.0 / 3;  // TensorE's mean rate over its throttled start
+constexpr int kPsumBuffers = 8;               // a block's accumulator fits one bank: all 8 in turn
 
 using Group = PhasePlan::Group;
 
 /// The machine's DMA queues in quarters: x loads (Sync), stores from Sync, stores from GpSimd,
 /// and the first queue of the last quarter for filters and bias (Scalar); with 16 queues 0-3,
-/// 4-7, 8-11 and 12. Below 4 queues every DMA takes its engine's default round robin.
+/// 4-7, 8-11 and 12. With 3 queues every DMA takes its engine's default round robin; below 3
+/// the engines would share the queues (a queue is fed by one engine only), so every DMA is
+/// triggered from Sync.
 struct PhaseQueues {
-  explicit PhaseQueues(const isa::Geometry& geometry) : quarter(geometry.dmaQueues / 4) {}
+  explicit PhaseQueues(const isa::Geometry& geometry)
+      : quarter(geometry.dmaQueues / 4), shared(geometry.dmaQueues < 3) {}
   DmaOptions load(int64_t ciTile) const {
-    return on(quarter > 0 ? static_cast<int32_t>(ciTile % quarter) : -1, isa::Engine::Sync);
+    return on(static_cast<int32_t>(quarter > 0 ? ciTile % quarter : 0), isa::Engine::Sync);
   }
   DmaOptions filters() const { return on(3 * quarter, isa::Engine::Scalar); }
-  DmaOptions store(bool onGpSimd, int64_t index) const {
-    const auto slot = quarter > 0 ? static_cast<int32_t>(index % quarter) : 0;
-    return onGpSimd ? on(2 * quarter + slot, isa::Engine::GpSimd)
-                    : on(quarter + slot, isa::Engine::Sync);
+  /// Stores triggered in turn from GpSimd and Sync, each over its quarter of the queues.
+  DmaSpread stores() const {
+    if (shared) return DmaSpread({{isa::Engine::Sync, QueueCycle({-1})}});
+    if (quarter == 0)
+      return DmaSpread(
+          {{isa::Engine::GpSimd, QueueCycle({-1})}, {isa::Engine::Sync, QueueCycle({-1})}});
+    return DmaSpread({{isa::Engine::GpSimd, QueueCycle::span(2 * quarter, quarter)},
+                      {isa::Engine::Sync, QueueCycle::span(quarter, quarter)}});
   }
 
  private:
   DmaOptions on(int32_t queue, isa::Engine engine) const {
-    return {quarter > 0 ? queue : -1, engine};
+    if (quarter == 0) return {-1, shared ? isa::Engine::Sync : engine};
+    return {queue, engine};
   }
   int32_t quarter;
+  bool shared;
 };
 
 /// Splits `count` rows or planes between VectorE (first) and ScalarE by their PSUM-read rates:
@@ -77,6 +93,7 @@ class PhasePlanner {
     grow_ = ramp == "grow" || (ramp != "flat" && !matmulBound(core, dtype, stack, geometry));
     loadCap_ = std::max<int64_t>(1, kGroupBytes / xPlaneBytes);
     firstLoad_ = std::clamp<int64_t>(kFirstLoadBytes / xPlaneBytes, 1, loadCap_);
+    secondLoadCap_ = secondLoadCap(core, dtype, stack, geometry, firstLoad_);
   }
 
   PhasePlan plan() {
@@ -143,6 +160,25 @@ class PhasePlanner {
            0.7 * static_cast<double>(hbmBytes);
   }
 
+  /// Planes of x that move while TensorE works through `first` planes, the second x load's
+  /// most (0: no cap): PE cycles per plane (one per moving column, the fp32 factor with fp32)
+  /// at the throttled start's rate against a plane's HBM bytes at the machine's HBM bytes per
+  /// PE cycle (a scheduling estimate; 0 when the geometry does not know the ratio).
+  static int64_t secondLoadCap(const ConvCore& core, isa::Dtype dtype, int64_t stack,
+                               const isa::Geometry& geometry, int64_t first) {
+    if (geometry.hbmBytesPerPeCycle <= 0) return 0;
+    const int64_t parts = geometry.peTile(), plane = core.in[1] * core.in[2];
+    const double perColumn = dtype == isa::Dtype::Fp32 ? geometry.fp32MatmulFactor : 1.0;
+    const double peCycles =
+        static_cast<double>(core.tapCount() / stack * plane * isa::ceilDiv(core.cout, parts) *
+                            isa::ceilDiv(core.cin, parts)) *
+        perColumn / kThrottledPeRate;
+    const double dmaCycles = static_cast<double>(core.cin * plane * isa::dtypeBytes(dtype)) /
+                             geometry.hbmBytesPerPeCycle;
+    return std::max<int64_t>(
+        1, static_cast<int64_t>(static_cast<double>(first) * peCycles / dmaCycles));
+  }
+
   /// Rows [r0, r1) of batch b (row = d * H + h): part of one plane, or whole planes.
   PhaseSpan spanOf(int64_t b, int64_t r0, int64_t r1) const {
     if (r0 / h_ == (r1 - 1) / h_) return {b, r0 / h_, 1, r0 % h_, r1 - r0};
@@ -188,7 +224,10 @@ class PhasePlanner {
       }
     } else {
       const int64_t first = std::min(firstLoad_, depth);
-      const int64_t second = isa::ceilDiv(depth - first, 2);
+      int64_t second = isa::ceilDiv(depth - first, 2);
+      if (secondLoadCap_ > 0 && second > secondLoadCap_ &&
+          depth - first - secondLoadCap_ <= 2 * secondLoadCap_)
+        second = secondLoadCap_;
       sizes = {first, second, depth - first - second};
     }
     std::set<int64_t> cuts{0};
@@ -208,9 +247,10 @@ class PhasePlanner {
   int64_t blockPositions_ = 0;
   bool planes_ = true;
   int64_t storeCap_ = 1, loadCap_ = 1;
-  int64_t firstLoad_ = 1;  ///< planes of the first x load (auto)
-  bool grow_ = true;       ///< store groups grow (memory-bound); else one plane each
-  int64_t stored_ = 0;     ///< rows stored by earlier groups (all batches)
+  int64_t firstLoad_ = 1;      ///< planes of the first x load (auto)
+  int64_t secondLoadCap_ = 0;  ///< most planes of the second x load (auto; 0: none)
+  bool grow_ = true;           ///< store groups grow (memory-bound); else one plane each
+  int64_t stored_ = 0;         ///< rows stored by earlier groups (all batches)
 };
 
 class PhaseEmitter {
@@ -228,6 +268,7 @@ class PhaseEmitter {
         out_(out),
         parts_(b.geometry().peTile()),
         queues_(b.geometry()),
+        storeSpread_(queues_.stores()),
         plan_(planPhases(core, dtype, b.geometry(), options, phase)) {
     const int64_t coWidth = std::min(core_.cout, parts_);
     for (int64_t g = 1; g <= core_.taps[0]; ++g)
@@ -423,8 +464,8 @@ class PhaseEmitter {
 
   /// One DMA per kd tap: partition group g of tap group q holds stored kd q*stack + g, the
   /// output depths s*i + its phase. Triggered in turn from GpSimd and Sync (their quarters
-  /// of the queues, PhaseQueues), so the two partition halves' stores start together (two triggers
-  /// on one engine would start the second one's 1.3 us latency a trigger later).
+  /// of the queues, PhaseQueues::stores), so the two partition halves' stores start together (two
+  /// triggers on one engine would start the second one's 1.3 us latency a trigger later).
   void storeGroup(const PhaseSpan& s, const Tile& outTile, int64_t co0, int64_t cw) {
     b_.setNote("store out");
     const Int3& k = core_.taps;
@@ -435,12 +476,10 @@ class PhaseEmitter {
                                .slice(3, s.h0 * k[1], (s.h0 + s.nh) * k[1]);
     for (int64_t q = 0; q < k[0] / stack_; ++q)
       for (int64_t g = 0; g < stack_; ++g) {
-        const bool onGpSimd = stores_ % 2 == 0;
-        const DmaOptions queue = queues_.store(onGpSimd, stores_++ / 2);
         b_.dmaCopy(depths.select(2, storedOf(0, q * stack_ + g)),
                    outTile.partitionSlice(static_cast<int32_t>(g * cw), static_cast<int32_t>(cw))
                        .select(1, q),
-                   queue);
+                   storeSpread_.next());
       }
   }
 
@@ -453,9 +492,9 @@ class PhaseEmitter {
   HbmView out_;
   int64_t parts_;
   PhaseQueues queues_;
+  DmaSpread storeSpread_;
   PhasePlan plan_;
   int64_t stack_ = 1;  ///< Kd phases side by side on the PE columns
-  int64_t stores_ = 0;
   EngineCycle alternate_{{isa::Engine::Vector, isa::Engine::Scalar}};
   Tile weights_, biasTile_;
   BufferRing windows_, outs_, psums_;
@@ -476,13 +515,15 @@ bool transposePhasesApply(const ConvCore& core, const isa::Geometry& geometry) {
 std::vector<ParamSpec> phaseScheduleParams() {
   return {
       scheduleParam("first_store_positions", ParamType::Int,
-                    "kernel = stride path: output positions of the first store group (auto: "
-                    "half an input plane's outputs); later groups follow store_ramp",
+                    "kernel = stride path: output positions of the first store group, "
+                    "1..16777216 (auto: half an input plane's outputs); later groups follow "
+                    "store_ramp",
                     {"1024", "2048", "4096"}),
       scheduleParam("x_loads", ParamType::Int,
-                    "kernel = stride path: x loads per batch of 1, 2, 4.. planes, the last "
-                    "taking the rest (auto: about 1 KiB per partition, half the rest, the rest)",
-                    {"1", "2", "4"}),
+                    "kernel = stride path: x loads per batch, 1..64, of 1, 2, 4.. planes, the "
+                    "last taking the rest (auto: about 1 KiB per partition; half the rest, at "
+                    "most what the DMA moves while TensorE starts on the first; the rest)",
+                    {"1", "2", "3", "4"}),
       scheduleParam("store_ramp", ParamType::Enum,
                     "kernel = stride path: store groups after the first plane (grow: each as "
                     "large as all before it, fewer DMAs while the stores bound; flat: one plane "
@@ -493,9 +534,15 @@ std::vector<ParamSpec> phaseScheduleParams() {
 }
 
 PhaseOptions phaseOptions(const ParamValues& params) {
+  const auto checked = [&](const std::string& name, int64_t most) {
+    const int64_t value = params.intOr(name, 0);
+    if (params.has(name) && (value < 1 || value > most))
+      throw Error(fmt::format("conv3d_transpose: {} {} is not in 1..{}", name, value, most));
+    return value;
+  };
   PhaseOptions options;
-  options.firstStorePositions = params.intOr("first_store_positions", 0);
-  options.xLoads = params.intOr("x_loads", 0);
+  options.firstStorePositions = checked("first_store_positions", kMostFirstStorePositions);
+  options.xLoads = checked("x_loads", kMostXLoads);
   options.storeRamp = params.getString("store_ramp");
   return options;
 }

@@ -1,6 +1,7 @@
-// matmul's, the pooling kernels' and the conv kernels' schedule parameters: declared as schedule
-// knobs (listed by run --help, swept by neuronsim sweep) and every sweep candidate gives the
-// reference result.
+// matmul's, the pooling kernels' and the conv kernels' schedule parameters (the conv core's and
+// conv3d_transpose's kernel = stride ones): declared as schedule knobs (listed by run --help,
+// swept by neuronsim sweep), every sweep candidate gives the reference result, and values out
+// of range are one-line errors.
 
 #include <doctest/doctest.h>
 
@@ -11,6 +12,7 @@
 #include "isa/error.h"
 #include "kernel_check.h"
 #include "kernels/conv/conv_kernels.h"
+#include "kernels/conv/conv_transpose_phases.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/pooling/pooling_schedule.h"
 #include "test_conv_check.h"
@@ -241,4 +243,52 @@ TEST_CASE("schedule knobs: conv values out of range are one-line errors") {
                        "conv3d: parameter psum_buffers takes integers or auto, not 'many'",
                        neuronsim::Error);
   CHECK_THROWS_AS(parseParams(findKernel("conv3d"), {{"slot_copies", "both"}}), neuronsim::Error);
+}
+
+TEST_CASE("schedule knobs: conv3d_transpose's kernel = stride knobs") {
+  // Declared schedule knobs (auto default, sweep candidates led by auto; the conv core's knobs
+  // are declared by conv_plan's table).
+  const std::set<std::string> declared = scheduleNames("conv3d_transpose");
+  const std::vector<ParamSpec> phaseKnobs = phaseScheduleParams();
+  REQUIRE(phaseKnobs.size() == 3);
+  for (const ParamSpec& p : phaseKnobs) {
+    CAPTURE(p.name);
+    CHECK(declared.count(p.name) == 1);
+    CHECK(p.schedule);
+    CHECK(p.defaultValue == kAuto);
+    const std::vector<std::string> candidates = sweepCandidates(p);
+    REQUIRE(candidates.size() >= 3);
+    CHECK(candidates[0] == kAuto);
+  }
+  // Every candidate gives the reference result on kernel = stride shapes: odd H and W with
+  // C_out 6 (two depth phases per matmul), and 2 C_in tiles with bias over 2 batches, bf16.
+  const std::vector<testing::ConvCase> bases = {
+      {{1, 5, 6, 5, 3}, {2, 2, 2, 5, 6}, 0, {{"stride", "2"}}},
+      {{2, 130, 3, 3, 2}, {2, 1, 2, 130, 20}, 20, {{"stride", "2,1,2"}}, Dtype::Bf16},
+  };
+  for (const ParamSpec& p : phaseKnobs)
+    for (const std::string& value : sweepCandidates(p)) {
+      if (value == kAuto) continue;
+      for (testing::ConvCase c : bases) {
+        CAPTURE(p.name);
+        CAPTURE(value);
+        c.params.push_back({p.name, value});
+        testing::checkConvCase(conv3dTransposeSpec(), c);
+      }
+    }
+}
+
+TEST_CASE("schedule knobs: conv3d_transpose values out of range are one-line errors") {
+  const auto options = [](const std::string& name, const std::string& value) {
+    return phaseOptions(parseParams(conv3dTransposeSpec(), {{name, value}}));
+  };
+  CHECK(options("x_loads", "64").xLoads == 64);
+  CHECK_THROWS_WITH_AS(options("x_loads", "0"), "conv3d_transpose: x_loads 0 is not in 1..64",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(options("x_loads", "65"), "conv3d_transpose: x_loads 65 is not in 1..64",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(options("first_store_positions", "-2"),
+                       "conv3d_transpose: first_store_positions -2 is not in 1..16777216",
+                       neuronsim::Error);
+  CHECK(options("first_store_positions", "auto").firstStorePositions == 0);
 }
