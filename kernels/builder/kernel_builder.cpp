@@ -2,6 +2,7 @@
 #include "kernels/builder/kernel_builder.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "isa/dtype.h"
 #include "isa/error.h"
@@ -180,9 +181,16 @@ int32_t KernelBuilder::nextDmaQueue(isa::Engine issue) {
     nextQueue_[e] = (nextQueue_[e] + 1) % pool.size();
     if (queueOwner_[q] < 0 || queueOwner_[q] == e) return q;
   }
-  throw Error(
-      fmt::format("{}: every DMA queue of {}'s round robin is fed by another engine (setDmaQueues)",
-                  kernel_, isa::engineName(issue)));
+  std::vector<std::string> owners;
+  for (int32_t q : pool)
+    owners.push_back(fmt::format(
+        "{} by {}", q,
+        isa::engineName(static_cast<isa::Engine>(queueOwner_[static_cast<size_t>(q)]))));
+  throw Error(fmt::format(
+      "{}: {} has no DMA queue left: its queues are all fed by other engines ({}), and a queue "
+      "takes DMAs from one engine only (the machine has {} DMA queue{})",
+      kernel_, isa::engineName(issue), fmt::join(owners, ", "), geometry_.dmaQueues,
+      geometry_.dmaQueues == 1 ? "" : "s"));
 }
 
 void KernelBuilder::emitDma(isa::Opcode opcode, const DmaOperand& dst, const DmaOperand& src,

@@ -286,7 +286,11 @@ TEST_CASE("builder: a DMA queue takes transfers from one issuing engine only") {
   b.dmaCopy(a, in, {.queue = 14});  // Sync claims q14: GpSimd's round robin skips it
   for (int i = 0; i < 4; ++i) CHECK(b.nextDmaQueue(Engine::GpSimd) == 15);
   b.setDmaQueues({14}, Engine::GpSimd);
-  CHECK_THROWS_AS(b.nextDmaQueue(Engine::GpSimd), Error);
+  CHECK_THROWS_WITH_AS(b.nextDmaQueue(Engine::GpSimd),
+                       "t: gpsimd has no DMA queue left: its queues are all fed by other engines "
+                       "(14 by sync), and a queue takes DMAs from one engine only (the machine has "
+                       "16 DMA queues)",
+                       Error);
 }
 
 TEST_CASE("builder: an operand outside every live tile (use after release) is an error") {
