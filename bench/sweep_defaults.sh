@@ -65,9 +65,9 @@ extraGrids() {
       ;;
     conv3d_bwd)
       echo "--param dw_method=auto,rows,boxes --param dw_overlap=auto,off"
-      echo "--param dw_acc_banks=0,2,4,6 --param dy_transpose=auto,pe,dma"
-      echo "--param dw_stationary=auto,x,dy --param dw_depth_group=0,1,2,4"
-      echo "--param dw_x_groups=auto,off --param dw_lead=-1,0,2,4"
+      echo "--param dw_acc_banks --param dy_transpose"
+      echo "--param dw_stationary --param dw_depth_group"
+      echo "--param dw_overlap --param dw_x_groups --param dw_dy_groups"
       echo "--param dx_chunk_positions=auto,512,1024,2048 --param dx_psum_buffers=auto,2,6"
       echo "--param dx_w_pairs=auto,off --param dx_stationary=auto,filters,positions"
       ;;

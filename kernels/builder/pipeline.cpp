@@ -51,16 +51,32 @@ void BufferRing::release(KernelBuilder& builder) {
   tiles_.clear();
 }
 
+Pipeline::Pipeline(int64_t count, int sets, Step load, Step compute)
+    : count_(count),
+      sets_(std::max(1, sets)),
+      load_(std::move(load)),
+      compute_(std::move(compute)) {}
+
+void Pipeline::prime() {
+  if (primed_) return;
+  primed_ = true;
+  for (int64_t item = 0; item < std::min<int64_t>(sets_ - 1, count_); ++item)
+    load_(item, setOf(item));
+}
+
+void Pipeline::emitThrough(int64_t end) {
+  if (end > next_) prime();
+  const int64_t ahead = sets_ - 1;
+  for (; next_ < std::min(end, count_); ++next_) {
+    if (ahead == 0) load_(next_, setOf(next_));
+    if (ahead > 0 && next_ + ahead < count_) load_(next_ + ahead, setOf(next_ + ahead));
+    compute_(next_, setOf(next_));
+  }
+}
+
 void runPipelined(int64_t count, int sets, const std::function<void(int64_t item, int set)>& load,
                   const std::function<void(int64_t item, int set)>& compute) {
-  const int64_t ahead = std::max(1, sets) - 1;
-  const auto setOf = [sets](int64_t item) { return static_cast<int>(item % std::max(1, sets)); };
-  for (int64_t item = 0; item < std::min(ahead, count); ++item) load(item, setOf(item));
-  for (int64_t item = 0; item < count; ++item) {
-    if (ahead == 0) load(item, setOf(item));
-    if (ahead > 0 && item + ahead < count) load(item + ahead, setOf(item + ahead));
-    compute(item, setOf(item));
-  }
+  Pipeline(count, sets, load, compute).emitThrough(count);
 }
 
 }  // namespace neuronsim::kernels

@@ -77,6 +77,9 @@ class BufferRing {
   }
   /// The tile of the next item in use order (a cursor of its own, independent of operator[]).
   const Tile& next() { return (*this)[used_++]; }
+  /// Advances the next() cursor and returns the item it stood at, for rings used in lockstep
+  /// (ring[item], other[item]).
+  int64_t advance() { return used_++; }
   int size() const { return static_cast<int>(tiles_.size()); }
   /// Returns every tile to the builder (the ring is empty afterwards).
   void release(KernelBuilder& builder);
@@ -87,6 +90,30 @@ class BufferRing {
                          const std::function<Tile(const std::string&)>& allocate);
   std::vector<Tile> tiles_;
   int64_t used_ = 0;
+};
+
+/// runPipelined that can stop between items and resume: a kernel emits items on demand, so
+/// another program's instructions can be interleaved between them.
+class Pipeline {
+ public:
+  using Step = std::function<void(int64_t item, int set)>;
+  /// `count` items over `sets` buffer sets (as runPipelined).
+  Pipeline(int64_t count, int sets, Step load, Step compute);
+  /// Emits the loads of the first sets - 1 items (once; emitThrough calls it first).
+  void prime();
+  /// Emits items up to (not including) `end`, each after the loads sets - 1 items ahead.
+  void emitThrough(int64_t end);
+  int64_t count() const { return count_; }
+  /// The next item to emit.
+  int64_t next() const { return next_; }
+
+ private:
+  int setOf(int64_t item) const { return static_cast<int>(item % sets_); }
+  int64_t count_;
+  int sets_;
+  Step load_, compute_;
+  int64_t next_ = 0;
+  bool primed_ = false;
 };
 
 /// Runs `count` work items over `sets` rotating buffer sets (set = item % sets): the loads of

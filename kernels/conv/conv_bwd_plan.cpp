@@ -302,6 +302,11 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     p.dyGroupParts = coGroupParts;
     p.dyGroupDepths = ceilDiv(p.chunk[0], p.dyGroups);
   }
+  if (p.db && p.dyGroups > 1) {  // db from the dy tiles on GpSimd: no PSUM slot or bank
+    p.dbOnGpSimd = true;
+    if (!p.dbInAccBank) ++p.transposeBanks;
+    p.dbInAccBank = false;
+  }
   p.boxW = std::min(p.chunk[2], p.parts);
   p.boxH = p.shareKh ? groups : std::min(p.chunk[1], p.parts / p.boxW);
   return p;
@@ -359,7 +364,7 @@ ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geome
   if (method != "auto" && method != "boxes" && method != "rows")
     throw Error(fmt::format("{}: dw_method '{}' is not auto, boxes or rows", core.kernel, method));
   if (options.dwAccBanks < 0 || options.dwAccBanks > geometry.psumBanks - 2)
-    throw Error(fmt::format("{}: dw_acc_banks {} is outside 0..{} (2 PSUM banks hold transposes)",
+    throw Error(fmt::format("{}: dw_acc_banks {} is outside 1..{} (2 PSUM banks hold transposes)",
                             core.kernel, options.dwAccBanks, geometry.psumBanks - 2));
   if (options.dyTranspose != "auto" && options.dyTranspose != "pe" && options.dyTranspose != "dma")
     throw Error(fmt::format("{}: dy_transpose '{}' is not auto, pe or dma", core.kernel,

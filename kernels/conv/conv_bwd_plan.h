@@ -106,6 +106,10 @@ struct DwRowsPlan {
   /// db from the dyT tiles (packed, with fuseDb): per box and depth a matmul of a ones column
   /// [positions, 1] by dyT [positions, co] accumulates db [1, co] in a PSUM bank of its own
   bool db = false;
+  /// db (dyGroups > 1): GpSimd adds every dy row of the grouped dy tiles into an fp32 tile
+  /// [parts; bands, group depths, W], reduced and its groups summed once at the end, so db takes
+  /// no TensorE time and no PSUM
+  bool dbOnGpSimd = false;
   /// db accumulates in an accumulator slot no pass uses (the last of the last bank), so it needs
   /// no PSUM bank of its own and the transposes get one more
   bool dbInAccBank = false;

@@ -23,17 +23,76 @@ std::vector<std::string> requested(const ParamValues& params) {
   return names;
 }
 
+/// A set integer schedule parameter `name` below `lo` is an error.
+void checkAtLeast(const ParamValues& params, const std::string& name, int64_t lo,
+                  const char* autoMeaning) {
+  if (params.has(name) && params.getInt(name) < lo)
+    throw Error(fmt::format("conv3d_bwd: {} {} is below {} ({})", name, params.getInt(name), lo,
+                            autoMeaning));
+}
+
+/// dw's schedule parameters (auto: the planner decides).
+std::vector<ParamSpec> dwScheduleParams() {
+  return {
+      scheduleParam("dw_method", ParamType::Enum,
+                    "how dw puts positions on partitions (rows: one x transpose per (kh, kw) "
+                    "shift and depth; boxes: per tap and partition-sized box; auto: rows when it "
+                    "fits)",
+                    {}, {"rows", "boxes"}),
+      scheduleParam("dw_acc_banks", ParamType::Int,
+                    "PSUM banks for dw accumulators with dw_method rows, 1 up to the banks but 2 "
+                    "(auto: all but the 2 transpose banks; depth-packed: the banks every shift "
+                    "needs)",
+                    {"2", "4", "6"}),
+      scheduleParam("dy_transpose", ParamType::Enum,
+                    "how dw with dw_method rows gets dy as [positions, C_out] (pe: load chunks "
+                    "and PE-transpose per box; dma: one DMA transpose from HBM per box and depth; "
+                    "auto: dma when one such DMA moves >= 64 KiB)",
+                    {}, {"pe", "dma"}),
+      scheduleParam("dw_stationary", ParamType::Enum,
+                    "the operand TensorE holds in dw with dw_method rows (x: xT [positions, "
+                    "C_in] per tap; dy: dyT [positions, C_out] with all kd taps of a shift in one "
+                    "moving; auto: dy when C_out fits the PE columns and it takes fewer PE "
+                    "cycles)",
+                    {}, {"x", "dy"}),
+      scheduleParam("dw_depth_group", ParamType::Int,
+                    "dy depths one dw matmul packs with x stationary (stationary xT holds group + "
+                    "Kd - 1 depths of C_in, moving dyT group depths of C_out; needs D stride and "
+                    "dilation 1 and C_in * (group + Kd - 1) <= 128; 1: off; auto: the group "
+                    "taking the fewest PE cycles)",
+                    {"1", "2", "4"}),
+      scheduleParam("dw_overlap", ParamType::Enum,
+                    "with dx, how dw (dw_method rows, depth-packed with shared kh taps) meets dx: "
+                    "tail allocates dw's SBUF beside dx and emits its first loads 3 chunks before "
+                    "dx's last, then runs dw on the whole PSUM; spread emits dw's chunks between "
+                    "dx's in the PSUM and SBUF dx leaves (dx_psum_buffers auto 2, dx evicts on "
+                    "Scalar and dw on Vector); off: dx, then dw (auto: tail where dw's plan "
+                    "beside dx keeps its chunks, else off)",
+                    {}, {"spread", "tail", "off"}),
+      scheduleParam("dw_x_groups", ParamType::Enum,
+                    "depth-packed dw with shared kh taps loads x depths in blocks on partition "
+                    "groups of 32 (C_in <= 64), so one PE transpose of all partitions gives "
+                    "several depths' xT (auto: when it applies, except with dw_overlap spread; "
+                    "on: wherever it applies; off: one depth per transpose)",
+                    {}, {"on", "off"}),
+      scheduleParam("dw_dy_groups", ParamType::Enum,
+                    "depth-packed dw with shared kh taps and dy by PE loads dy depths in blocks "
+                    "on partition groups of 32 (C_out <= 64), so one PE transpose of all "
+                    "partitions gives several depths' dyT and db is summed on GpSimd (auto: when "
+                    "it applies; off: one depth per transpose, db by TensorE)",
+                    {}, {"off"}),
+      scheduleParam("dw_lead", ParamType::Int,
+                    "with dw_overlap spread, dw chunks emitted before dx's first chunk, >= 0 "
+                    "(auto: 0); the rest are spread evenly over dx's chunks",
+                    {"1", "2", "4"}),
+  };
+}
+
 ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
   const ConvCore core = conv3dBwdCore(inputs, params);
-  if (params.getInt("dw_acc_banks") < 0)
-    throw Error(fmt::format("conv3d_bwd: dw_acc_banks {} is negative (0: auto)",
-                            params.getInt("dw_acc_banks")));
-  if (params.getInt("dw_depth_group") < 0)
-    throw Error(fmt::format("conv3d_bwd: dw_depth_group {} is negative (0: auto, 1: off)",
-                            params.getInt("dw_depth_group")));
-  if (params.getInt("dw_lead") < -1)
-    throw Error(
-        fmt::format("conv3d_bwd: dw_lead {} is below -1 (-1: auto)", params.getInt("dw_lead")));
+  checkAtLeast(params, "dw_acc_banks", 1, "auto: every PSUM bank but the 2 transpose banks");
+  checkAtLeast(params, "dw_depth_group", 1, "1: off");
+  checkAtLeast(params, "dw_lead", 0, "auto: 0");
   ShapeMap out;
   for (const std::string& name : requested(params)) {
     if (name == "dx") out["dx"] = inputs.at("x_in");
@@ -60,12 +119,12 @@ ShapeMap deriveBwd(const ShapeMap& given, const ParamValues& params) {
 ConvBwdOptions bwdOptions(const ParamValues& params) {
   ConvBwdOptions options;
   options.dwMethod = params.getString("dw_method");
-  options.dwAccBanks = params.getInt("dw_acc_banks");
+  options.dwAccBanks = params.intOr("dw_acc_banks", 0);
   options.dyTranspose = params.getString("dy_transpose");
   options.dwStationary = params.getString("dw_stationary");
-  options.dwDepthGroup = params.getInt("dw_depth_group");
+  options.dwDepthGroup = params.intOr("dw_depth_group", 0);
   options.dwOverlap = params.getString("dw_overlap");
-  options.dwLead = params.getInt("dw_lead");
+  options.dwLead = params.intOr("dw_lead", -1);
   options.dwXGroups = params.getString("dw_x_groups");
   options.dwDyGroups = params.getString("dw_dy_groups");
   options.fuseDb = params.getBool("compute_db");
@@ -96,75 +155,8 @@ KernelSpec conv3dBwdSpec() {
       {"compute_dx", ParamType::Bool, "true", "produce dx", {}},
       {"compute_dw", ParamType::Bool, "true", "produce dw", {}},
       {"compute_db", ParamType::Bool, "true", "produce db", {}},
-      {"dw_method",
-       ParamType::Enum,
-       "auto",
-       "schedule: how dw puts positions on partitions (rows: one x transpose per (kh, kw) "
-       "shift and depth; boxes: per tap and partition-sized box; auto: rows when it fits)",
-       {"auto", "rows", "boxes"}},
-      {"dw_acc_banks",
-       ParamType::Int,
-       "0",
-       "schedule: PSUM banks for dw accumulators with dw_method rows (0: auto, all but the 2 "
-       "transpose banks)",
-       {}},
-      {"dy_transpose",
-       ParamType::Enum,
-       "auto",
-       "schedule: how dw with dw_method rows gets dy as [positions, C_out] (pe: load chunks and "
-       "PE-transpose per box; dma: one DMA transpose from HBM per box and depth; auto: dma when "
-       "one such DMA moves >= 64 KiB)",
-       {"auto", "pe", "dma"}},
-      {"dw_stationary",
-       ParamType::Enum,
-       "auto",
-       "schedule: the operand TensorE holds in dw with dw_method rows (x: xT [positions, C_in] "
-       "per tap; dy: dyT [positions, C_out] with all kd taps of a shift in one moving; auto: dy "
-       "when C_out fits the PE columns and it takes fewer PE cycles)",
-       {"auto", "x", "dy"}},
-      {"dw_depth_group",
-       ParamType::Int,
-       "0",
-       "schedule: dy depths one dw matmul packs with x stationary (stationary xT holds group + "
-       "Kd - 1 depths of C_in, moving dyT group depths of C_out; needs D stride and dilation 1 "
-       "and C_in * (group + Kd - 1) <= 128; 0: auto, when it takes fewer PE cycles; 1: off)",
-       {}},
   };
-  spec.params.push_back(
-      {"dw_overlap",
-       ParamType::Enum,
-       "auto",
-       "schedule: with dx, how dw (dw_method rows, depth-packed with shared kh taps) meets dx: "
-       "tail "
-       "allocates dw's SBUF beside dx and emits its first loads 2 chunks before dx's last, then "
-       "runs dw on the whole PSUM; spread emits dw's chunks between dx's in the PSUM and SBUF dx "
-       "leaves (dx_psum_buffers auto 2, dx evicts on Scalar and dw on Vector); off: dx, then dw "
-       "(auto: tail where dw's plan beside dx keeps its chunks, else off)",
-       {"auto", "spread", "tail", "off"}});
-  spec.params.push_back(
-      {"dw_x_groups",
-       ParamType::Enum,
-       "auto",
-       "schedule: depth-packed dw with shared kh taps loads x depths in blocks on partition groups "
-       "of 32 (C_in <= 64), so one PE transpose of all partitions gives several depths' xT (auto: "
-       "when it applies, except with dw_overlap spread; on: wherever it applies; off: one depth "
-       "per transpose)",
-       {"auto", "on", "off"}});
-  spec.params.push_back(
-      {"dw_dy_groups",
-       ParamType::Enum,
-       "auto",
-       "schedule: depth-packed dw with shared kh taps and dy by PE loads dy depths in blocks on "
-       "partition groups of 32 (C_out <= 64), so one PE transpose of all partitions gives several "
-       "depths' dyT (auto: when it applies; off: one depth per transpose)",
-       {"auto", "off"}});
-  spec.params.push_back(
-      {"dw_lead",
-       ParamType::Int,
-       "-1",
-       "schedule: with dw_overlap spread, dw chunks emitted before dx's first chunk "
-       "(-1: auto); the rest are spread evenly over dx's chunks",
-       {}});
+  for (ParamSpec& p : dwScheduleParams()) spec.params.push_back(std::move(p));
   for (ParamSpec& p : dxScheduleParams()) spec.params.push_back(std::move(p));
   spec.defaultShapes = {
       {"dy", {1, 64, 6, 14, 14}}, {"x_in", kDefaultX}, {"filters", kDefaultFilters}};

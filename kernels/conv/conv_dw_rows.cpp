@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@ namespace neuronsim::kernels {
 namespace {
 constexpr int kBuffers = 2;
 constexpr int64_t kLoadPieceBytes = 128 * 1024;
+constexpr int64_t kQuadrant = 32;  // partitions of a quadrant: 32-partition starts (A1)
 }  // namespace
 
 /// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.
@@ -48,6 +50,14 @@ class DwRowsEmitter {
         for (size_t c = 0; c < chunks_.size(); ++c)
           steps_.push_back({co0, std::min(plan_.coWidth, fwd_.cout - co0), p, &chunks_[c], c == 0,
                             c + 1 == chunks_.size()});
+    pipeline_.emplace(
+        steps(), kBuffers,
+        [this](int64_t item, int set) { load(steps_[static_cast<size_t>(item)], set); },
+        [this](int64_t item, int set) {
+          const Step& s = steps_[static_cast<size_t>(item)];
+          process(s, set);
+          if (s.lastChunk) store(s);
+        });
   }
 
   /// Emits the tiles' fills and the first step's loads (once; emitThrough calls it first).
@@ -55,22 +65,16 @@ class DwRowsEmitter {
     if (primed_) return;
     primed_ = true;
     fill();
-    load(steps_[0], 0);
+    pipeline_->prime();
   }
 
   int64_t steps() const { return static_cast<int64_t>(steps_.size()); }
 
-  /// Emits steps up to (not including) `end`, each after the next one's loads (kBuffers sets,
-  /// as runPipelined).
+  /// Emits steps up to (not including) `end`, each after the next one's loads.
   void emitThrough(int64_t end) {
     if (end > 0) prime();
-    if (next_ < std::min(end, steps())) allocatePsum();
-    for (; next_ < std::min(end, steps()); ++next_) {
-      const auto i = static_cast<size_t>(next_);
-      if (next_ + 1 < steps()) load(steps_[i + 1], static_cast<int>((next_ + 1) % kBuffers));
-      process(steps_[i], static_cast<int>(next_ % kBuffers));
-      if (steps_[i].lastChunk) store(steps_[i]);
-    }
+    if (pipeline_->next() < std::min(end, steps())) allocatePsum();
+    pipeline_->emitThrough(end);
   }
 
   /// Emits the remaining steps and releases the tiles.
@@ -79,7 +83,7 @@ class DwRowsEmitter {
     emitThrough(steps());
     banks_.release(b_);
     for (const Tile& t : accs_) b_.release(t);
-    if (db_ && !plan_.dbInAccBank) b_.release(dbAcc_);
+    if (db_ && !plan_.dbInAccBank && !plan_.dbOnGpSimd) b_.release(dbAcc_);
     releaseSbuf();
   }
 
@@ -162,16 +166,22 @@ class DwRowsEmitter {
       xT_ = BufferRing::sbuf(b_, kBuffers, {plan_.parts, plan_.xtSets, w[0], plan_.ciParts}, dtype_,
                              "xT");
     }
-    outs_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, units, plan_.coWidth}, dw_.dtype(),
-                             "dw_out");
+    // byHalves: tap kd's sums on partitions kd x ci (the same bytes per partition)
+    const int64_t outParts =
+        packed() && byHalves() ? plan_.depthSlots * plan_.ciParts : plan_.ciParts;
+    outs_ = BufferRing::sbuf(b_, kBuffers, {outParts, units, plan_.coWidth}, dw_.dtype(), "dw_out");
     if (plan_.dyStationary)
       evicted_ =
           BufferRing::sbuf(b_, kBuffers, {coParts, units, plan_.ciParts}, dw_.dtype(), "dw_co_ci");
     if (db_) {
       ones_ = b_.sbuf({plan_.parts, 1}, dtype_, "ones");
       dbOut_ = b_.sbuf({1, plan_.coWidth}, db_->dtype(), "db_out");
-      if (dbDepths() > 1) {
-        const int64_t rows = dbDepths() * fwd_.cout;
+      if (plan_.dbOnGpSimd)
+        dbRows_ = b_.sbuf(
+            {plan_.dyGroups * plan_.dyGroupParts, plan_.boxH, plan_.dyGroupDepths, plan_.chunk[2]},
+            isa::Dtype::Fp32, "db_rows");
+      if (dbBlocks() > 1) {
+        const int64_t rows = dbBlocks() * dbBlockParts();
         dbCol_ = b_.sbuf({rows, 1}, isa::Dtype::Fp32, "db_column");
         dbSelect_ = b_.sbuf({rows, fwd_.cout}, isa::Dtype::Fp32, "db_select");
         dbOutCol_ = b_.sbuf({fwd_.cout, 1}, db_->dtype(), "db_out_column");
@@ -198,7 +208,7 @@ class DwRowsEmitter {
     for (int64_t i = 0; i < plan_.accBanks; ++i)
       accs_.push_back(
           b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
-    if (db_) {
+    if (db_ && !plan_.dbOnGpSimd) {
       const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.depthGroup * plan_.coWidth;
       // dbDepths() > 1: a column [depths x co, 1]; else a row [1, co]
       const auto rows = static_cast<int32_t>(dbDepths() > 1 ? dbDepths() * fwd_.cout : 1);
@@ -238,8 +248,9 @@ class DwRowsEmitter {
     }
     if (db_)
       for (const Tile& t : {ones_, dbOut_}) b_.release(t);
-    if (db_ && dbDepths() > 1)
+    if (db_ && dbBlocks() > 1)
       for (const Tile& t : {dbCol_, dbSelect_, dbOutCol_}) b_.release(t);
+    if (db_ && plan_.dbOnGpSimd) b_.release(dbRows_);
   }
 
   /// The constant tiles: zeroed grouped windows, the ones column (db), the selection identity.
@@ -267,15 +278,16 @@ class DwRowsEmitter {
       b_.affineSelect(identity_, identity_, isa::Affine{{{-1, plan_.parts}}, 0, 1},
                       isa::AluOp::IsEqual, 0.0f);
     }
-    if (db_ && dbDepths() > 1) {  // dbSelect_[p, co] = (p mod C_out == co)
-      const int64_t co = fwd_.cout;
-      const auto rows = static_cast<int32_t>(dbDepths() * co);
+    if (db_ && dbBlocks() > 1) {  // dbSelect_[p, co] = (p mod dbBlockParts() == co)
+      const int64_t co = fwd_.cout, step = dbBlockParts();
+      const auto rows = static_cast<int32_t>(dbBlocks() * step);
       const Tile id = identity_.partitionSlice(0, rows);
       b_.tensorCopy(dbSelect_, id.slice(0, 0, co), isa::Engine::GpSimd);
-      for (int64_t k = 1; k < dbDepths(); ++k)
-        b_.tensorTensor(dbSelect_, dbSelect_, id.slice(0, k * co, (k + 1) * co), isa::AluOp::Add,
+      for (int64_t k = 1; k < dbBlocks(); ++k)
+        b_.tensorTensor(dbSelect_, dbSelect_, id.slice(0, k * step, k * step + co), isa::AluOp::Add,
                         isa::Engine::GpSimd);
     }
+    if (db_ && plan_.dbOnGpSimd) b_.memset(dbRows_, 0.0f, isa::Engine::GpSimd);
   }
 
   /// Accumulators of units [i, i + n) of a pass inside their bank: [cs; n, cw], or [cw; n, cs]
@@ -434,7 +446,8 @@ class DwRowsEmitter {
     int32_t positions() const { return static_cast<int32_t>(bh * bw); }
   };
 
-  void process(const Step& s, int slot) {
+  /// The partition boxes of a step's chunk.
+  std::vector<Box> boxesOf(const Step& s) const {
     const Int3& e = s.chunk->extent;
     std::vector<Box> boxes;
     if (plan_.shareKh) {
@@ -446,16 +459,42 @@ class DwRowsEmitter {
         for (int64_t w = 0; w < e[2]; w += plan_.boxW)
           boxes.push_back({h, w, std::min(plan_.boxH, e[1] - h), std::min(plan_.boxW, e[2] - w)});
     }
+    return boxes;
+  }
+
+  /// Queues the transposes of step `n`'s first box (its loads are emitted: they run one step
+  /// ahead), so TensorE transposes them beside this step's last matmuls instead of waiting
+  /// for their evictions at the step's start. Not where the box restarts the xT row ring
+  /// (shareKh, a band's first row: a new pass or batch element), whose rows this step's last
+  /// box still reads.
+  void prepareAhead(int64_t n) {
+    if (n >= steps()) return;
+    const Step& t = steps_[static_cast<size_t>(n)];
+    const std::vector<Box> boxes = boxesOf(t);
+    if (boxes.empty() || (plan_.shareKh && boxes[0].h0 == 0)) return;
+    aheadRing_ = prepare(t, static_cast<int>(n % kBuffers), setsOf(units(t), nullptr), boxes[0]);
+    aheadStep_ = n;
+  }
+
+  void process(const Step& s, int slot) {
+    const std::vector<Box> boxes = boxesOf(s);
+    const int64_t index = &s - steps_.data();
     std::vector<int64_t> setOfUnit;
     const std::vector<XSet> sets = setsOf(units(s), &setOfUnit);
     if (s.firstChunk) started_.assign(units(s).size(), false);
-    int ring = prepare(s, slot, sets, boxes[0]);
+    if (db_ && s.pass == 0 && plan_.dbOnGpSimd) dbAdds(s, slot);
+    int ring = aheadStep_ == index ? aheadRing_ : prepare(s, slot, sets, boxes[0]);
+    aheadStep_ = -1;
     emitJobs(jobs_.size());
     for (size_t i = 0; i < boxes.size(); ++i) {
       const int current = ring;
-      if (i + 1 < boxes.size()) ring = prepare(s, slot, sets, boxes[i + 1]);
+      if (i + 1 < boxes.size()) {
+        ring = prepare(s, slot, sets, boxes[i + 1]);
+      } else {
+        prepareAhead(index + 1);
+      }
       multiply(s, setOfUnit, boxes[i], current);
-      if (db_ && s.pass == 0) dbMatmuls(s, boxes[i], current);
+      if (db_ && s.pass == 0 && !plan_.dbOnGpSimd) dbMatmuls(s, boxes[i], current);
       emitJobs(jobs_.size());
     }
     if (db_ && s.pass == 0 && s.lastChunk) storeDb(s);
@@ -467,6 +506,25 @@ class DwRowsEmitter {
   int64_t dbDepths() const {
     if (!packed() || fwd_.cout != plan_.coWidth) return 1;
     return std::max<int64_t>(1, std::min(plan_.parts / fwd_.cout, plan_.chunk[0]));
+  }
+
+  /// db blocks of dbBlockParts() partitions the db column holds (1: a db row [1, co]): dy
+  /// groups on GpSimd, else dbDepths()
+  int64_t dbBlocks() const { return plan_.dbOnGpSimd ? plan_.dyGroups : dbDepths(); }
+  int64_t dbBlockParts() const { return plan_.dbOnGpSimd ? plan_.dyGroupParts : fwd_.cout; }
+
+  /// db on GpSimd: adds each dy row of the step's grouped dy tile ([parts; bands, group depths,
+  /// W] of the bands holding that row) into dbRows_.
+  void dbAdds(const Step& s, int slot) {
+    b_.setNote("db add");
+    const auto [b0, b1] = boxRows(*s.chunk);
+    const Tile dy = dyTiles_[slot].partitionSlice(0, dbRows_.partitions()).select(0, 0);
+    for (int64_t row = 0; row < b1 - b0; ++row) {
+      const int64_t bands = groupsBelow(b0 + row, fwd_.out[1]);
+      const Tile acc = dbRows_.slice(0, 0, bands);
+      b_.tensorTensor(acc, acc, dy.slice(0, 0, bands).select(2, row), isa::AluOp::Add,
+                      isa::Engine::GpSimd);
+    }
   }
 
   /// db: per dbDepths() depths of the box, dyT [positions; depths, co] x ones [positions, 1] into
@@ -492,19 +550,23 @@ class DwRowsEmitter {
   /// db: evicts the C_out slab's sums and stores them (triggered from Scalar).
   void storeDb(const Step& s) {
     b_.setNote("db store");
-    if (dbDepths() > 1) {  // the column's depth blocks added by a selection matmul
-      copy(dbCol_, dbAcc_);
+    if (dbBlocks() > 1) {  // the column's blocks added by a selection matmul
+      if (plan_.dbOnGpSimd) {
+        b_.tensorReduce(dbCol_, dbRows_, isa::AluOp::Add, 3);
+      } else {
+        copy(dbCol_, dbAcc_);
+      }
       const Tile sum = banks_.next().partitionSlice(0, static_cast<int32_t>(s.cw)).slice(0, 0, 1);
       b_.matmul(sum, dbSelect_, dbCol_, false);
       copy(dbOutCol_, sum);
       b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({s.cw, 1}), dbOutCol_,
-                 DmaOptions{-1, isa::Engine::Scalar});
+                 DmaOptions{-1, isa::Engine::Sync});
       dbStarted_ = false;
       return;
     }
     copy(dbOut_.slice(0, 0, s.cw), dbAcc_.slice(0, 0, s.cw));
     b_.dmaCopy(db_->slice(0, s.co0, s.co0 + s.cw).reshape({1, s.cw}), dbOut_.slice(0, 0, s.cw),
-               DmaOptions{-1, isa::Engine::Scalar});
+               DmaOptions{-1, isa::Engine::Sync});
     dbStarted_ = false;
   }
 
@@ -629,7 +691,7 @@ class DwRowsEmitter {
 
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
   int prepare(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
-    const int ring = static_cast<int>(boxCount_++ % kBuffers);
+    const int ring = static_cast<int>(dyT_.advance() % kBuffers);
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
     if (plan_.dyByDma) {
@@ -831,6 +893,109 @@ class DwRowsEmitter {
     }
   }
 
+  /// Depth-packed with 2 dy depths a matmul and C_in a quadrant (32, so Kd <= 3): tap kd's
+  /// blocks (slot kd, group 0) and (kd + 1, 1) start at quadrants, so where both lie in one half
+  /// of the partitions (kd even) one Vector add gives the tap (A1: Vector moves data across
+  /// partitions within a half), no fp32 selection matmuls; kd 1's selection matmuls land on
+  /// partitions 0.. and Scalar moves the sum to partitions 32.. (the same half).
+  bool byHalves() const {
+    return plan_.depthGroup == 2 && plan_.ciParts == kQuadrant && !plan_.dyStationary;
+  }
+  /// The pass holds every kd of consecutive (kh, kw) shifts, all of them started (their sums
+  /// leave in one DMA per kd).
+  bool wholeShifts(const Step& s) const {
+    const std::vector<XSet> sets = setsOf(units(s), nullptr);
+    if (static_cast<int64_t>(units(s).size()) != static_cast<int64_t>(sets.size()) * fwd_.taps[0])
+      return false;
+    const int64_t first = sets[0].kh * fwd_.taps[2] + sets[0].kw;
+    for (size_t k = 0; k < sets.size(); ++k) {
+      const int64_t shift = sets[k].kh * fwd_.taps[2] + sets[k].kw;
+      if (shift != first + static_cast<int64_t>(k) || !started_[k]) return false;
+    }
+    return true;
+  }
+
+  /// byHalves: per tap kd, the sum of its blocks over every set of the pass into the out tile
+  /// [kd x ci partitions; sets, co] (Vector adds from PSUM for even kd; selection matmuls whose
+  /// stationary columns land the sum on partitions kd x ci for odd kd), then one store DMA per
+  /// kd, triggered from Scalar, Sync and GpSimd in turn.
+  void storeByHalves(const Step& s) {
+    const std::vector<XSet> sets = setsOf(units(s), nullptr);
+    const auto nsets = static_cast<int64_t>(sets.size());
+    const int64_t cp = plan_.ciParts, cw = s.cw, kd0 = fwd_.taps[0];
+    const auto rows = static_cast<int32_t>(plan_.depthSlots * cp);
+    const auto blocks = [&](int64_t bank, int64_t k0, int64_t n, int64_t slot, int64_t g) {
+      const int64_t width = plan_.depthGroup * plan_.coWidth;
+      const int64_t first = k0 % plan_.accsPerBank * width;
+      return accs_[bank]
+          .partitionSlice(static_cast<int32_t>(slot * cp), static_cast<int32_t>(cp))
+          .slice(0, first, first + n * width)
+          .reshape({n, plan_.depthGroup, plan_.coWidth})
+          .select(1, g)
+          .slice(1, 0, cw);
+    };
+    const Tile sums = outs_.next();
+    const auto sumsOf = [&](int64_t kd) {
+      return sums.partitionSlice(static_cast<int32_t>(kd * cp), static_cast<int32_t>(cp))
+          .slice(0, 0, nsets)
+          .slice(1, 0, cw);
+    };
+    // the sets' accumulators to SBUF; odd kd: selection matmuls, evicted on Scalar
+    for (int64_t k = 0; k < nsets; ++k)
+      copy(accSb_.partitionSlice(0, rows).select(0, k).slice(1, 0, cw),
+           packedAcc(k, plan_.depthSlots, plan_.depthGroup, cw));
+    b_.setNote("dw add depth blocks");
+    const int64_t perBank = b_.geometry().psumBankBytes() / 4 / plan_.coWidth;
+    for (int64_t kd = 1; kd < kd0; kd += 2) {
+      for (int64_t k0 = 0; k0 < nsets; k0 += perBank) {
+        const int64_t n = std::min(perBank, nsets - k0);
+        const Tile bank = banks_.next()
+                              .partitionSlice(0, static_cast<int32_t>(cp))
+                              .slice(0, 0, n * plan_.coWidth)
+                              .reshape({n, plan_.coWidth})
+                              .slice(1, 0, cw);
+        // per set, so each starts once its own accumulator is evicted
+        for (int64_t k = 0; k < n; ++k)
+          for (int64_t g = 0; g < plan_.depthGroup; ++g)
+            b_.matmul(bank.select(0, k),
+                      identity_.partitionSlice(0, rows).slice(0, (kd + g) * cp, (kd + g + 1) * cp),
+                      accSb_.partitionSlice(0, rows).select(0, k0 + k).select(0, g).slice(0, 0, cw),
+                      g > 0);
+        copyOn(b_, sumsOf(kd).slice(0, k0, k0 + n), bank, isa::Engine::Scalar);
+      }
+    }
+    // even kd: one Vector add per bank of the PSUM block and the evicted one (two PSUM inputs
+    // are not allowed)
+    for (int64_t kd = 0; kd < kd0; kd += 2)
+      for (int64_t k0 = 0; k0 < nsets; k0 += plan_.accsPerBank) {
+        const int64_t n = std::min(plan_.accsPerBank, nsets - k0);
+        const int64_t bank = k0 / plan_.accsPerBank;
+        const Tile evicted =
+            accSb_.partitionSlice(static_cast<int32_t>((kd + 1) * cp), static_cast<int32_t>(cp))
+                .slice(0, k0, k0 + n)
+                .select(1, 1)
+                .slice(1, 0, cw);
+        b_.tensorTensor(sumsOf(kd).slice(0, k0, k0 + n), blocks(bank, k0, n, kd, 0), evicted,
+                        isa::AluOp::Add);
+      }
+    b_.setNote("dw store");
+    const Int3& k = fwd_.taps;
+    const int64_t shifts = k[1] * k[2], first = sets[0].kh * k[2] + sets[0].kw;
+    const HbmView all = dw_.reshape({k[0], shifts, fwd_.cin, fwd_.cout});
+    for (int64_t kd = 0; kd < kd0; ++kd) {
+      // odd kd after its Scalar eviction; even ones from Sync and GpSimd in turn
+      const isa::Engine trigger = kd % 2 == 1   ? isa::Engine::Scalar
+                                  : kd % 4 == 0 ? isa::Engine::Sync
+                                                : isa::Engine::GpSimd;
+      b_.dmaCopy(all.select(0, kd)
+                     .slice(0, first, first + nsets)
+                     .slice(1, 0, cp)
+                     .slice(2, s.co0, s.co0 + cw)
+                     .permute({1, 0, 2}),
+                 sumsOf(kd), DmaOptions{-1, trigger});
+    }
+  }
+
   /// Input depth of unit `i` for dy depth `d`, and whether it holds x (not padding).
   int64_t depthOf(const Step& s, size_t i, int64_t d) const {
     return d * fwd_.stride[0] + tapOf(units(s)[i].tap)[0] * fwd_.dilation[0];
@@ -905,6 +1070,7 @@ class DwRowsEmitter {
   /// (kh, kw, C_in tile) and consecutive kd (triggered from Scalar).
   void store(const Step& s) {
     b_.setNote("dw store");
+    if (packed() && byHalves() && wholeShifts(s)) return storeByHalves(s);
     const std::vector<DwUnit>& us = units(s);
     const Tile out = outs_.next();
     if (plan_.dyStationary) transposeAccumulators(s, out);
@@ -973,7 +1139,8 @@ class DwRowsEmitter {
   PsumEvictor evict_;
   BufferRing windows_, stages_, dyTiles_, dyT_, xT_, outs_, evicted_, banks_;
   Tile dbAcc_, ones_, dbOut_;         // db: [1, co] accumulator, ones column, evicted db
-  Tile dbCol_, dbSelect_, dbOutCol_;  // dbDepths() > 1: evicted column, selection, evicted db
+  Tile dbCol_, dbSelect_, dbOutCol_;  // dbBlocks() > 1: db column, selection, evicted db
+  Tile dbRows_;                       // dbOnGpSimd: dy rows summed [parts; bands, depths, W]
   bool dbStarted_ = false;
   std::vector<Tile> accs_;
   Tile accSb_, identity_;  // depth-packed: evicted accumulators, selection matrix
@@ -981,10 +1148,11 @@ class DwRowsEmitter {
   int64_t bandRows_ = 1;                                   // shareKh: dy rows per band (row group)
   std::vector<bool> started_;
   std::vector<BankJob> jobs_;
-  int64_t boxCount_ = 0;
   std::vector<Chunk> chunks_;
   std::vector<Step> steps_;
-  int64_t next_ = 0;  // the next step to emit
+  std::optional<Pipeline> pipeline_;  // the steps over kBuffers load sets
+  int64_t aheadStep_ = -1;            // the step whose first box prepareAhead queued
+  int aheadRing_ = 0;                 // its dyT / xT ring slot
   bool primed_ = false;
 };
 

@@ -69,7 +69,7 @@ TEST_CASE("conv3d_bwd plan: forced choices") {
   CHECK(one.rows.accsPerBank == 1);
   CHECK(one.rows.passes.size() == 27);  // a shift's 3 kd taps split over passes
   CHECK_THROWS_WITH_AS(planOf(x, f, {{"dw_acc_banks", "7"}}),
-                       "conv3d_bwd: dw_acc_banks 7 is outside 0..6 (2 PSUM banks hold transposes)",
+                       "conv3d_bwd: dw_acc_banks 7 is outside 1..6 (2 PSUM banks hold transposes)",
                        Error);
 }
 

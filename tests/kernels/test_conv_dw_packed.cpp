@@ -50,8 +50,8 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK_FALSE(small.rows.dyStationary);
   CHECK(small.rows.passes.size() == 1);
   // boxes of two row groups share each kw shift's x rows among the kh taps; the 9 [128, 64]
-  // accumulators take 2 PSUM banks (16 slots), db [1, 32] the last slot and the transposes ring
-  // through the other 6
+  // accumulators take 2 PSUM banks (16 slots), the transposes ring through the other 6; db is
+  // summed from the grouped dy tiles on GpSimd (no PSUM)
   CHECK(small.rows.shareKh);
   CHECK(small.rows.boxH == 2);
   CHECK(small.rows.xtRows == 4);
@@ -59,7 +59,8 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK(small.rows.accBanks == 2);
   CHECK(small.rows.transposeBanks == 6);
   CHECK(small.rows.db);
-  CHECK(small.rows.dbInAccBank);
+  CHECK(small.rows.dbOnGpSimd);
+  CHECK_FALSE(small.rows.dbInAccBank);
   // x depths in 4 partition groups of 32: the 16 of the 18 window depths that hold x (from
   // window depth 1) as 4 blocks of 4; dy depths likewise, 4 blocks of 4
   CHECK(small.rows.xGroups == 4);
@@ -111,6 +112,24 @@ TEST_CASE("conv3d_bwd plan: a forced dw_depth_group that does not apply is an er
   CHECK_THROWS_AS(
       planOf({1, 8, 6, 8, 8}, {3, 3, 3, 8, 8}, {{"dw_depth_group", "2"}, {"dw_stationary", "dy"}}),
       Error);
+}
+
+TEST_CASE("conv3d_bwd dw packed: C_in 32 taps summed within partition halves, odd shapes") {
+  // the store's tap sums: even kd by Vector adds (blocks in one half), odd kd by selection
+  // matmuls moved by Scalar; Kd 3, fp32, B 2, C_out 40
+  checkPacked({{2, 32, 5, 6, 11}, {3, 3, 3, 32, 40}, 0, {{"padding", "1"}}}, 2, true);
+  // Kd 2 (3 slots), H stride 2 (no shared kh rows), bf16
+  checkPacked({{1, 32, 6, 9, 7},
+               {2, 3, 2, 32, 12},
+               0,
+               {{"stride", "1,2,1"}, {"padding", "0,1,1,1,0,0"}},
+               Dtype::Bf16},
+              2, false);
+  // Kd 1: one Vector add per bank
+  checkPacked({{1, 32, 4, 5, 6}, {1, 3, 3, 32, 9}, 0, {{"padding", "0,0,1,1,1,1"}}}, 2, true);
+  // C_out 200: one packed accumulator a bank, a shift per pass
+  checkPacked({{1, 32, 4, 5, 6}, {3, 3, 3, 32, 200}, 0, {{"padding", "1"}, {"dw_acc_banks", "2"}}},
+              2, true);
 }
 
 TEST_CASE("conv3d_bwd dw packed: odd shapes against the reference") {
@@ -186,10 +205,17 @@ TEST_CASE("conv3d_bwd dw packed: x depths grouped on partitions, db in a spare s
   const ConvBwdPlan withDb = planOf({1, 20, 7, 9, 35}, {3, 3, 3, 20, 24},
                                     {{"padding", "1"}, {"dw_depth_group", "2"}}, Dtype::Bf16);
   CHECK(withDb.rows.db);
-  CHECK(withDb.rows.dbInAccBank);
+  CHECK(withDb.rows.dbOnGpSimd);
+  // dy groups off: db by dyT stationaries in a spare accumulator slot
+  const ConvBwdPlan dbByPe =
+      planOf({1, 20, 7, 9, 35}, {3, 3, 3, 20, 24},
+             {{"padding", "1"}, {"dw_depth_group", "2"}, {"dw_dy_groups", "off"}}, Dtype::Bf16);
+  CHECK_FALSE(dbByPe.rows.dbOnGpSimd);
+  CHECK(dbByPe.rows.dbInAccBank);
 }
 
-TEST_CASE("conv3d_bwd dw packed: dy depths grouped on partitions, db by dyT stationaries") {
+TEST_CASE(
+    "conv3d_bwd dw packed: dy depths grouped on partitions (db on GpSimd), or not (db by dyT)") {
   struct Grouped {
     ConvCase c;
     int64_t groups, groupParts, groupDepths;
@@ -221,6 +247,7 @@ TEST_CASE("conv3d_bwd dw packed: dy depths grouped on partitions, db by dyT stat
       CHECK(p.rows.shareKh);
       const bool grouped = std::string(dyGroups) == "auto";
       CHECK(p.rows.dyGroups == (grouped ? g.groups : 1));
+      CHECK(p.rows.dbOnGpSimd == (grouped && p.rows.db));
       if (grouped) {
         CHECK(p.rows.dyGroupParts == g.groupParts);
         CHECK(p.rows.dyGroupDepths == g.groupDepths);

@@ -1,7 +1,7 @@
-// matmul's, the pooling kernels' and the conv kernels' schedule parameters (the conv core's and
-// conv3d_transpose's kernel = stride ones): declared as schedule knobs (listed by run --help,
-// swept by neuronsim sweep), every sweep candidate gives the reference result, and values out
-// of range are one-line errors.
+// matmul's, the pooling kernels' and the conv kernels' schedule parameters (the conv core's,
+// conv3d_transpose's kernel = stride and conv3d_bwd's dw ones): declared as schedule knobs
+// (listed by run --help, swept by neuronsim sweep), every sweep candidate gives the reference
+// result, and values out of range are one-line errors.
 
 #include <doctest/doctest.h>
 
@@ -243,6 +243,79 @@ TEST_CASE("schedule knobs: conv values out of range are one-line errors") {
                        "conv3d: parameter psum_buffers takes integers or auto, not 'many'",
                        neuronsim::Error);
   CHECK_THROWS_AS(parseParams(findKernel("conv3d"), {{"slot_copies", "both"}}), neuronsim::Error);
+}
+
+namespace {
+
+const std::set<std::string> kDwKnobs = {"dw_method",     "dw_acc_banks",   "dy_transpose",
+                                        "dw_stationary", "dw_depth_group", "dw_overlap",
+                                        "dw_x_groups",   "dw_dy_groups",   "dw_lead"};
+
+}  // namespace
+
+TEST_CASE("schedule knobs: conv3d_bwd declares its dw knobs") {
+  const KernelSpec& spec = findKernel("conv3d_bwd");
+  std::set<std::string> declared;
+  for (const ParamSpec* p : scheduleParams(spec))
+    if (p->name.starts_with("dw_") || p->name == "dy_transpose") declared.insert(p->name);
+  CHECK(declared == kDwKnobs);
+  for (const ParamSpec& p : spec.params) {
+    if (kDwKnobs.count(p.name) == 0) continue;
+    CAPTURE(p.name);
+    CHECK(p.defaultValue == kAuto);
+    const std::vector<std::string> candidates = sweepCandidates(p);
+    REQUIRE(candidates.size() >= 2);  // dw_dy_groups: auto and off
+    CHECK(candidates[0] == kAuto);
+  }
+}
+
+TEST_CASE("schedule knobs: every conv3d_bwd dw candidate gives the reference result") {
+  using neuronsim::kernels::testing::ConvCase;
+  const KernelSpec& spec = findKernel("conv3d_bwd");
+  // depth-packed small channels with dx (overlap, x and dy groups, db on GpSimd): H 9 in 3
+  // bands of 3 rows; and an unpacked odd shape (stride 2 along H, B 2, C_in 3, fp32)
+  const std::vector<ConvCase> bases = {
+      {{1, 20, 5, 9, 13}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}, Dtype::Bf16},
+      {{2, 3, 6, 7, 6}, {3, 2, 3, 3, 5}, 0, {{"padding", "1"}, {"stride", "1,2,1"}}},
+  };
+  for (const auto& [name, value] : candidateSettings("conv3d_bwd")) {
+    if (kDwKnobs.count(name) == 0) continue;
+    for (size_t b = 0; b < bases.size(); ++b) {
+      ConvCase c = bases[b];
+      c.params.emplace_back(name, value);
+      // the first base packs dy depths unless the knob under test decides that
+      if (b == 0 && name != "dw_depth_group" && name != "dw_stationary")
+        c.params.emplace_back("dw_depth_group", "2");
+      INFO(name << " = " << value << ", base " << b);
+      neuronsim::kernels::testing::checkConvCase(spec, c);
+    }
+  }
+}
+
+TEST_CASE("schedule knobs: conv3d_bwd dw values out of range are one-line errors") {
+  const KernelSpec& spec = findKernel("conv3d_bwd");
+  const ShapeMap shapes = {
+      {"x_in", {1, 8, 4, 4, 4}}, {"filters", {1, 1, 1, 8, 8}}, {"dy", {1, 8, 4, 4, 4}}};
+  const auto build = [&](const std::string& name, const std::string& value) {
+    const ParamValues params = parseParams(spec, {{name, value}});
+    buildKernel(spec, params, checkShapes(spec, shapes, params), Dtype::Fp32,
+                neuronsim::isa::Geometry{});
+  };
+  CHECK_THROWS_WITH_AS(build("dw_acc_banks", "0"),
+                       "conv3d_bwd: dw_acc_banks 0 is below 1 (auto: every PSUM bank but the 2 "
+                       "transpose banks)",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("dw_acc_banks", "7"),
+                       "conv3d_bwd: dw_acc_banks 7 is outside 1..6 (2 PSUM banks hold transposes)",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("dw_depth_group", "0"),
+                       "conv3d_bwd: dw_depth_group 0 is below 1 (1: off)", neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("dw_lead", "-1"), "conv3d_bwd: dw_lead -1 is below 0 (auto: 0)",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(parseParams(spec, {{"dw_lead", "soon"}}),
+                       "conv3d_bwd: parameter dw_lead takes integers or auto, not 'soon'",
+                       neuronsim::Error);
+  CHECK_THROWS_AS(parseParams(spec, {{"dw_overlap", "both"}}), neuronsim::Error);
 }
 
 TEST_CASE("schedule knobs: conv3d_transpose's kernel = stride knobs") {
