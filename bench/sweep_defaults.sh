@@ -59,7 +59,7 @@ extraGrids() {
       echo "--param layout --param chunks --param buffers"
       ;;
     conv3d | conv3d_transpose)  # parameters without candidates: 0 and auto are the defaults
-      echo "--param chunk_positions=0,256,512,1024,2048 --param psum_buffers=0,2,6"
+      echo "--param chunk_positions=auto,256,512,1024,2048 --param psum_buffers=auto,2,6"
       echo "--param evict_engine=auto,vector,scalar --param tap_pack=auto,off"
       echo "--param w_pairs=auto,off --param stationary=auto,filters,positions"
       ;;
@@ -68,7 +68,7 @@ extraGrids() {
       echo "--param dw_acc_banks --param dy_transpose"
       echo "--param dw_stationary --param dw_depth_group"
       echo "--param dw_overlap --param dw_x_groups --param dw_dy_groups"
-      echo "--param dx_chunk_positions=0,512,1024,2048 --param dx_psum_buffers=0,2,6"
+      echo "--param dx_chunk_positions=auto,512,1024,2048 --param dx_psum_buffers=auto,2,6"
       echo "--param dx_w_pairs=auto,off --param dx_stationary=auto,filters,positions"
       ;;
     matmul_tutorial)

@@ -7,12 +7,12 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
+#include "kernels/builder/ring.h"
 #include "kernels/conv/conv_plan.h"
 #include "kernels/conv/conv_window.h"
 
@@ -46,6 +46,7 @@ class ConvEmitter {
         out_(out),
         placeEngines_(plan_.placeEngines),
         evictEngines_(plan_.evictEngines),
+        ring_(plan_.window[0]),
         afterChunk_(options.afterChunk) {}
 
   void run() {
@@ -78,7 +79,7 @@ class ConvEmitter {
           if (item > 0) ensureFilters(item - 1);
           const Chunk& chunk = *steps[static_cast<size_t>(item)].chunk;
           if (!plan_.rollingPlanes) return loadWindow(chunk, set);
-          loadRing(item, chunk, item > 0 ? steps[static_cast<size_t>(item - 1)].chunk : nullptr);
+          loadRing(item, chunk);
           // the ring loads more than one item ahead: the first filters follow the first window
           if (item == 0) ensureFilters(0);
         },
@@ -86,8 +87,8 @@ class ConvEmitter {
           ensureFilters(item);
           const int64_t g0 = steps[static_cast<size_t>(item)].g0;
           if (plan_.rollingPlanes) {
-            ringPlanes_ = std::move(ringOf_.at(item));
-            ringOf_.erase(item);
+            emitSlotCopies(item + 1);
+            ringPlanes_ = ring_.take(item);
             set = 0;
           }
           computeChunk(*steps[static_cast<size_t>(item)].chunk, set, g0,
@@ -366,51 +367,86 @@ class ConvEmitter {
     }
   }
 
-  /// Rolling planes: the ring positions of `chunk`'s window planes, loading only the planes the
-  /// previous chunk (`before`, of the same batch and pass, one plane earlier) did not hold.
-  void loadRing(int64_t item, const Chunk& chunk, const Chunk* before) {
+  /// Rolling planes: the ring positions of `chunk`'s window planes; a chunk one plane after the
+  /// previous one (same batch and pass) loads only the plane it adds.
+  void loadRing(int64_t item, const Chunk& chunk) {
     b_.setNote("load window");
-    const int64_t span = windowExtent(core_, 0, 1), ring = plan_.window[0];
-    std::vector<int64_t> planes;
-    int64_t fresh = 0;
-    const bool continues = before && before->batch == chunk.batch &&
-                           before->origin[0] + 1 == chunk.origin[0] && !lastRing_.empty();
-    if (continues) {
-      planes.assign(lastRing_.begin() + 1, lastRing_.end());
-      fresh = span - 1;
-    }
-    for (int64_t i = fresh; i < span; ++i) {
-      const int64_t position = nextRingPlane_++ % ring;
-      planes.push_back(position);
-      loadRingPlane(chunk, chunk.origin[0] * core_.stride[0] + i, position);
-    }
-    lastRing_ = planes;
-    ringOf_[item] = std::move(planes);
+    loadingItem_ = item;
+    ring_.place(item, chunk.batch, chunk.origin[0] * core_.stride[0], windowExtent(core_, 0, 1),
+                [&](const SlidingRing::Fill& fill) {
+                  return loadRingPlane(chunk, fill.index, fill.position, !fill.firstFill);
+                });
   }
 
   /// Virtual input plane `z` of `chunk`'s batch into ring position `position` of every slot.
   /// Every chunk covers whole planes, so a position's H and W borders are the same for every
   /// plane it holds: they are zeroed on its first fill only. A plane in the depth padding is
-  /// left alone: no live tap reads it (`packedTapsFor` checks the depth too).
-  void loadRingPlane(const Chunk& chunk, int64_t z, int64_t position) {
-    if (!holdsInput(0, z, 1, 1)) return;
-    const bool bordersZero = ringZeroed_.contains(position);
-    ringZeroed_.insert(position);
+  /// left alone (returns false): no live tap reads it (`packedTapsFor` checks the depth too).
+  bool loadRingPlane(const Chunk& chunk, int64_t z, int64_t position, bool bordersZero) {
+    if (!holdsInput(0, z, 1, 1)) return false;
     const Chunk plane{
         chunk.batch, {z, chunk.origin[1], chunk.origin[2]}, {1, chunk.extent[1], chunk.extent[2]}};
-    for (int64_t j = 0; j < plan_.pack; ++j) {
-      ConvCore shifted = core_;
-      shifted.padLo[2] -= j * core_.dilation[2];
-      shifted.taps[0] = 1;
-      shifted.dilation[0] = 1;
-      const int32_t first = static_cast<int32_t>(j * plan_.slotParts);
-      const Tile tile = windows_[0]
-                            .partitionSlice(first, static_cast<int32_t>(core_.cin))
-                            .select(0, 0)
-                            .slice(0, position, position + 1);
-      kernels::loadWindow(b_, shifted, x_, plane, 0, tile, std::nullopt, placeEngine(), bordersZero,
-                          DmaOptions{static_cast<int32_t>(j), isa::Engine::Sync});
+    for (int64_t j = 0; j < plan_.pack; j += plan_.slotCopies ? 2 : 1) {
+      if (plan_.slotCopies) {
+        loadSlotPair(plane, position, j, bordersZero);
+        continue;
+      }
+      loadSlotColumns(plane, position, j, 0, plan_.window[2], bordersZero);
     }
+    return true;
+  }
+
+  /// Ring position `position` of slot `j`: window columns [c0, c1) of virtual input plane
+  /// `plane`, one DMA on queue j (zeros where the columns lie outside x, on the first fill).
+  void loadSlotColumns(const Chunk& plane, int64_t position, int64_t j, int64_t c0, int64_t c1,
+                       bool bordersZero) {
+    ConvCore part = core_;
+    part.padLo[2] -= j * core_.dilation[2] + c0;
+    part.taps = {1, core_.taps[1], 1};
+    part.dilation = {1, core_.dilation[1], 1};
+    part.stride[2] = 1;
+    const Chunk columns{
+        plane.batch, {plane.origin[0], plane.origin[1], 0}, {1, plane.extent[1], c1 - c0}};
+    kernels::loadWindow(b_, part, x_, columns, 0, slotPlane(j, position).slice(2, c0, c1),
+                        std::nullopt, placeEngine(), bordersZero,
+                        DmaOptions{static_cast<int32_t>(j), isa::Engine::Sync});
+  }
+
+  /// Slots j and j + 1 share a partition half (A1 lets VectorE move rows within it) and hold
+  /// the same plane `dilation_w` columns apart: slot j loads its first columns, slot j + 1 its
+  /// last, and VectorE copies each one's share into the other. Every dy element crosses the
+  /// DMA once per slot pair, not once per slot.
+  void loadSlotPair(const Chunk& plane, int64_t position, int64_t j, bool bordersZero) {
+    const int64_t shift = core_.dilation[2], width = plan_.window[2];
+    const int64_t mid = (width + shift + 1) / 2;  // slot j's first column past its own load
+    loadSlotColumns(plane, position, j, 0, mid, bordersZero);
+    loadSlotColumns(plane, position, j + 1, mid - shift, width, bordersZero);
+    const Tile lower = slotPlane(j, position), upper = slotPlane(j + 1, position);
+    pendingCopies_[loadingItem_].push_back([=, this] {
+      b_.setNote("load window");
+      b_.tensorCopy(upper.slice(2, 0, mid - shift), lower.slice(2, shift, mid),
+                    isa::Engine::Vector);
+      b_.tensorCopy(lower.slice(2, mid, width), upper.slice(2, mid - shift, width - shift),
+                    isa::Engine::Vector);
+    });
+  }
+
+  /// Emits the slot copies of the ring loads of items up to `last`. VectorE runs in order:
+  /// copies emitted with their loads (two chunks ahead) waited there for the DMA and held back
+  /// the evictions behind them.
+  void emitSlotCopies(int64_t last) {
+    while (!pendingCopies_.empty() && pendingCopies_.begin()->first <= last) {
+      for (const std::function<void()>& copy : pendingCopies_.begin()->second) copy();
+      pendingCopies_.erase(pendingCopies_.begin());
+    }
+  }
+
+  /// Slot `j`'s [1, h, w] plane at ring position `position` (C_in partitions).
+  Tile slotPlane(int64_t j, int64_t position) const {
+    return windows_[0]
+        .partitionSlice(static_cast<int32_t>(j * plan_.slotParts), static_cast<int32_t>(core_.cin))
+        .select(0, 0)
+        .slice(0, position, position + 1);
   }
 
   /// The window coordinate a matmul reads for window position `start`: rolling planes map the
@@ -890,12 +926,11 @@ class ConvEmitter {
   BufferRing pairPsums_, pairTiles_;
   int64_t quadrants_ = 1;             ///< partition quadrants the out tile's planes rotate over
   int transposeLag_ = kTransposeLag;  ///< deferred transpose items behind the matmuls
-  // rolling planes: ring positions of the planes of loaded chunks (by item), of the last loaded
-  // chunk, and of the chunk being computed; the next ring position to fill
-  std::map<int64_t, std::vector<int64_t>> ringOf_;
-  std::vector<int64_t> lastRing_, ringPlanes_;
-  std::set<int64_t> ringZeroed_;  ///< ring positions whose borders hold zeros
-  int64_t nextRingPlane_ = 0;
+  SlidingRing ring_;  ///< rolling planes: the window planes' ring positions per loaded item
+  std::vector<int64_t> ringPlanes_;  ///< rolling planes: those of the chunk being computed
+  /// slot copies of the ring loads per item, emitted one chunk ahead (`emitSlotCopies`)
+  std::map<int64_t, std::vector<std::function<void()>>> pendingCopies_;
+  int64_t loadingItem_ = 0;
   struct Deferred {
     std::function<void()> work;
     bool transpose;

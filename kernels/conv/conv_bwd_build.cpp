@@ -35,12 +35,13 @@ void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dty
 namespace {
 
 const std::vector<std::string> kDxKnobs = {"chunk_positions", "w_pairs", "stationary",
-                                           "psum_buffers"};  // conv core knobs as dx_<name>
+                                           "psum_buffers",
+                                           "slot_copies"};  // conv core knobs as dx_<name>
 
 }  // namespace
 
 ConvOptions dxOptions(const ParamValues& params) {
-  return convOptions(params, "dx_", kDxKnobs);
+  return convOptions("conv3d_bwd", params, "dx_", kDxKnobs);
 }
 
 std::vector<ParamSpec> dxScheduleParams() {

@@ -29,9 +29,9 @@ constexpr int64_t kWindowCap =
 constexpr int64_t kChunkWork = 27 * 512;  // PE columns of matmul work per chunk
 constexpr int64_t kMinChunk = 256;
 constexpr int64_t kPipelineChunks = 4;  // packed plans: chunks the output is at least cut into
-constexpr int64_t kRingLookahead = 2;   // rolling planes: chunks whose planes load ahead
 constexpr int64_t kRollingPlanePositions = 2048;  // rolling planes: least output plane size
 constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
+constexpr int64_t kHalfParts = 64;  // A1: Vector/Scalar/GpSimd move data within a half
 // x rows shorter than this are staged: a padded window takes one DMA descriptor per row
 constexpr int64_t kShortRowBytes = 512;
 // Packed windows stage only rows shorter than two 64 B descriptors: each slot's staged copy is a
@@ -124,7 +124,7 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
 /// of (kRingLookahead + 1) x span input planes, so each plane is read from HBM once per slot
 /// (chunks of several planes re-read span - 1 planes each) and loads come one plane at a time.
 void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budget,
-                       const isa::Geometry& geometry) {
+                       const isa::Geometry& geometry, const std::string& slotCopies) {
   if (plan.pack == 1 || plan.staged || plan.dilated || core.stride[0] != 1 ||
       core.out[1] * core.out[2] < kRollingPlanePositions)
     return;
@@ -140,6 +140,11 @@ void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budge
   plan.chunk = chunk;
   plan.window = window;
   plan.block = blockFor(core, chunk, window, geometry.matmulFreeFp32(), plan.phase);
+  // Slot pairs within a partition half (A1: VectorE moves rows within a half) split the load;
+  // auto only with full-rate matmuls: behind fp32's (4x the PE cycles) the loads hide anyway and
+  // the copies cost VectorE and the evictions' engine (conv3d_bwd C 32 fp32 1110 -> 1121 us).
+  plan.slotCopies = (slotCopies == "on" || (slotCopies == "auto" && budget.columnCycles == 1)) &&
+                    2 * plan.slotParts <= kHalfParts && window[2] > 2 * core.dilation[2] + 1;
 }
 
 }  // namespace
@@ -294,7 +299,8 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.window = budget.windowOf(plan.chunk);
   plan.stage = budget.stageOf(plan.window);
   plan.block = blockFor(core, plan.chunk, plan.window, geometry.matmulFreeFp32(), plan.phase);
-  if (options.chunkPositions == 0) planRollingPlanes(core, plan, budget, geometry);
+  if (options.chunkPositions == 0)
+    planRollingPlanes(core, plan, budget, geometry, options.slotCopies);
   plan.quadrantGroups = plan.positionsStationary && !core.hasBias && plan.block[0] == 1 &&
                         plan.phase[0] == 1 && plan.phase[1] == 1 &&
                         plan.block[2] == ceilDiv(plan.chunk[2], plan.phase[2]);
@@ -324,10 +330,10 @@ bool psumFits(const ConvPlan& plan, const isa::Geometry& geometry) {
 ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                   const ConvOptions& options) {
   if (options.chunkPositions < 0)
-    throw Error(fmt::format("{}: chunk_positions {} is negative (0: auto)", core.kernel,
-                            options.chunkPositions));
+    throw Error(fmt::format("{}: {}chunk_positions {} is not a positive count (or auto)",
+                            core.kernel, options.paramPrefix, options.chunkPositions));
   if (options.psumBuffers < 0 || options.psumBuffers > geometry.psumBanks)
-    throw Error(fmt::format("{}: {}psum_buffers {} is outside 0..{} (0: auto)", core.kernel,
+    throw Error(fmt::format("{}: {}psum_buffers {} is outside 1..{} (or auto)", core.kernel,
                             options.paramPrefix, options.psumBuffers, geometry.psumBanks));
   ConvPlan plan = planWith(core, dtype, geometry, options, options.tapPack != "off");
   if (options.psumBuffers > 0) plan.psumBuffers = options.psumBuffers;
@@ -340,7 +346,9 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
         core.kernel, options.paramPrefix, plan.psumBuffers, kPairRing, fewer.psumBuffers));
   }
   if (options.evict == "vector") plan.evictEngines = {isa::Engine::Vector};
-  if (options.evict == "scalar") plan.evictEngines = {isa::Engine::Scalar};
+  // slot copies keep VectorE busy (in order: an eviction behind a copy waits for its DMA)
+  if (options.evict == "scalar" || (plan.slotCopies && options.evict == "auto"))
+    plan.evictEngines = {isa::Engine::Scalar};
   return plan;
 }
 
@@ -349,61 +357,60 @@ namespace {
 /// One conv core schedule knob: its parameter and the ConvOptions member it sets.
 struct ConvKnob {
   ParamSpec spec;
-  int64_t ConvOptions::*number = nullptr;      // Int knobs
+  int64_t ConvOptions::*number = nullptr;      // Int knobs (auto: 0)
   std::string ConvOptions::*choice = nullptr;  // Enum knobs
 };
 
+ConvKnob countKnob(std::string name, std::string meaning, std::vector<std::string> candidates,
+                   int64_t ConvOptions::*number) {
+  return {scheduleParam(std::move(name), ParamType::Int, std::move(meaning), std::move(candidates)),
+          number};
+}
+
+ConvKnob choiceKnob(std::string name, std::string meaning, std::vector<std::string> choices,
+                    std::string ConvOptions::*choice) {
+  return {
+      scheduleParam(std::move(name), ParamType::Enum, std::move(meaning), {}, std::move(choices)),
+      nullptr, choice};
+}
+
 const std::vector<ConvKnob>& convKnobs() {
   static const std::vector<ConvKnob> knobs = {
-      {{"chunk_positions",
-        ParamType::Int,
-        "0",
-        "schedule: output positions per input window (0: auto: about 27 x 512 PE columns of "
-        "work, windows up to 48 KiB per partition; packed windows up to a quarter of the output, "
-        "or single planes over a ring of input planes; a forced value drops both)",
-        {}},
-       &ConvOptions::chunkPositions},
-      {{"psum_buffers",
-        ParamType::Int,
-        "0",
-        "schedule: PSUM accumulation blocks in flight (0: auto = 4; with positions as the "
-        "stationary the sub-block results need PSUM too)",
-        {}},
-       &ConvOptions::psumBuffers},
-      {{"tap_pack",
-        ParamType::Enum,
-        "auto",
-        "schedule: kw taps sharing one matmul on partition slots when C_in is small (auto: when "
-        "C_in fits half the partitions; off: one tap per matmul)",
-        {"auto", "off"}},
-       nullptr,
-       &ConvOptions::tapPack},
-      {{"evict_engine",
-        ParamType::Enum,
-        "auto",
-        "schedule: engine evicting PSUM (auto: Vector and Scalar in turn; vector: Vector where "
-        "the activation allows, else Scalar)",
-        {"auto", "vector", "scalar"}},
-       nullptr,
-       &ConvOptions::evict},
-      {{"w_pairs",
-        ParamType::Enum,
-        "auto",
-        "schedule: two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
-        "last kw tap, stride and dilation W are 1 and C_out <= 32, or C_out <= 64 with positions "
-        "as the stationary and blocks of one plane; off: one output per column)",
-        {"auto", "off"}},
-       nullptr,
-       &ConvOptions::wPairs},
-      {{"stationary",
-        ParamType::Enum,
-        "auto",
-        "schedule: the operand TensorE holds with paired W outputs (filters; positions: 128 "
-        "output pairs of the window against the packed filters, then one PE transpose per 128 "
-        "pairs; auto: positions without bias and activation)",
-        {"auto", "filters", "positions"}},
-       nullptr,
-       &ConvOptions::stationary},
+      countKnob("chunk_positions",
+                "output positions per input window, at least 1 (auto: about 27 x 512 PE columns "
+                "of work, windows up to 48 KiB per partition; packed windows up to a quarter of "
+                "the output, or single planes over a ring of input planes; a forced value drops "
+                "both)",
+                {"1024", "4096", "16384"}, &ConvOptions::chunkPositions),
+      countKnob("psum_buffers",
+                "PSUM accumulation blocks in flight, 1..PSUM banks (auto: 4; with positions as "
+                "the stationary the sub-block results need PSUM too)",
+                {"2", "4", "6"}, &ConvOptions::psumBuffers),
+      choiceKnob("tap_pack",
+                 "kw taps sharing one matmul on partition slots when C_in is small (auto: when "
+                 "C_in fits half the partitions; off: one tap per matmul)",
+                 {"auto", "off"}, &ConvOptions::tapPack),
+      choiceKnob("evict_engine",
+                 "engine evicting PSUM (auto: Vector and Scalar in turn, Scalar alone when "
+                 "VectorE makes slot copies; vector: Vector where the activation allows, else "
+                 "Scalar)",
+                 {"auto", "vector", "scalar"}, &ConvOptions::evict),
+      choiceKnob("w_pairs",
+                 "two W-neighbour outputs per packed matmul (auto: when a slot is free past the "
+                 "last kw tap, stride and dilation W are 1 and C_out <= 32, or C_out <= 64 with "
+                 "positions as the stationary and blocks of one plane; off: one output per "
+                 "column)",
+                 {"auto", "off"}, &ConvOptions::wPairs),
+      choiceKnob("stationary",
+                 "the operand TensorE holds with paired W outputs (filters; positions: 128 output "
+                 "pairs of the window against the packed filters, then one PE transpose per 128 "
+                 "pairs; auto: positions without bias and activation)",
+                 {"auto", "filters", "positions"}, &ConvOptions::stationary),
+      choiceKnob("slot_copies",
+                 "rolling planes with 4 kw slots: the two slots of a partition half each load "
+                 "half of a plane's columns and VectorE copies them across (on), or every slot "
+                 "loads the whole plane (off); auto: on unless matmuls are fp32",
+                 {"auto", "on", "off"}, &ConvOptions::slotCopies),
   };
   return knobs;
 }
@@ -414,15 +421,19 @@ bool named(const std::vector<std::string>& knobs, const std::string& name) {
 
 }  // namespace
 
-ConvOptions convOptions(const ParamValues& params, const std::string& prefix,
-                        const std::vector<std::string>& knobs) {
+ConvOptions convOptions(std::string_view kernel, const ParamValues& params,
+                        const std::string& prefix, const std::vector<std::string>& knobs) {
   ConvOptions options;
   options.paramPrefix = prefix;
   for (const ConvKnob& knob : convKnobs()) {
     if (!named(knobs, knob.spec.name)) continue;
     const std::string name = fmt::format("{}{}", prefix, knob.spec.name);
-    if (knob.number) options.*knob.number = params.getInt(name);
     if (knob.choice) options.*knob.choice = params.getString(name);
+    if (!knob.number) continue;
+    options.*knob.number = params.intOr(name, 0);
+    if (params.has(name) && options.*knob.number < 1)
+      throw Error(fmt::format("{}: {} {} is not a positive count (or auto)", kernel, name,
+                              options.*knob.number));
   }
   return options;
 }

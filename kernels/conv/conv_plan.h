@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "isa/dtype.h"
@@ -15,13 +16,16 @@ namespace neuronsim::kernels {
 
 /// The schedule choices of the conv core a user may force (0 / auto: the planner decides).
 struct ConvOptions {
-  int64_t chunkPositions = 0;    ///< preferred output positions per chunk (0: 1024 x phases)
-  int64_t psumBuffers = 0;       ///< PSUM accumulation blocks in flight (0: 4)
+  int64_t chunkPositions = 0;    ///< preferred output positions per chunk (0: auto)
+  int64_t psumBuffers = 0;       ///< PSUM accumulation blocks in flight (0: auto, 4)
   std::string tapPack = "auto";  ///< auto | off: kw taps sharing a matmul on partition slots
   std::string evict = "auto";    ///< auto (Vector and Scalar in turn) | vector | scalar
   std::string wPairs = "auto";   ///< auto | off: two W-neighbour outputs per packed matmul
   /// auto | filters | positions: the matmul operand TensorE holds when outputs are paired
   std::string stationary = "auto";
+  /// auto | on | off: rolling-plane slot pairs share their loads by VectorE copies (on) or every
+  /// slot loads its whole plane (off); auto: on unless matmuls are fp32
+  std::string slotCopies = "auto";
   /// Not a parameter: the prefix of these options' parameter names, for errors (dx_ for
   /// conv3d_bwd's dx)
   std::string paramPrefix;
@@ -33,6 +37,8 @@ struct ConvOptions {
 
 /// Sub-block results in flight with positions as the stationary (a PSUM ring and an SBUF ring).
 inline constexpr int kPairRing = 8;
+/// Rolling planes: chunks whose planes load ahead of the one computed.
+inline constexpr int64_t kRingLookahead = 2;
 
 /// The tiling of one ConvCore. Extents are (D, H, W).
 struct ConvPlan {
@@ -45,6 +51,9 @@ struct ConvPlan {
   /// packed windows of whole planes: chunks are single output planes and one window tile holds a
   /// ring of `window[0]` input planes, so each chunk loads only the plane it adds
   bool rollingPlanes = false;
+  /// Rolling planes with slots of a quadrant: slot pairs (2k, 2k + 1) share a partition half,
+  /// so each loads half of a plane's columns and VectorE copies its share into the other
+  bool slotCopies = false;
   Int3 stage{1, 1, 1};   ///< x_in extent a window can hold (staging tile, input dilation only)
   bool dilated = false;  ///< the core has input dilation
   /// staging tiles exist: a window with inserted zeros or a border is filled by a contiguous
@@ -113,11 +122,13 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
 
 /// The conv core schedule options of the parameters `prefix` + knob, for the knobs named in
 /// `knobs` (all when empty: chunk_positions, psum_buffers, tap_pack, evict_engine, w_pairs,
-/// stationary); the others keep their defaults.
-ConvOptions convOptions(const ParamValues& params, const std::string& prefix = "",
-                        const std::vector<std::string>& knobs = {});
-/// Those parameters, for the registry entries of the kernels built on the conv core (with a
-/// prefix, each meaning starts with the prefix's word: "dx ...").
+/// stationary, slot_copies); the others keep their defaults (auto). Throws neuronsim::Error
+/// naming `kernel` for a count below 1.
+ConvOptions convOptions(std::string_view kernel, const ParamValues& params,
+                        const std::string& prefix = "", const std::vector<std::string>& knobs = {});
+/// Those parameters as declared schedule knobs (default auto, sweep candidates), for the
+/// registry entries of the kernels built on the conv core (with a prefix, each meaning starts
+/// with the prefix's word: "dx ...").
 std::vector<ParamSpec> convScheduleParams(const std::string& prefix = "",
                                           const std::vector<std::string>& knobs = {});
 

@@ -174,13 +174,29 @@ TEST_CASE("conv3d: packed windows of large planes roll through a ring of input p
        16,
        {{"padding", "1"}, {"dilation", "2,1,1"}},
        Dtype::Bf16},
+      // W dilation 2: slot pairs 2 columns apart; odd C_in and W, asymmetric W padding
+      {{1, 5, 3, 45, 51},
+       {3, 2, 3, 5, 7},
+       0,
+       {{"padding", "1,1,0,1,2,0"}, {"dilation", "1,1,2"}, {"slot_copies", "on"}}},
+      // every slot loads its whole plane
+      {{1, 8, 3, 33, 70},
+       {3, 3, 3, 8, 24},
+       0,
+       {{"padding", "1"}, {"slot_copies", "off"}},
+       Dtype::Bf16},
   };
   for (const ConvCase& c : cases) {
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
     const ConvPlan plan = planOf(c);
-    CHECK(plan.pack > 1);
+    CHECK(plan.pack == 4);
     CHECK(plan.rollingPlanes);
     CHECK(plan.chunk[0] == 1);
+    // slot pairs of one partition half share each plane's load (VectorE copies the rest): on,
+    // or auto with bf16 matmuls
+    const bool on = c.params.back() == std::pair<std::string, std::string>{"slot_copies", "on"};
+    const bool off = c.params.back().second == "off";
+    CHECK(plan.slotCopies == (on || (!off && c.dtype == Dtype::Bf16)));
     check(c);
   }
 }
@@ -340,7 +356,7 @@ TEST_CASE("conv3d: schedule options are taken (plan) and keep the result bit-exa
   c.params.back().second = "vector";
   check(c);
   c.params = {{"psum_buffers", "9"}};
-  CHECK_THROWS_WITH_AS(planOf(c), "conv3d: psum_buffers 9 is outside 0..8 (0: auto)", Error);
+  CHECK_THROWS_WITH_AS(planOf(c), "conv3d: psum_buffers 9 is outside 1..8 (or auto)", Error);
 }
 
 TEST_CASE("conv3d: psum_buffers counts the PSUM of positions as the stationary") {

@@ -129,6 +129,7 @@ TEST_CASE("conv3d_bwd: dx packed windows loaded straight from dy, stored plane b
     const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
     const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
     CHECK(plan.rollingPlanes);
+    CHECK(plan.slotCopies == (c.dtype == Dtype::Bf16));  // auto: not behind fp32 matmuls
     CHECK(plan.positionsStationary);
     CHECK(plan.quadrantGroups);
     check(c);
@@ -154,7 +155,7 @@ TEST_CASE("conv3d_bwd: dx schedule parameters reach the conv core") {
                        {{"dx_stationary", "filters"}, {"dx_chunk_positions", "40"}});
   check(forced);
   CHECK_THROWS_WITH_AS(planOf({{"dx_psum_buffers", "9"}}),
-                       "conv3d_bwd: dx_psum_buffers 9 is outside 0..8 (0: auto)", Error);
+                       "conv3d_bwd: dx_psum_buffers 9 is outside 1..8 (or auto)", Error);
 }
 
 TEST_CASE("conv3d_bwd: dx_psum_buffers counts the PSUM of positions as the stationary") {
@@ -183,10 +184,11 @@ TEST_CASE("conv3d_bwd: the dx parameters are the conv core's, named dx_") {
   std::vector<std::string> names;
   for (const ParamSpec& p : dxScheduleParams()) {
     names.push_back(p.name);
-    CHECK(p.meaning.starts_with("dx schedule: "));
+    CHECK(p.meaning.starts_with("dx "));
+    CHECK(p.schedule);
   }
   CHECK(names == std::vector<std::string>{"dx_chunk_positions", "dx_psum_buffers", "dx_w_pairs",
-                                          "dx_stationary"});
+                                          "dx_stationary", "dx_slot_copies"});
   const ParamValues params = parseParams(conv3dBwdSpec(), {{"dx_chunk_positions", "77"},
                                                            {"dx_psum_buffers", "3"},
                                                            {"dx_w_pairs", "off"},

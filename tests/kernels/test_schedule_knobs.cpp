@@ -1,7 +1,7 @@
-// matmul's, the pooling kernels', conv3d_transpose's kernel = stride and conv3d_bwd's dw
-// schedule parameters: declared as schedule knobs (listed by run --help, swept by neuronsim
-// sweep), every sweep candidate gives the reference result, and values out of range are one-line
-// errors.
+// matmul's, the pooling kernels' and the conv kernels' schedule parameters (the conv core's,
+// conv3d_transpose's kernel = stride and conv3d_bwd's dw ones): declared as schedule knobs
+// (listed by run --help, swept by neuronsim sweep), every sweep candidate gives the reference
+// result, and values out of range are one-line errors.
 
 #include <doctest/doctest.h>
 
@@ -41,7 +41,7 @@ void checkDeclared(const std::string& kernel, const std::set<std::string>& expec
     if (!p.schedule) continue;
     CHECK(p.defaultValue == kAuto);
     const std::vector<std::string> candidates = sweepCandidates(p);
-    REQUIRE(candidates.size() >= 3);
+    REQUIRE(candidates.size() >= 2);
     CHECK(candidates[0] == kAuto);
   }
 }
@@ -57,6 +57,10 @@ std::vector<std::pair<std::string, std::string>> candidateSettings(const std::st
 
 const std::set<std::string> kPoolKnobs = {"buffers", "chunks", "load_queues", "store_queues",
                                           "layout"};
+
+const std::set<std::string> kConvKnobs = {"chunk_positions", "psum_buffers", "tap_pack",
+                                          "evict_engine",    "w_pairs",      "stationary",
+                                          "slot_copies"};
 
 }  // namespace
 
@@ -166,6 +170,79 @@ TEST_CASE("schedule knobs: forward pooling's automatic accumulator chains") {
   };
   CHECK(accTiles({1, 128, 9, 9, 9}, "3", "2", "1") == 3);
   CHECK(accTiles({2, 64, 16, 32, 32}, "2", "2", "0") == 2);
+}
+
+TEST_CASE("schedule knobs: the conv kernels declare theirs") {
+  checkDeclared("conv3d", kConvKnobs);
+  std::set<std::string> transpose = kConvKnobs;
+  transpose.insert({"first_store_positions", "x_loads", "store_ramp"});
+  checkDeclared("conv3d_transpose", transpose);
+  std::set<std::string> dx;
+  for (const char* knob :
+       {"chunk_positions", "psum_buffers", "w_pairs", "stationary", "slot_copies"})
+    dx.insert(std::string("dx_") + knob);
+  std::set<std::string> bwd;  // the dw knobs are dw's, not the conv core's
+  for (const std::string& name : scheduleNames("conv3d_bwd"))
+    if (name.rfind("dx_", 0) == 0) bwd.insert(name);
+  CHECK(bwd == dx);
+}
+
+TEST_CASE("schedule knobs: every conv candidate gives the reference result") {
+  using neuronsim::kernels::testing::checkConvCase;
+  using neuronsim::kernels::testing::ConvCase;
+  // C_in 8 on planes of 2310 outputs: packed kw slots, paired outputs, positions as the
+  // stationary, rolling planes with slot copies; C_in 5 with bias on small planes: filters as the
+  // stationary; C_in 70: unpacked (no pairs, so stationary positions is an error there)
+  const std::vector<ConvCase> forward = {
+      {{1, 8, 3, 33, 70}, {3, 3, 3, 8, 24}, 0, {{"padding", "1"}}, Dtype::Bf16},
+      {{1, 5, 4, 9, 11}, {2, 3, 3, 5, 7}, 7, {{"padding", "1,0,1"}}},
+      {{1, 70, 2, 5, 6}, {2, 2, 3, 70, 20}, 20, {{"padding", "0,1,1"}}},
+  };
+  for (const auto& [name, value] : candidateSettings("conv3d"))
+    for (ConvCase c : forward) {
+      if (c.x[1] > 64 && value == "positions") continue;
+      INFO(name << "=" << value);
+      c.params.push_back({name, value});
+      checkConvCase(findKernel("conv3d"), c);
+    }
+  // dx of C 8 on planes of 2048 outputs (dw off: its knobs are not the conv core's)
+  for (const auto& [name, value] : candidateSettings("conv3d_bwd")) {
+    if (name.rfind("dx_", 0) != 0) continue;
+    INFO(name << "=" << value);
+    checkConvCase(findKernel("conv3d_bwd"),
+                  {{1, 8, 3, 32, 64},
+                   {3, 3, 3, 8, 8},
+                   0,
+                   {{"padding", "1"}, {"compute_dw", "false"}, {name, value}},
+                   Dtype::Bf16});
+  }
+}
+
+TEST_CASE("schedule knobs: conv values out of range are one-line errors") {
+  const auto build = [](const std::string& kernel, const std::string& name,
+                        const std::string& value) {
+    const KernelSpec& spec = findKernel(kernel);
+    const ParamValues params = parseParams(spec, {{"padding", "1"}, {name, value}});
+    ShapeMap shapes{{"x_in", {1, 8, 3, 6, 7}}, {"filters", {3, 3, 3, 8, 8}}};
+    if (kernel == "conv3d_bwd") shapes["dy"] = {1, 8, 3, 6, 7};
+    buildKernel(spec, params, checkShapes(spec, shapes, params), Dtype::Fp32,
+                neuronsim::isa::Geometry{});
+  };
+  CHECK_THROWS_WITH_AS(build("conv3d", "chunk_positions", "0"),
+                       "conv3d: chunk_positions 0 is not a positive count (or auto)",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("conv3d", "psum_buffers", "9"),
+                       "conv3d: psum_buffers 9 is outside 1..8 (or auto)", neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("conv3d_transpose", "psum_buffers", "-2"),
+                       "conv3d_transpose: psum_buffers -2 is not a positive count (or auto)",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("conv3d_bwd", "dx_chunk_positions", "0"),
+                       "conv3d_bwd: dx_chunk_positions 0 is not a positive count (or auto)",
+                       neuronsim::Error);
+  CHECK_THROWS_WITH_AS(parseParams(findKernel("conv3d"), {{"psum_buffers", "many"}}),
+                       "conv3d: parameter psum_buffers takes integers or auto, not 'many'",
+                       neuronsim::Error);
+  CHECK_THROWS_AS(parseParams(findKernel("conv3d"), {{"slot_copies", "both"}}), neuronsim::Error);
 }
 
 namespace {
