@@ -4,9 +4,11 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -78,6 +80,11 @@ class ParamValues {
   int64_t intOr(const std::string& name, int64_t autoValue) const {
     return has(name) ? getInt(name) : autoValue;
   }
+  /// intOr() with a given value checked against [lo, hi]: outside it throws neuronsim::Error
+  /// "KERNEL: NAME V is not in LO..HI" ("... is below LO" when `hi` is kNoUpperBound).
+  int64_t intIn(std::string_view kernel, const std::string& name, int64_t autoValue, int64_t lo,
+                int64_t hi = kNoUpperBound) const;
+  static constexpr int64_t kNoUpperBound = std::numeric_limits<int64_t>::max();
   int64_t getInt(const std::string& name) const;
   std::array<int64_t, 3> getInt3(const std::string& name) const;
   std::array<int64_t, 6> getInt6(const std::string& name) const;

@@ -23,14 +23,6 @@ std::vector<std::string> requested(const ParamValues& params) {
   return names;
 }
 
-/// A set integer schedule parameter `name` below `lo` is an error.
-void checkAtLeast(const ParamValues& params, const std::string& name, int64_t lo,
-                  const char* autoMeaning) {
-  if (params.has(name) && params.getInt(name) < lo)
-    throw Error(fmt::format("conv3d_bwd: {} {} is below {} ({})", name, params.getInt(name), lo,
-                            autoMeaning));
-}
-
 /// dw's schedule parameters (auto: the planner decides).
 std::vector<ParamSpec> dwScheduleParams() {
   return {
@@ -90,9 +82,9 @@ std::vector<ParamSpec> dwScheduleParams() {
 
 ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
   const ConvCore core = conv3dBwdCore(inputs, params);
-  checkAtLeast(params, "dw_acc_banks", 1, "auto: every PSUM bank but the 2 transpose banks");
-  checkAtLeast(params, "dw_depth_group", 1, "1: off");
-  checkAtLeast(params, "dw_lead", 0, "auto: 0");
+  params.intIn("conv3d_bwd", "dw_acc_banks", 0, 1);
+  params.intIn("conv3d_bwd", "dw_depth_group", 0, 1);
+  params.intIn("conv3d_bwd", "dw_lead", 0, 0);
   ShapeMap out;
   for (const std::string& name : requested(params)) {
     if (name == "dx") out["dx"] = inputs.at("x_in");

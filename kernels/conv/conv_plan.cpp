@@ -330,8 +330,8 @@ bool psumFits(const ConvPlan& plan, const isa::Geometry& geometry) {
 ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                   const ConvOptions& options) {
   if (options.chunkPositions < 0)
-    throw Error(fmt::format("{}: {}chunk_positions {} is not a positive count (or auto)",
-                            core.kernel, options.paramPrefix, options.chunkPositions));
+    throw Error(fmt::format("{}: {}chunk_positions {} is below 1", core.kernel, options.paramPrefix,
+                            options.chunkPositions));
   if (options.psumBuffers < 0 || options.psumBuffers > geometry.psumBanks)
     throw Error(fmt::format("{}: {}psum_buffers {} is outside 1..{} (or auto)", core.kernel,
                             options.paramPrefix, options.psumBuffers, geometry.psumBanks));
@@ -430,10 +430,7 @@ ConvOptions convOptions(std::string_view kernel, const ParamValues& params,
     const std::string name = fmt::format("{}{}", prefix, knob.spec.name);
     if (knob.choice) options.*knob.choice = params.getString(name);
     if (!knob.number) continue;
-    options.*knob.number = params.intOr(name, 0);
-    if (params.has(name) && options.*knob.number < 1)
-      throw Error(fmt::format("{}: {} {} is not a positive count (or auto)", kernel, name,
-                              options.*knob.number));
+    options.*knob.number = params.intIn(kernel, name, 0, 1);
   }
   return options;
 }

@@ -534,15 +534,10 @@ std::vector<ParamSpec> phaseScheduleParams() {
 }
 
 PhaseOptions phaseOptions(const ParamValues& params) {
-  const auto checked = [&](const std::string& name, int64_t most) {
-    const int64_t value = params.intOr(name, 0);
-    if (params.has(name) && (value < 1 || value > most))
-      throw Error(fmt::format("conv3d_transpose: {} {} is not in 1..{}", name, value, most));
-    return value;
-  };
   PhaseOptions options;
-  options.firstStorePositions = checked("first_store_positions", kMostFirstStorePositions);
-  options.xLoads = checked("x_loads", kMostXLoads);
+  options.firstStorePositions =
+      params.intIn("conv3d_transpose", "first_store_positions", 0, 1, kMostFirstStorePositions);
+  options.xLoads = params.intIn("conv3d_transpose", "x_loads", 0, 1, kMostXLoads);
   options.storeRamp = params.getString("store_ramp");
   return options;
 }

@@ -19,11 +19,7 @@ using isa::ceilDiv;
 /// The integer parameter `name` when given, checked against [lo, hi]; `fallback` when unset.
 int64_t knob(const ParamValues& params, const std::string& name, int64_t lo, int64_t hi,
              int64_t fallback) {
-  if (!params.has(name)) return fallback;
-  const int64_t v = params.getInt(name);
-  if (v < lo || v > hi)
-    throw Error(fmt::format("matmul: parameter {} is {} but must be in [{}, {}]", name, v, lo, hi));
-  return v;
+  return params.intIn("matmul", name, fallback, lo, hi);
 }
 
 std::string choice(const ParamValues& params, const std::string& name) {

@@ -10,21 +10,6 @@
 
 namespace neuronsim::kernels {
 
-namespace {
-
-/// The integer parameter `name` when set (and not empty), checked against [lo, hi].
-int64_t intParam(std::string_view kernel, const ParamValues& params, const std::string& name,
-                 int64_t fallback, int64_t lo, int64_t hi) {
-  if (!params.has(name)) return fallback;
-  const int64_t value = params.getInt(name);
-  if (value < lo || value > hi) {
-    throw Error(fmt::format("{}: {} {} is not in {}..{}", kernel, name, value, lo, hi));
-  }
-  return value;
-}
-
-}  // namespace
-
 std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
   std::vector<ParamSpec> specs = {
       scheduleParam("buffers", ParamType::Int,
@@ -74,12 +59,12 @@ PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params,
                           const isa::Geometry& geometry) {
   PoolSchedule s;
   const int32_t half = std::max(1, geometry.dmaQueues / 2);
-  s.buffers = static_cast<int>(intParam(kernel, params, "buffers", s.buffers, 1, 4));
-  s.chunksPerTile = intParam(kernel, params, "chunks", s.chunksPerTile, 1, 64);
+  s.buffers = static_cast<int>(params.intIn(kernel, "buffers", s.buffers, 1, 4));
+  s.chunksPerTile = params.intIn(kernel, "chunks", s.chunksPerTile, 1, 64);
   s.firstStoreQueue = geometry.dmaQueues - half;
   const auto queues = [&](const std::string& name, int32_t fallback) {
     const int64_t count =
-        intParam(kernel, params, name, std::min(fallback, half), 1, geometry.dmaQueues);
+        params.intIn(kernel, name, std::min(fallback, half), 1, geometry.dmaQueues);
     if (count > half) {
       throw Error(
           fmt::format("{}: {} {} is more than {}: loads and stores each get half of the "
@@ -90,8 +75,8 @@ PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params,
   };
   s.loadQueues = queues("load_queues", s.loadQueues);
   s.storeQueues = queues("store_queues", s.storeQueues);
-  s.gpsimdPercent = intParam(kernel, params, "gpsimd_share", -1, 0, 100);
-  s.keyRing = static_cast<int>(intParam(kernel, params, "key_ring", s.keyRing, 1, 16));
+  s.gpsimdPercent = params.intIn(kernel, "gpsimd_share", -1, 0, 100);
+  s.keyRing = static_cast<int>(params.intIn(kernel, "key_ring", s.keyRing, 1, 16));
   if (params.has("acc_engines") && params.getString("acc_engines") != kAuto) {
     s.accEngines.clear();
     for (char c : params.getString("acc_engines"))
