@@ -98,7 +98,9 @@ struct StartRule {
   const char* allowed;
 };
 constexpr StartRule kStartRules[] = {
-    {.maxCount = 32, .alignment = 32, .allowed = "0, 32, 64 or 96"},
+    {.maxCount = kQuadrantPartitions,
+     .alignment = kQuadrantPartitions,
+     .allowed = "0, 32, 64 or 96"},
     {.maxCount = 64, .alignment = 64, .allowed = "0 or 64"},
 };
 

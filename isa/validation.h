@@ -8,6 +8,9 @@
 
 namespace neuronsim::isa {
 
+/// An access of at most this many partitions starts at a multiple of it: 0, 32, 64 or 96 (A1).
+inline constexpr int32_t kQuadrantPartitions = 32;
+
 /// nc_matmul and TensorE transpose limits come from the geometry's PE array (maxContraction,
 /// maxStationaryFree, maxMovingFree). Throws neuronsim::Error naming the instruction (index and
 /// opcode), the operand and the broken rule, for the first violation found.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "isa/size_limits.h"
+#include "isa/validation.h"
 #include "kernels/builder/pipeline.h"
 #include "kernels/builder/ring.h"
 #include "kernels/conv/conv_plan.h"
@@ -22,8 +23,8 @@ namespace {
 
 constexpr int kBuffers = 2;
 constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
-constexpr int64_t kQuadrant = 32;  // A1: partitions a <= 32-partition range starts at a multiple of
-constexpr int64_t kHalf = 64;      // A1: Vector/Scalar move data across partitions within a half
+constexpr int64_t kQuadrant = isa::kQuadrantPartitions;
+constexpr int64_t kHalf = 64;  // A1: Vector/Scalar move data across partitions within a half
 constexpr int kTransposeLag = kPairRing / 2;  // sub-blocks multiplied before one is transposed
 
 int64_t product(const Int3& v) {

@@ -8,6 +8,7 @@
 
 #include "isa/error.h"
 #include "isa/size_limits.h"
+#include "isa/validation.h"
 #include "kernels/conv/conv_plan.h"
 
 namespace neuronsim::kernels {
@@ -23,7 +24,7 @@ constexpr int64_t kWindowCap = 64 * 1024;  // preferred window bytes per partiti
 // 36 203.4, 48 206.7; dw alone 134.1 -> 125.3 us at 28)
 constexpr int64_t kPackedWindowCap = 28 * 1024;
 constexpr int64_t kMinDescriptorBytes = 64;
-constexpr int64_t kQuadrant = 32;  // A1: a partition range of <= 32 starts at a multiple of 32
+constexpr int64_t kQuadrant = isa::kQuadrantPartitions;
 constexpr int64_t kBoxesWindowCap = 48 * 1024;  // Boxes: preferred window bytes per partition
 constexpr int64_t kBoxesChunkCap = 1024;  // Boxes: preferred dy positions per chunk  // x rows
                                           // shorter than one DMA descriptor are staged

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "isa/size_limits.h"
+#include "isa/validation.h"
 #include "kernels/builder/pipeline.h"
 #include "kernels/conv/conv_bwd_build.h"
 #include "kernels/conv/conv_plan.h"
@@ -22,7 +23,7 @@ namespace neuronsim::kernels {
 namespace {
 constexpr int kBuffers = 2;
 constexpr int64_t kLoadPieceBytes = 128 * 1024;
-constexpr int64_t kQuadrant = 32;  // partitions of a quadrant: 32-partition starts (A1)
+constexpr int64_t kQuadrant = isa::kQuadrantPartitions;
 }  // namespace
 
 /// Emits the passes of a DwRowsPlan: per C_out slab and pass, every dy chunk and its x window.

@@ -30,7 +30,7 @@ constexpr int64_t kChunkWork = 27 * 512;  // PE columns of matmul work per chunk
 constexpr int64_t kMinChunk = 256;
 constexpr int64_t kPipelineChunks = 4;  // packed plans: chunks the output is at least cut into
 constexpr int64_t kRollingPlanePositions = 2048;  // rolling planes: least output plane size
-constexpr int64_t kSlotAlign = 32;  // A1: a range of <= 32 partitions starts at a multiple of 32
+constexpr int64_t kSlotAlign = isa::kQuadrantPartitions;
 constexpr int64_t kHalfParts = 64;  // A1: Vector/Scalar/GpSimd move data within a half
 // x rows shorter than this are staged: a padded window takes one DMA descriptor per row
 constexpr int64_t kShortRowBytes = 512;
