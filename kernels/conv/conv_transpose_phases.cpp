@@ -594,7 +594,7 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "large as all before it, fewer DMAs while the stores bound; flat: one plane "
                     "each, a short last store after the last matmul; bands: the first plane, "
                     "then the other planes together in 3 bands of rows, x in 3 loads, when "
-                    "they fit 16 KiB per partition, else grow; auto: flat when the matmuls "
+                    "they fit 16 KiB per partition, else as auto; auto: flat when the matmuls "
                     "take over 70% of the HBM time, else grow)",
                     {}, {"auto", "grow", "flat", "bands"}),
   };
