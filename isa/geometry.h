@@ -36,6 +36,9 @@ struct Geometry {
   double lsSpeedup = 4;
   double lsSpeedupFp32 = 1;
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
+  /// Partitions per half: Vector, Scalar and GpSimd move data across partitions only within one
+  /// half (A1, reference 1.3).
+  int32_t partitionHalf() const { return std::max(1, partitions / 2); }
   /// Largest nc_matmul K (and TensorE transpose input partitions): PE rows, within the partitions.
   int64_t maxContraction() const { return std::min(partitions, peRows); }
   /// Largest nc_matmul M (and TensorE transpose input free size): PE columns, within the

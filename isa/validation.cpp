@@ -304,7 +304,7 @@ class InstructionChecker {
   void checkPartitionMove(const AccessPattern& src, const std::string& name) const {
     const AccessPattern& dst = inst_.dst;
     if (src.space == Space::Hbm || src.partitionStart == dst.partitionStart) return;
-    const int32_t halfSize = std::max(1, geometry_.partitions / 2);
+    const int32_t halfSize = geometry_.partitionHalf();
     auto half = [halfSize](int32_t p) { return p / halfSize; };
     const int32_t h = half(dst.partitionStart);
     const bool inHalf = half(src.partitionStart) == h &&

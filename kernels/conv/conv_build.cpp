@@ -24,7 +24,6 @@ namespace {
 constexpr int kBuffers = 2;
 constexpr int64_t kFilterDmas = 4;  // filter loads per C_in tile (the first taps arrive early)
 constexpr int64_t kQuadrant = isa::kQuadrantPartitions;
-constexpr int64_t kHalf = 64;  // A1: Vector/Scalar move data across partitions within a half
 constexpr int kTransposeLag = kPairRing / 2;  // sub-blocks multiplied before one is transposed
 
 int64_t product(const Int3& v) {
@@ -131,12 +130,14 @@ class ConvEmitter {
       stages_ = BufferRing::sbuf(b_, kBuffers, {plan_.ciParts, plan_.ciTiles, s[0], s[1], s[2]},
                                  dtype_, "stage");
     }
-    if (plan_.positionsStationary && planeWise() && !bias_ && !plan_.quadrantGroups)
-      quadrants_ = std::max<int64_t>(1, plan_.parts / kQuadrant);
+    if (plan_.positionsStationary && planeWise() && !bias_ && !plan_.quadrantGroups) {
+      const int64_t quadrants = std::max<int64_t>(1, plan_.parts / kQuadrant);
+      if (halfBase(quadrants - 1) + filterColumns() <= plan_.parts) quadrants_ = quadrants;
+    }
     const bool allParts = quadrants_ > 1 || plan_.quadrantGroups;
     outs_ = BufferRing::sbuf(b_, kBuffers, {allParts ? plan_.parts : coParts, c[0], c[1], c[2]},
                              out_.dtype(), "out");
-    const int64_t accRows = quadrants_ > 2 || plan_.quadrantGroups
+    const int64_t accRows = halfBase(quadrants_ - 1) > 0 || plan_.quadrantGroups
                                 ? plan_.parts
                                 : std::min(filterColumns(), plan_.parts);
     psums_ = BufferRing::psum(b_, static_cast<int>(plan_.psumBuffers),
@@ -154,7 +155,7 @@ class ConvEmitter {
         b_.memset(pairTiles_[i], 0.0f, isa::Engine::GpSimd);
       return;
     }
-    const int64_t halfColumns = quadrants_ > 2 ? kHalf : 0;
+    const int64_t halfColumns = halfBase(quadrants_ - 1);
     pairTiles_ = BufferRing::sbuf(b_, ring, {plan_.parts, halfColumns + filterColumns()},
                                   pairDtype(), "pairs_out");
     // The upper half's transposes read the lower columns too (their rows are never evicted).
@@ -170,6 +171,13 @@ class ConvEmitter {
 
   /// The partition quadrant holding output plane `depth` (of the whole output) in the out tile.
   int64_t quadrantOf(int64_t depth) const { return depth % quadrants_; }
+
+  /// The first partition of the machine's half holding `quadrant` (A1: results move across
+  /// partitions only within a half, so a quadrant's PSUM block starts there).
+  int64_t halfBase(int64_t quadrant) const {
+    const int64_t half = b_.geometry().partitionHalf();
+    return quadrant * kQuadrant / half * half;
+  }
 
   /// The dtype of evicted sub-block results before their transpose: the kernel dtype when the
   /// final eviction only copies (a copy of a rounded value rounds the same), else fp32.
@@ -590,7 +598,7 @@ class ConvEmitter {
           storedTo = origin[0];
         }
         const int64_t quadrant = quadrantOf(chunk.origin[0] + origin[0]);
-        const int64_t base = quadrant * kQuadrant / kHalf * kHalf;
+        const int64_t base = halfBase(quadrant);
         const Tile outTile = outAll.partitionSlice(static_cast<int32_t>(quadrant * kQuadrant),
                                                    static_cast<int32_t>(cw));
         const int64_t rows = plan_.pairs > 1 ? plan_.pairStride + cw : cw;

@@ -900,7 +900,8 @@ class DwRowsEmitter {
   /// partitions within a half), no fp32 selection matmuls; kd 1's selection matmuls land on
   /// partitions 0.. and Scalar moves the sum to partitions 32.. (the same half).
   bool byHalves() const {
-    return plan_.depthGroup == 2 && plan_.ciParts == kQuadrant && !plan_.dyStationary;
+    return plan_.depthGroup == 2 && plan_.ciParts == kQuadrant && !plan_.dyStationary &&
+           b_.geometry().partitionHalf() % (2 * kQuadrant) == 0;
   }
   /// The pass holds every kd of consecutive (kh, kw) shifts, all of them started (their sums
   /// leave in one DMA per kd).

@@ -31,7 +31,6 @@ constexpr int64_t kMinChunk = 256;
 constexpr int64_t kPipelineChunks = 4;  // packed plans: chunks the output is at least cut into
 constexpr int64_t kRollingPlanePositions = 2048;  // rolling planes: least output plane size
 constexpr int64_t kSlotAlign = isa::kQuadrantPartitions;
-constexpr int64_t kHalfParts = 64;  // A1: Vector/Scalar/GpSimd move data within a half
 // x rows shorter than this are staged: a padded window takes one DMA descriptor per row
 constexpr int64_t kShortRowBytes = 512;
 // Packed windows stage only rows shorter than two 64 B descriptors: each slot's staged copy is a
@@ -144,7 +143,8 @@ void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budge
   // auto only with full-rate matmuls: behind fp32's (4x the PE cycles) the loads hide anyway and
   // the copies cost VectorE and the evictions' engine (conv3d_bwd C 32 fp32 1110 -> 1121 us).
   plan.slotCopies = (slotCopies == "on" || (slotCopies == "auto" && budget.columnCycles == 1)) &&
-                    2 * plan.slotParts <= kHalfParts && window[2] > 2 * core.dilation[2] + 1;
+                    geometry.partitionHalf() % (2 * plan.slotParts) == 0 &&
+                    window[2] > 2 * core.dilation[2] + 1;
 }
 
 }  // namespace
@@ -214,6 +214,23 @@ int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
 
 namespace {
 
+/// Positions as the stationary takes fewer PE cycles than filters as the stationary, per PE tile
+/// of output pairs and tap group: a matmul of `pairColumns` moving columns, each behind a
+/// LoadStationary of the tile's pairs (P1), against one matmul of the pairs moving (its filter
+/// stationary loads once per block; two with `wide` pairs, which filters as the stationary leave
+/// unpaired). On Trn2 an fp32 stationary loads at a quarter of the bf16 rate (ls_speedup_fp32 1):
+/// 512 cycles against 512, and the pair transposes come on top.
+bool positionsPay(const isa::Geometry& geometry, int64_t tile, int64_t pairColumns, bool fp32,
+                  bool wide) {
+  const double factor = fp32 ? geometry.fp32MatmulFactor : 1.0;
+  const double load =
+      static_cast<double>(tile) * factor / (fp32 ? geometry.lsSpeedupFp32 : geometry.lsSpeedup);
+  const double multiply =
+      static_cast<double>(std::max(std::min(geometry.matmulMinCycles, tile), pairColumns)) * factor;
+  const double filters = static_cast<double>(tile) * factor * (wide ? 2 : 1);
+  return std::max(multiply, load) < filters;
+}
+
 ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                   const ConvOptions& options, bool allowPack, bool allowWidePairs = true) {
   ConvPlan plan;
@@ -249,10 +266,14 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   // partitions: C_out 33..64 pairs too, offsets C_out columns apart (N = 2 x C_out), one block
   // per half.
   const bool plainEviction = !core.hasBias && core.act == isa::ActFn::Copy;
+  const bool wide =
+      allowWidePairs && !core.hasBias && core.cout > kSlotAlign && core.cout <= 2 * kSlotAlign;
   const bool positions =
-      options.stationary == "positions" || (options.stationary == "auto" && plainEviction);
-  const bool widePairs = allowWidePairs && positions && !core.hasBias && core.cout > kSlotAlign &&
-                         core.cout <= 2 * kSlotAlign;
+      options.stationary == "positions" ||
+      (options.stationary == "auto" && plainEviction &&
+       positionsPay(geometry, parts, wide ? 2 * core.cout : kSlotAlign + core.cout, elemBytes == 4,
+                    wide));
+  const bool widePairs = wide && positions;
   const int64_t pairStride = widePairs ? core.cout : kSlotAlign;
   if (options.wPairs != "off" && plan.pack > core.taps[2] && core.stride[2] == 1 &&
       core.dilation[2] == 1 && core.out[2] >= 2 && core.cout <= pairStride &&
@@ -277,11 +298,14 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
 
   plan.phase = outputPhase(core);
   if (plan.pairs > 1) plan.phase[2] = 2;
+  // positions as the stationary: the ring of evicted sub-block results (at most 2 PE tiles wide)
+  const int64_t pairBytes =
+      plan.positionsStationary ? kPairRing * 2 * parts * (plainEviction ? elemBytes : 4) : 0;
   Budget budget{core,
                 plan,
                 plan.phase,
                 elemBytes,
-                capacity - plan.coGroup * perColumn - kReserveBytes,
+                capacity - plan.coGroup * perColumn - pairBytes - kReserveBytes,
                 options.chunkPositions,
                 elemBytes == 4 ? static_cast<int64_t>(std::llround(geometry.fp32MatmulFactor)) : 1};
   std::optional<Int3> chunk = budget.search(true);
@@ -336,6 +360,16 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
     throw Error(fmt::format("{}: {}psum_buffers {} is outside 1..{} (or auto)", core.kernel,
                             options.paramPrefix, options.psumBuffers, geometry.psumBanks));
   ConvPlan plan = planWith(core, dtype, geometry, options, options.tapPack != "off");
+  // Positions as the stationary keeps SBUF for its sub-block results: where that leaves no room
+  // for rolling planes and filters as the stationary rolls, the ring wins (each plane read once
+  // per slot, not once per chunk: trn1 fp32 conv3d_bwd C 32's dx 996 -> 524 us).
+  if (options.stationary == "auto" && plan.positionsStationary && !plan.rollingPlanes &&
+      options.chunkPositions == 0) {
+    ConvOptions filters = options;
+    filters.stationary = "filters";
+    ConvPlan rolling = planWith(core, dtype, geometry, filters, options.tapPack != "off");
+    if (rolling.rollingPlanes) plan = rolling;
+  }
   if (options.psumBuffers > 0) plan.psumBuffers = options.psumBuffers;
   if (!psumFits(plan, geometry)) {
     ConvPlan fewer = plan;
@@ -404,7 +438,8 @@ const std::vector<ConvKnob>& convKnobs() {
       choiceKnob("stationary",
                  "the operand TensorE holds with paired W outputs (filters; positions: 128 output "
                  "pairs of the window against the packed filters, then one PE transpose per 128 "
-                 "pairs; auto: positions without bias and activation)",
+                 "pairs; auto: positions without bias and activation when its matmuls with "
+                 "their stationary loads take fewer PE cycles: not fp32 on trn2)",
                  {"auto", "filters", "positions"}, &ConvOptions::stationary),
       choiceKnob("slot_copies",
                  "rolling planes with 4 kw slots: the two slots of a partition half each load "

@@ -78,8 +78,10 @@ TEST_CASE("conv3d: paired outputs with positions as the stationary") {
   const std::vector<Stationary> cases = {
       // a row of 150 output pairs: sub-blocks are pieces of one row
       {{{1, 8, 1, 3, 300}, {1, 3, 3, 8, 16}, 0, {{"padding", "0,0,1,1,1,1"}}, Dtype::Bf16}, true},
-      // W odd, planes rotating over the four partition quadrants, B 2
-      {{{2, 5, 5, 20, 37}, {3, 3, 3, 5, 7}, 0, {{"padding", "1"}}}, true},
+      // W odd, planes rotating over the four partition quadrants, B 2 (fp32: forced, see below)
+      {{{2, 5, 5, 20, 37}, {3, 3, 3, 5, 7}, 0, {{"padding", "1"}, {"stationary", "positions"}}},
+       true},
+      {{{2, 5, 5, 20, 37}, {3, 3, 3, 5, 7}, 0, {{"padding", "1"}}, Dtype::Bf16}, true},
       // blocks spanning several small planes
       {{{1, 30, 4, 3, 5}, {3, 3, 3, 30, 32}, 0, {{"padding", "1,1,0,2,1,1"}}, Dtype::Bf16}, true},
       // bias and activation: filters unless forced (then evicted in fp32 before the transpose)
@@ -101,6 +103,14 @@ TEST_CASE("conv3d: paired outputs with positions as the stationary") {
     CHECK(plan.positionsStationary == s.positions);
     check(s.c);
   }
+  // auto in fp32: on trn2 a 128-column fp32 stationary loads in 512 PE cycles (ls_speedup_fp32
+  // 1), as long as a matmul of 128 pairs with filters as the stationary: filters; on trn1 it
+  // loads in 128 behind a 256-cycle matmul: positions
+  const ConvCase fp32{{2, 5, 5, 20, 37}, {3, 3, 3, 5, 7}, 0, {{"padding", "1"}}};
+  CHECK_FALSE(planOf(fp32).positionsStationary);
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  CHECK(testing::corePlanOf(conv3dSpec(), fp32, trn1).positionsStationary);
+  check(fp32);
   const ConvCase unpaired{{1, 48, 3, 5, 9}, {3, 3, 3, 48, 40}, 0, {{"stationary", "positions"}}};
   CHECK_THROWS_WITH(planOf(unpaired),
                     doctest::Contains("conv3d: stationary positions needs paired W outputs"));
@@ -379,7 +389,7 @@ TEST_CASE("conv3d: psum_buffers counts the PSUM of positions as the stationary")
   CHECK(planOf(with({{"psum_buffers", "8"}, {"stationary", "filters"}})).psumBuffers == 8);
   // Small blocks share banks: 8 of them and the sub-block results fit.
   const ConvCase small{
-      {1, 8, 3, 5, 9}, {3, 3, 3, 8, 16}, 0, {{"padding", "1"}, {"psum_buffers", "8"}}};
+      {1, 8, 3, 5, 9}, {3, 3, 3, 8, 16}, 0, {{"padding", "1"}, {"psum_buffers", "8"}}, Dtype::Bf16};
   CHECK(planOf(small).positionsStationary);
   CHECK(planOf(small).psumBuffers == 8);
   check(small);

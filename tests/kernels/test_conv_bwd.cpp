@@ -55,7 +55,7 @@ TEST_CASE("conv3d_bwd: small channel counts pair W outputs in dx") {
     const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
     const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
     CHECK(plan.pairs == 2);
-    CHECK(plan.positionsStationary);
+    CHECK(plan.positionsStationary == (c.dtype == Dtype::Bf16));  // fp32 on trn2: filters
     check(c);
   }
   // dx C_out 33..64 (forward C_in) pairs in quadrant groups of one block per partition half;
@@ -129,11 +129,35 @@ TEST_CASE("conv3d_bwd: dx packed windows loaded straight from dy, stored plane b
     const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
     const ConvPlan plan = planConv(dxCore(forward), c.dtype, testing::trn2().geometry);
     CHECK(plan.rollingPlanes);
-    CHECK(plan.slotCopies == (c.dtype == Dtype::Bf16));  // auto: not behind fp32 matmuls
-    CHECK(plan.positionsStationary);
-    CHECK(plan.quadrantGroups);
+    CHECK(plan.slotCopies == (c.dtype == Dtype::Bf16));           // auto: not behind fp32 matmuls
+    CHECK(plan.positionsStationary == (c.dtype == Dtype::Bf16));  // fp32 on trn2: filters
+    CHECK(plan.quadrantGroups == (c.dtype == Dtype::Bf16));
     check(c);
   }
+}
+
+TEST_CASE("conv3d_bwd: fp32 dx on trn1 keeps its plane ring with filters as the stationary") {
+  // Positions as the stationary keeps 8 KiB per partition for its sub-block results; on trn1's
+  // 192 KiB that left no room for the ring of 9 fp32 planes of 66 x 66 (the build failed: 'SBUF
+  // tile pairs_out_4 asks 1024 bytes'), so auto takes filters, whose plan rolls.
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  const KernelSpec spec = conv3dBwdSpec();
+  const ConvCase c{{1, 32, 4, 64, 64},
+                   {3, 3, 3, 32, 32},
+                   0,
+                   {{"padding", "1"}, {"compute_dw", "false"}, {"compute_db", "false"}}};
+  const ParamValues params = parseParams(spec, c.params);
+  const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+  const ConvPlan plan = planConv(dxCore(forward), c.dtype, trn1.geometry);
+  CHECK(plan.rollingPlanes);
+  CHECK_FALSE(plan.positionsStationary);
+  ConvOptions positions;
+  positions.stationary = "positions";
+  CHECK_FALSE(planConv(dxCore(forward), c.dtype, trn1.geometry, positions).rollingPlanes);
+  ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
+  for (const auto& [name, shape] : spec.deriveShapes(shapes, params)) shapes.emplace(name, shape);
+  CHECK_NOTHROW(
+      buildKernel(spec, params, checkShapes(spec, shapes, params), c.dtype, trn1.geometry));
 }
 
 TEST_CASE("conv3d_bwd: dx schedule parameters reach the conv core") {

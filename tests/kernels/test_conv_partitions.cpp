@@ -14,6 +14,8 @@ namespace {
 
 using isa::Dtype;
 using testing::checkConvCase;
+using testing::ConvCase;
+using testing::corePlanOf;
 using testing::trn2Half;
 
 TEST_CASE("conv kernels with 64 partitions: tiles of 64 channels") {
@@ -76,6 +78,31 @@ TEST_CASE("conv3d_bwd with 64 partitions: rows (both dy paths) and boxes, C 70 -
 const sim::MachineConfig& trn2SmallPe() {
   static const sim::MachineConfig machine = sim::loadMachine("trn2", {"pe_rows=64", "pe_cols=64"});
   return machine;
+}
+
+/// Packed windows of large planes (rolling planes) on 64 partitions: 2 kw slots of 32, which
+/// the machine's partition halves (32) split, so the slots cannot copy each other's half plane.
+TEST_CASE("conv kernels with 64 partitions: rolling planes, slots in different halves") {
+  const KernelSpec fwd = conv3dSpec();
+  const ConvCase rolling{{1, 13, 3, 30, 70}, {3, 3, 3, 13, 11}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  const ConvPlan plan = corePlanOf(fwd, rolling, trn2Half());
+  REQUIRE(plan.rollingPlanes);
+  CHECK(plan.pack == 2);
+  CHECK(!plan.slotCopies);  // slots 0..31 and 32..63 lie in different halves of 64 partitions
+  CHECK(corePlanOf(fwd, rolling, testing::trn2()).slotCopies);
+  CHECK(corePlanOf(fwd, rolling, trn2SmallPe()).slotCopies);  // 128 partitions: halves of 64
+  for (const Dtype dtype : {Dtype::Bf16, Dtype::Fp32}) {
+    CAPTURE(isa::dtypeName(dtype));
+    checkConvCase(fwd, {{1, 13, 3, 30, 70}, {3, 3, 3, 13, 11}, 0, {{"padding", "1"}}, dtype},
+                  trn2Half());
+    checkConvCase(fwd, {{1, 7, 2, 33, 70}, {2, 2, 2, 7, 5}, 0, {{"padding", "0,1,1,0,1,1"}}, dtype},
+                  trn2Half());
+    checkConvCase(conv3dTransposeSpec(), {{1, 12, 2, 30, 70}, {3, 3, 3, 12, 10}, 0, {}, dtype},
+                  trn2Half());
+    checkConvCase(conv3dBwdSpec(),
+                  {{1, 10, 3, 31, 70}, {3, 3, 3, 10, 12}, 0, {{"padding", "1"}}, dtype},
+                  trn2Half());
+  }
 }
 
 TEST_CASE("conv kernels with a 64x64 PE array on 128 partitions: tiles of 64 channels") {
