@@ -12,6 +12,7 @@
 #include "isa/assembly.h"
 #include "isa/error.h"
 #include "isa/file_write.h"
+#include "isa/npy.h"
 #include "kernels/harness/occupancy.h"
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
@@ -316,6 +317,15 @@ void bindRun(py::module_& m) {
         py::arg("params"), py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"),
         py::arg("seed"), py::arg("check"),
         "checks a run and builds its program without simulating; the output names");
+
+  m.def(
+      "read_npy",
+      [](const std::string& path) {
+        isa::NpyArray array = isa::readNpy(path);
+        return numpyFrom({std::move(array.shape), std::move(array.values)});
+      },
+      py::arg("path"),
+      "a .npy file as float32, with the checks and messages of neuronsim run --input");
 
   py::class_<isa::OutputSet>(m, "OutputSet",
                              "the files of one command, checked first and committed together")
