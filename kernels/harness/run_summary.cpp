@@ -67,19 +67,21 @@ nlohmann::json runSummary(const traces::RunInfo& info, const sim::SimResult& res
 
 void reportDiagnostics(const std::string& who, const isa::Program& program,
                        const std::vector<std::string>& races,
-                       const std::vector<isa::UninitializedRead>& reads, bool strict) {
+                       const std::vector<isa::UninitializedRead>& reads, bool strict,
+                       const std::function<std::string(const std::string&)>& locate) {
+  const auto located = [&](const std::string& line) { return locate ? locate(line) : line; };
   if (strict) {
     if (races.empty() && reads.empty()) return;
     const std::string first = races.empty() ? readText(program, reads[0]) : raceText(races[0]);
     throw Error(
         fmt::format("{}: --strict: {} race{} and {} read{} of never-written memory (first: {})",
                     who, races.size(), races.size() == 1 ? "" : "s", reads.size(),
-                    reads.size() == 1 ? "" : "s", first));
+                    reads.size() == 1 ? "" : "s", located(first)));
   }
   for (const std::string& race : races)
-    std::fprintf(stderr, "warning: %s\n", raceText(race).c_str());
+    std::fprintf(stderr, "warning: %s\n", located(raceText(race)).c_str());
   for (size_t i = 0; i < reads.size() && i < kMaxReadWarnings; ++i)
-    std::fprintf(stderr, "warning: %s\n", readText(program, reads[i]).c_str());
+    std::fprintf(stderr, "warning: %s\n", located(readText(program, reads[i])).c_str());
   if (reads.size() > kMaxReadWarnings)
     std::fprintf(stderr, "warning: ... and %zu more uninitialized reads\n",
                  reads.size() - kMaxReadWarnings);

@@ -2,6 +2,7 @@
 // What `run` and `asm` report after a run: the summary JSON and the warnings (or, strict, one
 // error).
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -32,8 +33,10 @@ nlohmann::json runSummary(const traces::RunInfo& info, const sim::SimResult& res
 /// Prints each race and each read of never-written memory (the first 20, then a count) as one
 /// "warning: ..." line on stderr. With `strict` nothing is printed and, if there is any, one
 /// neuronsim::Error "<who>: --strict: N races and M reads of never-written memory (first: ...)".
+/// `locate`, when set, rewrites each line (asm adds the file lines of the instructions named).
 void reportDiagnostics(const std::string& who, const isa::Program& program,
                        const std::vector<std::string>& races,
-                       const std::vector<isa::UninitializedRead>& reads, bool strict);
+                       const std::vector<isa::UninitializedRead>& reads, bool strict,
+                       const std::function<std::string(const std::string&)>& locate = {});
 
 }  // namespace neuronsim::kernels

@@ -165,7 +165,7 @@ kind "empty output name" "--trace: needs a file name" "${mm[@]}" --trace ""
 # --- run --strict, asm --strict: races and never-written reads become errors, nothing written
 kind "strict race" "asm .*race.nsasm: --strict: 1 race and 0 reads of never-written memory (first: race: " \
   asm "$f/race.nsasm" --strict --output-dir "$w/o4" --summary-json "$w/s3.json"
-kind "strict uninitialized read" "--strict: 0 races and 1 read of never-written memory (first: instruction 0 (tensor_copy)" \
+kind "strict uninitialized read" "--strict: 0 races and 1 read of never-written memory (first: instruction 0 at .*uninit.nsasm:2 (tensor_copy)" \
   asm "$f/uninit.nsasm" --interpret --strict --output-dir "$w/o5"
 
 # --- asm
