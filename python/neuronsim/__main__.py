@@ -77,8 +77,10 @@ def _parse(args, kernel):
                     raise Error(f"run: --{key} needs a value")
                 value = args[i]
         else:
+            options_known = [f"--{o}" for o in sorted(_VALUED | _FLAGS) + list(params)]
+            hint = _core.did_you_mean(f"--{key}", options_known)
             known = ", ".join(f"--{p}" for p in params) or "none"
-            raise Error(f"run {kernel.name}: unknown option --{key} (kernel parameters: {known})")
+            raise Error(f"run {kernel.name}: unknown option --{key}{hint} (kernel parameters: {known})")
         if key in params:
             values[params[key]] = value
         elif key in _REPEATED:

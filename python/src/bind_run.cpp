@@ -13,6 +13,7 @@
 #include "isa/error.h"
 #include "isa/file_write.h"
 #include "isa/npy.h"
+#include "isa/spelling.h"
 #include "kernels/harness/occupancy.h"
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
@@ -318,6 +319,8 @@ void bindRun(py::module_& m) {
         py::arg("seed"), py::arg("check"),
         "checks a run and builds its program without simulating; the output names");
 
+  m.def("did_you_mean", &isa::didYouMean, py::arg("word"), py::arg("candidates"),
+        "' (did you mean NAME?)' for the closest candidate within 2 edits, else ''");
   m.def(
       "read_npy",
       [](const std::string& path) {

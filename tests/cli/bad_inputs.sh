@@ -76,6 +76,11 @@ kind "repeated flag" "--check given 2 times" run matmul --check --check
 kind "options before KERNEL" "options go after KERNEL" run --dtype bf16 matmul
 kind "stray argument" "unexpected argument 'extra'" run matmul extra
 kind "parameter of another kernel" "unknown option --kernel-size" run matmul --kernel-size 2
+kind "mistyped option" "run matmul: unknown option --dtyp (did you mean --dtype?)" run matmul --dtyp bf16
+kind "mistyped parameter" "run matmul: unknown option --ntile (did you mean --n-tile?)" run matmul --ntile 256
+kind "mistyped asm option" "asm: unknown option --inptu (did you mean --input?)" asm "$f/race.nsasm" --inptu a=b
+kind "mistyped machine parameter" "--set pe_ghzz=1: unknown machine parameter 'pe_ghzz' (did you mean pe_ghz?)" \
+  run matmul --set pe_ghzz=1
 kind "bad dtype" "--dtype takes fp32 or bf16" run matmul --dtype fp64
 kind "negative seed" "--seed takes a non-negative integer" run matmul --seed -1
 kind "seed too large" "--seed takes a non-negative integer" run matmul --seed 99999999999999999999

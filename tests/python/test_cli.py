@@ -62,7 +62,9 @@ def test_errors_exit_2_with_one_line(tmp_path):
     for args, message in [
         ([f"{SOFTMAX}:nope"], "has no kernel named 'nope'"),
         ([f"{tmp_path}/missing.py:k"], "no such file"),
-        ([f"{SOFTMAX}:softmax_v1", "--bogus", "1"], "unknown option --bogus"),
+        ([f"{SOFTMAX}:softmax_v1", "--bogus", "1"], "unknown option --bogus (kernel parameters: none)"),
+        ([f"{SOFTMAX}:softmax_v1", "--dtyp", "bf16"], "unknown option --dtyp (did you mean --dtype?)"),
+        ([f"{RMSNORM}:rmsnorm_v1", "--esp", "1"], "unknown option --esp (did you mean --eps?)"),
         ([f"{SOFTMAX}:softmax_v1", "--shape", "x=3xq"], "shape '3xq' must be positive integers joined by x"),
         ([SOFTMAX], f"name the kernel as {SOFTMAX}:KERNEL (kernels: softmax_v1, softmax_v2)"),
         ([f"{SOFTMAX}:softmax_v1", "--timing-only", "--check"], "--timing-only computes no outputs"),
