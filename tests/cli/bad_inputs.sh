@@ -204,7 +204,7 @@ kind "diff one trace" "diff: expected two traces" diff "$f/t.json"
 kind "diff unknown option" "diff: unknown option --frobnicate" diff "$f/t.json" "$f/t.json" --frobnicate
 
 # --- list, calibrate
-kind "list argument" "list: unexpected argument 'foo'" list foo
+kind "list unknown kernel" "unknown kernel 'foo' (known: matmul, " list foo
 kind "calibrate argument" "calibrate: unexpected argument 'foo'" calibrate foo
 kind "calibrate unknown option" "calibrate: unknown option --frobnicate" calibrate --frobnicate
 kind "calibrate missing value" "calibrate: --machine: needs a value, not the option '--set'" calibrate --machine --set x=1
