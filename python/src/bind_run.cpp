@@ -17,6 +17,7 @@
 #include "kernels/harness/occupancy.h"
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
+#include "kernels/harness/run_summary.h"
 #include "kernels/harness/trace_machine.h"
 #include "python/src/bindings.h"
 #include "python/src/host_arrays.h"
@@ -82,6 +83,7 @@ struct RunOutput {
   py::object summary = py::none();
   std::vector<std::string> races;
   std::vector<std::string> uninitializedReads;
+  std::vector<std::string> unwrittenOutputs;  ///< kernels::unwrittenOutputs
   std::optional<double> checkError;
   double tolerance = 0;
   std::shared_ptr<RunTrace> trace;
@@ -188,6 +190,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   out.outputs = numpyDict(run.outputs);
   out.inputs = numpyDict(inputs);
   out.races = run.sim.races;
+  out.unwrittenOutputs = kernels::unwrittenOutputs(run.program);
   for (const auto& read : run.uninitializedReads) {
     out.uninitializedReads.push_back(fmt::format("instruction {} reads never-written memory ({})",
                                                  read.instruction, read.operand));
@@ -292,6 +295,7 @@ void bindRun(py::module_& m) {
       .def_readonly("summary", &RunOutput::summary)
       .def_readonly("races", &RunOutput::races)
       .def_readonly("uninitialized_reads", &RunOutput::uninitializedReads)
+      .def_readonly("unwritten_outputs", &RunOutput::unwrittenOutputs)
       .def_readonly("check_error", &RunOutput::checkError)
       .def_readonly("tolerance", &RunOutput::tolerance)
       .def_readonly("trace", &RunOutput::trace)

@@ -51,6 +51,7 @@ printf 'tensor a [100000,100000,100000] fp32 input\n' >"$f/huge_tensor.nsasm"
 printf 'tensor a [65536,65536] fp32 input\ntensor b [65536,65536] fp32 output\n' >"$f/memory.nsasm"
 printf 'tensor y [1,4] fp32 output\nvector memset dst=sbuf:fp32[0:1]@0x0[[1,4]] value=1\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\n' >"$f/race.nsasm"
 printf 'tensor y [1,4] fp32 output\nvector tensor_copy dst=sbuf:fp32[0:1]@0x10[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x10[[1,4]]\n' >"$f/uninit.nsasm"
+printf 'tensor y [1,4] fp32 output\nvector memset dst=sbuf:fp32[0:1]@0x0[[1,4]] value=1\n' >"$f/nostore.nsasm"
 printf '{"params": {"dma_latency_ns": {"value": "fast", "source": "assumption: test"}}}\n' >"$f/bad_machine.json"
 head -c 2000000 /dev/zero | tr '\0' ' ' >"$f/huge_machine.json"
 echo '{"traceEvents": []}' >"$f/foreign_trace.json"
@@ -170,6 +171,12 @@ kind "empty output name" "--trace: needs a file name" "${mm[@]}" --trace ""
 # --- run --strict, asm --strict: races and never-written reads become errors, nothing written
 kind "strict race" "asm .*race.nsasm: --strict: 1 race and 0 reads of never-written memory (first: race: " \
   asm "$f/race.nsasm" --strict --output-dir "$w/o4" --summary-json "$w/s3.json"
+kind "strict unwritten output" "asm .*nostore.nsasm: --strict: output 'y' is never written (no instruction stores to it)" \
+  asm "$f/nostore.nsasm" --strict --output-dir "$w/o6"
+if err=$("$bin" asm "$f/nostore.nsasm" 2>&1 >/dev/null) &&
+  [ "$err" = "warning: output 'y' is never written (no instruction stores to it)" ]; then ok; else
+  bad "unwritten output: want one warning, got: $err"
+fi
 kind "strict uninitialized read" "--strict: 0 races and 1 read of never-written memory (first: instruction 0 at .*uninit.nsasm:2 (tensor_copy)" \
   asm "$f/uninit.nsasm" --interpret --strict --output-dir "$w/o5"
 
