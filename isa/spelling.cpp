@@ -1,6 +1,8 @@
 // "did you mean": optimal string alignment distance against each candidate.
 #include "isa/spelling.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstddef>
 
@@ -42,7 +44,7 @@ std::string didYouMean(std::string_view word, const std::vector<std::string>& ca
     }
   }
   if (!best || tie || bestEdits == 0 || 2 * bestEdits >= word.size()) return "";
-  return " (did you mean " + *best + "?)";
+  return fmt::format(" (did you mean {}?)", *best);
 }
 
 }  // namespace neuronsim::isa

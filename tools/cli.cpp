@@ -61,7 +61,7 @@ void checkExtras(const CLI::App* app, const std::string& who) {
     const std::string option = first.substr(0, first.find('='));
     std::vector<std::string> known;
     for (const CLI::Option* o : app->get_options())
-      for (const std::string& name : o->get_lnames()) known.push_back("--" + name);
+      for (const std::string& name : o->get_lnames()) known.push_back(fmt::format("--{}", name));
     throw Error(
         fmt::format("{}: unknown option {}{}", who, option, isa::didYouMean(option, known)));
   }

@@ -281,7 +281,7 @@ void dmaSection(std::string& out, const TraceModel& model, double total) {
 /// `name` in at most `width` characters: a longer one keeps its end ("...les/softmax.py:35"),
 /// where a source location's file and line are.
 std::string phaseLabel(const std::string& name, size_t width) {
-  return name.size() <= width ? name : "..." + name.substr(name.size() - (width - 3));
+  return name.size() <= width ? name : fmt::format("...{}", name.substr(name.size() - (width - 3)));
 }
 
 void phaseSection(std::string& out, const TraceModel& model, const CriticalPath& path) {
