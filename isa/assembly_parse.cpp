@@ -381,7 +381,8 @@ void parseLine(std::string_view line, Context& ctx) {
 
 }  // namespace
 
-Program parseProgram(const std::string& text, const std::string& source) {
+Program parseProgram(const std::string& text, const std::string& source,
+                     std::vector<int64_t>* instructionLines) {
   Context ctx;
   size_t lineNumber = 0;
   size_t pos = 0;
@@ -396,6 +397,8 @@ Program parseProgram(const std::string& text, const std::string& source) {
     } catch (const LineError& e) {
       throw Error(fmt::format("{}:{}: {}", source, lineNumber, e.message));
     }
+    if (instructionLines)
+      instructionLines->resize(ctx.program.instructions.size(), static_cast<int64_t>(lineNumber));
     pos = end + 1;
   }
   return std::move(ctx.program);

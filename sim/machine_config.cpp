@@ -15,6 +15,7 @@
 #include "isa/error.h"
 #include "isa/file_read.h"
 #include "isa/size_limits.h"
+#include "isa/spelling.h"
 
 namespace neuronsim::sim {
 namespace {
@@ -101,6 +102,13 @@ const Parameter* findParameter(const std::string& key) {
   return nullptr;
 }
 
+/// "unknown machine parameter 'KEY'", with the closest known key when one is close.
+std::string unknownParameter(const std::string& key) {
+  std::vector<std::string> keys;
+  for (const Parameter& p : kParameters) keys.emplace_back(p.key);
+  return fmt::format("unknown machine parameter '{}'{}", key, isa::didYouMean(key, keys));
+}
+
 /// A range bound as people write it (1e+06 -> 1e6, 0.01, 1073741824).
 std::string shortNumber(double v) {
   char text[32];
@@ -174,7 +182,7 @@ void applyDocument(MachineConfig& config, const nlohmann::json& doc, const std::
     throw Error(fmt::format("{}: missing object \"params\"", where));
   for (const auto& [key, entry] : doc["params"].items()) {
     const Parameter* param = findParameter(key);
-    if (!param) throw Error(fmt::format("{}: unknown machine parameter '{}'", where, key));
+    if (!param) throw Error(fmt::format("{}: {}", where, unknownParameter(key)));
     if (!entry.is_object() || !entry.contains("value"))
       throw Error(fmt::format("{}: {}: expected {{\"value\": ..., \"source\": ...}}", where, key));
     if (!entry.contains("source") || !entry["source"].is_string() ||
@@ -285,7 +293,7 @@ MachineConfig loadMachine(const std::string& nameOrPath,
       throw Error(fmt::format("--set {}: expected KEY=VALUE", item));
     const std::string key = item.substr(0, eq);
     const Parameter* param = findParameter(key);
-    if (!param) throw Error(fmt::format("--set {}: unknown machine parameter '{}'", item, key));
+    if (!param) throw Error(fmt::format("--set {}: {}", item, unknownParameter(key)));
     setParameter(config, *param, parseOverrideValue(key, item.substr(eq + 1)), "--set");
   }
   if (config.geometry.psumPartitionBytes % config.geometry.psumBanks != 0)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "isa/error.h"
+#include "isa/spelling.h"
 
 namespace neuronsim::tools {
 
@@ -56,8 +57,14 @@ void checkExtras(const CLI::App* app, const std::string& who) {
   const std::vector<std::string> extras = app->remaining();
   if (extras.empty()) return;
   const std::string& first = extras[0];
-  if (first.size() > 1 && first[0] == '-')
-    throw Error(fmt::format("{}: unknown option {}", who, first.substr(0, first.find('='))));
+  if (first.size() > 1 && first[0] == '-') {
+    const std::string option = first.substr(0, first.find('='));
+    std::vector<std::string> known;
+    for (const CLI::Option* o : app->get_options())
+      for (const std::string& name : o->get_lnames()) known.push_back(fmt::format("--{}", name));
+    throw Error(
+        fmt::format("{}: unknown option {}{}", who, option, isa::didYouMean(option, known)));
+  }
   throw Error(fmt::format("{}: unexpected argument '{}'", who, first));
 }
 

@@ -2,6 +2,7 @@
 // interpreter.
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -66,6 +67,27 @@ std::vector<std::pair<int32_t, std::string>> checkInputs(const isa::Program& pro
   return inputs;
 }
 
+/// `text` with each "instruction N" followed by " at FILE:LINE", N's line in the program file.
+std::string withLines(const std::string& text, const std::string& file,
+                      const std::vector<int64_t>& lines) {
+  static constexpr std::string_view kWord = "instruction ";
+  std::string out;
+  size_t pos = 0;
+  for (size_t hit = text.find(kWord); hit != std::string::npos; hit = text.find(kWord, pos)) {
+    const size_t digits = hit + kWord.size();
+    size_t end = digits;
+    while (end < text.size() && end - digits < 18 &&
+           std::isdigit(static_cast<unsigned char>(text[end])))
+      ++end;
+    out.append(text, pos, end - pos);
+    pos = end;
+    if (end == digits) continue;
+    const size_t index = std::stoull(text.substr(digits, end - digits));
+    if (index < lines.size()) out += fmt::format(" at {}:{}", file, lines[index]);
+  }
+  return out.append(text, pos);
+}
+
 int runAsm(const CLI::App* app, const AsmFlags& flags) {
   checkExtras(app, "asm");
   if (flags.files.size() != 1)
@@ -77,9 +99,15 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   const kernels::OutputRequest request = f.outputRequest("asm", mode);
 
   const sim::MachineConfig machine = sim::loadMachine(f.machineName(), f.sets);
-  const isa::Program program =
-      isa::parseProgram(isa::readTextFile(file, isa::kMaxAssemblyBytes, "assembly file"), file);
-  isa::validateProgram(program, machine.geometry);
+  std::vector<int64_t> lines;
+  const isa::Program program = isa::parseProgram(
+      isa::readTextFile(file, isa::kMaxAssemblyBytes, "assembly file"), file, &lines);
+  const auto located = [&](const std::string& text) { return withLines(text, file, lines); };
+  try {
+    isa::validateProgram(program, machine.geometry);
+  } catch (const Error& e) {
+    throw Error(located(e.what()));
+  }
   kernels::checkHostMemory(fmt::format("asm {}", file),
                            kernels::programRunMemory(program, machine.geometry, mode));
   const auto inputs = checkInputs(program, f.inputs, mode == RunMode::TimingOnly);
@@ -96,26 +124,30 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   sim::SimResult result;
   std::vector<isa::UninitializedRead> reads;
   kernels::HostTensors values;
-  if (mode == RunMode::TimingOnly) {
-    sim::SimOptions options;
-    options.timingOnly = true;
-    if (request.wantsEvents()) options.sink = &log;
-    result = sim::simulate(program, machine, nullptr, options);
-  } else {
-    isa::MemoryState memory(program, machine.geometry);
-    for (const auto& [index, path] : inputs) memory.setTensor(index, isa::readNpy(path).values);
-    if (mode == RunMode::Interpret) {
-      isa::interpret(program, memory);
-    } else {
+  try {
+    if (mode == RunMode::TimingOnly) {
       sim::SimOptions options;
+      options.timingOnly = true;
       if (request.wantsEvents()) options.sink = &log;
-      result = sim::simulate(program, machine, &memory, options);
+      result = sim::simulate(program, machine, nullptr, options);
+    } else {
+      isa::MemoryState memory(program, machine.geometry);
+      for (const auto& [index, path] : inputs) memory.setTensor(index, isa::readNpy(path).values);
+      if (mode == RunMode::Interpret) {
+        isa::interpret(program, memory);
+      } else {
+        sim::SimOptions options;
+        if (request.wantsEvents()) options.sink = &log;
+        result = sim::simulate(program, machine, &memory, options);
+      }
+      reads = memory.uninitializedReads();
+      for (size_t i = 0; i < program.tensors.size(); ++i)
+        if (program.tensors[i].kind == isa::TensorKind::Output)
+          values[program.tensors[i].name] = {program.tensors[i].shape,
+                                             memory.getTensor(static_cast<int32_t>(i))};
     }
-    reads = memory.uninitializedReads();
-    for (size_t i = 0; i < program.tensors.size(); ++i)
-      if (program.tensors[i].kind == isa::TensorKind::Output)
-        values[program.tensors[i].name] = {program.tensors[i].shape,
-                                           memory.getTensor(static_cast<int32_t>(i))};
+  } catch (const Error& e) {
+    throw Error(located(e.what()));
   }
 
   nlohmann::json summary;
@@ -125,7 +157,8 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
     summary = kernels::runSummary(kernels::programRunInfo(program, machine, file), result, 0);
     std::fputs(traces::summaryText(summary).c_str(), stdout);
   }
-  kernels::reportDiagnostics(fmt::format("asm {}", file), program, result.races, reads, f.strict);
+  kernels::reportDiagnostics(fmt::format("asm {}", file), program, result.races, reads, f.strict,
+                             located);
 
   kernels::RunProducts products;
   products.program = &program;

@@ -185,7 +185,9 @@ void addParams(CLI::App* sub, const KernelSpec& spec, RunFlags& flags) {
 Command addKernelCommand(CLI::App* run, const KernelSpec& spec) {
   CLI::App* sub = addSubcommand(*run, spec.name, spec.description);
   sub->footer(
-      fmt::format("{}\nInputs not given are generated from a seeded normal distribution "
+      fmt::format("{}\nInputs not given by --input are generated from a seeded normal distribution "
+                  "at their\n--shape, at the shape the kernel derives from the given ones or, with "
+                  "no --input at all,\nat the default shape; otherwise they are required "
                   "(docs/kernels.md).\n--check exits 1 above the tolerance (normalized error 1e-4 "
                   "fp32, 2e-2 bf16).",
                   tensorsText(spec)));

@@ -104,6 +104,11 @@ int runSweep(CLI::App* app, const SweepFlags& flags) {
   if (flags.kernel.empty()) throw Error("sweep: expected a KERNEL (neuronsim list shows them)");
   if (flags.kernel.size() > 1)
     throw Error(fmt::format("sweep: unexpected argument '{}'", flags.kernel[1]));
+  if (isPythonKernel(flags.kernel[0].c_str()))
+    throw Error(fmt::format(
+        "sweep: {} is a Python kernel; sweep takes a library kernel (neuronsim list), so loop "
+        "over neuronsim.run in Python instead (docs/python.md, Tuning)",
+        flags.kernel[0]));
   kernels::SweepSetup setup;
   setup.spec = &kernels::findKernel(flags.kernel[0]);
   const kernels::KernelSpec& spec = *setup.spec;

@@ -15,7 +15,8 @@ Command addDiffCommand(CLI::App& app);       // diff A.json B.json
 Command addSweepCommand(CLI::App& app);      // sweep KERNEL, sweep merge FILES
 Command addCalibrateCommand(CLI::App& app);  // calibrate
 
-/// `kernel` names a Python kernel (FILE.py:NAME).
+/// `kernel` names a Python kernel (FILE.py:NAME), or a Python file (FILE.py: an error listing its
+/// kernels).
 bool isPythonKernel(const char* kernel);
 /// run FILE.py:NAME [options]: replaces the process with python3 -m neuronsim run ...
 int runPythonKernel(int argc, char** argv);

@@ -15,7 +15,8 @@
 namespace neuronsim::tools {
 
 bool isPythonKernel(const char* kernel) {
-  return std::strstr(kernel, ".py:") != nullptr;
+  const size_t n = std::strlen(kernel);
+  return std::strstr(kernel, ".py:") != nullptr || (n > 3 && !std::strcmp(kernel + n - 3, ".py"));
 }
 
 int runPythonKernel(int argc, char** argv) {

@@ -278,12 +278,22 @@ void dmaSection(std::string& out, const TraceModel& model, double total) {
   }
 }
 
+/// `name` in at most `width` characters: a longer one keeps its end ("...les/softmax.py:35"),
+/// where a source location's file and line are.
+std::string phaseLabel(const std::string& name, size_t width) {
+  return name.size() <= width ? name : fmt::format("...{}", name.substr(name.size() - (width - 3)));
+}
+
 void phaseSection(std::string& out, const TraceModel& model, const CriticalPath& path) {
+  constexpr size_t kMinWidth = 28, kMaxWidth = 40;
   const auto phases = phaseTimes(model, path);
   if (phases.empty()) return;
+  size_t width = kMinWidth;
+  for (const PhaseTime& p : phases) width = std::min(kMaxWidth, std::max(width, p.name.size()));
+  const int w = static_cast<int>(width);
   out += "\nphases (instruction notes), in order of first start:\n";
-  out += format("  %-28s %6s %6s %10s %10s %10s  %s\n", "phase", "instr", "dma", "from us", "to us",
-                "critical", "busy by resource (us)");
+  out += format("  %-*s %6s %6s %10s %10s %10s  %s\n", w, "phase", "instr", "dma", "from us",
+                "to us", "critical", "busy by resource (us)");
   for (const PhaseTime& p : phases) {
     std::string busy;
     for (int r = 0; r < kNumResources; ++r)
@@ -291,9 +301,9 @@ void phaseSection(std::string& out, const TraceModel& model, const CriticalPath&
         busy += format("%s%s %.3f", busy.empty() ? "" : ", ",
                        std::string(resourceName(static_cast<Resource>(r))).c_str(),
                        p.busyNs[static_cast<size_t>(r)] / 1000);
-    out += format("  %-28s %6lld %6lld %10.3f %10.3f %10s  %s\n", p.name.substr(0, 28).c_str(),
-                  static_cast<long long>(p.instructions), static_cast<long long>(p.transfers),
-                  p.firstStartNs / 1000, p.lastEndNs / 1000,
+    out += format("  %-*s %6lld %6lld %10.3f %10.3f %10s  %s\n", w,
+                  phaseLabel(p.name, width).c_str(), static_cast<long long>(p.instructions),
+                  static_cast<long long>(p.transfers), p.firstStartNs / 1000, p.lastEndNs / 1000,
                   percentOf(p.criticalNs, path.totalNs).c_str(), busy.c_str());
   }
 }

@@ -65,21 +65,41 @@ nlohmann::json runSummary(const traces::RunInfo& info, const sim::SimResult& res
   return traces::summaryJson(info, totals);
 }
 
+std::vector<std::string> unwrittenOutputs(const isa::Program& program) {
+  std::vector<bool> written(program.tensors.size(), false);
+  for (const isa::Instruction& inst : program.instructions)
+    if (inst.dst.space == isa::Space::Hbm && inst.dst.tensor >= 0 &&
+        inst.dst.tensor < static_cast<int32_t>(written.size()))
+      written[static_cast<size_t>(inst.dst.tensor)] = true;
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < program.tensors.size(); ++i)
+    if (program.tensors[i].kind == isa::TensorKind::Output && !written[i])
+      lines.push_back(fmt::format("output '{}' is never written (no instruction stores to it)",
+                                  program.tensors[i].name));
+  return lines;
+}
+
 void reportDiagnostics(const std::string& who, const isa::Program& program,
                        const std::vector<std::string>& races,
-                       const std::vector<isa::UninitializedRead>& reads, bool strict) {
+                       const std::vector<isa::UninitializedRead>& reads, bool strict,
+                       const std::function<std::string(const std::string&)>& locate) {
+  const auto located = [&](const std::string& line) { return locate ? locate(line) : line; };
+  const std::vector<std::string> unwritten = unwrittenOutputs(program);
+  if (strict && !unwritten.empty()) throw Error(fmt::format("{}: --strict: {}", who, unwritten[0]));
+  if (!strict)
+    for (const std::string& line : unwritten) std::fprintf(stderr, "warning: %s\n", line.c_str());
   if (strict) {
     if (races.empty() && reads.empty()) return;
     const std::string first = races.empty() ? readText(program, reads[0]) : raceText(races[0]);
     throw Error(
         fmt::format("{}: --strict: {} race{} and {} read{} of never-written memory (first: {})",
                     who, races.size(), races.size() == 1 ? "" : "s", reads.size(),
-                    reads.size() == 1 ? "" : "s", first));
+                    reads.size() == 1 ? "" : "s", located(first)));
   }
   for (const std::string& race : races)
-    std::fprintf(stderr, "warning: %s\n", raceText(race).c_str());
+    std::fprintf(stderr, "warning: %s\n", located(raceText(race)).c_str());
   for (size_t i = 0; i < reads.size() && i < kMaxReadWarnings; ++i)
-    std::fprintf(stderr, "warning: %s\n", readText(program, reads[i]).c_str());
+    std::fprintf(stderr, "warning: %s\n", located(readText(program, reads[i])).c_str());
   if (reads.size() > kMaxReadWarnings)
     std::fprintf(stderr, "warning: ... and %zu more uninitialized reads\n",
                  reads.size() - kMaxReadWarnings);

@@ -2,6 +2,7 @@
 // What `run` and `asm` report after a run: the summary JSON and the warnings (or, strict, one
 // error).
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -29,11 +30,19 @@ traces::RunInfo programRunInfo(const isa::Program& program, const sim::MachineCo
 nlohmann::json runSummary(const traces::RunInfo& info, const sim::SimResult& result,
                           double runSeconds);
 
-/// Prints each race and each read of never-written memory (the first 20, then a count) as one
+/// "output 'NAME' is never written (no instruction stores to it)" for each output tensor that
+/// no instruction's destination names: a kernel that forgot its store.
+std::vector<std::string> unwrittenOutputs(const isa::Program& program);
+
+/// Prints each output no instruction writes (unwrittenOutputs), each race and each read of
+/// never-written memory (the first 20, then a count) as one
 /// "warning: ..." line on stderr. With `strict` nothing is printed and, if there is any, one
-/// neuronsim::Error "<who>: --strict: N races and M reads of never-written memory (first: ...)".
+/// neuronsim::Error: "<who>: --strict: output ..." for an unwritten output, else "<who>: --strict:
+/// N races and M reads of never-written memory (first: ...)".
+/// `locate`, when set, rewrites each line (asm adds the file lines of the instructions named).
 void reportDiagnostics(const std::string& who, const isa::Program& program,
                        const std::vector<std::string>& races,
-                       const std::vector<isa::UninitializedRead>& reads, bool strict);
+                       const std::vector<isa::UninitializedRead>& reads, bool strict,
+                       const std::function<std::string(const std::string&)>& locate = {});
 
 }  // namespace neuronsim::kernels

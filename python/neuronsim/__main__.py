@@ -5,6 +5,7 @@ parameters are flags in kebab-case. Errors print one ``error:`` line and exit 2.
 import json
 import os
 import sys
+import traceback
 
 import numpy as np
 
@@ -76,8 +77,10 @@ def _parse(args, kernel):
                     raise Error(f"run: --{key} needs a value")
                 value = args[i]
         else:
+            options_known = [f"--{o}" for o in sorted(_VALUED | _FLAGS) + list(params)]
+            hint = _core.did_you_mean(f"--{key}", options_known)
             known = ", ".join(f"--{p}" for p in params) or "none"
-            raise Error(f"run {kernel.name}: unknown option --{key} (kernel parameters: {known})")
+            raise Error(f"run {kernel.name}: unknown option --{key}{hint} (kernel parameters: {known})")
         if key in params:
             values[params[key]] = value
         elif key in _REPEATED:
@@ -96,7 +99,7 @@ def _shape(text, name):
     except ValueError:
         shape = []
     if not shape or min(shape) < 1:
-        raise Error(f"run: --shape {name}: '{text}' is not a shape like 4x8x16")
+        raise Error(f"run: --shape {name}: shape '{text}' must be positive integers joined by x (e.g. 4x8x16)")
     return shape
 
 
@@ -128,10 +131,7 @@ def _read_inputs(options):
         name, path = _split(text, "--input")
         if name in tensors:
             raise Error(f"run: --input {name} given twice")
-        try:
-            tensors[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise Error(f"run: --input {name}: cannot read {path}: {e}") from None
+        tensors[name] = _core.read_npy(path)  # the checks and messages of neuronsim run's --input
     for text in options.get("shape", []):
         name, value = _split(text, "--shape")
         if name in tensors:
@@ -238,6 +238,27 @@ def run_command(args):
     return 0
 
 
+def _user_fault(exc, target):
+    """"FILE:LINE: Type: message" for an exception raised by the kernel's file or a module beside
+    it (the innermost such frame), or None when it came from elsewhere (neuronsim itself)."""
+    folder = os.path.dirname(os.path.abspath(target.rpartition(":")[0] if ":" in target else target))
+    package = os.path.dirname(os.path.abspath(__file__))
+
+    def mine(filename):
+        path = os.path.abspath(filename)
+        return path.startswith(folder + os.sep) and not path.startswith(package + os.sep)
+
+    if isinstance(exc, SyntaxError) and exc.filename and mine(exc.filename):
+        where, text = f"{exc.filename}:{exc.lineno}", exc.msg
+    else:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if mine(f.filename)]
+        if not frames:
+            return None
+        where, text = f"{frames[-1].filename}:{frames[-1].lineno}", str(exc)
+    text = text.strip().splitlines()[0] if text and text.strip() else ""
+    return f"{where}: {type(exc).__name__}" + (f": {text}" if text else "")
+
+
 def main(argv):
     if not argv or argv[0] != "run":
         print("usage: python3 -m neuronsim run FILE.py:KERNEL [options]", file=sys.stderr)
@@ -246,6 +267,12 @@ def main(argv):
         return run_command(argv[1:])
     except Error as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # the user's kernel file raised: one line naming its line, as errors do
+        fault = _user_fault(e, argv[1]) if len(argv) > 1 else None
+        if fault is None:
+            raise
+        print(f"error: {fault}", file=sys.stderr)
         return 2
 
 

@@ -125,9 +125,10 @@ def kernel(fn=None, *, name=None, shapes=None, reference=None, description=None)
 
 
 def load_file_kernel(target):
-    """The kernel ``path/to/file.py:name`` (the file is imported as a module)."""
-    path, _, name = target.rpartition(":")
-    if not path.endswith(".py") or not name:
+    """The kernel ``path/to/file.py:name`` (the file is imported as a module). A bare
+    ``file.py`` is an error listing the file's kernels."""
+    path, _, name = target.rpartition(":") if not target.endswith(".py") else (target, "", "")
+    if not path.endswith(".py"):
         raise Error(f"'{target}' is not FILE.py:KERNEL")
     if not os.path.isfile(path):
         raise Error(f"{path}: no such file")
@@ -140,10 +141,12 @@ def load_file_kernel(target):
         spec.loader.exec_module(module)
     finally:
         sys.path.remove(folder)
-    found = getattr(module, name, None)
+    found = getattr(module, name, None) if name else None
     if not isinstance(found, Kernel):
-        kernels = [k for k, v in vars(module).items() if isinstance(v, Kernel)]
-        raise Error(f"{path} has no kernel named '{name}' (kernels: {', '.join(kernels) or 'none'})")
+        kernels = ", ".join(k for k, v in vars(module).items() if isinstance(v, Kernel)) or "none"
+        if not name:
+            raise Error(f"{path}: name the kernel as {path}:KERNEL (kernels: {kernels})")
+        raise Error(f"{path} has no kernel named '{name}' (kernels: {kernels})")
     return found
 
 

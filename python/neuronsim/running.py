@@ -45,7 +45,7 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     ``check``: compare with the kernel's reference and raise CheckError above the tolerance
     (1e-4 fp32, 2e-2 bf16). ``races``: "raise" (RaceError naming the kernel lines) or "warn"
     (left in ``result.races``). ``strict=True`` (the CLI's --strict): races, even with
-    races="warn", and reads of never-written memory raise StrictError. ``raise_on_failure=False``: neither races nor a failed check
+    races="warn", reads of never-written memory and outputs no instruction writes raise StrictError. ``raise_on_failure=False``: neither races nor a failed check
     raise (the command line reports them itself).
     """
     spec, tensors, params = _request(kernel, mode, tensors_and_params)
@@ -58,10 +58,12 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     if raise_races:
         first = core.races[0]
         raise RaceError(with_lines(first, core.notes) + _more(len(result.races)), last_line(first, core.notes) or "?")
-    if strict and (result.races or result.warnings):
-        first = (result.races + result.warnings)[0]
+    if strict and core.unwritten_outputs:
+        raise StrictError(f"{spec.name}: strict: {core.unwritten_outputs[0]}")
+    if strict and (result.races or result.reads):
+        first = (result.races + result.reads)[0]
         races_text = _count(len(result.races), "race", "races")
-        reads_text = _count(len(result.warnings), "read", "reads")
+        reads_text = _count(len(result.reads), "read", "reads")
         raise StrictError(f"{spec.name}: strict: {races_text} and {reads_text} of never-written memory "
                           f"(first: {first})")
     if not raise_on_failure:

@@ -12,9 +12,12 @@
 #include "isa/assembly.h"
 #include "isa/error.h"
 #include "isa/file_write.h"
+#include "isa/npy.h"
+#include "isa/spelling.h"
 #include "kernels/harness/occupancy.h"
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
+#include "kernels/harness/run_summary.h"
 #include "kernels/harness/trace_machine.h"
 #include "python/src/bindings.h"
 #include "python/src/host_arrays.h"
@@ -80,6 +83,7 @@ struct RunOutput {
   py::object summary = py::none();
   std::vector<std::string> races;
   std::vector<std::string> uninitializedReads;
+  std::vector<std::string> unwrittenOutputs;  ///< kernels::unwrittenOutputs
   std::optional<double> checkError;
   double tolerance = 0;
   std::shared_ptr<RunTrace> trace;
@@ -186,6 +190,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   out.outputs = numpyDict(run.outputs);
   out.inputs = numpyDict(inputs);
   out.races = run.sim.races;
+  out.unwrittenOutputs = kernels::unwrittenOutputs(run.program);
   for (const auto& read : run.uninitializedReads) {
     out.uninitializedReads.push_back(fmt::format("instruction {} reads never-written memory ({})",
                                                  read.instruction, read.operand));
@@ -290,6 +295,7 @@ void bindRun(py::module_& m) {
       .def_readonly("summary", &RunOutput::summary)
       .def_readonly("races", &RunOutput::races)
       .def_readonly("uninitialized_reads", &RunOutput::uninitializedReads)
+      .def_readonly("unwritten_outputs", &RunOutput::unwrittenOutputs)
       .def_readonly("check_error", &RunOutput::checkError)
       .def_readonly("tolerance", &RunOutput::tolerance)
       .def_readonly("trace", &RunOutput::trace)
@@ -316,6 +322,17 @@ void bindRun(py::module_& m) {
         py::arg("params"), py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"),
         py::arg("seed"), py::arg("check"),
         "checks a run and builds its program without simulating; the output names");
+
+  m.def("did_you_mean", &isa::didYouMean, py::arg("word"), py::arg("candidates"),
+        "' (did you mean NAME?)' for the closest candidate within 2 edits, else ''");
+  m.def(
+      "read_npy",
+      [](const std::string& path) {
+        isa::NpyArray array = isa::readNpy(path);
+        return numpyFrom({std::move(array.shape), std::move(array.values)});
+      },
+      py::arg("path"),
+      "a .npy file as float32, with the checks and messages of neuronsim run --input");
 
   py::class_<isa::OutputSet>(m, "OutputSet",
                              "the files of one command, checked first and committed together")

@@ -56,13 +56,13 @@ expect_error no-such-file "nope.nsasm" asm "$tmp/nope.nsasm" --interpret
 printf 'tensor a [4] fp32 input\nvector memset dst=sbuf:fp32[0:1]@0[[1,4]] colour=red\n' >"$tmp/bad.nsasm"
 expect_error bad-syntax "bad.nsasm:2: unknown field 'colour'" asm "$tmp/bad.nsasm" --interpret
 printf 'gpsimd memset dst=psum:fp32[0:1]@0[[1,4]]\n' >"$tmp/invalid.nsasm"
-expect_error invalid-program "instruction 0 (memset): dst: GpSimd cannot access PSUM" \
+expect_error invalid-program "instruction 0 at $tmp/invalid.nsasm:1 (memset): dst: GpSimd cannot access PSUM" \
   asm "$tmp/invalid.nsasm" --interpret
 expect_error wrong-shape "tensor 'a' is declared \[64,32\]" \
   asm "$prog" --interpret --input "a=$tmp/a_wrong.npy" --input "b=$tmp/b.npy" --input "w=$tmp/w.npy"
 expect_error not-an-input "tensor 'out' is not declared input" \
   asm "$prog" --interpret "${inputs[@]}" --input "out=$tmp/a.npy"
-expect_error machine-geometry "instruction 5 (activation): dst: bytes \[1024, 1152) outside the 1024-byte sbuf partition" \
+expect_error machine-geometry "instruction 5 at $prog:26 (activation): dst: bytes \[1024, 1152) outside the 1024-byte sbuf partition" \
   asm "$prog" --interpret "${inputs[@]}" --set sbuf_partition_bytes=1024
 expect_error unknown-machine "trn3" asm "$prog" --interpret "${inputs[@]}" --machine trn3
 expect_error interpret-timing-only "--timing-only and --interpret exclude each other" asm "$prog" --interpret --timing-only
@@ -71,10 +71,11 @@ expect_error unknown-option "unknown option --colour" asm "$prog" --colour red
 expect_error two-files "expected one FILE" asm "$prog" "$prog"
 expect_error bad-input-spec "--input 'a': expected NAME=VALUE" asm "$prog" --interpret --input a
 
-# 4. A read of never-written SBUF is a warning naming the instruction and operand, not an error.
+# 4. A read of never-written SBUF is a warning naming the instruction, its file line and the
+#    operand, not an error. (Errors and warnings name an instruction's line: FILE:LINE.)
 printf 'tensor y [1,4] fp32 output\nvector tensor_copy dst=sbuf:fp32[0:1]@0x10[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x10[[1,4]]\n' >"$tmp/uninit.nsasm"
 if err=$("$bin" asm "$tmp/uninit.nsasm" --interpret 2>&1 >/dev/null); then
-  want="warning: instruction 0 (tensor_copy) reads uninitialized memory in srcs[0]"
+  want="warning: instruction 0 at $tmp/uninit.nsasm:2 (tensor_copy) reads uninitialized memory in srcs[0]"
   if [ "$err" = "$want" ]; then ok; else bad "uninitialized read: stderr '$err', want '$want'"; fi
 else
   bad "uninitialized read: exit $? ($err)"
@@ -89,13 +90,13 @@ if out=$("$bin" asm "$prog" "${inputs[@]}" --output-dir "$tmp/timed" 2>&1); then
   if cmp -s "$tmp/out/out.npy" "$tmp/timed/out.npy"; then ok; else bad "timed out.npy differs from the interpreter's"; fi
   # A wait nothing signals is a deadlock: exit 2, one line, nothing written.
   printf 'tensor y [1,4] fp32 output\nsemaphore s\nvector memset dst=sbuf:fp32[0:1]@0x0[[1,4]] value=1 wait=s>=1\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\n' >"$tmp/deadlock.nsasm"
-  expect_error deadlock "deadlock: vector instruction 0 waits for semaphore s >= 1" \
+  expect_error deadlock "deadlock: vector instruction 0 at $tmp/deadlock.nsasm:3 waits for semaphore s >= 1" \
     asm "$tmp/deadlock.nsasm" --output-dir "$tmp/deadlock_out"
   if [ -e "$tmp/deadlock_out" ]; then bad "deadlock: wrote $tmp/deadlock_out"; else ok; fi
   # A read not ordered after the write is a race: one warning naming both instructions.
   sed 's/ wait=s>=1//' "$tmp/deadlock.nsasm" >"$tmp/race.nsasm"
   err=$("$bin" asm "$tmp/race.nsasm" 2>&1 >/dev/null)
-  if [ "$(printf '%s\n' "$err" | grep -c '^warning: race: .*instruction 0 (memset.*instruction 1 (dma_copy')" = 1 ] &&
+  if [ "$(printf '%s\n' "$err" | grep -c "^warning: race: .*instruction 0 at $tmp/race.nsasm:3 (memset.*instruction 1 at $tmp/race.nsasm:4 (dma_copy")" = 1 ] &&
     [ "$(printf '%s\n' "$err" | grep -c 'race: race')" = 0 ]; then ok; else bad "race warning: $err"; fi
 else
   bad "timed run: $out"

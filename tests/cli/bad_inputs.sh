@@ -51,6 +51,7 @@ printf 'tensor a [100000,100000,100000] fp32 input\n' >"$f/huge_tensor.nsasm"
 printf 'tensor a [65536,65536] fp32 input\ntensor b [65536,65536] fp32 output\n' >"$f/memory.nsasm"
 printf 'tensor y [1,4] fp32 output\nvector memset dst=sbuf:fp32[0:1]@0x0[[1,4]] value=1\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\n' >"$f/race.nsasm"
 printf 'tensor y [1,4] fp32 output\nvector tensor_copy dst=sbuf:fp32[0:1]@0x10[[1,4]] srcs=sbuf:fp32[0:1]@0x0[[1,4]]\nsync dma_copy queue=0 dst=hbm:fp32:y[0:1:4]@0[[1,4]] srcs=sbuf:fp32[0:1]@0x10[[1,4]]\n' >"$f/uninit.nsasm"
+printf 'tensor y [1,4] fp32 output\nvector memset dst=sbuf:fp32[0:1]@0x0[[1,4]] value=1\n' >"$f/nostore.nsasm"
 printf '{"params": {"dma_latency_ns": {"value": "fast", "source": "assumption: test"}}}\n' >"$f/bad_machine.json"
 head -c 2000000 /dev/zero | tr '\0' ' ' >"$f/huge_machine.json"
 echo '{"traceEvents": []}' >"$f/foreign_trace.json"
@@ -76,6 +77,11 @@ kind "repeated flag" "--check given 2 times" run matmul --check --check
 kind "options before KERNEL" "options go after KERNEL" run --dtype bf16 matmul
 kind "stray argument" "unexpected argument 'extra'" run matmul extra
 kind "parameter of another kernel" "unknown option --kernel-size" run matmul --kernel-size 2
+kind "mistyped option" "run matmul: unknown option --dtyp (did you mean --dtype?)" run matmul --dtyp bf16
+kind "mistyped parameter" "run matmul: unknown option --ntile (did you mean --n-tile?)" run matmul --ntile 256
+kind "mistyped asm option" "asm: unknown option --inptu (did you mean --input?)" asm "$f/race.nsasm" --inptu a=b
+kind "mistyped machine parameter" "--set pe_ghzz=1: unknown machine parameter 'pe_ghzz' (did you mean pe_ghz?)" \
+  run matmul --set pe_ghzz=1
 kind "bad dtype" "--dtype takes fp32 or bf16" run matmul --dtype fp64
 kind "negative seed" "--seed takes a non-negative integer" run matmul --seed -1
 kind "seed too large" "--seed takes a non-negative integer" run matmul --seed 99999999999999999999
@@ -165,7 +171,13 @@ kind "empty output name" "--trace: needs a file name" "${mm[@]}" --trace ""
 # --- run --strict, asm --strict: races and never-written reads become errors, nothing written
 kind "strict race" "asm .*race.nsasm: --strict: 1 race and 0 reads of never-written memory (first: race: " \
   asm "$f/race.nsasm" --strict --output-dir "$w/o4" --summary-json "$w/s3.json"
-kind "strict uninitialized read" "--strict: 0 races and 1 read of never-written memory (first: instruction 0 (tensor_copy)" \
+kind "strict unwritten output" "asm .*nostore.nsasm: --strict: output 'y' is never written (no instruction stores to it)" \
+  asm "$f/nostore.nsasm" --strict --output-dir "$w/o6"
+if err=$("$bin" asm "$f/nostore.nsasm" 2>&1 >/dev/null) &&
+  [ "$err" = "warning: output 'y' is never written (no instruction stores to it)" ]; then ok; else
+  bad "unwritten output: want one warning, got: $err"
+fi
+kind "strict uninitialized read" "--strict: 0 races and 1 read of never-written memory (first: instruction 0 at .*uninit.nsasm:2 (tensor_copy)" \
   asm "$f/uninit.nsasm" --interpret --strict --output-dir "$w/o5"
 
 # --- asm
@@ -199,7 +211,7 @@ kind "diff one trace" "diff: expected two traces" diff "$f/t.json"
 kind "diff unknown option" "diff: unknown option --frobnicate" diff "$f/t.json" "$f/t.json" --frobnicate
 
 # --- list, calibrate
-kind "list argument" "list: unexpected argument 'foo'" list foo
+kind "list unknown kernel" "unknown kernel 'foo' (known: matmul, " list foo
 kind "calibrate argument" "calibrate: unexpected argument 'foo'" calibrate foo
 kind "calibrate unknown option" "calibrate: unknown option --frobnicate" calibrate --frobnicate
 kind "calibrate missing value" "calibrate: --machine: needs a value, not the option '--set'" calibrate --machine --set x=1

@@ -18,5 +18,10 @@ out=$("$bin" --help)
 for sub in run list asm report view diff calibrate; do
   printf '%s\n' "$out" | grep -q "^  $sub  " || { echo "FAIL help lists $sub"; fail=1; }
 done
+# list KERNEL... shows those kernels, in the order given.
+names=$("$bin" list conv3d matmul | grep '^[a-z]' | tr '\n' ' ')
+[ "$names" = "conv3d matmul " ] || { echo "FAIL list conv3d matmul shows: $names"; fail=1; }
+all=$("$bin" list | grep -c '^[a-z]')
+[ "$all" -gt 2 ] || { echo "FAIL list shows $all kernels"; fail=1; }
 [ $fail = 0 ] && echo "cli_basics: 1 passed, 0 failed" || echo "cli_basics: 0 passed, 1 failed"
 exit $fail

@@ -62,8 +62,11 @@ def test_errors_exit_2_with_one_line(tmp_path):
     for args, message in [
         ([f"{SOFTMAX}:nope"], "has no kernel named 'nope'"),
         ([f"{tmp_path}/missing.py:k"], "no such file"),
-        ([f"{SOFTMAX}:softmax_v1", "--bogus", "1"], "unknown option --bogus"),
-        ([f"{SOFTMAX}:softmax_v1", "--shape", "x=3xq"], "is not a shape"),
+        ([f"{SOFTMAX}:softmax_v1", "--bogus", "1"], "unknown option --bogus (kernel parameters: none)"),
+        ([f"{SOFTMAX}:softmax_v1", "--dtyp", "bf16"], "unknown option --dtyp (did you mean --dtype?)"),
+        ([f"{RMSNORM}:rmsnorm_v1", "--esp", "1"], "unknown option --esp (did you mean --eps?)"),
+        ([f"{SOFTMAX}:softmax_v1", "--shape", "x=3xq"], "shape '3xq' must be positive integers joined by x"),
+        ([SOFTMAX], f"name the kernel as {SOFTMAX}:KERNEL (kernels: softmax_v1, softmax_v2)"),
         ([f"{SOFTMAX}:softmax_v1", "--timing-only", "--check"], "--timing-only computes no outputs"),
         ([f"{SOFTMAX}:softmax_v1", "--shape", "x=200x4", "--dtype", "fp64"], "dtype takes fp32 or bf16"),
     ]:
@@ -71,6 +74,50 @@ def test_errors_exit_2_with_one_line(tmp_path):
         assert proc.returncode == 2, (args, proc.stderr)
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], (args, proc.stderr)
+
+
+def test_an_exception_in_the_kernel_file_is_one_line_naming_its_line(tmp_path):
+    """A syntax error, a failing import-time statement and an assert in the kernel body each
+    print `error: FILE:LINE: Type: message` and exit 2, not a traceback (exit 1)."""
+    kernel = textwrap.dedent("""
+        import neuronsim
+        import neuronsim.language as nl
+
+        @neuronsim.kernel(shapes={"x": (4, 4)})
+        def k(x):
+            assert x.shape[0] == 64, "need 64 rows"  # assert
+            return x
+    """)
+    cases = [("syntax.py", "import neuronsim\ndef f(:\n", 2, "SyntaxError: invalid syntax"),
+             ("boom.py", "import neuronsim\nraise RuntimeError('boom')\n", 2, "RuntimeError: boom"),
+             ("body.py", kernel, kernel.splitlines().index(
+                 '    assert x.shape[0] == 64, "need 64 rows"  # assert') + 1, "AssertionError: need 64 rows")]
+    for name, text, line, message in cases:
+        (tmp_path / name).write_text(text)
+        proc = run_cli("run", f"{tmp_path / name}:k", "--output-dir", tmp_path / "out", check=False)
+        assert proc.returncode == 2, (name, proc.stderr)
+        assert proc.stderr.splitlines() == [f"error: {tmp_path / name}:{line}: {message}"], (name, proc.stderr)
+        assert not (tmp_path / "out").exists()
+
+
+def test_input_files_follow_the_library_run_rules(tmp_path):
+    """--input of a Python kernel refuses what `run KERNEL --input` refuses, with its message."""
+    np.save(tmp_path / "ints.npy", np.ones((4, 4), np.int32))
+    np.save(tmp_path / "fortran.npy", np.asfortranarray(np.ones((4, 3), np.float32)))
+    (tmp_path / "empty.npy").write_bytes(b"")
+    np.save(tmp_path / "half.npy", np.arange(12, dtype=np.float16).reshape(4, 3))
+    for name, message in [("ints", "unsupported dtype '<i4'"), ("fortran", "Fortran-order arrays are not supported"),
+                          ("empty", "not a .npy file")]:
+        path = tmp_path / f"{name}.npy"
+        for args in ([f"{SOFTMAX}:softmax_v1", "--input", f"x={path}"],
+                     ["matmul", "--input", f"lhsT={path}", "--shape", "rhs=4x4"]):
+            proc = run_cli("run", *args, check=False)
+            lines = proc.stderr.splitlines()
+            assert proc.returncode == 2, (args, proc.stderr)
+            assert len(lines) == 1 and lines[0].startswith(f"error: {path}: ") and message in lines[0], (args, lines)
+    run_cli("run", f"{SOFTMAX}:softmax_v1", "--input", f"x={tmp_path / 'half.npy'}", "--output-dir", tmp_path / "out")
+    expected = neuronsim.run(f"{SOFTMAX}:softmax_v1", x=np.arange(12, dtype=np.float32).reshape(4, 3))
+    assert np.array_equal(np.load(tmp_path / "out" / "out.npy"), expected["out"])
 
 
 def test_help_lists_the_parameters():

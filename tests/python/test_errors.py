@@ -258,6 +258,23 @@ def test_strict_turns_reads_of_never_written_memory_into_an_error():
     assert "strict: 0 races and 1 read of never-written memory" in str(info.value) and "\n" not in str(info.value)
 
 
+@neuronsim.kernel
+def forgets_one_store(x):
+    out = nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm, name="out")
+    nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm, name="stats")
+    nl.store(out, nl.load(x))
+    return out
+
+
+def test_an_output_no_instruction_writes_is_a_warning_and_a_strict_error():
+    result = neuronsim.run(forgets_one_store, x=X)
+    assert result.warnings == ["output 'stats' is never written (no instruction stores to it)"]
+    assert result.reads == [] and np.array_equal(result["out"], X)
+    with pytest.raises(neuronsim.StrictError) as info:
+        neuronsim.run(forgets_one_store, x=X, strict=True)
+    assert str(info.value) == "forgets_one_store: strict: output 'stats' is never written (no instruction stores to it)"
+
+
 def test_strict_raises_on_races_left_as_warnings():
     with pytest.raises(neuronsim.StrictError, match="strict: 2 races and 1 read of never-written memory"):
         neuronsim.run(racy, x=X, races="warn", strict=True)

@@ -81,7 +81,8 @@ TEST_CASE("--set overrides one parameter - bad keys and values are named") {
   CHECK(sim::loadMachine("trn2", {"pe_throttle=false"}).peThrottle == false);
   CHECK(sim::loadMachine("trn1", {"sbuf_partition_bytes=100000"}).geometry.sbufPartitionBytes ==
         100000);
-  CHECK(errorOf("trn2", {"dma_latncy_ns=5"}).find("unknown machine parameter 'dma_latncy_ns'") !=
+  CHECK(errorOf("trn2", {"dma_latncy_ns=5"})
+            .find("unknown machine parameter 'dma_latncy_ns' (did you mean dma_latency_ns?)") !=
         std::string::npos);
   CHECK(errorOf("trn2", {"dma_latency_ns=abc"}).find("'abc' is not a number") != std::string::npos);
   CHECK(errorOf("trn2", {"dma_engines=1.5"}).find("dma_engines = 1.5: must be an integer") !=

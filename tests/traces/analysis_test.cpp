@@ -239,3 +239,17 @@ TEST_CASE("a many-queue load pipeline is DMA-bound in the critical path and the 
   CHECK(all.front().resource == R::Dma);
   CHECK(all.front().endNs < 0.5 * path.totalNs);
 }
+
+TEST_CASE("the phases table widens to 40 characters and keeps a longer note's end (file:line)") {
+  auto p = fixture::program();
+  const std::string longPath = "/home/someone/projects/kernels/attention/softmax_kernel.py:57";
+  const std::vector<std::string> notes{"/work/examples/softmax.py:35", longPath, longPath, "store"};
+  for (size_t i = 0; i < notes.size(); ++i) p.instructions[i].note = notes[i];
+  const std::string text = traces::reportText(saved(p, fixture::log()));
+  const std::string phases = text.substr(text.find("phases (instruction notes)"));
+  CHECK(phases.find("\n  /work/examples/softmax.py:35 ") != std::string::npos);
+  const std::string shown = "..." + longPath.substr(longPath.size() - 37);
+  CHECK(shown.size() == 40);
+  CHECK(phases.find("\n  " + shown + " ") != std::string::npos);
+  CHECK(phases.find("\n  store" + std::string(35, ' ') + " ") != std::string::npos);
+}
