@@ -253,6 +253,7 @@ int main(int argc, char** argv) {
   const long hugeBuilt = vmstat("thp_fault_alloc") - huge0;
   const double rss1 = procMb("/proc/self/status", "VmRSS:");
   const double n = static_cast<double>(program.instructions.size());
+  const double hugeMb = procMb("/proc/self/smaps_rollup", "AnonHugePages:");
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   const bool hugeMalloc = tunables && std::strstr(tunables, "glibc.malloc.hugetlb=1");
   std::printf(
@@ -262,11 +263,10 @@ int main(int argc, char** argv) {
       buildWall, seconds(built.ru_utime) - seconds(built0.ru_utime),
       seconds(built.ru_stime) - seconds(built0.ru_stime), built.ru_minflt - built0.ru_minflt,
       hugeBuilt, built.ru_maxrss / 1024.0);
-  std::printf("malloc on %s pages%s\n", hugeMalloc ? "2 MiB" : "4 KiB",
-              hugeMalloc ? " (GLIBC_TUNABLES=glibc.malloc.hugetlb=1)"
-                         : ": the program's reads miss the TLB, so speed swings with the "
-                           "cache load of other jobs (docs/timing-model.md section 7); "
-                           "GLIBC_TUNABLES=glibc.malloc.hugetlb=1 gives the steady figure");
+  std::printf(
+      "on 2 MiB pages: %.0f of %.0f MB resident (the program's instructions and pooled "
+      "blocks; malloc's own blocks %s)\n",
+      hugeMb, rss1, hugeMalloc ? "too, GLIBC_TUNABLES=glibc.malloc.hugetlb=1" : "on 4 KiB pages");
   const bool timing = modes != "races", races = modes != "timing";
   // The modes alternate, so that a change of load on the host hits both alike.
   std::vector<Measured> timed, raced;

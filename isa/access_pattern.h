@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "isa/dtype.h"
+#include "isa/pooled_allocator.h"
 
 namespace neuronsim::isa {
 
@@ -18,6 +19,12 @@ struct Dim {
   int64_t num = 1;
   bool operator==(const Dim&) const = default;
 };
+
+}  // namespace neuronsim::isa
+
+NEURONSIM_POOLED_STD_ALLOCATOR(neuronsim::isa::Dim);
+
+namespace neuronsim::isa {
 
 /// An operand. Elements are visited partition-major, then dims outermost first
 /// (row-major), which is the order that pairs elements of two operands.
@@ -51,3 +58,5 @@ struct AccessPattern {
 };
 
 }  // namespace neuronsim::isa
+
+NEURONSIM_POOLED_STD_ALLOCATOR(neuronsim::isa::AccessPattern);

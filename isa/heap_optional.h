@@ -1,10 +1,12 @@
 #pragma once
 // An optional value kept on the heap: one pointer inline, so that rarely present operands cost
-// an instruction 8 bytes instead of the whole access pattern.
+// an instruction 8 bytes instead of the whole access pattern. The boxes come from the program
+// pool (isa/pooled_allocator.h).
 
-#include <memory>
 #include <optional>
 #include <utility>
+
+#include "isa/pooled_allocator.h"
 
 namespace neuronsim::isa {
 
@@ -15,17 +17,17 @@ class HeapOptional {
  public:
   HeapOptional() = default;
   HeapOptional(std::nullopt_t) {}
-  HeapOptional(const T& value) : box_(std::make_unique<T>(value)) {}
-  HeapOptional(T&& value) : box_(std::make_unique<T>(std::move(value))) {}
+  HeapOptional(const T& value) : box_(makePooled<T>(value)) {}
+  HeapOptional(T&& value) : box_(makePooled<T>(std::move(value))) {}
   HeapOptional(const std::optional<T>& value) {
-    if (value) box_ = std::make_unique<T>(*value);
+    if (value) box_ = makePooled<T>(*value);
   }
   HeapOptional(const HeapOptional& other) : HeapOptional() {
-    if (other.box_) box_ = std::make_unique<T>(*other.box_);
+    if (other.box_) box_ = makePooled<T>(*other.box_);
   }
   HeapOptional(HeapOptional&&) noexcept = default;
   HeapOptional& operator=(const HeapOptional& other) {
-    if (this != &other) box_ = other.box_ ? std::make_unique<T>(*other.box_) : nullptr;
+    if (this != &other) box_ = other.box_ ? makePooled<T>(*other.box_) : nullptr;
     return *this;
   }
   HeapOptional& operator=(HeapOptional&&) noexcept = default;
@@ -48,7 +50,7 @@ class HeapOptional {
   void reset() { box_.reset(); }
   template <typename... Args>
   T& emplace(Args&&... args) {
-    box_ = std::make_unique<T>(std::forward<Args>(args)...);
+    box_ = makePooled<T>(std::forward<Args>(args)...);
     return *box_;
   }
   /// The value as a std::optional (a copy).
@@ -60,7 +62,7 @@ class HeapOptional {
   }
 
  private:
-  std::unique_ptr<T> box_;
+  PooledPtr<T> box_;
 };
 
 }  // namespace neuronsim::isa

@@ -119,7 +119,14 @@ struct SemWait {
   bool operator==(const SemWait&) const = default;
 };
 
+}  // namespace neuronsim::isa
+
+NEURONSIM_POOLED_STD_ALLOCATOR(neuronsim::isa::SemWait);
+
+namespace neuronsim::isa {
+
 enum class SignalAt : uint8_t { Read, Complete };
+
 /// Add `delta` to semaphore `sem` when the instruction starts reading (Read) or finishes
 /// (Complete). For a DMA, Complete is when the transfer has landed.
 struct SemSignal {
@@ -128,6 +135,12 @@ struct SemSignal {
   int64_t delta = 1;
   bool operator==(const SemSignal&) const = default;
 };
+
+}  // namespace neuronsim::isa
+
+NEURONSIM_POOLED_STD_ALLOCATOR(neuronsim::isa::SemSignal);
+
+namespace neuronsim::isa {
 
 struct Instruction {
   Opcode opcode = Opcode::TensorCopy;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/huge_page_allocator.h"
 #include "isa/instruction.h"
 
 namespace neuronsim::isa {
@@ -22,11 +23,12 @@ struct TensorDecl {
 
 /// Instructions are kept in builder order: the interpreter runs them in that order; the
 /// timed model splits them into one in-order stream per engine (Instruction::engine) and
-/// per DMA queue (Instruction::dmaQueue). Semaphores start at 0.
+/// per DMA queue (Instruction::dmaQueue). Semaphores start at 0. The instructions sit on 2 MiB
+/// pages once they fill one: the decoder reads five streams of them interleaved.
 struct Program {
   std::vector<TensorDecl> tensors;
   std::vector<std::string> semaphores;
-  std::vector<Instruction> instructions;
+  LargeVector<Instruction> instructions;
 
   /// Index of the tensor named `name`, or -1.
   int32_t tensorIndex(const std::string& name) const;

@@ -75,7 +75,7 @@ TEST_CASE("trn1: two engines contending at the same time go in program order") {
     isa::Program p;
     Instruction v = copy(Engine::Vector, sbuf(0, 128, 0, 256), sbuf(0, 128, 8192, 256));
     Instruction g = make(Opcode::Memset, Engine::GpSimd, sbuf(0, 128, 16384, 256));
-    p.instructions = vectorFirst ? std::vector<Instruction>{v, g} : std::vector<Instruction>{g, v};
+    p.instructions = {vectorFirst ? v : g, vectorFirst ? g : v};
     traces::EventLog log;
     runTiming(p, trn1, &log);
     const auto events = eventsByIndex(log);
