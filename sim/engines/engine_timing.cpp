@@ -10,7 +10,13 @@ EngineTiming::EngineTiming(isa::Engine engine, const MachineConfig& machine)
       latency_(clock_.toTicks(pipelineLatency(engine, machine))),
       interlock_(engine != isa::Engine::Tensor) {}
 
-Tick EngineTiming::afterInFlight(std::span<const Operand> operands, Tick t, Stall& stall) const {
+Tick EngineTiming::afterInFlight(std::span<const Operand> operands, Tick t, Stall& stall) {
+  // Results land in issue order, and every later query starts at or after t: the ones landed
+  // by t matter to no one any more.
+  while (ringSize_ > 0 && ring_[ringHead_].lands <= t) {
+    ringHead_ = (ringHead_ + 1) % kRing;
+    --ringSize_;
+  }
   for (size_t i = 0; i < ringSize_; ++i) {
     const InFlight& f = ring_[(ringHead_ + i) % kRing];
     if (f.lands <= t) continue;

@@ -31,7 +31,8 @@ class EngineTiming {
   /// The earliest start of an instruction whose waits hold from `t` and that has `operands`:
   /// no earlier than results of this engine it reads land (read-after-write interlock).
   /// Records an EngineBusy stall when the interlock binds.
-  Tick afterInterlock(std::span<const Operand> operands, Tick t, Stall& stall) const {
+  /// Queries come with nondecreasing `t`.
+  Tick afterInterlock(std::span<const Operand> operands, Tick t, Stall& stall) {
     return interlock_ && ringSize_ > 0 ? afterInFlight(operands, t, stall) : t;
   }
   /// Issues compute instruction `inst` writing `dst` that may start at `start` (>= head());
@@ -67,7 +68,7 @@ class EngineTiming {
 
   void pushInFlight(const InFlight& entry);
   /// afterInterlock() over the results in flight.
-  Tick afterInFlight(std::span<const Operand> operands, Tick t, Stall& stall) const;
+  Tick afterInFlight(std::span<const Operand> operands, Tick t, Stall& stall);
 
   bool interlock_;
   std::array<InFlight, kRing> ring_{};
