@@ -10,6 +10,7 @@
 #include "sim/core/systemc_time.h"
 #include "sim/core/time_limit.h"
 #include "sim/dma/dma_module.h"
+#include "sim/engines/tensor_timing.h"
 
 namespace neuronsim::sim {
 
@@ -24,6 +25,7 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
                   (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
                    engine == isa::Engine::GpSimd)),
       timing_(makeEngineTiming(engine, context.machine())),
+      tensor_(engine == isa::Engine::Tensor ? static_cast<TensorTiming*>(timing_.get()) : nullptr),
       stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr) {
   if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
   if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
@@ -204,7 +206,8 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resum
   if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
     return posted ? Progress::Changed : Progress::Blocked;
   if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
-  const Issue issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
+  const Issue issue = tensor_ ? tensor_->issue(inst, inst.operands.front().box, t_, stall_)
+                              : timing_->issue(inst, inst.operands.front().box, t_, stall_);
   if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
   finish(inst, issue);
   return Progress::Issued;

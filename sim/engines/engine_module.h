@@ -18,6 +18,8 @@
 
 namespace neuronsim::sim {
 
+class TensorTiming;
+
 /// What a blocked sequencer waits for before it tries again (the earliest of them).
 struct Resume {
   Tick at = Tick::never();  ///< SystemC time reaching this
@@ -80,6 +82,7 @@ class EngineSequencer {
   int agent_;
   bool arbitrated_;
   std::unique_ptr<EngineTiming> timing_;
+  TensorTiming* tensor_;  ///< timing_ on the Tensor engine (its own issue()), else null
   StreamDecoder stream_;
   const isa::SemWait* blockedOn_ = nullptr;
 
