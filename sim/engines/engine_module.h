@@ -74,6 +74,11 @@ class EngineSequencer {
   /// True when the NC-v2 port grant for `inst` from t_ is final (t_ moved to it); else
   /// fills `resume` and sets `posted` when rivals must learn of a new request.
   bool awaitPorts(const DecodedInstruction& inst, Tick now, Resume& resume, bool& posted);
+  /// After the waits of `inst` held from `t`: the frontier, the race detector's acquires and
+  /// (compute) the interlock; returns the start so far (`stall` updated).
+  Tick pastWaits(const DecodedInstruction& inst, Tick t, Stall& stall);
+  /// Issues compute instruction `inst` from `t` and finishes it.
+  void issueCompute(const DecodedInstruction& inst, Tick t, const Stall& stall);
   /// Signals, semantics, DMA post and record of `inst` issued as `issue`; pops it.
   void finish(const DecodedInstruction& inst, const Issue& issue);
 
