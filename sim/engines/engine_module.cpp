@@ -84,8 +84,9 @@ bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline
   return true;
 }
 
-bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resume& resume,
-                                 bool& posted) {
+[[gnu::always_inline]] inline bool EngineSequencer::awaitPorts(const DecodedInstruction& inst,
+                                                               Tick now, Resume& resume,
+                                                               bool& posted) {
   using Verdict = PortArbiter::Verdict;
   PortArbiter& arbiter = ctx_.arbiter();
   SemaphoreBank& bank = ctx_.semaphores();
@@ -157,16 +158,18 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resum
   return inst.dma ? t : timing_->afterInterlock(inst.operands, t, stall);
 }
 
+template <bool kPorts>
 [[gnu::always_inline]] inline void EngineSequencer::issueCompute(const DecodedInstruction& inst,
                                                                  Tick t, const Stall& stall) {
   if (inst.failure == DecodedInstruction::Failure::Cost) std::rethrow_exception(inst.error);
   const Issue issue = tensor_ ? tensor_->issue(inst, inst.operands.front().box, t, stall)
                               : timing_->issue(inst, inst.operands.front().box, t, stall);
-  if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+  if (kPorts) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
   finish(inst, issue);
 }
 
 // Inlined into advance(), its one caller: one call per pass instead of one per instruction.
+template <bool kPorts>
 [[gnu::always_inline]] inline EngineSequencer::Progress EngineSequencer::step(Tick now,
                                                                               Resume& resume) {
   yieldAsked_ = false;
@@ -181,7 +184,7 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resum
   bool straight = false;
   if (phase_ == Phase::Head) {
     if (inst.failure == DecodedInstruction::Failure::Operands) std::rethrow_exception(inst.error);
-    if (arbitrated_) ctx_.arbiter().next(engine_, inst.index);
+    if (kPorts) ctx_.arbiter().next(engine_, inst.index);
     // The waits that hold as passes() tells; a compute instruction that needs no port grant
     // and whose waits all hold issues without any of the members below.
     SemaphoreBank& bank = ctx_.semaphores();
@@ -204,7 +207,7 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resum
       t = reach.at;
       stall = {StallCause::Semaphore, w.sem, w.value, reach.by};
     }
-    if (!inst.dma && !arbitrated_) {
+    if (!inst.dma && !kPorts) {
       t = pastWaits(inst, t, stall);
       straight = true;
     } else {
@@ -244,23 +247,28 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resum
       return Progress::Issued;
     }
     bool posted = false;
-    if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
+    if (kPorts && !awaitPorts(inst, now, resume, posted))
       return posted ? Progress::Changed : Progress::Blocked;
     t = t_;
     stall = stall_;
   }
-  issueCompute(inst, t, stall);
+  issueCompute<kPorts>(inst, t, stall);
   return Progress::Issued;
 }
 
-bool EngineSequencer::advance(Tick now, Resume& resume) {
+template <bool kPorts>
+bool EngineSequencer::advanceWith(Tick now, Resume& resume) {
   bool changed = false;
   while (!finished()) {
-    const Progress p = step(now, resume);
+    const Progress p = step<kPorts>(now, resume);
     changed = changed || p != Progress::Blocked;
     if (p != Progress::Issued) break;
   }
   return changed;
+}
+
+bool EngineSequencer::advance(Tick now, Resume& resume) {
+  return arbitrated_ ? advanceWith<true>(now, resume) : advanceWith<false>(now, resume);
 }
 
 EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context,

@@ -57,7 +57,12 @@ class EngineSequencer {
   };
   enum class Phase { Head, Waits, Ports, Trigger };
 
+  /// advance() of a sequencer that asks for port grants (`kPorts`: arbitrated()) or not, each
+  /// with only its own code.
+  template <bool kPorts>
+  bool advanceWith(Tick now, Resume& resume);
   /// Takes the head instruction as far as it can go at SystemC time `now`.
+  template <bool kPorts>
   Progress step(Tick now, Resume& resume);
   /// The wait registered with the semaphore bank for the current SemWait.
   enum class Listen { None, Value, Change };
@@ -78,6 +83,7 @@ class EngineSequencer {
   /// (compute) the interlock; returns the start so far (`stall` updated).
   Tick pastWaits(const DecodedInstruction& inst, Tick t, Stall& stall);
   /// Issues compute instruction `inst` from `t` and finishes it.
+  template <bool kPorts>
   void issueCompute(const DecodedInstruction& inst, Tick t, const Stall& stall);
   /// Signals, semantics, DMA post and record of `inst` issued as `issue`; pops it.
   void finish(const DecodedInstruction& inst, const Issue& issue);
