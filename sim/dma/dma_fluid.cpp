@@ -31,7 +31,7 @@ void DmaFluid::add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t 
     slot = static_cast<int32_t>(transfers_.size());
     transfers_.emplace_back();
   }
-  nextKnown_ = false;
+  nextKnown_ = settled_ = false;
   const int32_t q = std::clamp(queue, 0, queues_ - 1);
   const auto parts = static_cast<int32_t>(plan.parts.size());
   transfers_[slot] = Transfer{kNever, q, parts, parts, false, tag, plan};
@@ -112,7 +112,8 @@ void DmaFluid::land(Flow& flow, DmaListener& listener) {
 void DmaFluid::advanceTo(Picos ps, DmaListener& listener) {
   for (Picos next = nextEventPs(); next > now_ && next < ps; next = nextEventPs())
     step(next, listener);
-  step(std::max(ps, now_), listener);
+  // A step at now_ with nothing added since the last one would change nothing.
+  if (ps > now_ || !settled_) step(std::max(ps, now_), listener);
 }
 
 void DmaFluid::step(Picos ps, DmaListener& listener) {
@@ -143,6 +144,7 @@ void DmaFluid::step(Picos ps, DmaListener& listener) {
     if (fifo.empty()) markBusy(static_cast<size_t>(f), false);
   });
   recomputeSpeeds(listener);
+  settled_ = true;
 }
 
 void DmaFluid::recomputeSpeeds(DmaListener& listener) {

@@ -116,6 +116,7 @@ class DmaFluid {
   int32_t inFlight_ = 0;
   mutable Picos nextEvent_ = kNever;  ///< nextEventPs() when nextKnown_
   mutable bool nextKnown_ = false;
+  bool settled_ = false;  ///< step() ran at now_ and nothing was added since
 };
 
 template <typename Fn>
