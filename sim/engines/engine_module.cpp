@@ -196,12 +196,21 @@ template <bool kPorts>
       if (reach.at <= t) continue;
       resume.wake = true;
       if (reach.at == Tick::never() || !bank.settled(w.sem, reach.at, now)) {
-        // Blocked: awaitSemaphore() registers the wait (it does not hold).
+        // Blocked, with no wait registered yet: as awaitSemaphore() registers one.
         t_ = t;
         stall_ = stall;
         nextWait_ = i;
         phase_ = Phase::Waits;
-        awaitSemaphore(w, reach, now, resume);
+        blockedOn_ = &w;
+        bank.setBlocked(agent_, w.sem, w.value);
+        if (reach.at == Tick::never()) {
+          listen_ = Listen::Value;
+          bank.addWaiter(agent_, w.sem, w.value);
+        } else {
+          listen_ = Listen::Change;
+          bank.addChangeWaiter(agent_, w.sem);
+          resume.at = std::min(resume.at, reach.at);
+        }
         return Progress::Blocked;
       }
       t = reach.at;
