@@ -54,10 +54,8 @@ bool SemaphoreBank::settledLater(int32_t sem, Tick t) const {
   return true;
 }
 
-Tick SemaphoreBank::nextStartBound(int agent, Tick now) const {
-  const Tick frontier = frontier_[static_cast<size_t>(agent)];
+Tick SemaphoreBank::blockedStartBound(int agent, Tick frontier, Tick now) const {
   const Blocked& b = blocked_[static_cast<size_t>(agent)];
-  if (b.sem < 0 || frontier == Tick::never()) return frontier;
   const Semaphore& s = semaphores_[static_cast<size_t>(b.sem)];
   Tick reach = s.timeline.firstReach(b.value).at;
   for (uint32_t rest = s.signallers; rest != 0; rest &= rest - 1) {

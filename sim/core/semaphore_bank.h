@@ -77,7 +77,11 @@ class SemaphoreBank {
   /// A lower bound on the start of engine agent `agent`'s next instruction at SystemC time
   /// `now`: its frontier, and while it is blocked on a semaphore the earliest time the value
   /// can be reached (by registered increments or by the least lookahead of its signallers).
-  Tick nextStartBound(int agent, Tick now) const;
+  Tick nextStartBound(int agent, Tick now) const {
+    const Tick frontier = frontier_[static_cast<size_t>(agent)];
+    if (blocked_[static_cast<size_t>(agent)].sem < 0 || frontier == Tick::never()) return frontier;
+    return blockedStartBound(agent, frontier, now);
+  }
   /// `agent` blocks until `sem` has reached `value` (reported once by add()).
   void addWaiter(int agent, int32_t sem, int64_t value) {
     waitersOf(sem).push_back({agent, value});
@@ -106,6 +110,8 @@ class SemaphoreBank {
     std::vector<Waiter> waiters;
   };
 
+  /// nextStartBound() of an agent blocked on a semaphore, its frontier `frontier` (not never).
+  Tick blockedStartBound(int agent, Tick frontier, Tick now) const;
   /// settled() for `t` later than SystemC now.
   bool settledLater(int32_t sem, Tick t) const;
   /// Removes and returns (bit per agent) the waiters of `s` whose wait is over.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/core/rounding.h"
+
 namespace neuronsim::sim {
 
 PeThrottle::PeThrottle(const MachineConfig& machine)
@@ -11,7 +13,8 @@ PeThrottle::PeThrottle(const MachineConfig& machine)
       startFraction_(machine.throttleStartFraction),
       ramp_(Tick::fromNs(machine.throttleRampNs)),
       window_(Tick::fromNs(machine.throttleWindowNs)),
-      utilization_(machine.throttleUtilization) {}
+      utilization_(machine.throttleUtilization),
+      slope_((1.0 - startFraction_) / static_cast<double>(ramp_.ps())) {}
 
 void PeThrottle::beginAt(Tick start) {
   if (!enabled_) return;
@@ -32,16 +35,16 @@ double PeThrottle::rampRateAt(Tick t) const {
                               static_cast<double>(ramp_.ps());
 }
 
-Tick PeThrottle::endInRamp(Tick start, Tick work) const {
+Tick PeThrottle::endInRamp(Tick start, Tick work, double rate) const {
   const Tick rampEnd = rampStart_ + ramp_;
   // Work done from `start` over x ps: a x + b x^2 / 2, the rate rising linearly at b per ps.
-  const double a = rampRateAt(start);
-  const double b = (1.0 - startFraction_) / static_cast<double>(ramp_.ps());
+  const double a = rate;
+  const double b = slope_;
   const double span = static_cast<double>((rampEnd - start).ps());
   const double rampWork = a * span + 0.5 * b * span * span;
   const double w = static_cast<double>(work.ps());
-  if (w > rampWork) return rampEnd + Tick::fromPs(std::llround(w - rampWork));
-  return start + Tick::fromPs(std::llround((-a + std::sqrt(a * a + 2.0 * b * w)) / b));
+  if (w > rampWork) return rampEnd + Tick::fromPs(roundHalfAway(w - rampWork));
+  return start + Tick::fromPs(roundHalfAway((-a + std::sqrt(a * a + 2.0 * b * w)) / b));
 }
 
 void PeThrottle::recordBusy(Tick start, Tick end) {

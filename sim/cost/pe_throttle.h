@@ -26,8 +26,16 @@ class PeThrottle {
   double rateAt(Tick t) const { return fullRateAt(t) ? 1.0 : rampRateAt(t); }
   /// When an instruction needing `work` at full rate, ready at `start`, ends (rounded to the
   /// nearest ps; `start + work` at full rate).
-  Tick endFor(Tick start, Tick work) const {
-    return fullRateAt(start) || work <= Tick() ? start + work : endInRamp(start, work);
+  Tick endFor(Tick start, Tick work) const { return run(start, work).end; }
+  /// rateAt(start) and endFor(start, work) in one.
+  struct Run {
+    Tick end;
+    double rate = 1.0;
+  };
+  Run run(Tick start, Tick work) const {
+    if (fullRateAt(start)) return {start + work, 1.0};
+    const double rate = rampRateAt(start);
+    return {work <= Tick() ? start + work : endInRamp(start, work, rate), rate};
   }
   /// Records that the PE did work over [start, end) (at full rate: utilization counts work).
   void recordBusy(Tick start, Tick end);
@@ -41,7 +49,8 @@ class PeThrottle {
   }
   /// rateAt() and endFor() while the ramp is engaged at `t` / `start`.
   double rampRateAt(Tick t) const;
-  Tick endInRamp(Tick start, Tick work) const;
+  /// endFor() in the ramp, the rate at `start` being `rate`.
+  Tick endInRamp(Tick start, Tick work, double rate) const;
   Tick busyIn(Tick from, Tick to) const;
 
   bool enabled_;
@@ -49,6 +58,7 @@ class PeThrottle {
   Tick ramp_;
   Tick window_;
   double utilization_;
+  double slope_;  ///< rate gained per ps of the ramp
   Tick rampStart_ = Tick::fromPs(-1);
   std::deque<std::pair<Tick, Tick>> busy_;
 };

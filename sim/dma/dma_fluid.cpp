@@ -19,7 +19,8 @@ DmaFluid::DmaFluid(const MachineConfig& machine)
       fifos_(static_cast<size_t>(machine.dmaEngines) * machine.geometry.dmaQueues),
       busy_((fifos_.size() + 63) / 64, 0),
       waiting_(static_cast<size_t>(machine.geometry.dmaQueues)),
-      admitted_(static_cast<size_t>(machine.geometry.dmaQueues), 0) {}
+      admitted_(static_cast<size_t>(machine.geometry.dmaQueues), 0),
+      readyHeads_(static_cast<size_t>(machine.dmaEngines), 0) {}
 
 void DmaFluid::add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t tag) {
   int32_t slot;
@@ -30,6 +31,7 @@ void DmaFluid::add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t 
     slot = static_cast<int32_t>(transfers_.size());
     transfers_.emplace_back();
   }
+  nextKnown_ = settled_ = false;
   const int32_t q = std::clamp(queue, 0, queues_ - 1);
   const auto parts = static_cast<int32_t>(plan.parts.size());
   transfers_[slot] = Transfer{kNever, q, parts, parts, false, tag, plan};
@@ -62,7 +64,11 @@ void DmaFluid::admitWaiting(int32_t queue) {
 }
 
 Picos DmaFluid::psFor(const Flow& flow, EngineFs work) const {
-  const Wide scaled = static_cast<Wide>(std::max<EngineFs>(work, 0)) << kShareBits;
+  const EngineFs positive = std::max<EngineFs>(work, 0);
+  // Below 2^32 fs the rounded-up quotient's numerator fits 63 bits (speed < 2^41).
+  if (positive < (EngineFs{1} << 32))
+    return ((positive << kShareBits) + flow.speed - 1) / flow.speed;
+  const Wide scaled = static_cast<Wide>(positive) << kShareBits;
   return static_cast<Picos>((scaled + flow.speed - 1) / flow.speed);
 }
 
@@ -72,6 +78,14 @@ void DmaFluid::markBusy(size_t fifo, bool busy) {
 }
 
 Picos DmaFluid::nextEventPs() const {
+  if (!nextKnown_) {
+    nextEvent_ = scanNextEvent();
+    nextKnown_ = true;
+  }
+  return nextEvent_;
+}
+
+Picos DmaFluid::scanNextEvent() const {
   Picos next = kNever;
   forEachBusy([&](int32_t f) {
     const Flow& head = fifos_[static_cast<size_t>(f)].front();
@@ -98,10 +112,12 @@ void DmaFluid::land(Flow& flow, DmaListener& listener) {
 void DmaFluid::advanceTo(Picos ps, DmaListener& listener) {
   for (Picos next = nextEventPs(); next > now_ && next < ps; next = nextEventPs())
     step(next, listener);
-  step(std::max(ps, now_), listener);
+  // A step at now_ with nothing added since the last one would change nothing.
+  if (ps > now_ || !settled_) step(std::max(ps, now_), listener);
 }
 
 void DmaFluid::step(Picos ps, DmaListener& listener) {
+  nextKnown_ = false;
   if (ps > now_) {
     const Wide dt = ps - now_;
     bool moving = false;
@@ -128,31 +144,31 @@ void DmaFluid::step(Picos ps, DmaListener& listener) {
     if (fifo.empty()) markBusy(static_cast<size_t>(f), false);
   });
   recomputeSpeeds(listener);
+  settled_ = true;
 }
 
 void DmaFluid::recomputeSpeeds(DmaListener& listener) {
   constexpr int64_t kFullSpeed = kFsPerPs << kShareBits;
+  std::fill(readyHeads_.begin(), readyHeads_.end(), 0);
+  forEachBusy([&](int32_t f) {
+    if (ready(fifos_[static_cast<size_t>(f)].front()))
+      ++readyHeads_[static_cast<size_t>(f / queues_)];
+  });
   double hbmDemand = 0;
-  for (int32_t e = 0; e < engines_; ++e) {
-    const int32_t first = e * queues_, end = first + queues_;
-    int64_t readyHeads = 0;
-    forEachBusy(first, end, [&](int32_t f) {
-      if (ready(fifos_[static_cast<size_t>(f)].front())) ++readyHeads;
-    });
-    forEachBusy(first, end, [&](int32_t f) {
-      Flow& head = fifos_[static_cast<size_t>(f)].front();
-      head.speed = ready(head) ? kFullSpeed / readyHeads : 0;
-      if (head.speed == 0) return;
-      if (!head.landed && head.dataFs > 0)
-        hbmDemand += static_cast<double>(head.hbmLoadBytes) * 1e6 /
-                     static_cast<double>(head.dataFs) / static_cast<double>(readyHeads);
-      Transfer& t = transfers_[head.transfer];
-      if (!t.started && !head.landed) {
-        t.started = true;
-        listener.transferStarted(t.tag, now_);
-      }
-    });
-  }
+  forEachBusy([&](int32_t f) {
+    Flow& head = fifos_[static_cast<size_t>(f)].front();
+    const int64_t readyHeads = readyHeads_[static_cast<size_t>(f / queues_)];
+    head.speed = ready(head) ? kFullSpeed / readyHeads : 0;
+    if (head.speed == 0) return;
+    if (!head.landed && head.dataFs > 0)
+      hbmDemand += static_cast<double>(head.hbmLoadBytes) * 1e6 / static_cast<double>(head.dataFs) /
+                   static_cast<double>(readyHeads);
+    Transfer& t = transfers_[head.transfer];
+    if (!t.started && !head.landed) {
+      t.started = true;
+      listener.transferStarted(t.tag, now_);
+    }
+  });
   if (hbmDemand <= hbmBytesPerNs_) return;
   const double scale = hbmBytesPerNs_ / hbmDemand;
   forEachBusy([&](int32_t f) {

@@ -41,7 +41,8 @@ class DmaFluid {
   /// queue has fewer than dma_queue_inflight transfers in flight and moves data from admission
   /// + dma_latency_ns on.
   void add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t tag);
-  /// The next moment a part's phase ends or an admitted transfer becomes ready (kNever: idle).
+  /// The next moment a part's phase ends or an admitted transfer becomes ready (kNever: idle);
+  /// kept until the state changes.
   Picos nextEventPs() const;
   /// Moves the model to `ps` (earlier times are ignored), processing every event up to it in
   /// order and reporting the milestones.
@@ -86,6 +87,8 @@ class DmaFluid {
   /// Advances to `ps` (no event strictly between now and it), then lands, pops and re-rates.
   void step(Picos ps, DmaListener& listener);
   void recomputeSpeeds(DmaListener& listener);
+  /// nextEventPs() recomputed from every FIFO head.
+  Picos scanNextEvent() const;
   /// Wall ps for `flow` to do `work` fs at its current speed (rounded up).
   Picos psFor(const Flow& flow, EngineFs work) const;
   /// Calls fn(fifo) for every non-empty FIFO in [from, end), in index order, including one
@@ -107,9 +110,13 @@ class DmaFluid {
   std::vector<int32_t> freeSlots_;
   std::vector<std::deque<int32_t>> waiting_;  ///< per queue: posted, not admitted (FIFO)
   std::vector<int32_t> admitted_;             ///< per queue: admitted, not landed
+  std::vector<int64_t> readyHeads_;           ///< per engine: ready FIFO heads (recomputeSpeeds)
   Picos now_ = 0;
   Picos activePs_ = 0;
   int32_t inFlight_ = 0;
+  mutable Picos nextEvent_ = kNever;  ///< nextEventPs() when nextKnown_
+  mutable bool nextKnown_ = false;
+  bool settled_ = false;  ///< step() ran at now_ and nothing was added since
 };
 
 template <typename Fn>

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "isa/size_limits.h"
+#include "sim/core/rounding.h"
 
 namespace neuronsim::sim {
 namespace {
@@ -58,7 +59,7 @@ int64_t paddedRowBytes(int64_t rowElements, int64_t run, int64_t elementBytes, i
 }
 
 EngineFs engineFs(double ns) {
-  return static_cast<EngineFs>(std::llround(ns * kFsPerNs));
+  return static_cast<EngineFs>(roundHalfAway(ns * kFsPerNs));
 }
 
 }  // namespace
@@ -121,7 +122,7 @@ DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
     part.rows = g.rows;
     part.bytes = g.rows * rowElements * dstBytes;
     part.hbmBytes = g.rows * rowElements * hbmPerElement;
-    part.hbmLoadBytes = std::llround(static_cast<double>(part.hbmBytes) * hbmLoadFactor);
+    part.hbmLoadBytes = roundHalfAway(static_cast<double>(part.hbmBytes) * hbmLoadFactor);
     part.descriptors = g.rows * descPerRow;
     part.dataFs = engineFs(static_cast<double>(g.rows * rowWorkBytes) * nsPerByte);
     part.overheadFs = engineFs(machine.dmaTransferOverheadNs);

@@ -10,6 +10,7 @@
 #include "sim/core/systemc_time.h"
 #include "sim/core/time_limit.h"
 #include "sim/dma/dma_module.h"
+#include "sim/engines/tensor_timing.h"
 
 namespace neuronsim::sim {
 
@@ -24,6 +25,7 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
                   (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
                    engine == isa::Engine::GpSimd)),
       timing_(makeEngineTiming(engine, context.machine())),
+      tensor_(engine == isa::Engine::Tensor ? static_cast<TensorTiming*>(timing_.get()) : nullptr),
       stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr) {
   if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
   if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
@@ -82,8 +84,9 @@ bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline
   return true;
 }
 
-bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resume& resume,
-                                 bool& posted) {
+[[gnu::always_inline]] inline bool EngineSequencer::awaitPorts(const DecodedInstruction& inst,
+                                                               Tick now, Resume& resume,
+                                                               bool& posted) {
   using Verdict = PortArbiter::Verdict;
   PortArbiter& arbiter = ctx_.arbiter();
   SemaphoreBank& bank = ctx_.semaphores();
@@ -145,79 +148,136 @@ bool EngineSequencer::awaitPorts(const DecodedInstruction& inst, Tick now, Resum
   ctx_.semaphores().advanceFrontier(agent_, finished() ? Tick::never() : timing_->head());
 }
 
+[[gnu::always_inline]] inline Tick EngineSequencer::pastWaits(const DecodedInstruction& inst,
+                                                              Tick t, Stall& stall) {
+  ctx_.semaphores().advanceFrontier(agent_, t);
+  if (RaceDetector* races = ctx_.races()) {
+    for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
+    races->tick(agent_);
+  }
+  return inst.dma ? t : timing_->afterInterlock(inst.operands, t, stall);
+}
+
+template <bool kPorts>
+[[gnu::always_inline]] inline void EngineSequencer::issueCompute(const DecodedInstruction& inst,
+                                                                 Tick t, const Stall& stall) {
+  if (inst.failure == DecodedInstruction::Failure::Cost) std::rethrow_exception(inst.error);
+  const Issue issue = tensor_ ? tensor_->issue(inst, inst.operands.front().box, t, stall)
+                              : timing_->issue(inst, inst.operands.front().box, t, stall);
+  if (kPorts) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+  finish(inst, issue);
+}
+
 // Inlined into advance(), its one caller: one call per pass instead of one per instruction.
+template <bool kPorts>
 [[gnu::always_inline]] inline EngineSequencer::Progress EngineSequencer::step(Tick now,
                                                                               Resume& resume) {
-  using Failure = DecodedInstruction::Failure;
   yieldAsked_ = false;
   if (listen_ == Listen::Value && ctx_.semaphores().listening(agent_)) {
     resume.wake = true;  // the value it waits for is not registered yet
     return Progress::Blocked;
   }
   const DecodedInstruction& inst = stream_.head();
+  // The start and stall so far: in locals while the instruction runs straight through.
+  Tick t;
+  Stall stall;
+  bool straight = false;
   if (phase_ == Phase::Head) {
-    if (inst.failure == Failure::Operands) std::rethrow_exception(inst.error);
-    if (arbitrated_) ctx_.arbiter().next(engine_, inst.index);
-    stall_ = {};
-    t_ = timing_->head();
-    nextWait_ = 0;
-    phase_ = Phase::Waits;
-  }
-
-  // 1. Semaphore waits (the one it blocked on last first).
-  if (phase_ == Phase::Waits) {
+    if (inst.failure == DecodedInstruction::Failure::Operands) std::rethrow_exception(inst.error);
+    if (kPorts) ctx_.arbiter().next(engine_, inst.index);
+    // The waits that hold as passes() tells; a compute instruction that needs no port grant
+    // and whose waits all hold issues without any of the members below.
     SemaphoreBank& bank = ctx_.semaphores();
-    for (size_t i = nextWait_; i < inst.waits.size(); ++i) {
+    t = timing_->head();
+    size_t i = 0;
+    for (; i < inst.waits.size(); ++i) {
       const isa::SemWait& w = inst.waits[i];
       const SemaphoreTimeline::Reach reach = bank.firstReach(w.sem, w.value);
-      if (listen_ == Listen::None && !blockedOn_ && passes(w, reach, now, resume)) continue;
-      if (!awaitSemaphore(w, reach, now, resume)) {
+      if (reach.at <= t) continue;
+      resume.wake = true;
+      if (reach.at == Tick::never() || !bank.settled(w.sem, reach.at, now)) {
+        // Blocked, with no wait registered yet: as awaitSemaphore() registers one.
+        t_ = t;
+        stall_ = stall;
         nextWait_ = i;
+        phase_ = Phase::Waits;
+        blockedOn_ = &w;
+        bank.setBlocked(agent_, w.sem, w.value);
+        if (reach.at == Tick::never()) {
+          listen_ = Listen::Value;
+          bank.addWaiter(agent_, w.sem, w.value);
+        } else {
+          listen_ = Listen::Change;
+          bank.addChangeWaiter(agent_, w.sem);
+          resume.at = std::min(resume.at, reach.at);
+        }
         return Progress::Blocked;
       }
+      t = reach.at;
+      stall = {StallCause::Semaphore, w.sem, w.value, reach.by};
     }
-    bank.advanceFrontier(agent_, t_);
-    if (RaceDetector* races = ctx_.races()) {
-      for (const isa::SemWait& w : inst.waits) races->acquire(agent_, w.sem, w.value);
-      races->tick(agent_);
-    }
-    if (inst.dma) {
-      phase_ = Phase::Trigger;
+    if (!inst.dma && !kPorts) {
+      t = pastWaits(inst, t, stall);
+      straight = true;
     } else {
-      t_ = timing_->afterInterlock(inst.operands, t_, stall_);
-      posted_ = yielded_ = false;
-      phase_ = Phase::Ports;
+      t_ = t;
+      stall_ = stall;
+      nextWait_ = i;
+      phase_ = Phase::Waits;
     }
   }
 
-  // 2. Timing: NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts in time
-  //    order).
-  if (phase_ == Phase::Trigger) {
-    if (t_ > now) {
-      resume.at = std::min(resume.at, t_);
-      return Progress::Blocked;
+  if (!straight) {
+    // 1. Semaphore waits (the one it blocked on last first).
+    if (phase_ == Phase::Waits) {
+      SemaphoreBank& bank = ctx_.semaphores();
+      for (size_t i = nextWait_; i < inst.waits.size(); ++i) {
+        const isa::SemWait& w = inst.waits[i];
+        const SemaphoreTimeline::Reach reach = bank.firstReach(w.sem, w.value);
+        if (listen_ == Listen::None && !blockedOn_ && passes(w, reach, now, resume)) continue;
+        if (!awaitSemaphore(w, reach, now, resume)) {
+          nextWait_ = i;
+          return Progress::Blocked;
+        }
+      }
+      t_ = pastWaits(inst, t_, stall_);
+      posted_ = yielded_ = false;
+      phase_ = inst.dma ? Phase::Trigger : Phase::Ports;
     }
-    finish(inst, timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_));
-    return Progress::Issued;
+
+    // 2. Timing: NC-v2 ports, issue (a DMA trigger syncs: the DMA model takes posts in time
+    //    order).
+    if (phase_ == Phase::Trigger) {
+      if (t_ > now) {
+        resume.at = std::min(resume.at, t_);
+        return Progress::Blocked;
+      }
+      finish(inst, timing_->trigger(t_, ctx_.dma().triggerTime(inst.index), stall_));
+      return Progress::Issued;
+    }
+    bool posted = false;
+    if (kPorts && !awaitPorts(inst, now, resume, posted))
+      return posted ? Progress::Changed : Progress::Blocked;
+    t = t_;
+    stall = stall_;
   }
-  bool posted = false;
-  if (arbitrated_ && !awaitPorts(inst, now, resume, posted))
-    return posted ? Progress::Changed : Progress::Blocked;
-  if (inst.failure == Failure::Cost) std::rethrow_exception(inst.error);
-  const Issue issue = timing_->issue(inst, inst.operands.front().box, t_, stall_);
-  if (arbitrated_) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
-  finish(inst, issue);
+  issueCompute<kPorts>(inst, t, stall);
   return Progress::Issued;
 }
 
-bool EngineSequencer::advance(Tick now, Resume& resume) {
+template <bool kPorts>
+bool EngineSequencer::advanceWith(Tick now, Resume& resume) {
   bool changed = false;
   while (!finished()) {
-    const Progress p = step(now, resume);
+    const Progress p = step<kPorts>(now, resume);
     changed = changed || p != Progress::Blocked;
     if (p != Progress::Issued) break;
   }
   return changed;
+}
+
+bool EngineSequencer::advance(Tick now, Resume& resume) {
+  return arbitrated_ ? advanceWith<true>(now, resume) : advanceWith<false>(now, resume);
 }
 
 EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context,

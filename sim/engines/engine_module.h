@@ -18,6 +18,8 @@
 
 namespace neuronsim::sim {
 
+class TensorTiming;
+
 /// What a blocked sequencer waits for before it tries again (the earliest of them).
 struct Resume {
   Tick at = Tick::never();  ///< SystemC time reaching this
@@ -55,7 +57,12 @@ class EngineSequencer {
   };
   enum class Phase { Head, Waits, Ports, Trigger };
 
+  /// advance() of a sequencer that asks for port grants (`kPorts`: arbitrated()) or not, each
+  /// with only its own code.
+  template <bool kPorts>
+  bool advanceWith(Tick now, Resume& resume);
   /// Takes the head instruction as far as it can go at SystemC time `now`.
+  template <bool kPorts>
   Progress step(Tick now, Resume& resume);
   /// The wait registered with the semaphore bank for the current SemWait.
   enum class Listen { None, Value, Change };
@@ -72,6 +79,12 @@ class EngineSequencer {
   /// True when the NC-v2 port grant for `inst` from t_ is final (t_ moved to it); else
   /// fills `resume` and sets `posted` when rivals must learn of a new request.
   bool awaitPorts(const DecodedInstruction& inst, Tick now, Resume& resume, bool& posted);
+  /// After the waits of `inst` held from `t`: the frontier, the race detector's acquires and
+  /// (compute) the interlock; returns the start so far (`stall` updated).
+  Tick pastWaits(const DecodedInstruction& inst, Tick t, Stall& stall);
+  /// Issues compute instruction `inst` from `t` and finishes it.
+  template <bool kPorts>
+  void issueCompute(const DecodedInstruction& inst, Tick t, const Stall& stall);
   /// Signals, semantics, DMA post and record of `inst` issued as `issue`; pops it.
   void finish(const DecodedInstruction& inst, const Issue& issue);
 
@@ -80,6 +93,7 @@ class EngineSequencer {
   int agent_;
   bool arbitrated_;
   std::unique_ptr<EngineTiming> timing_;
+  TensorTiming* tensor_;  ///< timing_ on the Tensor engine (its own issue()), else null
   StreamDecoder stream_;
   const isa::SemWait* blockedOn_ = nullptr;
 

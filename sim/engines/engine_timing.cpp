@@ -10,31 +10,6 @@ EngineTiming::EngineTiming(isa::Engine engine, const MachineConfig& machine)
       latency_(clock_.toTicks(pipelineLatency(engine, machine))),
       interlock_(engine != isa::Engine::Tensor) {}
 
-Tick EngineTiming::afterInFlight(std::span<const Operand> operands, Tick t, Stall& stall) const {
-  for (size_t i = 0; i < ringSize_; ++i) {
-    const InFlight& f = ring_[(ringHead_ + i) % kRing];
-    if (f.lands <= t) continue;
-    for (const Operand& op : operands) {
-      if (op.write || !boxesOverlap(op.box, f.dst)) continue;
-      t = f.lands;
-      stall = {traces::StallCause::EngineBusy, -1, 0, f.index};
-      break;
-    }
-  }
-  return t;
-}
-
-Issue EngineTiming::issue(const DecodedInstruction& inst, const Footprint& dst, Tick start,
-                          const Stall& stall) {
-  Issue issue = begin(start, stall);
-  issue.end = start + clock_.toTicks(inst.cost.issue);
-  issue.complete = issue.end + latency_;
-  issue.cycles = inst.cost.issue;
-  if (interlock_) pushInFlight({issue.complete, inst.index, dst});
-  head_ = issue.end;
-  return issue;
-}
-
 Issue EngineTiming::trigger(Tick start, Tick duration, const Stall& stall) {
   Issue issue = begin(start, stall);
   issue.end = start + duration;
@@ -42,19 +17,6 @@ Issue EngineTiming::trigger(Tick start, Tick duration, const Stall& stall) {
   issue.cycles = clock_.toCycles(duration);
   head_ = issue.end;
   return issue;
-}
-
-void EngineTiming::pushInFlight(const InFlight& entry) {
-  while (ringSize_ > 0 && ring_[ringHead_].lands <= head_) {
-    ringHead_ = (ringHead_ + 1) % kRing;
-    --ringSize_;
-  }
-  if (ringSize_ == kRing) {  // deeper than modelled: forget the oldest
-    ringHead_ = (ringHead_ + 1) % kRing;
-    --ringSize_;
-  }
-  ring_[(ringHead_ + ringSize_) % kRing] = entry;
-  ++ringSize_;
 }
 
 std::unique_ptr<EngineTiming> makeEngineTiming(isa::Engine engine, const MachineConfig& machine) {

@@ -28,8 +28,9 @@ Issue TensorTiming::issue(const DecodedInstruction& inst, const Footprint&, Tick
   //    held back for the difference (a Throttle stall unless it waited for something else).
   const Tick work = clock_.toTicks(cost.issue);
   throttle_.beginAt(multiply);
-  issue.throttleRate = throttle_.rateAt(multiply);
-  issue.end = throttle_.endFor(multiply, work);
+  const PeThrottle::Run run = throttle_.run(multiply, work);
+  issue.throttleRate = run.rate;
+  issue.end = run.end;
   const Tick heldBack = issue.end - multiply - work;
   if (heldBack > Tick()) {
     issue.start = start + heldBack;

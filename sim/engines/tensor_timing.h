@@ -13,8 +13,8 @@ class TensorTiming : public EngineTiming {
  public:
   explicit TensorTiming(const MachineConfig& machine);
 
-  Issue issue(const DecodedInstruction& inst, const Footprint& dst, Tick start,
-              const Stall& stall) override;
+  /// EngineTiming::issue() with LoadStationary and the throttle.
+  Issue issue(const DecodedInstruction& inst, const Footprint& dst, Tick start, const Stall& stall);
 
  private:
   PeThrottle throttle_;

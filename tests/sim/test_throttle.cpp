@@ -1,6 +1,11 @@
 // The Trn2 PE throttle ramp and its re-engagement, on the plain model (times in ticks).
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "sim/core/rounding.h"
 #include "sim/cost/pe_throttle.h"
 
 using namespace neuronsim;
@@ -52,4 +57,36 @@ TEST_CASE("trn1 has no throttle") {
   t.beginAt(ns(0));
   CHECK(t.rateAt(ns(0)) == 1.0);
   CHECK(t.endFor(ns(0), ns(100)) == ns(100));
+}
+
+TEST_CASE("roundHalfAway rounds as std::llround") {
+  // Halves, their neighbours, both signs, the 2^53 edge and the llround fallback.
+  std::vector<double> xs = {0.0,
+                            -0.0,
+                            0.5,
+                            -0.5,
+                            1.5,
+                            -2.5,
+                            1e15,
+                            1e300,
+                            -1e300,
+                            0x1p52 + 0.5,
+                            0x1p53 + 2.0,
+                            0x1p62,
+                            -0x1p62,
+                            0x1p61 + 1024.0,
+                            123456.49999999999,
+                            -7.5000000001};
+  for (const double half : {0.5, 1.5, 2.5, 1048576.5}) {
+    xs.push_back(std::nextafter(half, 0.0));
+    xs.push_back(-std::nextafter(half, 0.0));
+    xs.push_back(std::nextafter(half, 1e9));
+  }
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> wide(-1e12, 1e12);
+  for (int i = 0; i < 1000; ++i) xs.push_back(wide(rng));
+  for (const double x : xs) {
+    CAPTURE(x);
+    if (std::abs(x) < 0x1p63) CHECK(sim::roundHalfAway(x) == std::llround(x));
+  }
 }
