@@ -1,31 +1,67 @@
-// Operand enumeration with footprints and byte counts.
+// Operand enumeration with footprints, shapes and byte counts.
 #include "sim/core/operand_list.h"
 
 #include "isa/error.h"
 
 namespace neuronsim::sim {
+namespace {
 
-OperandTotals listOperands(const isa::Instruction& inst, bool boxes, Operand* out) {
+/// The totals' running sums, kept in registers while the operands are listed.
+struct Sums {
+  int64_t read = 0, written = 0, sbufRead = 0, sbufWritten = 0;
+  bool sbuf = false, psum = false;
+};
+
+/// Lists one operand: one walk of its dims gives its shape, byte count and (kBoxes) box.
+template <bool kBoxes>
+[[gnu::always_inline]] inline void listOne(const isa::AccessPattern& ap, int slot, bool write,
+                                           Operand& op, OperandShape& shape, Sums& sums) {
+  isa::Reach reach;
+  shape = walkDims<kBoxes>(ap, reach);
+  if constexpr (kBoxes)
+    op.box = isa::footprintFromReach(ap, reach);
+  else
+    op.box = Footprint{};
+  op.slot = static_cast<int8_t>(slot);
+  op.write = write;
+  const int64_t bytes =
+      static_cast<int64_t>(ap.partitionCount) * shape.freeSize * isa::dtypeBytes(ap.dtype);
+  (write ? sums.written : sums.read) += bytes;
+  if (ap.space == isa::Space::Sbuf) {
+    sums.sbuf = true;
+    (write ? sums.sbufWritten : sums.sbufRead) += bytes;
+  }
+  if (ap.space == isa::Space::Psum) sums.psum = true;
+}
+
+template <bool kBoxes>
+OperandTotals listAll(const isa::Instruction& inst, Operand* out, OperandShape* shapes) {
   const size_t count = 1 + inst.srcs.size() + (inst.bias ? 1 : 0) + (inst.reduceDst ? 1 : 0) +
                        (inst.operand0.vec ? 1 : 0) + (inst.operand1.vec ? 1 : 0) +
                        (inst.scale.vec ? 1 : 0);
   if (count > kMaxOperands) throw Error("an instruction has more than 12 operands");
+  Sums sums;
+  size_t i = 0;
+  isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
+    listOne<kBoxes>(ap, slot, write, out[i], shapes[i], sums);
+    ++i;
+  });
   OperandTotals totals;
   totals.count = count;
-  isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
-    Operand& op = *out++;
-    op.box = boxes ? isa::footprintOf(ap) : Footprint{};
-    op.slot = static_cast<int8_t>(slot);
-    op.write = write;
-    const int64_t bytes = ap.numElements() * isa::dtypeBytes(ap.dtype);
-    (write ? totals.bytesWritten : totals.bytesRead) += bytes;
-    if (ap.space == isa::Space::Sbuf) {
-      totals.usesSbuf = true;
-      (write ? totals.sbufBytesWritten : totals.sbufBytesRead) += bytes;
-    }
-    if (ap.space == isa::Space::Psum) totals.usesPsum = true;
-  });
+  totals.usesSbuf = sums.sbuf;
+  totals.usesPsum = sums.psum;
+  totals.bytesRead = sums.read;
+  totals.bytesWritten = sums.written;
+  totals.sbufBytesRead = sums.sbufRead;
+  totals.sbufBytesWritten = sums.sbufWritten;
   return totals;
+}
+
+}  // namespace
+
+OperandTotals listOperands(const isa::Instruction& inst, bool boxes, Operand* out,
+                           OperandShape* shapes) {
+  return boxes ? listAll<true>(inst, out, shapes) : listAll<false>(inst, out, shapes);
 }
 
 }  // namespace neuronsim::sim
