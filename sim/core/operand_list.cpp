@@ -36,10 +36,14 @@ template <bool kBoxes>
 
 template <bool kBoxes>
 OperandTotals listAll(const isa::Instruction& inst, Operand* out, OperandShape* shapes) {
-  const size_t count = 1 + inst.srcs.size() + (inst.bias ? 1 : 0) + (inst.reduceDst ? 1 : 0) +
-                       (inst.operand0.vec ? 1 : 0) + (inst.operand1.vec ? 1 : 0) +
-                       (inst.scale.vec ? 1 : 0);
-  if (count > kMaxOperands) throw Error("an instruction has more than 12 operands");
+  // dst and the five optional operands leave room for kMaxOperands - 6 srcs; only an
+  // instruction with more needs its operands counted before they are written.
+  if (inst.srcs.size() > kMaxOperands - 6) [[unlikely]] {
+    const size_t count = 1 + inst.srcs.size() + (inst.bias ? 1 : 0) + (inst.reduceDst ? 1 : 0) +
+                         (inst.operand0.vec ? 1 : 0) + (inst.operand1.vec ? 1 : 0) +
+                         (inst.scale.vec ? 1 : 0);
+    if (count > kMaxOperands) throw Error("an instruction has more than 12 operands");
+  }
   Sums sums;
   size_t i = 0;
   isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
@@ -47,7 +51,7 @@ OperandTotals listAll(const isa::Instruction& inst, Operand* out, OperandShape* 
     ++i;
   });
   OperandTotals totals;
-  totals.count = count;
+  totals.count = i;
   totals.usesSbuf = sums.sbuf;
   totals.usesPsum = sums.psum;
   totals.bytesRead = sums.read;
