@@ -6,16 +6,11 @@
 namespace neuronsim::sim {
 namespace {
 
-/// The totals' running sums, kept in registers while the operands are listed.
-struct Sums {
-  int64_t read = 0, written = 0, sbufRead = 0, sbufWritten = 0;
-  bool sbuf = false, psum = false;
-};
-
 /// Lists one operand: one walk of its dims gives its shape, byte count and (kBoxes) box.
 template <bool kBoxes>
 [[gnu::always_inline]] inline void listOne(const isa::AccessPattern& ap, int slot, bool write,
-                                           Operand& op, OperandShape& shape, Sums& sums) {
+                                           Operand& op, OperandShape& shape,
+                                           OperandTotals& totals) {
   isa::Reach reach;
   shape = walkDims<kBoxes>(ap, reach);
   if constexpr (kBoxes)
@@ -26,12 +21,12 @@ template <bool kBoxes>
   op.write = write;
   const int64_t bytes =
       static_cast<int64_t>(ap.partitionCount) * shape.freeSize * isa::dtypeBytes(ap.dtype);
-  (write ? sums.written : sums.read) += bytes;
+  (write ? totals.bytesWritten : totals.bytesRead) += bytes;
   if (ap.space == isa::Space::Sbuf) {
-    sums.sbuf = true;
-    (write ? sums.sbufWritten : sums.sbufRead) += bytes;
+    totals.usesSbuf = true;
+    (write ? totals.sbufBytesWritten : totals.sbufBytesRead) += bytes;
   }
-  if (ap.space == isa::Space::Psum) sums.psum = true;
+  if (ap.space == isa::Space::Psum) totals.usesPsum = true;
 }
 
 template <bool kBoxes>
@@ -44,20 +39,11 @@ OperandTotals listAll(const isa::Instruction& inst, Operand* out, OperandShape* 
                          (inst.scale.vec ? 1 : 0);
     if (count > kMaxOperands) throw Error("an instruction has more than 12 operands");
   }
-  Sums sums;
-  size_t i = 0;
-  isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
-    listOne<kBoxes>(ap, slot, write, out[i], shapes[i], sums);
-    ++i;
-  });
   OperandTotals totals;
-  totals.count = i;
-  totals.usesSbuf = sums.sbuf;
-  totals.usesPsum = sums.psum;
-  totals.bytesRead = sums.read;
-  totals.bytesWritten = sums.written;
-  totals.sbufBytesRead = sums.sbufRead;
-  totals.sbufBytesWritten = sums.sbufWritten;
+  isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
+    listOne<kBoxes>(ap, slot, write, out[totals.count], shapes[totals.count], totals);
+    ++totals.count;
+  });
   return totals;
 }
 
