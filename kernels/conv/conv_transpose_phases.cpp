@@ -92,6 +92,10 @@ class PhasePlanner {
     const std::string& ramp = phase.storeRamp;
     grow_ = ramp == "grow" || (ramp != "flat" && !matmulBound(core, dtype, stack, geometry));
     loadCap_ = std::max<int64_t>(1, kGroupBytes / xPlaneBytes);
+    const int64_t rest = core.in[0] - 1;
+    const bool bandsFit = planes_ && rest >= 2 && h_ >= 3 && rest * outPlaneBytes <= kGroupBytes &&
+                          rest * xPlaneBytes <= kGroupBytes;
+    bands_ = bandsFit && ramp == "bands";
     firstLoad_ = std::clamp<int64_t>(kFirstLoadBytes / xPlaneBytes, 1, loadCap_);
     secondLoadCap_ = secondLoadCap(core, dtype, stack, geometry, firstLoad_);
   }
@@ -110,6 +114,10 @@ class PhasePlanner {
             p.loads.push_back({s, i, i + 1});
             p.stores.push_back({s, i, i + 1});
           }
+      return p;
+    }
+    if (bands_) {
+      for (int64_t b = 0; b < core_.batch; ++b) addBands(p, b);
       return p;
     }
     for (int64_t b = 0; b < core_.batch; ++b) {
@@ -142,6 +150,66 @@ class PhasePlanner {
   }
 
  private:
+  /// Batch b as bands: the first plane in two store groups (the first `firstRows()` rows,
+  /// then the rest) and one x load, then the other planes together in bands of rows: store
+  /// groups of about 3/16, 5/16 and 8/16 of the rows (H 16: 3, 5, 8), x in two loads split
+  /// inside the middle band. Every group and load is a box of whole rows.
+  void addBands(PhasePlan& p, int64_t b) const {
+    const int64_t rest = core_.in[0] - 1, first = firstRows();
+    const int64_t last = h_ / 2;
+    const int64_t head = std::max<int64_t>(1, std::llround(static_cast<double>(h_ - last) * 3 / 8));
+    const int64_t split = head + (h_ - last - head) / 2;
+    const std::vector<PhaseSpan> loads = {
+        {b, 0, 1, 0, h_}, {b, 1, rest, 0, split}, {b, 1, rest, split, h_ - split}};
+    std::vector<PhaseSpan> stores = {{b, 0, 1, 0, first}};
+    if (first < h_) stores.push_back({b, 0, 1, first, h_ - first});
+    stores.push_back({b, 1, rest, 0, head});
+    stores.push_back({b, 1, rest, head, h_ - last - head});
+    stores.push_back({b, 1, rest, h_ - last, last});
+    std::vector<int64_t> loadFirst(loads.size(), -1), loadLast(loads.size(), 0);
+    for (const PhaseSpan& store : stores) {
+      const auto storeFirst = static_cast<int64_t>(p.blocks.size());
+      for (size_t l = 0; l < loads.size(); ++l) {
+        const PhaseSpan& load = loads[l];
+        const int64_t d0 = std::max(store.d0, load.d0);
+        const int64_t d1 = std::min(store.d0 + store.nd, load.d0 + load.nd);
+        const int64_t h0 = std::max(store.h0, load.h0);
+        const int64_t h1 = std::min(store.h0 + store.nh, load.h0 + load.nh);
+        if (d0 >= d1 || h0 >= h1) continue;
+        if (loadFirst[l] < 0) loadFirst[l] = static_cast<int64_t>(p.blocks.size());
+        addBlocks(p, {b, d0, d1 - d0, h0, h1 - h0});
+        loadLast[l] = static_cast<int64_t>(p.blocks.size());
+      }
+      p.stores.push_back({store, storeFirst, static_cast<int64_t>(p.blocks.size())});
+    }
+    for (size_t l = 0; l < loads.size(); ++l)
+      p.loads.push_back({loads[l], loadFirst[l], loadLast[l]});
+  }
+
+  /// Matmul blocks of box `s`, each within blockPositions_: the whole box, else bands of rows
+  /// across its planes, else groups of whole planes.
+  void addBlocks(PhasePlan& p, const PhaseSpan& s) const {
+    auto evenly = [](int64_t count, int64_t most) {
+      const int64_t chunks = isa::ceilDiv(count, std::max<int64_t>(1, most));
+      return isa::ceilDiv(count, chunks);
+    };
+    if (s.nd * w_ <= blockPositions_) {
+      const int64_t nh = evenly(s.nh, blockPositions_ / (s.nd * w_));
+      for (int64_t h = s.h0; h < s.h0 + s.nh; h += nh)
+        p.blocks.push_back({s.b, s.d0, s.nd, h, std::min(nh, s.h0 + s.nh - h)});
+      return;
+    }
+    const int64_t nd = evenly(s.nd, blockPositions_ / (s.nh * w_));
+    for (int64_t d = s.d0; d < s.d0 + s.nd; d += nd)
+      p.blocks.push_back({s.b, d, std::min(nd, s.d0 + s.nd - d), s.h0, s.nh});
+  }
+
+  /// Rows of the first store group: first_store_positions, auto half a plane.
+  int64_t firstRows() const {
+    if (phase_.firstStorePositions <= 0) return isa::ceilDiv(h_, 2);
+    return std::clamp<int64_t>(phase_.firstStorePositions / (core_.tapCount() * w_), 1, h_);
+  }
+
   /// True when the matmuls take over 70% of the HBM time: PE cycles (one per moving column,
   /// times the machine's fp32 factor with fp32) against the HBM bytes at the machine's HBM bytes
   /// per PE cycle (a scheduling heuristic, not the cost model; false when the geometry does not
@@ -190,11 +258,8 @@ class PhasePlanner {
   /// each when not growing), within the plane until it is complete, then whole planes up to
   /// storeCap_.
   std::set<int64_t> storeCutsOf() {
-    const int64_t rows = core_.in[0] * h_, phases = core_.tapCount();
-    const int64_t first =
-        phase_.firstStorePositions > 0
-            ? std::clamp<int64_t>(phase_.firstStorePositions / (phases * w_), 1, h_)
-            : isa::ceilDiv(h_, 2);
+    const int64_t rows = core_.in[0] * h_;
+    const int64_t first = firstRows();
     std::set<int64_t> cuts{0};
     for (int64_t r = 0; r < rows;) {
       const int64_t want = stored_ == 0 ? first : grow_ ? stored_ : h_;
@@ -250,6 +315,7 @@ class PhasePlanner {
   int64_t firstLoad_ = 1;      ///< planes of the first x load (auto)
   int64_t secondLoadCap_ = 0;  ///< most planes of the second x load (auto; 0: none)
   bool grow_ = true;           ///< store groups grow (memory-bound); else one plane each
+  bool bands_ = false;         ///< the first plane, then the other planes in bands of rows
   int64_t stored_ = 0;         ///< rows stored by earlier groups (all batches)
 };
 
@@ -422,9 +488,8 @@ class PhaseEmitter {
             const Tile moving = window.partitionSlice(0, cs)
                                     .select(0, t)
                                     .slice(0, dIn, dIn + blk.nd)
-                                    .slice(1, hIn, hIn + blk.nh)
-                                    .reshape({n});
-            b_.matmul(ps, stationary, moving, t > 0);
+                                    .slice(1, hIn, hIn + blk.nh);
+            b_.matmul(ps, stationary, moving, t > 0);  // moving [d, h, w]: columns in order
           }
           const Tile dst =
               blockOut.select(1, q).slice(1, rh, blk.nh * k[1], k[1]).slice(2, rw, w * k[2], k[2]);
@@ -527,9 +592,11 @@ std::vector<ParamSpec> phaseScheduleParams() {
       scheduleParam("store_ramp", ParamType::Enum,
                     "kernel = stride path: store groups after the first plane (grow: each as "
                     "large as all before it, fewer DMAs while the stores bound; flat: one plane "
-                    "each, a short last store after the last matmul; auto: flat when the "
-                    "matmuls take over 70% of the HBM time)",
-                    {}, {"auto", "grow", "flat"}),
+                    "each, a short last store after the last matmul; bands: the first plane, "
+                    "then the other planes together in 3 bands of rows, x in 3 loads, when "
+                    "they fit 16 KiB per partition, else as auto; auto: flat when the matmuls "
+                    "take over 70% of the HBM time, else grow)",
+                    {}, {"auto", "grow", "flat", "bands"}),
   };
 }
 

@@ -18,7 +18,8 @@ struct PhaseOptions {
   /// output positions of a batch's first store group (auto: half an input plane's outputs)
   int64_t firstStorePositions = 0;
   int64_t xLoads = 0;  ///< x loads per batch of 1, 2, 4.. planes (auto: 1 KiB/partition, halves)
-  std::string storeRamp = "auto";  ///< auto | grow | flat: store groups after the first plane
+  std::string storeRamp =
+      "auto";  ///< auto | grow | flat | bands: store groups after the first plane
 };
 
 /// Input positions [d0, d0 + nd) x [h0, h0 + nh) x all W of batch `b`: whole planes, or rows

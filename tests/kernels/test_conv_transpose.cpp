@@ -190,6 +190,123 @@ TEST_CASE("conv3d_transpose: kernel = stride stores and loads ramp up") {
   checkPlanCovers(w, wide.x);
 }
 
+/// Input positions of box `s`.
+int64_t positionsOf(const PhaseSpan& s, const Shape& x) {
+  return s.nd * s.nh * x[4];
+}
+
+/// True when box `inner` lies in box `outer`.
+bool within(const PhaseSpan& inner, const PhaseSpan& outer) {
+  return inner.b == outer.b && inner.d0 >= outer.d0 && inner.d0 + inner.nd <= outer.d0 + outer.nd &&
+         inner.h0 >= outer.h0 && inner.h0 + inner.nh <= outer.h0 + outer.nh;
+}
+
+/// A plan of boxes: the blocks cover every input position once, and each load and store is a
+/// run of consecutive blocks that lie in its box and fill it.
+void checkBoxPlan(const PhasePlan& p, const Shape& x) {
+  std::vector<int> covered(static_cast<size_t>(x[0] * x[2] * x[3]), 0);
+  for (const PhaseSpan& s : p.blocks)
+    for (int64_t d = s.d0; d < s.d0 + s.nd; ++d)
+      for (int64_t h = s.h0; h < s.h0 + s.nh; ++h)
+        ++covered[static_cast<size_t>((s.b * x[2] + d) * x[3] + h)];
+  CHECK(std::all_of(covered.begin(), covered.end(), [](int n) { return n == 1; }));
+  for (const auto* groups : {&p.loads, &p.stores}) {
+    int64_t block = 0;
+    for (const PhasePlan::Group& g : *groups) {
+      CHECK(g.first == block);
+      int64_t positions = 0;
+      for (int64_t i = g.first; i < g.last; ++i) {
+        CHECK(within(p.blocks[static_cast<size_t>(i)], g.span));
+        positions += positionsOf(p.blocks[static_cast<size_t>(i)], x);
+      }
+      CHECK(positions == positionsOf(g.span, x));
+      block = g.last;
+    }
+    CHECK(block == static_cast<int64_t>(p.blocks.size()));
+  }
+}
+
+TEST_CASE("conv3d_transpose: store_ramp bands plans the other planes in bands of rows") {
+  // The benchmark shape: plane 0 in half-plane groups and one load, then planes 1-7 in bands
+  // of 3, 5 and 8 rows, x for them in rows 0-4 and 5-15; blocks of 2 rows over 7 planes.
+  ConvCase bench{{1, 128, 8, 16, 16},
+                 {2, 2, 2, 128, 64},
+                 0,
+                 {{"stride", "2"}, {"store_ramp", "bands"}},
+                 Dtype::Bf16};
+  const PhasePlan p = phasePlanOf(bench);
+  checkBoxPlan(p, bench.x);
+  std::vector<int64_t> rows, planes;
+  for (const PhasePlan::Group& g : p.stores) rows.push_back(g.span.nh), planes.push_back(g.span.nd);
+  CHECK(rows == std::vector<int64_t>{8, 8, 3, 5, 8});
+  CHECK(planes == std::vector<int64_t>{1, 1, 7, 7, 7});
+  REQUIRE(p.loads.size() == 3);
+  CHECK(p.loads[1].span.nh == 5);
+  CHECK(p.loads[2].span.h0 == 5);
+  for (const PhaseSpan& s : p.blocks) CHECK(positionsOf(s, bench.x) <= 256);
+  // Batch 2 repeats the bands per batch; a first group of 5 rows.
+  bench.x[0] = 2;
+  bench.params.push_back({"first_store_positions", "640"});
+  const PhasePlan q = phasePlanOf(bench);
+  checkBoxPlan(q, bench.x);
+  CHECK(q.stores.size() == 10);
+  CHECK(q.stores[0].span.nh == 5);
+  // Too deep for 16 KiB per partition (15 planes of 2 KiB outputs), or 2 planes: grow.
+  bench.x = {1, 128, 16, 16, 16};
+  CHECK(storeRows(phasePlanOf(bench), bench.x) == std::vector<int64_t>{5, 5, 6, 16, 32, 64, 128});
+  checkPlanCovers(phasePlanOf(bench), bench.x);
+  bench.x = {1, 128, 2, 16, 16};
+  checkPlanCovers(phasePlanOf(bench), bench.x);
+}
+
+TEST_CASE("conv3d_transpose: store_ramp bands is bit-exact") {
+  const std::vector<ConvCase> cases = {
+      // odd H and W, C_out 64 (two depth phases per matmul), bf16, bias
+      {{1, 12, 5, 7, 5},
+       {2, 2, 2, 12, 64},
+       64,
+       {{"stride", "2"}, {"store_ramp", "bands"}},
+       Dtype::Bf16},
+      // C_out 40 (not 64), fp32, blocks of one row over 5 planes (36 positions per block)
+      {{1, 6, 6, 9, 4},
+       {2, 2, 2, 6, 40},
+       0,
+       {{"stride", "2"}, {"store_ramp", "bands"}, {"chunk_positions", "288"}}},
+      // C_out 150 > 128 (two C_out tiles, one kd phase per matmul), C_in 130, B 2, relu
+      {{2, 130, 4, 3, 3},
+       {2, 2, 2, 130, 150},
+       150,
+       {{"stride", "2"}, {"store_ramp", "bands"}, {"activation_fn", "relu"}},
+       Dtype::Bf16},
+      // Kd 1 (one depth phase per matmul), odd strides, blocks of one row over 4 planes, gelu
+      {{1, 5, 5, 6, 11},
+       {1, 3, 2, 5, 9},
+       9,
+       {{"stride", "1,3,2"},
+        {"store_ramp", "bands"},
+        {"chunk_positions", "396"},
+        {"activation_fn", "gelu"}}},
+      // H 3 (one row per band), evictions on one engine, first group of one row
+      {{1, 4, 3, 3, 8},
+       {2, 2, 2, 4, 32},
+       0,
+       {{"stride", "2"},
+        {"store_ramp", "bands"},
+        {"first_store_positions", "1"},
+        {"evict_engine", "vector"}},
+       Dtype::Bf16},
+  };
+  for (const ConvCase& c : cases) {
+    CHECK(phases(c));
+    const PhasePlan p = phasePlanOf(c);
+    checkBoxPlan(p, c.x);
+    CHECK(std::any_of(p.stores.begin(), p.stores.end(), [&](const PhasePlan::Group& g) {
+      return g.span.nd > 1 && g.span.nh < c.x[3];
+    }));
+    check(c);
+  }
+}
+
 TEST_CASE("conv3d_transpose: kernel = stride schedules are bit-exact") {
   const std::vector<ConvCase> cases = {
       // odd H (first group ceil(H/2) = 3 rows), B 2 (groups keep growing across batches)
