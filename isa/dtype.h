@@ -11,11 +11,13 @@ namespace neuronsim::isa {
 enum class Dtype : uint8_t { Fp32, Bf16, Fp16, Fp8E4m3, Fp8E5m2, Int32, Uint8 };
 inline constexpr int kNumDtypes = 7;
 
+/// Bytes per element of each Dtype, in Dtype order (at namespace scope: a table local to
+/// dtypeBytes is rebuilt on the stack at every call).
+inline constexpr int8_t kDtypeBytes[kNumDtypes] = {4, 2, 2, 1, 1, 4, 1};
 /// Bytes per element (a table lookup: the simulator asks it for every operand it issues).
 constexpr int dtypeBytes(Dtype dtype) {
-  constexpr int8_t kBytes[kNumDtypes] = {4, 2, 2, 1, 1, 4, 1};  // in Dtype order
   const auto i = static_cast<size_t>(dtype);
-  return i < kNumDtypes ? kBytes[i] : 4;
+  return i < kNumDtypes ? kDtypeBytes[i] : 4;
 }
 /// Assembly name: fp32, bf16, fp16, fp8_e4m3, fp8_e5m2, int32, uint8.
 std::string_view dtypeName(Dtype dtype);

@@ -59,40 +59,43 @@ struct Footprint {
 };
 /// footprintOf's 128-bit path, for patterns whose reach could overflow 64 bits.
 Footprint wideFootprint(const AccessPattern& ap);
-/// Inline: the simulator asks it for every operand it issues. This is the 64-bit path;
-/// wideFootprint decides when some step could overflow.
-inline Footprint footprintOf(const AccessPattern& ap) {
+/// The 64-bit element reach of some dims from their base, summed one dim at a time, with
+/// whether some step overflowed (then wideFootprint decides).
+struct Reach {
   int64_t lo = 0, hi = 0;
   bool overflow = false;
-  auto add = [&](int64_t step, int64_t num) {
+  void add(int64_t step, int64_t num) {
     if (num <= 1) return;
     int64_t reach = 0;
     overflow |= __builtin_mul_overflow(step, num - 1, &reach);
-    // Both sides stay in registers (a reference to the side would spill them).
     if (reach < 0)
       overflow |= __builtin_add_overflow(lo, reach, &lo);
     else
       overflow |= __builtin_add_overflow(hi, reach, &hi);
-  };
-  for (const Dim& d : ap.dims) add(d.step, d.num);
+  }
+};
+/// footprintOf, given the reach of `ap`'s free dims (for callers that walk them anyway).
+inline Footprint footprintFromReach(const AccessPattern& ap, Reach r) {
   const int64_t bytes = dtypeBytes(ap.dtype);
   Footprint f;
   f.space = ap.space;
   int64_t begin = 0, end = 0;
+  bool overflow = r.overflow;
   if (ap.space == Space::Hbm) {
-    add(ap.partitionStep, ap.partitionCount);
+    r.add(ap.partitionStep, ap.partitionCount);
+    overflow = r.overflow;
     f.tensor = ap.tensor;
-    overflow |= __builtin_add_overflow(ap.offset, lo, &begin);
+    overflow |= __builtin_add_overflow(ap.offset, r.lo, &begin);
     overflow |= __builtin_mul_overflow(begin, bytes, &begin);
-    overflow |= __builtin_add_overflow(ap.offset, hi, &end);
+    overflow |= __builtin_add_overflow(ap.offset, r.hi, &end);
     overflow |= __builtin_add_overflow(end, 1, &end);
     overflow |= __builtin_mul_overflow(end, bytes, &end);
   } else {
     f.partBegin = ap.partitionStart;
     f.partEnd = ap.partitionStart + ap.partitionCount;
-    overflow |= __builtin_mul_overflow(lo, bytes, &begin);
+    overflow |= __builtin_mul_overflow(r.lo, bytes, &begin);
     overflow |= __builtin_add_overflow(ap.offset, begin, &begin);
-    overflow |= __builtin_add_overflow(hi, 1, &end);
+    overflow |= __builtin_add_overflow(r.hi, 1, &end);
     overflow |= __builtin_mul_overflow(end, bytes, &end);
     overflow |= __builtin_add_overflow(ap.offset, end, &end);
   }
@@ -101,6 +104,13 @@ inline Footprint footprintOf(const AccessPattern& ap) {
   f.byteBegin = begin;
   f.byteEnd = end;
   return f;
+}
+/// Inline: the simulator asks it for every operand it issues. This is the 64-bit path;
+/// wideFootprint decides when some step could overflow.
+inline Footprint footprintOf(const AccessPattern& ap) {
+  Reach r;
+  for (const Dim& d : ap.dims) r.add(d.step, d.num);
+  return footprintFromReach(ap, r);
 }
 /// True when the boxes share a space, tensor, partition and byte (inline: the interlock asks
 /// it for every read of every issue).

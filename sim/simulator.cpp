@@ -54,45 +54,45 @@ std::string semaphoreName(const isa::Program& program, int32_t sem) {
   return fmt::format("#{}", sem);
 }
 
-/// Asks the cache for the semaphore vectors of instruction `object` and for the arrays they
-/// point to of instruction `arrays` (whose vectors must be cached by then), when in range.
-void prefetchSemaphores(const isa::Program& program, size_t object, size_t arrays) {
-  const size_t size = program.instructions.size();
-  if (object < size) {
-    __builtin_prefetch(&program.instructions[object]);
-    __builtin_prefetch(&program.instructions[object].waits);
-  }
-  if (arrays < size) {
-    __builtin_prefetch(program.instructions[arrays].waits.data());
-    __builtin_prefetch(program.instructions[arrays].signals.data());
-  }
-}
-
 /// One pass over the program: checks what the timed model relies on, splits the
 /// instructions into the engines' streams and notes who signals each semaphore.
 std::vector<LargeVector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage,
                                           int32_t dmaQueues) {
-  const int64_t n = static_cast<int64_t>(program.semaphores.size());
+  // Unsigned compares: a negative index wraps above every bound.
+  const auto semaphores = static_cast<uint64_t>(program.semaphores.size());
+  const auto queues = static_cast<uint32_t>(dmaQueues);
   std::vector<LargeVector<int64_t>> streams(isa::kNumEngines);
   // Room for the whole program in each: only the pages a stream fills become resident.
   for (LargeVector<int64_t>& stream : streams) stream.reserve(program.instructions.size());
+  const isa::Instruction* const instructions = program.instructions.data();
   const size_t size = program.instructions.size();
+  // Prefetch distances: the instruction with its semaphore vectors, then the arrays they point
+  // to (whose vectors must be cached by then).
+  constexpr size_t kObjectAhead = 32, kArraysAhead = 16;
   for (size_t i = 0; i < size; ++i) {
-    prefetchSemaphores(program, i + 32, i + 16);
-    const isa::Instruction& inst = program.instructions[i];
+    if (i + kObjectAhead < size) {
+      __builtin_prefetch(&instructions[i + kObjectAhead]);
+      __builtin_prefetch(&instructions[i + kObjectAhead].waits);
+    }
+    if (i + kArraysAhead < size) {
+      __builtin_prefetch(instructions[i + kArraysAhead].waits.data());
+      __builtin_prefetch(instructions[i + kArraysAhead].signals.data());
+    }
+    const isa::Instruction& inst = instructions[i];
     for (const isa::SemWait& w : inst.waits)
-      if (w.sem < 0 || w.sem >= n)
+      if (static_cast<uint64_t>(static_cast<int64_t>(w.sem)) >= semaphores)
         throw Error(fmt::format("instruction {}: waits on semaphore {} but the program declares {}",
-                                i, w.sem, n));
+                                i, w.sem, semaphores));
     for (const isa::SemSignal& s : inst.signals)
-      if (s.sem < 0 || s.sem >= n)
+      if (static_cast<uint64_t>(static_cast<int64_t>(s.sem)) >= semaphores)
         throw Error(fmt::format("instruction {}: signals semaphore {} but the program declares {}",
-                                i, s.sem, n));
-    if (isa::isDma(inst.opcode) && (inst.dmaQueue < 0 || inst.dmaQueue >= dmaQueues))
-      throw Error(fmt::format("instruction {}: dma queue {} is outside 0..{}", i, inst.dmaQueue,
-                              dmaQueues - 1));
-    if (isa::isDma(inst.opcode) && inst.srcs.empty())
-      throw Error(fmt::format("instruction {}: a DMA needs one source", i));
+                                i, s.sem, semaphores));
+    if (isa::isDma(inst.opcode)) {
+      if (static_cast<uint32_t>(inst.dmaQueue) >= queues)
+        throw Error(fmt::format("instruction {}: dma queue {} is outside 0..{}", i, inst.dmaQueue,
+                                dmaQueues - 1));
+      if (inst.srcs.empty()) throw Error(fmt::format("instruction {}: a DMA needs one source", i));
+    }
     usage.note(inst);
     streams[static_cast<size_t>(inst.engine)].push_back(static_cast<int64_t>(i));
   }

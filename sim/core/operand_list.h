@@ -7,6 +7,7 @@
 
 #include "isa/instruction.h"
 #include "isa/operands.h"
+#include "sim/cost/operand_traits.h"
 #include "sim/race/footprint.h"
 
 namespace neuronsim::sim {
@@ -30,8 +31,9 @@ struct OperandTotals {
 constexpr size_t kMaxOperands = 12;
 
 /// Writes the operands of `inst` to out[0..count) in slot order (matmul accumulation counts as
-/// a write only), with their boxes when `boxes` (footprints cost most of the work); throws when
-/// there are more than kMaxOperands.
-OperandTotals listOperands(const isa::Instruction& inst, bool boxes, Operand* out);
+/// a write only), with their boxes when `boxes` (footprints cost most of the work), and their
+/// shapes to shapes[0..count); throws when there are more than kMaxOperands.
+OperandTotals listOperands(const isa::Instruction& inst, bool boxes, Operand* out,
+                           OperandShape* shapes);
 
 }  // namespace neuronsim::sim

@@ -3,8 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
-#include "sim/cost/operand_traits.h"
+#include "isa/operands.h"
 
 namespace neuronsim::sim {
 namespace {
@@ -13,6 +14,18 @@ using isa::AluOp;
 using isa::Dtype;
 using isa::Opcode;
 using isa::Space;
+
+/// An instruction with its operands' shapes in slot order: dst, then srcs.
+struct Shaped {
+  const isa::Instruction& inst;
+  std::span<const OperandShape> shapes;
+  const OperandShape& dst() const { return shapes[0]; }
+  const OperandShape& src(size_t i) const { return shapes[1 + i]; }
+  /// Elements per partition it processes: srcs[0]'s free size, else dst's.
+  int64_t elementsPerPartition() const {
+    return inst.srcs.empty() ? dst().freeSize : src(0).freeSize;
+  }
+};
 
 bool anyFp32(const isa::Instruction& inst) {
   for (const isa::AccessPattern& s : inst.srcs)
@@ -30,12 +43,10 @@ bool onChip(const isa::AccessPattern& ap) {
 }
 
 /// True when some operand on chip has an innermost stride above the threshold (A1).
-bool isStrided(const isa::Instruction& inst, const MachineConfig& machine) {
-  bool strided = false;
-  isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int, bool) {
-    if (onChip(ap) && innermostStrideBytes(ap) > machine.strideThresholdBytes) strided = true;
-  });
-  return strided;
+bool isStrided(std::span<const OperandShape> shapes, const MachineConfig& machine) {
+  for (const OperandShape& s : shapes)
+    if (s.onChip && s.strideBytes > machine.strideThresholdBytes) return true;
+  return false;
 }
 
 /// NC-v3 VectorE performance mode: every data operand bf16/fp16 in SBUF (A2).
@@ -49,24 +60,26 @@ bool perfModeEligible(const isa::Instruction& inst) {
   return true;
 }
 
-bool allContiguous(const isa::Instruction& inst) {
-  if (!innermostContiguous(inst.dst)) return false;
-  for (const isa::AccessPattern& s : inst.srcs)
-    if (!innermostContiguous(s)) return false;
+/// dst and every src walk their innermost dim with step 1.
+bool allContiguous(const Shaped& op) {
+  for (size_t i = 0; i <= op.inst.srcs.size(); ++i)
+    if (!op.shapes[i].contiguous) return false;
   return true;
 }
 
 /// The element-proportional work of one Vector/Scalar/GpSimd instruction, in cycles before
 /// MIN_II and GPSIMD_START (I2 table, A2 performance modes).
-double elementWork(const isa::Instruction& inst, const MachineConfig& machine) {
-  const double n = static_cast<double>(elementsPerPartition(inst));
+double elementWork(const Shaped& op, const MachineConfig& machine) {
+  const isa::Instruction& inst = op.inst;
+  const int64_t ni = op.elementsPerPartition();
+  const double n = static_cast<double>(ni);
   const bool vector = inst.engine == isa::Engine::Vector;
   const bool perf = vector && machine.vectorPerfMode && perfModeEligible(inst);
   switch (inst.opcode) {
     case Opcode::TensorCopy:
     case Opcode::TensorScalar:
-      if (perf) return n / (allContiguous(inst) ? 4.0 : 2.0);  // A2: 4x contiguous, 2x otherwise
-      return n;                                                // I2: N
+      if (perf) return n / (allContiguous(op) ? 4.0 : 2.0);  // A2: 4x contiguous, 2x otherwise
+      return n;                                              // I2: N
     case Opcode::Activation:
     case Opcode::NcTranspose:
     case Opcode::Iota:
@@ -83,7 +96,7 @@ double elementWork(const isa::Instruction& inst, const MachineConfig& machine) {
       const bool bf16Fast = !machine.vectorPerfMode && a.dtype == Dtype::Bf16 &&
                             b.dtype == Dtype::Bf16 && inst.dst.dtype == Dtype::Bf16 &&
                             a.space == Space::Sbuf && b.space == Space::Sbuf &&
-                            inst.dst.space == Space::Sbuf && addMulSub && allContiguous(inst);
+                            inst.dst.space == Space::Sbuf && addMulSub && allContiguous(op);
       if (vector && (psumSbufMix || bf16Fast)) return n;  // I2
       if (perf) return n;                                 // A2: 2N halved by the performance mode
       return 2 * n;                                       // I2
@@ -92,7 +105,6 @@ double elementWork(const isa::Instruction& inst, const MachineConfig& machine) {
       const bool bf16 =
           inst.dst.dtype == Dtype::Bf16 && !inst.srcs.empty() && inst.srcs[0].dtype == Dtype::Bf16;
       const bool subMul = inst.op0 == AluOp::Subtract && inst.op1 == AluOp::Multiply;
-      const int64_t ni = elementsPerPartition(inst);
       return bf16 && subMul && ni % 2 == 0 ? n : 2 * n;  // I2
     }
     case Opcode::TensorReduce: {
@@ -107,7 +119,7 @@ double elementWork(const isa::Instruction& inst, const MachineConfig& machine) {
       return allSbuf ? 2 * n : n;  // I2
     }
     case Opcode::Memset: {
-      const double dn = static_cast<double>(inst.dst.freeSize());
+      const double dn = static_cast<double>(op.dst().freeSize);
       return inst.value == 0.0f && isSixteenBitFloat(inst.dst.dtype) ? dn / 2 : dn;  // I2
     }
     case Opcode::NcMatmul:
@@ -118,45 +130,48 @@ double elementWork(const isa::Instruction& inst, const MachineConfig& machine) {
   return n;
 }
 
-}  // namespace
-
 /// An SBUF read whose innermost stride exceeds the threshold streams at half rate (A1).
-double readSlowdown(const isa::AccessPattern& ap, const MachineConfig& machine) {
-  return innermostStrideBytes(ap) > machine.strideThresholdBytes ? machine.stridedSlowdown : 1.0;
+double readSlowdown(const OperandShape& shape, const MachineConfig& machine) {
+  return shape.strideBytes > machine.strideThresholdBytes ? machine.stridedSlowdown : 1.0;
 }
 
-Cycles matmulCycles(const isa::Instruction& inst, const MachineConfig& machine) {
-  const int64_t m = inst.srcs.at(0).freeSize();
-  const isa::AccessPattern& moving = inst.srcs.at(1);
+/// TensorE MultiplyMoving II (I2).
+Cycles matmulCycles(const Shaped& op, const MachineConfig& machine) {
+  const int64_t m = op.src(0).freeSize;
+  const OperandShape& moving = op.src(1);
   const int64_t n =
-      ceilQuotient(static_cast<double>(moving.freeSize()) * readSlowdown(moving, machine), 1);
+      ceilQuotient(static_cast<double>(moving.freeSize) * readSlowdown(moving, machine), 1);
   const int64_t base = std::max(std::min(machine.mmMinCycles, m), n);
-  return {anyFp32(inst) ? ceilQuotient(static_cast<double>(base) * machine.fp32MatmulFactor, 1)
-                        : base};
+  return {anyFp32(op.inst) ? ceilQuotient(static_cast<double>(base) * machine.fp32MatmulFactor, 1)
+                           : base};
 }
 
-Cycles loadStationaryCycles(const isa::Instruction& inst, const MachineConfig& machine) {
-  const isa::AccessPattern& stationary = inst.srcs.at(0);
-  const bool fp32 = anyFp32(inst);
+/// nc_matmul LoadStationary (P1).
+Cycles loadStationaryCycles(const Shaped& op, const MachineConfig& machine) {
+  const OperandShape& stationary = op.src(0);
+  const bool fp32 = anyFp32(op.inst);
   const double columns =
-      static_cast<double>(stationary.freeSize()) * readSlowdown(stationary, machine);
+      static_cast<double>(stationary.freeSize) * readSlowdown(stationary, machine);
   return {fp32 ? ceilQuotient(columns * machine.fp32MatmulFactor, machine.lsSpeedupFp32)
                : ceilQuotient(columns, machine.lsSpeedup)};
 }
 
-Cycles tensorTransposeCycles(const isa::Instruction& inst, const MachineConfig& machine) {
-  const isa::AccessPattern& data = inst.srcs.at(0);
+/// TensorE transpose (I2).
+Cycles tensorTransposeCycles(const Shaped& op, const MachineConfig& machine) {
+  const isa::AccessPattern& data = op.inst.srcs[0];
   const int64_t p = data.partitionCount;
-  const int64_t f = data.freeSize();
+  const int64_t f = op.src(0).freeSize;
   const int64_t base = std::max(p, std::min(machine.mmMinCycles, f));
   return {data.dtype == Dtype::Fp32
               ? ceilQuotient(static_cast<double>(base) * machine.fp32TransposeFactor, 1)
               : base};
 }
 
-Cycles vectorLikeCycles(const isa::Instruction& inst, const MachineConfig& machine) {
-  double work = elementWork(inst, machine);
-  if (isStrided(inst, machine)) work *= machine.stridedSlowdown;
+/// Vector/Scalar/GpSimd issue cycles (I2).
+Cycles vectorLikeCycles(const Shaped& op, const MachineConfig& machine) {
+  const isa::Instruction& inst = op.inst;
+  double work = elementWork(op, machine);
+  if (isStrided(op.shapes, machine)) work *= machine.stridedSlowdown;
   const int64_t w = static_cast<int64_t>(std::ceil(work));
   if (inst.engine == isa::Engine::GpSimd) return {machine.gpsimdStartCycles + w};
   int64_t cycles = std::max(machine.minIiCycles, w);
@@ -164,6 +179,8 @@ Cycles vectorLikeCycles(const isa::Instruction& inst, const MachineConfig& machi
     cycles += machine.minIiCycles;  // ActReadAccumulator
   return {cycles};
 }
+
+}  // namespace
 
 Cycles pipelineLatency(isa::Engine engine, const MachineConfig& machine) {
   switch (engine) {
@@ -179,26 +196,35 @@ Cycles pipelineLatency(isa::Engine engine, const MachineConfig& machine) {
   return {0};
 }
 
-ComputeCost computeCost(const isa::Instruction& inst, const MachineConfig& machine) {
+ComputeCost computeCost(const isa::Instruction& inst, std::span<const OperandShape> shapes,
+                        const MachineConfig& machine) {
+  const Shaped op{inst, shapes};
   ComputeCost cost;
-  cost.latency = pipelineLatency(inst.engine, machine);
   if (inst.opcode == Opcode::NcMatmul) {
-    cost.issue = matmulCycles(inst, machine);
-    cost.loadStationary = loadStationaryCycles(inst, machine);
+    inst.srcs.at(0);  // the stationary, then the moving
+    inst.srcs.at(1);
+    cost.issue = matmulCycles(op, machine);
+    cost.loadStationary = loadStationaryCycles(op, machine);
     const int64_t k = inst.srcs[0].partitionCount;
-    cost.flops = 2 * k * inst.srcs[0].freeSize() * inst.srcs[1].freeSize();
+    cost.flops = 2 * k * op.src(0).freeSize * op.src(1).freeSize;
   } else if (inst.opcode == Opcode::NcTranspose && inst.engine == isa::Engine::Tensor) {
-    cost.issue = tensorTransposeCycles(inst, machine);
     const isa::AccessPattern& data = inst.srcs.at(0);
+    cost.issue = tensorTransposeCycles(op, machine);
+    const int64_t f = op.src(0).freeSize;
     const double factor = data.dtype == Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0;
-    cost.loadStationary = {
-        ceilQuotient(static_cast<double>(data.freeSize()) * factor, machine.lsSpeedup)};
-    cost.transposeFlops =
-        2 * static_cast<int64_t>(data.partitionCount) * data.partitionCount * data.freeSize();
+    cost.loadStationary = {ceilQuotient(static_cast<double>(f) * factor, machine.lsSpeedup)};
+    cost.transposeFlops = 2 * static_cast<int64_t>(data.partitionCount) * data.partitionCount * f;
   } else {
-    cost.issue = vectorLikeCycles(inst, machine);
+    cost.issue = vectorLikeCycles(op, machine);
   }
   return cost;
+}
+
+ComputeCost computeCost(const isa::Instruction& inst, const MachineConfig& machine) {
+  std::vector<OperandShape> shapes;
+  isa::forEachOperand(
+      inst, [&](const isa::AccessPattern& ap, int, bool) { shapes.push_back(shapeOf(ap)); });
+  return computeCost(inst, shapes, machine);
 }
 
 }  // namespace neuronsim::sim

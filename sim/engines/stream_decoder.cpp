@@ -70,13 +70,15 @@ size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t
   if (out.error) out.error = nullptr;
   out.waits = inst.waits;
   out.signals = inst.signals;
-  out.readSignal = std::any_of(inst.signals.begin(), inst.signals.end(),
-                               [](const isa::SemSignal& s) { return s.at == isa::SignalAt::Read; });
+  bool readSignal = false;
+  for (const isa::SemSignal& s : inst.signals) readSignal |= s.at == isa::SignalAt::Read;
+  out.readSignal = readSignal;
   Operand* operands = operands_.data() + used;
+  OperandShape shapes[kMaxOperands];
   OperandTotals totals;
   try {
     const bool boxes = races_ || (!out.dma && inst.engine != isa::Engine::Tensor);
-    totals = listOperands(inst, boxes, operands);
+    totals = listOperands(inst, boxes, operands, shapes);
   } catch (...) {
     out.operands = {};
     out.failure = DecodedInstruction::Failure::Operands;
@@ -95,7 +97,7 @@ size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t
     return totals.count;
   }
   try {
-    out.cost = computeCost(inst, machine_);
+    out.cost = computeCost(inst, {shapes, totals.count}, machine_);
     if (inst.engine == isa::Engine::Tensor) {
       const isa::AccessPattern& stationary = inst.srcs.at(0);
       out.newStationary = !lastStationary_ || !(*lastStationary_ == stationary);

@@ -13,7 +13,7 @@ enter_git_checkout "${1:-.}" literal
 allowed='
 sim/machine_config.h|strideThresholdBytes = 16;|placeholder: loadMachine() sets every field from the preset
 sim/machine_config.h|dmaEngines = 16;|placeholder: loadMachine() sets every field from the preset
-sim/simulator.cpp|prefetchSemaphores(program, i + 32, i + 16)|software prefetch distance, not hardware
+sim/simulator.cpp|kObjectAhead = 32, kArraysAhead = 16|software prefetch distances, not hardware
 sim/calibration/calibration.cpp|dmaSpanNs(m, Engine::GpSimd, 128, 128)|the published D1 measurement is a [128, 128] transfer
 kernels/pooling/pooling_specs.cpp|kDefaultInput{2, 64, 16, 16, 16}|default problem shape
 kernels/pooling/pooling_schedule.cpp|"key_ring", s.keyRing, 1, 16)|schedule knob range
