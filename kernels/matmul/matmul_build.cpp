@@ -426,7 +426,7 @@ std::vector<int64_t> chunkSizes(int64_t kt, int64_t kChunk, bool ramp) {
   int64_t size = ramp ? 1 : kChunk;
   for (int64_t done = 0; done < kt; done += sizes.back()) {
     sizes.push_back(std::min({size, kChunk, kt - done}));
-    size *= 2;
+    size = std::min(size * 2, kChunk);
   }
   return sizes;
 }

@@ -141,6 +141,14 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
     }
 }
 
+TEST_CASE("matmul: kblocked with more than 63 K chunks (the chunk ramp must not overflow)") {
+  // K = 65 tiles + 1 row in chunks of one tile: 66 chunks; the ramp's doubling size once
+  // overflowed at the 64th and sliced the chunk buffer with a negative end.
+  for (const char* ramp : {"1", "0"})
+    checkKernelCase(matmulCase(65 * 128 + 1, 129, 70, Dtype::Bf16, 411,
+                               {{"mode", "kblocked"}, {"k_chunk", "1"}, {"ramp_chunks", ramp}}));
+}
+
 TEST_CASE("matmul: a transposed M tail without direct tiles (M < 128)") {
   using namespace neuronsim::kernels;
   const Shape3 shapes[] = {{129, 2, 3}, {255, 17, 33}, {300, 100, 700}};
