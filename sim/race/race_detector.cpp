@@ -124,7 +124,60 @@ void RaceDetector::accessOperand(int agent, int64_t index, const Operand& op) {
   const int64_t b0 = std::clamp<int64_t>(op.box.byteBegin / blockBytes, 0, last);
   const int64_t b1 = std::clamp<int64_t>((op.box.byteEnd - 1) / blockBytes, 0, last);
   checked_.clear();
+  if (op.box.space == isa::Space::Hbm) {
+    const isa::AccessPattern* ap =
+        isa::operandAt(program_.instructions[static_cast<size_t>(index)], op.slot);
+    if (ap && visitRows(*buckets, *ap, current, b0, b1)) return;
+  }
   for (int64_t b = b0; b <= b1; ++b) visit((*buckets)[static_cast<size_t>(b)], current);
+}
+
+bool RaceDetector::visitRows(std::vector<Bucket>& buckets, const isa::AccessPattern& ap,
+                             const Entry& current, int64_t b0, int64_t b1) {
+  const int64_t elementBytes = isa::dtypeBytes(ap.dtype);
+  const int64_t budget = b1 - b0 + 1;
+  struct Axis {
+    int64_t step, num;
+  };
+  std::vector<Axis> rows;
+  __int128 lo = 0, hi = 0;
+  int64_t points = 1;
+  const auto add = [&](int64_t step, int64_t num) {
+    if (num <= 1 || step == 0) return true;
+    if (step >= kHbmBlockBytes / elementBytes || step <= -kHbmBlockBytes / elementBytes) {
+      if (num > budget / points) return false;
+      points *= num;
+      rows.push_back({step, num});
+    } else {
+      const __int128 reach = static_cast<__int128>(step) * (num - 1);
+      (reach < 0 ? lo : hi) += reach;
+    }
+    return true;
+  };
+  if (!add(ap.partitionStep, ap.partitionCount)) return false;
+  for (const isa::Dim& d : ap.dims)
+    if (!add(d.step, d.num)) return false;
+  const __int128 spanBuckets = ((hi - lo + 1) * elementBytes) / kHbmBlockBytes + 2;
+  if (rows.empty() || static_cast<__int128>(points) * spanBuckets >= budget) return false;
+  std::vector<int64_t> at(rows.size(), 0);
+  int64_t prevBegin = -1, prevEnd = -1;
+  for (int64_t point = 0; point < points; ++point) {
+    __int128 base = ap.offset;
+    for (size_t r = 0; r < rows.size(); ++r) base += static_cast<__int128>(rows[r].step) * at[r];
+    const int64_t first = static_cast<int64_t>(
+        std::clamp<__int128>((base + lo) * elementBytes / kHbmBlockBytes, b0, b1));
+    const int64_t end = static_cast<int64_t>(
+        std::clamp<__int128>(((base + hi + 1) * elementBytes - 1) / kHbmBlockBytes, b0, b1));
+    for (int64_t b = first; b <= end; ++b)
+      if (b < prevBegin || b > prevEnd) visit(buckets[static_cast<size_t>(b)], current);
+    prevBegin = first;
+    prevEnd = end;
+    for (size_t r = rows.size(); r-- > 0;) {
+      if (++at[r] < rows[r].num) break;
+      at[r] = 0;
+    }
+  }
+  return true;
 }
 
 void RaceDetector::visit(Bucket& bucket, const Entry& current) {

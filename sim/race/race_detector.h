@@ -75,6 +75,11 @@ class RaceDetector {
 
   void accessOperand(int agent, int64_t index, const Operand& op);
   std::vector<Bucket>* bucketsFor(const Footprint& f, int64_t& blockBytes);
+  /// Visits only the buckets of [b0, b1] an HBM pattern's rows reach (the axes whose step spans
+  /// a bucket are walked, the others give each row's byte reach); false, having visited
+  /// nothing, when that would not visit fewer buckets than the whole range.
+  bool visitRows(std::vector<Bucket>& buckets, const isa::AccessPattern& ap, const Entry& current,
+                 int64_t b0, int64_t b1);
   /// Checks `current` against the bucket's entries of other agents, then remembers it there.
   void visit(Bucket& bucket, const Entry& current);
   void check(const Entry& prior, const Entry& current);

@@ -219,3 +219,37 @@ TEST_CASE("a step-0 operand of billions of elements is checked exactly, by its d
   last.offset = 128;
   CHECK_FALSE(sim::operandsOverlap(rows, last));
 }
+
+TEST_CASE(
+    "strided HBM rows are checked in the buckets each row reaches, far rows and edges included") {
+  // out is [128 x 65536] fp32: a row is 256 KiB (16 shadow buckets); column block c0..c0+63 of
+  // every row touches one bucket per row, 128 of the 2,048 its bounding range spans.
+  const int64_t cols = 65536, c0 = 3 * 4096;
+  const auto columnBlock = [&](int64_t first, int64_t width) {
+    AccessPattern a = hbm(0, 128, width, Dtype::Fp32, first);
+    a.partitionStep = cols;
+    return a;
+  };
+  const auto rowStore = [&](int64_t row, int64_t first, int64_t width) {
+    return dma(1, Engine::Scalar, hbm(0, 1, width, Dtype::Fp32, row * cols + first),
+               sbuf(0, 1, 0, width));
+  };
+  const auto program = [&](AccessPattern block, Instruction other) {
+    isa::Program p;
+    addTensor(p, "out", {128, cols}, Dtype::Fp32, isa::TensorKind::Output);
+    p.instructions.push_back(dma(0, Engine::Sync, block, sbuf(0, 128, 0, block.dims[0].num)));
+    p.instructions.push_back(std::move(other));
+    return p;
+  };
+  // Row 100 overlaps the block's last 32 columns: a race on another queue.
+  CHECK(races(program(columnBlock(c0, 64), rowStore(100, c0 + 32, 64))).size() == 1);
+  // The next 64 columns of row 100 share the bucket but no byte.
+  CHECK(races(program(columnBlock(c0, 64), rowStore(100, c0 + 64, 64))).empty());
+  // A block straddling a bucket edge (c0 - 32 .. c0 + 31): the part after the edge still races.
+  CHECK(races(program(columnBlock(c0 - 32, 64), rowStore(77, c0 + 16, 1))).size() == 1);
+  CHECK(races(program(columnBlock(c0 - 32, 64), rowStore(77, c0 - 33, 4))).size() == 1);
+  CHECK(races(program(columnBlock(c0 - 32, 64), rowStore(77, c0 + 32, 8))).empty());
+  // Row 0 and the last row, at the block's first column.
+  CHECK(races(program(columnBlock(c0, 64), rowStore(0, c0, 1))).size() == 1);
+  CHECK(races(program(columnBlock(c0, 64), rowStore(127, c0, 1))).size() == 1);
+}
