@@ -96,7 +96,10 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   kernels::declareOutputs(outputs, request, names(shapes.outputs));
   kernels::checkHostMemory(
       who, kernels::kernelRunMemory(spec, shapes, dtype, machine.geometry, mode, flags.check));
-  if (f.dryRun) return dryRunDone(who);
+  if (f.dryRun) {
+    kernels::buildKernel(spec, params, shapes, dtype, machine.geometry, nullptr);
+    return dryRunDone(who);
+  }
 
   // 2. The run.
   traces::EventLog log;

@@ -48,8 +48,8 @@ void CommonRunFlags::add(CLI::App* app, Command command) {
       app, "--strict", strict,
       "races and reads of never-written memory are errors (exit 2, nothing written), not warnings");
   addFlag(app, "--dry-run", dryRun,
-          "check every argument, input file header and output path, then stop: nothing is "
-          "simulated or written");
+          "check every argument, input file header and output path (run: and build the "
+          "kernel), then stop: nothing is simulated or written");
 }
 
 RunMode CommonRunFlags::mode(const std::string& who) const {

@@ -46,6 +46,8 @@ expect_error "output in a missing directory" "does not exist" \
 expect_error "asm input not declared" "declares no tensor 'z'" \
   asm tests/programs/add_matmul.nsasm --input z="$tmp/a.npy" --dry-run
 expect_error "sweep unknown parameter" "unknown parameter" sweep matmul --param nope=1 --dry-run
+expect_error "a kernel that does not fit SBUF" "but SBUF has" \
+  run matmul --shape lhsT=128x128 --shape rhs=128x100000 --mode both --dry-run
 expect_error "dry run twice" "" run matmul --dry-run --dry-run
 
 finish dry_run
