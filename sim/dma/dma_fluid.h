@@ -91,14 +91,10 @@ class DmaFluid {
   Picos scanNextEvent() const;
   /// Wall ps for `flow` to do `work` fs at its current speed (rounded up).
   Picos psFor(const Flow& flow, EngineFs work) const;
-  /// Calls fn(fifo) for every non-empty FIFO in [from, end), in index order, including one
-  /// that fills ahead of the loop while it runs (the bitmap is re-read after every call).
+  /// Calls fn(fifo) for every non-empty FIFO, in index order, including one that fills ahead
+  /// of the loop while it runs (the bitmap is re-read after every call).
   template <typename Fn>
-  void forEachBusy(int32_t from, int32_t end, Fn&& fn) const;
-  template <typename Fn>
-  void forEachBusy(Fn&& fn) const {
-    forEachBusy(0, static_cast<int32_t>(fifos_.size()), fn);
-  }
+  void forEachBusy(Fn&& fn) const;
   void markBusy(size_t fifo, bool busy);
 
   int32_t engines_, queues_, queueInflight_;
@@ -120,8 +116,9 @@ class DmaFluid {
 };
 
 template <typename Fn>
-void DmaFluid::forEachBusy(int32_t from, int32_t end, Fn&& fn) const {
-  for (int32_t f = from; f < end;) {
+void DmaFluid::forEachBusy(Fn&& fn) const {
+  const auto end = static_cast<int32_t>(fifos_.size());
+  for (int32_t f = 0; f < end;) {
     const size_t word = static_cast<size_t>(f) / 64;
     const uint64_t bits = busy_[word] & (~uint64_t{0} << (f % 64));
     if (bits == 0) {
