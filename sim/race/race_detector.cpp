@@ -44,7 +44,7 @@ RaceDetector::RaceDetector(const isa::Program& program, const MachineConfig& mac
 
 void RaceDetector::acquire(int agent, int32_t sem, int64_t value) {
   if (sem < 0 || sem >= static_cast<int32_t>(semaphores_.size())) return;
-  const LargeVector<SignalRecord>& signals = semaphores_[static_cast<size_t>(sem)].signals;
+  const isa::LargeVector<SignalRecord>& signals = semaphores_[static_cast<size_t>(sem)].signals;
   if (signals.empty()) return;
   const SignalRecord* pick = &signals.back();
   if (semaphores_[static_cast<size_t>(sem)].monotone) {
@@ -140,7 +140,7 @@ bool RaceDetector::visitRows(std::vector<Bucket>& buckets, const isa::AccessPatt
     int64_t step, num;
   };
   std::vector<Axis> rows;
-  __int128 lo = 0, hi = 0;
+  isa::Reach within;  ///< element reach of the axes whose steps stay within a bucket
   int64_t points = 1;
   const auto add = [&](int64_t step, int64_t num) {
     if (num <= 1 || step == 0) return true;
@@ -149,14 +149,15 @@ bool RaceDetector::visitRows(std::vector<Bucket>& buckets, const isa::AccessPatt
       points *= num;
       rows.push_back({step, num});
     } else {
-      const __int128 reach = static_cast<__int128>(step) * (num - 1);
-      (reach < 0 ? lo : hi) += reach;
+      within.add(step, num);
     }
     return true;
   };
   if (!add(ap.partitionStep, ap.partitionCount)) return false;
   for (const isa::Dim& d : ap.dims)
     if (!add(d.step, d.num)) return false;
+  if (within.overflow) return false;
+  const __int128 lo = within.lo, hi = within.hi;
   const __int128 spanBuckets = ((hi - lo + 1) * elementBytes) / kHbmBlockBytes + 2;
   if (rows.empty() || static_cast<__int128>(points) * spanBuckets >= budget) return false;
   std::vector<int64_t> at(rows.size(), 0);
