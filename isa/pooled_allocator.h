@@ -16,6 +16,7 @@
 
 namespace neuronsim::isa {
 
+/// False under AddressSanitizer: every block then comes from operator new.
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool kPoolOn = false;
 #elif defined(__has_feature)
@@ -25,7 +26,6 @@ inline constexpr bool kPoolOn = false;
 inline constexpr bool kPoolOn = true;
 #endif
 #else
-/// False under AddressSanitizer: every block then comes from operator new.
 inline constexpr bool kPoolOn = true;
 #endif
 

@@ -56,14 +56,14 @@ std::string semaphoreName(const isa::Program& program, int32_t sem) {
 
 /// One pass over the program: checks what the timed model relies on, splits the
 /// instructions into the engines' streams and notes who signals each semaphore.
-std::vector<LargeVector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage,
-                                          int32_t dmaQueues) {
+std::vector<isa::LargeVector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage,
+                                               int32_t dmaQueues) {
   // Unsigned compares: a negative index wraps above every bound.
   const auto semaphores = static_cast<uint64_t>(program.semaphores.size());
   const auto queues = static_cast<uint32_t>(dmaQueues);
-  std::vector<LargeVector<int64_t>> streams(isa::kNumEngines);
+  std::vector<isa::LargeVector<int64_t>> streams(isa::kNumEngines);
   // Room for the whole program in each: only the pages a stream fills become resident.
-  for (LargeVector<int64_t>& stream : streams) stream.reserve(program.instructions.size());
+  for (isa::LargeVector<int64_t>& stream : streams) stream.reserve(program.instructions.size());
   const isa::Instruction* const instructions = program.instructions.data();
   const size_t size = program.instructions.size();
   // Prefetch distances: the instruction with its semaphore vectors, then the arrays they point
@@ -105,7 +105,8 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
                    isa::MemoryState* memory, const SimOptions& options) {
   const auto hostStart = std::chrono::steady_clock::now();
   SemaphoreUsage usage(program.semaphores.size());
-  std::vector<LargeVector<int64_t>> streams = prepare(program, usage, machine.geometry.dmaQueues);
+  std::vector<isa::LargeVector<int64_t>> streams =
+      prepare(program, usage, machine.geometry.dmaQueues);
 
   SimResult result;
   std::string deadlock;

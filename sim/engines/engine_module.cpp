@@ -17,7 +17,7 @@ namespace neuronsim::sim {
 using traces::StallCause;
 
 EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
-                                 LargeVector<int64_t> stream)
+                                 isa::LargeVector<int64_t> stream)
     : ctx_(context),
       engine_(engine),
       agent_(engineAgent(engine)),

@@ -31,7 +31,7 @@ struct Resume {
 class EngineSequencer {
  public:
   /// `stream`: indices into program.instructions run by `engine`, in order.
-  EngineSequencer(CoreContext& context, isa::Engine engine, LargeVector<int64_t> stream);
+  EngineSequencer(CoreContext& context, isa::Engine engine, isa::LargeVector<int64_t> stream);
 
   /// Issues head instructions at SystemC time `now` until one blocks (`resume` says until
   /// when) or the stream ends. True when rivals may have something new to see: it issued an

@@ -15,7 +15,7 @@ constexpr size_t kDimsAhead = 6;
 }  // namespace
 
 StreamDecoder::StreamDecoder(const isa::Program& program, const MachineConfig& machine,
-                             LargeVector<int64_t> stream, bool races)
+                             isa::LargeVector<int64_t> stream, bool races)
     : program_(program),
       machine_(machine),
       stream_(std::move(stream)),

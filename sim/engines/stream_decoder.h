@@ -10,9 +10,9 @@
 #include <span>
 #include <vector>
 
+#include "isa/huge_page_allocator.h"
 #include "isa/instruction.h"
 #include "isa/program.h"
-#include "sim/core/huge_page_allocator.h"
 #include "sim/core/operand_list.h"
 #include "sim/cost/compute_cost.h"
 #include "sim/machine_config.h"
@@ -59,7 +59,7 @@ class StreamDecoder {
   /// `stream`: indices into program.instructions, in issue order; `races`: the race detector
   /// reads every operand's box (else only the interlocked engines' compute operands get one).
   StreamDecoder(const isa::Program& program, const MachineConfig& machine,
-                LargeVector<int64_t> stream, bool races);
+                isa::LargeVector<int64_t> stream, bool races);
 
   bool finished() const { return next_ >= stream_.size(); }
   /// Index of the instruction at the head of the stream (-1 when finished).
@@ -81,7 +81,7 @@ class StreamDecoder {
 
   const isa::Program& program_;
   const MachineConfig& machine_;
-  LargeVector<int64_t> stream_;
+  isa::LargeVector<int64_t> stream_;
   size_t next_ = 0;
   size_t batchBegin_ = 0, batchEnd_ = 0;  ///< stream positions decoded in batch_
   bool races_;

@@ -8,8 +8,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "isa/huge_page_allocator.h"
 #include "isa/program.h"
-#include "sim/core/huge_page_allocator.h"
 #include "sim/core/operand_list.h"
 #include "sim/machine_config.h"
 #include "sim/race/footprint.h"
@@ -69,7 +69,7 @@ class RaceDetector {
   };
   /// A semaphore's increments in visibility order.
   struct SemaphoreHistory {
-    LargeVector<SignalRecord> signals;
+    isa::LargeVector<SignalRecord> signals;
     bool monotone = true;
   };
 
