@@ -150,6 +150,8 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
     throw Error(located(e.what()));
   }
 
+  kernels::reportDiagnostics(fmt::format("asm {}", file), program, result.races, reads, f.strict,
+                             located);
   nlohmann::json summary;
   if (mode == RunMode::Interpret) {
     std::printf("%s: interpreted %zu instructions\n", file.c_str(), program.instructions.size());
@@ -157,8 +159,6 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
     summary = kernels::runSummary(kernels::programRunInfo(program, machine, file), result, 0);
     std::fputs(traces::summaryText(summary).c_str(), stdout);
   }
-  kernels::reportDiagnostics(fmt::format("asm {}", file), program, result.races, reads, f.strict,
-                             located);
 
   kernels::RunProducts products;
   products.program = &program;

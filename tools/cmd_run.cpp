@@ -18,6 +18,7 @@
 #include "kernels/harness/run_kernel.h"
 #include "kernels/harness/run_outputs.h"
 #include "kernels/harness/run_summary.h"
+#include "kernels/harness/schedule_effect.h"
 #include "kernels/registry.h"
 #include "sim/machine_config.h"
 #include "tools/commands.h"
@@ -96,6 +97,12 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   kernels::declareOutputs(outputs, request, names(shapes.outputs));
   kernels::checkHostMemory(
       who, kernels::kernelRunMemory(spec, shapes, dtype, machine.geometry, mode, flags.check));
+  for (const kernels::IneffectiveParam& param :
+       kernels::ineffectiveScheduleParams(spec, paramTexts, shapes, dtype, machine.geometry)) {
+    const std::string line = kernels::ineffectiveText(param, false);
+    if (f.strict) throw Error(fmt::format("{}: --strict: {}", who, line));
+    std::fprintf(stderr, "warning: %s: %s\n", who.c_str(), line.c_str());
+  }
   if (f.dryRun) {
     kernels::buildKernel(spec, params, shapes, dtype, machine.geometry, nullptr);
     return dryRunDone(who);
@@ -117,7 +124,8 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   double error = 0;
   if (flags.check) error = kernels::maxNormalizedError(run.outputs, spec.reference(values, params));
 
-  // 3. What it tells, then the files, all together.
+  // 3. What it tells (--strict refuses before anything is printed), then the files, all together.
+  kernels::reportDiagnostics(who, run.program, run.sim.races, run.uninitializedReads, f.strict);
   nlohmann::json summary;
   if (mode == RunMode::Interpret) {
     print("{}: interpreted {} instructions in {:.3f} s (build {:.3f} s)\n", spec.name,
@@ -130,7 +138,6 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
     if (flags.check) summary["check_error"] = error;
     std::fputs(traces::summaryText(summary).c_str(), stdout);
   }
-  kernels::reportDiagnostics(who, run.program, run.sim.races, run.uninitializedReads, f.strict);
 
   kernels::RunProducts products;
   products.program = &run.program;
