@@ -32,7 +32,7 @@ std::string defaultMisfit(const KernelSpec& spec, ShapeMap shapes, const ParamVa
   try {
     spec.inferShapes(shapes, params);
   } catch (const Error& e) {
-    const std::string text = e.what(), prefix = spec.name + ": ";
+    const std::string text = e.what(), prefix = fmt::format("{}: ", spec.name);
     return text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text;
   }
   return "";
@@ -41,7 +41,8 @@ std::string defaultMisfit(const KernelSpec& spec, ShapeMap shapes, const ParamVa
 /// "AxBxC" with `axes` letters.
 std::string placeholder(size_t axes) {
   std::string text;
-  for (size_t i = 0; i < axes && i < 26; ++i) text += fmt::format("{}{}", i ? "x" : "", char('A' + i));
+  for (size_t i = 0; i < axes && i < 26; ++i)
+    text += fmt::format("{}{}", i ? "x" : "", char('A' + i));
   return text;
 }
 
@@ -110,7 +111,8 @@ ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
   if (request.files.empty() && request.arrays.empty())
     for (const auto& [name, shape] : spec.defaultShapes) shapes.emplace(name, shape);
   for (const TensorSpec& t : spec.inputs)
-    if (!t.optional && !shapes.count(t.name)) throw Error(requiredText(spec, t.name, request, shapes, params));
+    if (!t.optional && !shapes.count(t.name))
+      throw Error(requiredText(spec, t.name, request, shapes, params));
   return shapes;
 }
 

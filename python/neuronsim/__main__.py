@@ -153,7 +153,7 @@ def _check_required(kernel, tensors, shapes):
             continue
         raise Error(f"{kernel.name}: input {name} is required: give --input {name}=FILE.npy or --shape "
                     f"{name}={'x'.join(map(str, default)) if default else 'AxBxC'}"
-                    f"{' (default shapes apply only when no --input is given)' if tensors else ''}")
+                    f"{' (its default shape: defaults apply only when no --input is given)' if default else ''}")
 
 
 def _mode(options):

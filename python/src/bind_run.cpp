@@ -84,7 +84,7 @@ struct RunOutput {
   py::object summary = py::none();
   std::vector<std::string> races;
   std::vector<std::string> uninitializedReads;
-  std::vector<std::string> unwrittenOutputs;  ///< kernels::unwrittenOutputs
+  std::vector<std::string> unwrittenOutputs;   ///< kernels::unwrittenOutputs
   std::vector<std::string> ineffectiveParams;  ///< kernels::ineffectiveText of each
   std::optional<double> checkError;
   double tolerance = 0;
