@@ -61,8 +61,10 @@ std::vector<std::pair<int32_t, std::string>> checkInputs(const isa::Program& pro
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const isa::TensorDecl& decl = program.tensors[i];
     if (decl.kind == isa::TensorKind::Input && !given.count(static_cast<int32_t>(i)))
-      throw Error(fmt::format("asm: input tensor '{}' not given (--input {}=FILE.npy)", decl.name,
-                              decl.name));
+      throw Error(fmt::format(
+          "asm: input tensor '{}' not given: --input {}=FILE.npy of shape {} (or --timing-only, "
+          "which needs no values)",
+          decl.name, decl.name, fmt::join(decl.shape, "x")));
   }
   return inputs;
 }
