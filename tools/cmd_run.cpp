@@ -67,8 +67,26 @@ std::vector<std::string> names(const kernels::ShapeMap& shapes) {
   return out;
 }
 
+/// Throws "run KERNEL: unknown option --x (a parameter of K1, K2; ...)" when the first unknown
+/// option is another kernel's parameter; does nothing otherwise (checkExtras reports the rest).
+void refuseOtherKernelsParam(const KernelSpec& spec, const CLI::App* app, const std::string& who) {
+  const std::vector<std::string> extras = app->remaining();
+  if (extras.empty() || extras[0].rfind("--", 0) != 0) return;
+  const std::string flag = extras[0].substr(2, extras[0].find('=') - 2);
+  std::vector<std::string> owners;
+  for (const KernelSpec& other : kernels::kernelRegistry())
+    for (const kernels::ParamSpec& p : other.params)
+      if (kernels::flagName(p.name) == flag) owners.push_back(other.name);
+  if (owners.empty()) return;
+  throw Error(
+      fmt::format("{}: unknown option --{} (a parameter of {}; {}'s are in neuronsim run {} "
+                  "--help)",
+                  who, flag, fmt::join(owners, ", "), spec.name, spec.name));
+}
+
 int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags& flags) {
   const std::string who = fmt::format("run {}", spec.name);
+  refuseOtherKernelsParam(spec, app, who);
   checkExtras(app, who);
   const CommonRunFlags& f = flags.common;
   const RunMode mode = f.mode("run");
