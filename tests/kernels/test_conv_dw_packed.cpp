@@ -224,11 +224,14 @@ TEST_CASE("conv3d_bwd dw packed: xT row stationaries reused across kh, odd shape
     ConvCase c = base;
     c.params.emplace_back("dw_row_reuse", "on");
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    Params forced = c.params;
+    forced.emplace_back("dw_depth_group", std::to_string(group));
+    CHECK(planOf(c.x, c.filters, forced, c.dtype).rows.rowReuse);
     checkPacked(c, group, true);
-    CHECK(planOf(c.x, c.filters, c.params, c.dtype).rows.rowReuse);
   }
   // with dx (dw in the tail overlap), fp32: reuse by the auto rule
-  const ConvCase both{{1, 20, 5, 9, 13}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}};
+  const ConvCase both{
+      {1, 20, 5, 9, 13}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}, {"dw_depth_group", "2"}}};
   CHECK(planOf(both.x, both.filters, both.params, both.dtype).rows.rowReuse);
   testing::checkConvCase(conv3dBwdSpec(), both);
 }
