@@ -76,7 +76,7 @@ std::vector<ParamSpec> dwScheduleParams() {
       scheduleParam("dw_row_reuse", ParamType::Enum,
                     "depth-packed dw with shared kh taps runs the matmuls of one xT row together "
                     "(its kh taps against dy boxes kh rows apart), so the row's stationary loads "
-                    "once for Kh matmuls; dyT keeps Kh + 1 boxes (auto: when the stationary's "
+                    "once for Kh matmuls; dyT keeps (Kh - 1) x H dilation + 2 boxes (auto: when the stationary's "
                     "load outlasts a matmul, fp32 on trn2; on: wherever it applies)",
                     {}, {"on", "off"}),
       scheduleParam("dw_lead", ParamType::Int,
