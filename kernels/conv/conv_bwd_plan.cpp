@@ -211,9 +211,10 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.shareKh = p.depthGroup > 1 && core.stride[1] == 1 && core.taps[1] > 1 &&
               core.out[2] <= p.parts && !p.dyByDma && !options.noShareKh;
   p.xtRows = p.shareKh ? (core.taps[1] - 1) * core.dilation[1] + 2 : 1;
-  p.rowReuse = p.shareKh && options.dwRowReuse != "off" &&
-               (options.dwRowReuse == "on" ||
-                rowLoadExposed(geometry, dtype, p.depthSlots * p.ciParts, p.depthGroup * p.coWidth));
+  p.rowReuse =
+      p.shareKh && options.dwRowReuse != "off" &&
+      (options.dwRowReuse == "on" ||
+       rowLoadExposed(geometry, dtype, p.depthSlots * p.ciParts, p.depthGroup * p.coWidth));
   p.dyTBoxes = p.rowReuse ? p.xtRows : 2;
   p.xGroupParts = ceilDiv(p.ciParts, kQuadrant) * kQuadrant;
   if (p.shareKh && !p.stageX && options.dwXGroups != "off" && p.ciTiles == 1 &&

@@ -76,8 +76,9 @@ std::vector<ParamSpec> dwScheduleParams() {
       scheduleParam("dw_row_reuse", ParamType::Enum,
                     "depth-packed dw with shared kh taps runs the matmuls of one xT row together "
                     "(its kh taps against dy boxes kh rows apart), so the row's stationary loads "
-                    "once for Kh matmuls; dyT keeps (Kh - 1) x H dilation + 2 boxes (auto: when the stationary's "
-                    "load outlasts a matmul, fp32 on trn2; on: wherever it applies)",
+                    "once for Kh matmuls; dyT keeps (Kh - 1) x H dilation + 2 boxes (auto: when "
+                    "the stationary's load outlasts a matmul, fp32 on trn2; on: wherever it "
+                    "applies)",
                     {}, {"on", "off"}),
       scheduleParam("dw_lead", ParamType::Int,
                     "with dw_overlap spread, dw chunks emitted before dx's first chunk, >= 0 "
