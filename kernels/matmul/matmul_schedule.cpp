@@ -186,6 +186,12 @@ std::vector<ParamSpec> matmulScheduleParams() {
                  "engine triggering the rhs loads: sync (with lhsT) or scalar (q10, q11: two "
                  "engines share the 600 ns hwdge trigger cost); auto: sync",
                  {"auto", "sync", "scalar"}),
+      choiceSpec("side_engine",
+                 "mode both: engine triggering the K tails (fewer than 128 rows) on their side "
+                 "queues (q8, q9 of 16): sync, or gpsimd (software descriptors for a few rows take "
+                 "less than a 600 ns hwdge trigger, so Sync's next loads start sooner, but the "
+                 "tails then share DMA engine 0 with the first tiles' loads); auto: sync",
+                 {"auto", "sync", "gpsimd"}),
       knobSpec("ramp_chunks",
                "kblocked: the first block's chunks grow 1, 2, 4, ... K tiles so its first "
                "matmuls start early, 0 or 1 (auto: 1)",
@@ -237,6 +243,7 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
   s.storeQueues = knob(params, "store_queues", 1, queues.maxStores(), 2);
   s.scalarRhs = choice(params, "rhs_engine") == "scalar";
   s.rampChunks = knob(params, "ramp_chunks", 0, 1, 1) == 1;
+  s.sideEngine = choice(params, "side_engine") == "gpsimd" ? isa::Engine::GpSimd : isa::Engine::Sync;
 
   // Resident: out ring + lhsT buffers + two rhs group buffers of at least one 512-column tile.
   // Four lhsT buffers (three loads ahead) when they fit beside the rhs group, else two.
