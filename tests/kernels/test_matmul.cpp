@@ -197,6 +197,26 @@ TEST_CASE("matmul: transposed rows wider than the M tail are exact on odd shapes
     }
 }
 
+TEST_CASE("matmul: automatic column passes avoid a last pass narrower than 128 columns") {
+  using namespace neuronsim::kernels;
+  const ParamValues params = parseParams(findKernel("matmul"), {});
+  const auto geometry = neuronsim::sim::loadMachine("trn2").geometry;
+  const auto nTile = [&](int64_t n) {
+    return resolveMatmulSchedule(params, 600, 600, n, Dtype::Bf16, geometry).nTile;
+  };
+  CHECK(nTile(512) == 512);
+  CHECK(nTile(1024) == 512);
+  CHECK(nTile(513) == 384);   // 384 + 129
+  CHECK(nTile(1100) == 384);  // 384 + 384 + 332
+  CHECK(nTile(790) == 512);   // 384 + 384 + 22 -> 512 + 278
+  CHECK(nTile(2000) == 512);  // five 384s + 80 -> three 512s + 464
+  CHECK(nTile(1540) == 384);  // both end in 4 columns
+  // The wide passes of a ragged N are exact on odd shapes.
+  uint64_t seed = 450;
+  for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
+    checkKernelCase(matmulCase(200, 130, 790, dtype, seed++));
+}
+
 TEST_CASE("matmul: automatic transposed rows follow the machine's fp32 stationary load") {
   using namespace neuronsim::kernels;
   const ParamValues params = parseParams(findKernel("matmul"), {});
@@ -280,18 +300,17 @@ std::vector<Shape3> generatedLargeShapes(int count) {
 
 }  // namespace
 
-// Issue 10's goal over generated shapes, not only the hand-picked set above. Two bf16 shapes with
-// a K tail of a few rows stay under 50% (docs/kernels.md, "matmul"): every K tile costs TensorE a
-// full pass however few rows it holds, and their 5.8 / 7.2 us rooflines are about as long as the
-// fixed costs around the first and last matmul. They keep their measured floor.
+// Issue 10's goal over generated shapes, not only the hand-picked set above. 513x513x513 bf16
+// stays under 50% (docs/kernels.md, "matmul"): its 1-row K and M tails each cost TensorE full
+// passes, and its 5.8 us roofline is about as long as the fixed costs around the first and last
+// matmul. It keeps its measured floor.
 TEST_CASE("matmul: generated shapes above 512 in every dim reach 50% of roofline (timing only)") {
   struct Shortfall {
     Shape3 shape;
     Dtype dtype;
     double floor;  ///< measured percent, rounded down
   };
-  const Shortfall shortfalls[] = {{{513, 513, 513}, Dtype::Bf16, 47.0},
-                                  {{524, 993, 790}, Dtype::Bf16, 49.5}};
+  const Shortfall shortfalls[] = {{{513, 513, 513}, Dtype::Bf16, 47.0}};
   std::vector<Shape3> shapes = {{513, 513, 513}, {600, 600, 600}, {520, 1030, 700}};
   for (const Shape3& s : generatedLargeShapes(12)) shapes.push_back(s);
   for (const Shape3& s : shapes)
