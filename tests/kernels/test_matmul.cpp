@@ -35,6 +35,23 @@ const Shape3 kLargeShapes[] = {
     {1030, 520, 700}, {600, 640, 1100}, {2048, 1024, 2048}, {777, 1300, 513}};
 const Shape3 kLargeTimingShapes[] = {{16384, 512, 1024}, {4096, 4096, 8192}, {8192, 2048, 1536}};
 
+/// A deterministic spread of shapes larger than 512 in every dim: each dim drawn from 513..1100
+/// by a fixed linear congruential sequence, so odd sizes, K and M tails of every length and
+/// ragged N passes all occur.
+std::vector<Shape3> generatedLargeShapes(int count) {
+  std::vector<Shape3> shapes;
+  uint64_t x = 12345;
+  const auto draw = [&x] {
+    x = (x * 1103515245 + 12345) % (uint64_t{1} << 31);
+    return static_cast<int64_t>(513 + x % 588);
+  };
+  for (int i = 0; i < count; ++i) {
+    const int64_t k = draw(), m = draw(), n = draw();
+    shapes.push_back({k, m, n});
+  }
+  return shapes;
+}
+
 /// Simulated time over roofline of a timing-only run, in percent.
 double rooflinePercent(const Shape3& s, Dtype dtype) {
   using namespace neuronsim::kernels;
@@ -278,27 +295,6 @@ TEST_CASE("matmul: large shapes stay near their roofline (timing only)") {
     CHECK(rooflinePercent(s, Dtype::Bf16) >= 80.0);
   }
 }
-
-namespace {
-
-/// A deterministic spread of shapes larger than 512 in every dim: each dim drawn from 513..1100
-/// by a fixed linear congruential sequence, so odd sizes, K and M tails of every length and
-/// ragged N passes all occur.
-std::vector<Shape3> generatedLargeShapes(int count) {
-  std::vector<Shape3> shapes;
-  uint64_t x = 12345;
-  const auto draw = [&x] {
-    x = (x * 1103515245 + 12345) % (uint64_t{1} << 31);
-    return static_cast<int64_t>(513 + x % 588);
-  };
-  for (int i = 0; i < count; ++i) {
-    const int64_t k = draw(), m = draw(), n = draw();
-    shapes.push_back({k, m, n});
-  }
-  return shapes;
-}
-
-}  // namespace
 
 // Issue 10's goal over generated shapes, not only the hand-picked set above. 513x513x513 bf16
 // stays under 50% (docs/kernels.md, "matmul"): its 1-row K and M tails each cost TensorE full
