@@ -47,7 +47,8 @@ std::vector<IneffectiveParam> ineffectiveScheduleParams(const KernelSpec& spec,
                                                         const ParamTexts& texts,
                                                         const KernelShapes& shapes,
                                                         isa::Dtype dtype,
-                                                        const isa::Geometry& geometry) {
+                                                        const isa::Geometry& geometry,
+                                                        bool always) {
   std::vector<std::pair<size_t, const ParamSpec*>> forced;  // index in texts, parameter
   for (size_t i = 0; i < texts.size(); ++i)
     for (const ParamSpec& p : spec.params)
@@ -59,6 +60,7 @@ std::vector<IneffectiveParam> ineffectiveScheduleParams(const KernelSpec& spec,
     return buildKernel(spec, parseParams(spec, given), shapes, dtype, geometry);
   };
   const isa::Program program = build(texts);
+  if (!always && program.instructions.size() > kEffectCheckInstructions) return found;
   for (const auto& [index, param] : forced) {
     std::vector<std::string> others = otherValues(*param, texts[index].second);
     bool same = !others.empty();

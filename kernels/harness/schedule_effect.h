@@ -21,10 +21,14 @@ struct IneffectiveParam {
 /// auto, builds the kernel again with auto and with every other value a sweep tries (an enum's
 /// choices); when every one of those programs equals the forced one (instruction notes aside),
 /// the parameter has no effect. A value that does not build counts as a change. Builds nothing
-/// when no schedule parameter is forced.
+/// when no schedule parameter is forced; unless `always`, checks no program of more than
+/// kEffectCheckInstructions (each comparison is a whole build: a large kernel's run would double).
 std::vector<IneffectiveParam> ineffectiveScheduleParams(
     const KernelSpec& spec, const std::vector<std::pair<std::string, std::string>>& texts,
-    const KernelShapes& shapes, isa::Dtype dtype, const isa::Geometry& geometry);
+    const KernelShapes& shapes, isa::Dtype dtype, const isa::Geometry& geometry, bool always);
+
+/// Programs up to this many instructions are checked on every run; larger ones under --strict.
+inline constexpr size_t kEffectCheckInstructions = 5000;
 
 /// "--slot-copies on has no effect here (auto and off build the same program)"; with
 /// `pythonNames` "slot_copies='on' has ...".

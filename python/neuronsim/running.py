@@ -53,7 +53,7 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     if races not in ("raise", "warn"):
         raise Error(f"races takes 'raise' or 'warn', not '{races}'")
     core = _core.run(spec, tensors, _shape_map(shapes), params, dtype, machine, _sets(overrides), mode, bool(trace),
-                     int(seed), bool(check))
+                     int(seed), bool(check), bool(strict))
     result = Result(spec.name, core)
     raise_races = result.races and races == "raise" and (raise_on_failure or strict)
     if raise_races:

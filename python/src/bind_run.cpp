@@ -172,7 +172,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
                   const std::vector<std::pair<std::string, std::string>>& paramTexts,
                   const std::string& dtypeText, const std::string& machineName,
                   const std::vector<std::string>& sets, const std::string& modeText, bool trace,
-                  uint64_t seed, bool check) {
+                  uint64_t seed, bool check, bool strict) {
   RunRequest r = checkRequest(spec, tensors, shapes, paramTexts, dtypeText, machineName, sets,
                               modeText, seed, check);
   const isa::Dtype dtype = r.dtype;
@@ -182,7 +182,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   RunOutput out;
   for (const kernels::IneffectiveParam& param : kernels::ineffectiveScheduleParams(
            *spec, paramTexts, kernels::checkShapes(*spec, r.inputShapes, params), dtype,
-           machine.geometry))
+           machine.geometry, strict))
     out.ineffectiveParams.push_back(kernels::ineffectiveText(param, true));
   const kernels::HostTensors inputs =
       kernels::loadInputs(*spec, std::move(r.inputs), r.inputShapes, dtype, params);
@@ -325,7 +325,7 @@ void bindRun(py::module_& m) {
       "the summary block neuronsim run prints");
   m.def("run", &runSpec, py::arg("spec"), py::arg("tensors"), py::arg("shapes"), py::arg("params"),
         py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"), py::arg("trace"),
-        py::arg("seed"), py::arg("check"));
+        py::arg("seed"), py::arg("check"), py::arg("strict"));
   m.def("dry_run", &dryRun, py::arg("spec"), py::arg("tensors"), py::arg("shapes"),
         py::arg("params"), py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"),
         py::arg("seed"), py::arg("check"),

@@ -17,6 +17,12 @@ expect_error "strict ineffective schedule parameter" \
 expect_error "strict ineffective parameter of another kernel" \
   "run matmul: --strict: --block-m 2 has no effect here (auto, 1 and 4 build the same program)" \
   run matmul --block-m 2 --strict --dry-run
+# Above kEffectCheckInstructions (5,000) only --strict compares: 9,248 instructions here.
+err=$("$bin" run matmul --dtype bf16 --shape lhsT=4096x4096 --shape rhs=4096x4096 --block-m 2 --dry-run 2>&1 >/dev/null) &&
+  [ -z "$err" ] && ok || bad "large program compared without --strict: $err"
+expect_error "strict compares a large program" \
+  "run matmul: --strict: --block-m 2 has no effect here (auto, 1 and 4 build the same program)" \
+  run matmul --dtype bf16 --shape lhsT=4096x4096 --shape rhs=4096x4096 --block-m 2 --strict --dry-run
 # A parameter that does apply, and one forced to auto, stay quiet.
 err=$("$bin" run matmul --mode kblocked --block-m 2 --strict --timing-only 2>&1 >/dev/null) &&
   [ -z "$err" ] && ok || bad "effective schedule parameter: $err"
