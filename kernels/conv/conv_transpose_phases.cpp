@@ -548,6 +548,7 @@ class PhaseEmitter {
     if (options_.evict != "auto")
       return evict(dst, result, coTile, cw,
                    options_.evict == "vector" ? isa::Engine::Vector : isa::Engine::Scalar);
+    if (plan_.bands) return evict(dst, result, coTile, cw, bankEngine(result.shape()[0] * result.shape()[1] * result.shape()[2]));
     const int axis = result.shape()[0] > 1 ? 0 : 1;
     const int64_t count = result.shape()[static_cast<size_t>(axis)];
     const int64_t split = vectorPart(count, b_.geometry());
@@ -555,6 +556,17 @@ class PhaseEmitter {
     evict(dst.slice(axis, 0, split), result.slice(axis, 0, split), coTile, cw, isa::Engine::Vector);
     evict(dst.slice(axis, split, count), result.slice(axis, split, count), coTile, cw,
           isa::Engine::Scalar);
+  }
+
+  /// Bands evict whole blocks (one PSUM bank each), so VectorE and ScalarE never read one bank
+  /// at once: each block goes to the engine that would finish its share of the work first, one
+  /// element per cycle at the machine's clocks (ties to ScalarE).
+  isa::Engine bankEngine(int64_t elements) {
+    const auto n = static_cast<double>(elements);
+    const double vector = vectorNs_ + n / b_.geometry().vectorGhz;
+    const double scalar = scalarNs_ + n / b_.geometry().scalarGhz;
+    if (vector < scalar) return vectorNs_ = vector, isa::Engine::Vector;
+    return scalarNs_ = scalar, isa::Engine::Scalar;
   }
 
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw, isa::Engine engine) {
@@ -604,6 +616,7 @@ class PhaseEmitter {
   PhasePlan plan_;
   int64_t stack_ = 1;  ///< Kd phases side by side on the PE columns
   EngineCycle alternate_{{isa::Engine::Vector, isa::Engine::Scalar}};
+  double vectorNs_ = 0, scalarNs_ = 0;  ///< eviction work given to each engine (bands)
   Tile weights_, biasTile_;
   BufferRing windows_, outs_, psums_;
 };
@@ -637,8 +650,10 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "large as all before it, fewer DMAs while the stores bound; flat: one plane "
                     "each, a short last store after the last matmul; bands: the first plane, "
                     "then the other planes together in 3 bands of rows, x in 3 loads, when "
-                    "they fit 16 KiB per partition, else as auto; auto: flat when the matmuls "
-                    "take over 70% of the HBM time, else grow)",
+                    "they fit 16 KiB per partition, else as auto; auto: bands where they pay "
+                    "(one batch, 4+ other planes, planes of at most 512 B per partition, DMA engines "
+                    "keeping up with HBM), else flat when the matmuls take over 70% of the HBM "
+                    "time, else grow)",
                     {}, {"auto", "grow", "flat", "bands"}),
   };
 }
