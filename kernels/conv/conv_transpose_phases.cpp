@@ -29,7 +29,8 @@ constexpr int64_t kMostXLoads = 64;         // x_loads range
 constexpr int64_t kMostFirstStorePositions = 1 << 24;  // first_store_positions range
 constexpr double kThrottledPeRate = 2.0 / 3;  // TensorE's mean rate over its throttled start
 constexpr int kPsumBuffers = 8;
-constexpr int64_t kBandsLeastPlanes = 4;  // auto bands: other planes at least (depth 5)               // a block's accumulator fits one bank: all 8 in turn
+constexpr int64_t kBandsLeastPlanes = 4;  // auto bands: other planes at least (depth 5) // a
+                                          // block's accumulator fits one bank: all 8 in turn
 
 using Group = PhasePlan::Group;
 
@@ -222,8 +223,7 @@ class PhasePlanner {
   /// (else the two x loads of 7 planes land late: trn1's 16 x 17 B/ns against 410 GB/s).
   bool bandsPay(const ConvCore& core, const isa::Geometry& geometry) const {
     return phase_.xLoads == 0 && core.batch == 1 && core.in[0] - 1 >= kBandsLeastPlanes &&
-           firstLoad_ >= 2 &&
-           geometry.dmaBytesPerPeCycle > 0 &&
+           firstLoad_ >= 2 && geometry.dmaBytesPerPeCycle > 0 &&
            geometry.dmaBytesPerPeCycle >= geometry.hbmBytesPerPeCycle;
   }
 
@@ -548,7 +548,9 @@ class PhaseEmitter {
     if (options_.evict != "auto")
       return evict(dst, result, coTile, cw,
                    options_.evict == "vector" ? isa::Engine::Vector : isa::Engine::Scalar);
-    if (plan_.bands) return evict(dst, result, coTile, cw, bankEngine(result.shape()[0] * result.shape()[1] * result.shape()[2]));
+    if (plan_.bands)
+      return evict(dst, result, coTile, cw,
+                   bankEngine(result.shape()[0] * result.shape()[1] * result.shape()[2]));
     const int axis = result.shape()[0] > 1 ? 0 : 1;
     const int64_t count = result.shape()[static_cast<size_t>(axis)];
     const int64_t split = vectorPart(count, b_.geometry());
@@ -645,16 +647,17 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "last taking the rest (auto: about 1 KiB per partition; half the rest, at "
                     "most what the DMA moves while TensorE starts on the first; the rest)",
                     {"1", "2", "3", "4"}),
-      scheduleParam("store_ramp", ParamType::Enum,
-                    "kernel = stride path: store groups after the first plane (grow: each as "
-                    "large as all before it, fewer DMAs while the stores bound; flat: one plane "
-                    "each, a short last store after the last matmul; bands: the first plane, "
-                    "then the other planes together in 3 bands of rows, x in 3 loads, when "
-                    "they fit 16 KiB per partition, else as auto; auto: bands where they pay "
-                    "(one batch, 4+ other planes, planes of at most 512 B per partition, DMA engines "
-                    "keeping up with HBM), else flat when the matmuls take over 70% of the HBM "
-                    "time, else grow)",
-                    {}, {"auto", "grow", "flat", "bands"}),
+      scheduleParam(
+          "store_ramp", ParamType::Enum,
+          "kernel = stride path: store groups after the first plane (grow: each as "
+          "large as all before it, fewer DMAs while the stores bound; flat: one plane "
+          "each, a short last store after the last matmul; bands: the first plane, "
+          "then the other planes together in 3 bands of rows, x in 3 loads, when "
+          "they fit 16 KiB per partition, else as auto; auto: bands where they pay "
+          "(one batch, 4+ other planes, planes of at most 512 B per partition, DMA engines "
+          "keeping up with HBM), else flat when the matmuls take over 70% of the HBM "
+          "time, else grow)",
+          {}, {"auto", "grow", "flat", "bands"}),
   };
 }
 
