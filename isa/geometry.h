@@ -22,6 +22,11 @@ struct Geometry {
   /// The core's HBM bytes per TensorE cycle (hbm_gbps / pe_ghz), set by loadMachine for
   /// kernels' scheduling heuristics; 0: unknown (no machine).
   double hbmBytesPerPeCycle = 0;
+  /// The DMA engines' summed bytes per TensorE cycle (dma_engines x dma_engine_bytes_per_ns /
+  /// pe_ghz) and their count (each serves partitions / dmaEngines rows), set by loadMachine for
+  /// kernels' scheduling heuristics; 0: unknown.
+  double dmaBytesPerPeCycle = 0;
+  int32_t dmaEngines = 16;
   /// Engine clocks (GHz) and the fp32 nc_matmul cost factor, copied by loadMachine for kernels'
   /// scheduling heuristics (the preset's dve/act/pool_ghz and fp32_matmul_factor; defaults Trn2).
   double vectorGhz = 0.96;

@@ -300,6 +300,9 @@ MachineConfig loadMachine(const std::string& nameOrPath,
     throw Error(fmt::format("machine {}: psum_partition_bytes must divide into psum_banks banks",
                             config.name));
   config.geometry.hbmBytesPerPeCycle = config.hbmGBps / config.peGhz;
+  config.geometry.dmaBytesPerPeCycle =
+      config.dmaEngines * config.dmaEngineBytesPerNs / config.peGhz;
+  config.geometry.dmaEngines = config.dmaEngines;
   config.geometry.vectorGhz = config.dveGhz;
   config.geometry.scalarGhz = config.actGhz;
   config.geometry.gpsimdGhz = config.poolGhz;

@@ -28,7 +28,9 @@ constexpr int64_t kFirstLoadBytes = 1024;   // per partition: the first x load (
 constexpr int64_t kMostXLoads = 64;         // x_loads range
 constexpr int64_t kMostFirstStorePositions = 1 << 24;  // first_store_positions range
 constexpr double kThrottledPeRate = 2.0 / 3;  // TensorE's mean rate over its throttled start
-constexpr int kPsumBuffers = 8;               // a block's accumulator fits one bank: all 8 in turn
+constexpr int kPsumBuffers = 8;
+constexpr int64_t kBandsLeastPlanes = 4;  // auto bands: other planes at least (depth 5) // a
+                                          // block's accumulator fits one bank: all 8 in turn
 
 using Group = PhasePlan::Group;
 
@@ -44,6 +46,13 @@ struct PhaseQueues {
     return on(static_cast<int32_t>(quarter > 0 ? ciTile % quarter : 0), isa::Engine::Sync);
   }
   DmaOptions filters() const { return on(3 * quarter, isa::Engine::Scalar); }
+  /// Bands' start (at least 2 queues a quarter): the first DMA engine's filter rows and then the
+  /// first x load from GpSimd (the last two queues of its quarter), the other filter rows from
+  /// Sync (the last x-load queue).
+  bool staggered() const { return quarter >= 2; }
+  DmaOptions filtersHead() const { return {3 * quarter - 1, isa::Engine::GpSimd}; }
+  DmaOptions firstLoad() const { return {3 * quarter - 2, isa::Engine::GpSimd}; }
+  DmaOptions filtersRest() const { return {quarter - 1, isa::Engine::Sync}; }
   /// Stores triggered in turn from GpSimd and Sync, each over its quarter of the queues.
   DmaSpread stores() const {
     if (shared) return DmaSpread({{isa::Engine::Sync, QueueCycle({-1})}});
@@ -95,13 +104,14 @@ class PhasePlanner {
     const int64_t rest = core.in[0] - 1;
     const bool bandsFit = planes_ && rest >= 2 && h_ >= 3 && rest * outPlaneBytes <= kGroupBytes &&
                           rest * xPlaneBytes <= kGroupBytes;
-    bands_ = bandsFit && ramp == "bands";
     firstLoad_ = std::clamp<int64_t>(kFirstLoadBytes / xPlaneBytes, 1, loadCap_);
+    bands_ = bandsFit && (ramp == "bands" || (ramp == "auto" && grow_ && bandsPay(core, geometry)));
     secondLoadCap_ = secondLoadCap(core, dtype, stack, geometry, firstLoad_);
   }
 
   PhasePlan plan() {
     PhasePlan p;
+    p.bands = bands_;
     const int64_t depth = core_.in[0];
     if (!planes_) {  // rows of one plane per block, each its own load and store
       const int64_t nh = std::max<int64_t>(1, blockPositions_ / w_);
@@ -202,6 +212,19 @@ class PhasePlanner {
     const int64_t nd = evenly(s.nd, blockPositions_ / (s.nh * w_));
     for (int64_t d = s.d0; d < s.d0 + s.nd; d += nd)
       p.blocks.push_back({s.b, d, std::min(nd, s.d0 + s.nd - d), s.h0, s.nh});
+  }
+
+  /// True when auto takes bands over grow (measured on trn2, docs/conv.md convt-10): x_loads
+  /// auto (bands fix their loads), one batch
+  /// (grow's groups keep growing across batches), at least kBandsLeastPlanes other planes (fewer
+  /// make bands of a few hundred bytes per partition, each paying a transfer's overhead), an auto
+  /// first x load of 2 planes or more (bands start from one plane; with larger planes grow does
+  /// too, and bands only add x loads), and DMA engines that together keep up with the HBM share
+  /// (else the two x loads of 7 planes land late: trn1's 16 x 17 B/ns against 410 GB/s).
+  bool bandsPay(const ConvCore& core, const isa::Geometry& geometry) const {
+    return phase_.xLoads == 0 && core.batch == 1 && core.in[0] - 1 >= kBandsLeastPlanes &&
+           firstLoad_ >= 2 && geometry.dmaBytesPerPeCycle > 0 &&
+           geometry.dmaBytesPerPeCycle >= geometry.hbmBytesPerPeCycle;
   }
 
   /// Rows of the first store group: first_store_positions, auto half a plane.
@@ -414,17 +437,37 @@ class PhaseEmitter {
     return core_.flipTaps ? r : core_.taps[axis] - 1 - r;
   }
 
+  /// True when bands start staggered: the first x load (one plane) is posted a GpSimd trigger
+  /// after the filters, so both land together instead of its transfer overhead holding the
+  /// filters back on every DMA engine (first matmul 2.07 -> 1.94 us on the benchmark).
+  bool staggered() const {
+    return plan_.bands && queues_.staggered() && b_.geometry().dmaEngines > 1 &&
+           b_.geometry().partitions / b_.geometry().dmaEngines < ciCount(0);
+  }
+
   /// Filters as [ci, C_in tile, kh, kw, kd, co] (stored taps): a group of `stack_` kd taps
   /// are adjacent columns of one stationary. One DMA per C_in tile, triggered from ScalarE so
-  /// it overlaps the first x load's trigger on Sync.
+  /// it overlaps the first x load's trigger on Sync; staggered, C_in tile 0 as the first DMA
+  /// engine's rows from GpSimd (its trigger delays the first x load's) and the rest from Sync
+  /// (each DMA engine still moves one filter transfer).
   void loadFilters() {
     b_.setNote("load filters");
     const DmaOptions onScalar = queues_.filters();
+    const int64_t head = staggered() ? b_.geometry().partitions / b_.geometry().dmaEngines : 0;
     for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
       const int64_t ci0 = t * parts_, cs = ciCount(t);
-      b_.dmaCopy(
-          weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t).permute({2, 0, 1, 3}),
-          filters_.slice(3, ci0, ci0 + cs).permute({3, 0, 1, 2, 4}), onScalar);
+      auto rows = [&](int64_t p0, int64_t p1, const DmaOptions& on) {
+        b_.dmaCopy(weights_.partitionSlice(static_cast<int32_t>(p0), static_cast<int32_t>(p1 - p0))
+                       .select(0, t)
+                       .permute({2, 0, 1, 3}),
+                   filters_.slice(3, ci0 + p0, ci0 + p1).permute({3, 0, 1, 2, 4}), on);
+      };
+      if (head == 0) {
+        rows(0, cs, onScalar);
+        continue;
+      }
+      if (t == 0) rows(0, head, queues_.filtersHead());
+      rows(t == 0 ? head : 0, cs, queues_.filtersRest());
     }
     if (!bias_) return;
     const int64_t coTiles = isa::ceilDiv(core_.cout, parts_);
@@ -456,7 +499,7 @@ class PhaseEmitter {
                      .slice(0, ci0, ci0 + cs)
                      .slice(1, s.d0, s.d0 + s.nd)
                      .slice(2, s.h0, s.h0 + s.nh),
-                 queues_.load(t));
+                 index == 0 && staggered() ? queues_.firstLoad() : queues_.load(t));
     }
   }
 
@@ -505,6 +548,9 @@ class PhaseEmitter {
     if (options_.evict != "auto")
       return evict(dst, result, coTile, cw,
                    options_.evict == "vector" ? isa::Engine::Vector : isa::Engine::Scalar);
+    if (plan_.bands)
+      return evict(dst, result, coTile, cw,
+                   bankEngine(result.shape()[0] * result.shape()[1] * result.shape()[2]));
     const int axis = result.shape()[0] > 1 ? 0 : 1;
     const int64_t count = result.shape()[static_cast<size_t>(axis)];
     const int64_t split = vectorPart(count, b_.geometry());
@@ -512,6 +558,17 @@ class PhaseEmitter {
     evict(dst.slice(axis, 0, split), result.slice(axis, 0, split), coTile, cw, isa::Engine::Vector);
     evict(dst.slice(axis, split, count), result.slice(axis, split, count), coTile, cw,
           isa::Engine::Scalar);
+  }
+
+  /// Bands evict whole blocks (one PSUM bank each), so VectorE and ScalarE never read one bank
+  /// at once: each block goes to the engine that would finish its share of the work first, one
+  /// element per cycle at the machine's clocks (ties to ScalarE).
+  isa::Engine bankEngine(int64_t elements) {
+    const auto n = static_cast<double>(elements);
+    const double vector = vectorNs_ + n / b_.geometry().vectorGhz;
+    const double scalar = scalarNs_ + n / b_.geometry().scalarGhz;
+    if (vector < scalar) return vectorNs_ = vector, isa::Engine::Vector;
+    return scalarNs_ = scalar, isa::Engine::Scalar;
   }
 
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw, isa::Engine engine) {
@@ -561,6 +618,7 @@ class PhaseEmitter {
   PhasePlan plan_;
   int64_t stack_ = 1;  ///< Kd phases side by side on the PE columns
   EngineCycle alternate_{{isa::Engine::Vector, isa::Engine::Scalar}};
+  double vectorNs_ = 0, scalarNs_ = 0;  ///< eviction work given to each engine (bands)
   Tile weights_, biasTile_;
   BufferRing windows_, outs_, psums_;
 };
@@ -589,14 +647,17 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "last taking the rest (auto: about 1 KiB per partition; half the rest, at "
                     "most what the DMA moves while TensorE starts on the first; the rest)",
                     {"1", "2", "3", "4"}),
-      scheduleParam("store_ramp", ParamType::Enum,
-                    "kernel = stride path: store groups after the first plane (grow: each as "
-                    "large as all before it, fewer DMAs while the stores bound; flat: one plane "
-                    "each, a short last store after the last matmul; bands: the first plane, "
-                    "then the other planes together in 3 bands of rows, x in 3 loads, when "
-                    "they fit 16 KiB per partition, else as auto; auto: flat when the matmuls "
-                    "take over 70% of the HBM time, else grow)",
-                    {}, {"auto", "grow", "flat", "bands"}),
+      scheduleParam(
+          "store_ramp", ParamType::Enum,
+          "kernel = stride path: store groups after the first plane (grow: each as "
+          "large as all before it, fewer DMAs while the stores bound; flat: one plane "
+          "each, a short last store after the last matmul; bands: the first plane, "
+          "then the other planes together in 3 bands of rows, x in 3 loads, when "
+          "they fit 16 KiB per partition, else as auto; auto: bands where they pay "
+          "(one batch, 4+ other planes, planes of at most 512 B per partition, DMA engines "
+          "keeping up with HBM), else flat when the matmuls take over 70% of the HBM "
+          "time, else grow)",
+          {}, {"auto", "grow", "flat", "bands"}),
   };
 }
 

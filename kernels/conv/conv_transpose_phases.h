@@ -37,6 +37,7 @@ struct PhasePlan {
   };
   std::vector<PhaseSpan> blocks;
   std::vector<Group> loads, stores;
+  bool bands = false;  ///< store_ramp bands (chosen or auto): the first x load is one plane
 };
 
 /// True when `core` is a transposed conv with kernel = stride on every axis, dilation 1, no

@@ -129,9 +129,13 @@ std::vector<int64_t> loadPlanes(const PhasePlan& p) {
 }
 
 TEST_CASE("conv3d_transpose: kernel = stride stores and loads ramp up") {
-  // The benchmark shape: half a plane first, then each group as large as all before it; x in
-  // 2 planes (1 KiB per partition), half the rest and the rest; one plane per matmul.
-  const ConvCase bench{{1, 128, 8, 16, 16}, {2, 2, 2, 128, 64}, 0, {{"stride", "2"}}, Dtype::Bf16};
+  // The benchmark shape grown: half a plane first, then each group as large as all before it;
+  // x in 2 planes (1 KiB per partition), half the rest and the rest; one plane per matmul.
+  const ConvCase bench{{1, 128, 8, 16, 16},
+                       {2, 2, 2, 128, 64},
+                       0,
+                       {{"stride", "2"}, {"store_ramp", "grow"}},
+                       Dtype::Bf16};
   const PhasePlan p = phasePlanOf(bench);
   CHECK(storeRows(p, bench.x) == std::vector<int64_t>{8, 8, 16, 32, 64});
   CHECK(loadPlanes(p) == std::vector<int64_t>{2, 3, 3});
@@ -139,7 +143,7 @@ TEST_CASE("conv3d_transpose: kernel = stride stores and loads ramp up") {
   checkPlanCovers(p, bench.x);
   // x_loads 3: 1, 2 planes, the last taking the rest; deeper inputs split the rest in halves.
   ConvCase doubling = bench;
-  doubling.params = {{"stride", "2"}, {"x_loads", "3"}};
+  doubling.params = {{"stride", "2"}, {"store_ramp", "grow"}, {"x_loads", "3"}};
   CHECK(loadPlanes(phasePlanOf(doubling)) == std::vector<int64_t>{1, 2, 5});
   ConvCase deeper = bench;
   deeper.x = {1, 128, 15, 16, 16};
@@ -163,6 +167,7 @@ TEST_CASE("conv3d_transpose: kernel = stride stores and loads ramp up") {
   // first_store_positions 2048 (a whole plane's 2048 outputs) and two x loads.
   ConvCase whole = bench;
   whole.params = {{"stride", "2"}, {"first_store_positions", "2048"}, {"x_loads", "2"}};
+  CHECK_FALSE(phasePlanOf(whole).bands);  // a forced x_loads keeps auto off bands
   const PhasePlan q = phasePlanOf(whole);
   CHECK(storeRows(q, whole.x) == std::vector<int64_t>{16, 16, 32, 64});
   CHECK(q.loads.size() == 2);
@@ -228,13 +233,36 @@ void checkBoxPlan(const PhasePlan& p, const Shape& x) {
 
 TEST_CASE("conv3d_transpose: store_ramp bands plans the other planes in bands of rows") {
   // The benchmark shape: plane 0 in half-plane groups and one load, then planes 1-7 in bands
-  // of 3, 5 and 8 rows, x for them in rows 0-4 and 5-15; blocks of 2 rows over 7 planes.
+  // of 3, 5 and 8 rows, x for them in rows 0-4 and 5-15; blocks of 2 rows over 7 planes. Auto
+  // takes bands here (one batch, 7 other planes, 2-plane auto first loads, trn2's DMA engines).
   ConvCase bench{{1, 128, 8, 16, 16},
                  {2, 2, 2, 128, 64},
                  0,
                  {{"stride", "2"}, {"store_ramp", "bands"}},
                  Dtype::Bf16};
   const PhasePlan p = phasePlanOf(bench);
+  CHECK(p.bands);
+  ConvCase automatic = bench;
+  automatic.params = {{"stride", "2"}};
+  CHECK(phasePlanOf(automatic).bands);
+  CHECK(phasePlanOf(automatic).stores.size() == p.stores.size());
+  // Auto keeps grow with 3 other planes, 2 batches, planes of 1 KiB per partition (a one-plane
+  // first load anyway: C_in 256 or 16x32), on trn1 (DMA engines slower than its HBM share) and
+  // on a geometry without a machine.
+  for (const Shape& x :
+       {Shape{1, 128, 4, 16, 16}, Shape{2, 128, 8, 16, 16}, Shape{1, 128, 8, 16, 32}}) {
+    ConvCase other = automatic;
+    other.x = x;
+    CHECK_FALSE(phasePlanOf(other).bands);
+  }
+  ConvCase wideCin = automatic;
+  wideCin.x = {1, 256, 8, 16, 16};
+  wideCin.filters = {2, 2, 2, 256, 64};
+  CHECK_FALSE(phasePlanOf(wideCin).bands);
+  CHECK_FALSE(phasePlanOf(automatic, sim::loadMachine("trn1").geometry).bands);
+  CHECK_FALSE(phasePlanOf(automatic, isa::Geometry{}).bands);
+  automatic.x = {1, 128, 5, 16, 16};
+  CHECK(phasePlanOf(automatic).bands);
   checkBoxPlan(p, bench.x);
   std::vector<int64_t> rows, planes;
   for (const PhasePlan::Group& g : p.stores) rows.push_back(g.span.nh), planes.push_back(g.span.nd);
@@ -348,7 +376,11 @@ TEST_CASE("conv3d_transpose: kernel = stride schedules are bit-exact") {
   };
   for (const ConvCase& c : cases) {
     CHECK(phases(c));
-    checkPlanCovers(phasePlanOf(c), c.x);
+    const PhasePlan p = phasePlanOf(c);
+    if (p.bands)  // auto bands: stride 4,2,2 over 5 planes of 4x4
+      checkBoxPlan(p, c.x);
+    else
+      checkPlanCovers(p, c.x);
     check(c);
   }
 }
@@ -357,7 +389,7 @@ TEST_CASE("conv3d_transpose: kernel = stride plans follow the machine") {
   // The flat / grow choice weighs PE cycles against HBM bytes at the machine's HBM bytes per PE
   // cycle: trn2 and trn1 (about 150) grow bf16 groups; ten times the HBM bandwidth makes the
   // same shape matmul-bound (flat), and a geometry without a machine assumes memory-bound.
-  const ConvCase c{{1, 8, 6, 8, 8}, {2, 2, 2, 8, 64}, 0, {{"stride", "2"}}, Dtype::Bf16};
+  const ConvCase c{{1, 8, 4, 8, 8}, {2, 2, 2, 8, 64}, 0, {{"stride", "2"}}, Dtype::Bf16};
   const sim::MachineConfig trn1 = sim::loadMachine("trn1");
   CHECK(trn1.geometry.hbmBytesPerPeCycle == doctest::Approx(410.0 / 2.8));
   CHECK(testing::trn2().geometry.hbmBytesPerPeCycle == doctest::Approx(362.5 / 2.4));
