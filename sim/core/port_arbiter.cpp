@@ -12,12 +12,16 @@ constexpr uint32_t bit(Engine e) {
 }
 }  // namespace
 
-PortArbiter::PortArbiter(bool enabled) : enabled_(enabled) {
-  if (!enabled) return;
-  sbufRivals_[at(Engine::Vector)] = bit(Engine::GpSimd);
-  sbufRivals_[at(Engine::GpSimd)] = bit(Engine::Vector);
-  psumRivals_[at(Engine::Vector)] = bit(Engine::Scalar);
-  psumRivals_[at(Engine::Scalar)] = bit(Engine::Vector);
+PortArbiter::PortArbiter(bool accessConflicts, bool psumBankConflicts)
+    : wholePsum_(accessConflicts) {
+  if (accessConflicts) {
+    sbufRivals_[at(Engine::Vector)] = bit(Engine::GpSimd);
+    sbufRivals_[at(Engine::GpSimd)] = bit(Engine::Vector);
+  }
+  if (accessConflicts || psumBankConflicts) {
+    psumRivals_[at(Engine::Vector)] = bit(Engine::Scalar);
+    psumRivals_[at(Engine::Scalar)] = bit(Engine::Vector);
+  }
 }
 
 }  // namespace neuronsim::sim
