@@ -28,8 +28,10 @@ class PortArbiter {
   };
 
   /// `accessConflicts`: the NC-v2 rules (A1), which take all of PSUM as one port;
-  /// `psumBankConflicts`: VectorE and ScalarE conflict on a common PSUM bank (A2).
-  PortArbiter(bool accessConflicts, bool psumBankConflicts);
+  /// `psumBankConflicts`: VectorE and ScalarE conflict on a common PSUM bank (A2);
+  /// `psumEngines`: the engines (bit per engine) that access PSUM at all (the others are
+  /// nobody's PSUM rival).
+  PortArbiter(bool accessConflicts, bool psumBankConflicts, uint32_t psumEngines = ~0u);
   /// Whether `engine` has rivals on some port (else it never waits for a grant).
   bool arbitrates(isa::Engine engine) const {
     const auto e = static_cast<size_t>(engine);

@@ -103,6 +103,19 @@ TEST_CASE("NC-v3 PSUM banks: Vector and Scalar wait for each other on a common b
   CHECK(arbiter.grant(Engine::Vector, false, 0b0010, 5, ns(10), bounds(ns(200))).at == ns(100));
 }
 
+TEST_CASE("an engine whose program never accesses PSUM is nobody's PSUM rival") {
+  const uint32_t vector = 1u << static_cast<unsigned>(Engine::Vector);
+  const uint32_t scalar = 1u << static_cast<unsigned>(Engine::Scalar);
+  PortArbiter both(false, true, vector | scalar);
+  CHECK(both.contends(Engine::Vector, false, 0b1));
+  PortArbiter vectorOnly(false, true, vector);
+  CHECK_FALSE(vectorOnly.arbitrates(Engine::Vector));
+  CHECK_FALSE(vectorOnly.contends(Engine::Vector, false, 0b1));
+  PortArbiter trn1(true, false, vector);  // the SBUF rule stays
+  CHECK(trn1.contends(Engine::Vector, true, 0));
+  CHECK_FALSE(trn1.contends(Engine::Vector, false, 0b1));
+}
+
 TEST_CASE("psumBankMask: the banks a partition's byte range touches") {
   const isa::Geometry g;  // 16 KiB in 8 banks of 2 KiB
   CHECK(g.psumBankMask(0, 2048) == 0b1);
