@@ -1,6 +1,8 @@
 // Per-thread free lists of small blocks, carved from 2 MiB huge-page chunks.
 #include "isa/pooled_allocator.h"
 
+#include <pthread.h>
+
 #include <mutex>
 #include <tuple>
 #include <utility>
@@ -39,9 +41,16 @@ struct Orphans {
   std::vector<std::pair<char*, char*>> spans;
 };
 
-/// Never destroyed: blocks may be freed during static destruction.
+/// Never destroyed: blocks may be freed during static destruction. fork() takes its mutex
+/// first, so that a child never inherits it held by a thread that does not exist there.
 Orphans& orphans() {
-  static Orphans* o = new Orphans;
+  static Orphans* o = [] {
+    auto* made = new Orphans;
+    const auto lock = [] { orphans().mutex.lock(); };
+    const auto unlock = [] { orphans().mutex.unlock(); };
+    pthread_atfork(lock, unlock, unlock);
+    return made;
+  }();
   return *o;
 }
 

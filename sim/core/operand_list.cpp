@@ -40,8 +40,10 @@ OperandTotals listAll(const isa::Instruction& inst, Operand* out, OperandShape* 
     if (count > kMaxOperands) throw Error("an instruction has more than 12 operands");
   }
   OperandTotals totals;
+  Operand unread;  // without boxes only dst's record is read
   isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
-    listOne<kBoxes>(ap, slot, write, out[totals.count], shapes[totals.count], totals);
+    Operand& op = kBoxes || totals.count == 0 ? out[totals.count] : unread;
+    listOne<kBoxes>(ap, slot, write, op, shapes[totals.count], totals);
     ++totals.count;
   });
   return totals;

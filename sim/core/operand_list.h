@@ -31,8 +31,9 @@ struct OperandTotals {
 constexpr size_t kMaxOperands = 12;
 
 /// Writes the operands of `inst` to out[0..count) in slot order (matmul accumulation counts as
-/// a write only), with their boxes when `boxes` (footprints cost most of the work), and their
-/// shapes to shapes[0..count); throws when there are more than kMaxOperands.
+/// a write only) with their boxes when `boxes` (footprints cost most of the work), else only
+/// dst's (out[0]), and their shapes to shapes[0..count); throws when there are more than
+/// kMaxOperands.
 OperandTotals listOperands(const isa::Instruction& inst, bool boxes, Operand* out,
                            OperandShape* shapes);
 

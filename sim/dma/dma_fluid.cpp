@@ -22,7 +22,7 @@ DmaFluid::DmaFluid(const MachineConfig& machine)
       admitted_(static_cast<size_t>(machine.geometry.dmaQueues), 0),
       readyHeads_(static_cast<size_t>(machine.dmaEngines), 0) {}
 
-void DmaFluid::add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t tag) {
+void DmaFluid::add(int32_t queue, Picos triggerPs, DmaPlan plan, int64_t tag) {
   int32_t slot;
   if (!freeSlots_.empty()) {
     slot = freeSlots_.back();
@@ -34,7 +34,7 @@ void DmaFluid::add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t 
   nextKnown_ = settled_ = false;
   const int32_t q = std::clamp(queue, 0, queues_ - 1);
   const auto parts = static_cast<int32_t>(plan.parts.size());
-  transfers_[slot] = Transfer{kNever, q, parts, parts, false, tag, plan};
+  transfers_[slot] = Transfer{kNever, q, parts, parts, false, tag, std::move(plan)};
   ++inFlight_;
   if (admitted_[q] < queueInflight_ && waiting_[q].empty())
     admit(slot, std::max(triggerPs, now_));

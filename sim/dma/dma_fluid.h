@@ -37,10 +37,10 @@ class DmaFluid {
 
   explicit DmaFluid(const MachineConfig& machine);
 
-  /// Posts transfer `tag` on `queue`, triggered at `triggerPs` (>= now). It is admitted when its
-  /// queue has fewer than dma_queue_inflight transfers in flight and moves data from admission
-  /// + dma_latency_ns on.
-  void add(int32_t queue, Picos triggerPs, const DmaPlan& plan, int64_t tag);
+  /// Posts transfer `tag` with `plan` (kept until admission) on `queue`, triggered at
+  /// `triggerPs` (>= now). It is admitted when its queue has fewer than dma_queue_inflight
+  /// transfers in flight and moves data from admission + dma_latency_ns on.
+  void add(int32_t queue, Picos triggerPs, DmaPlan plan, int64_t tag);
   /// The next moment a part's phase ends or an admitted transfer becomes ready (kNever: idle);
   /// kept until the state changes.
   Picos nextEventPs() const;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "sim/core/systemc_time.h"
 #include "sim/core/time_limit.h"
@@ -49,7 +50,8 @@ void DmaModule::post(int64_t index, Tick issue, const VectorClock* issuerClock,
   transfers_.push_back(t);
   if (static_cast<size_t>(t.queue) >= unsignalled_.size()) unsignalled_.resize(t.queue + 1);
   unsignalled_[static_cast<size_t>(t.queue)].push_back(tag);
-  fluid_.add(t.queue, issue.ps(), plan, tag);
+  fluid_.add(t.queue, issue.ps(), std::move(planned_), tag);  // plan is planned_
+  plannedIndex_ = -1;
   fluid_.advanceTo(fluid_.nowPs(), *this);
   sampleCounters();
   wake_.notify();

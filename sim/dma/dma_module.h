@@ -44,7 +44,8 @@ class DmaModule : public sc_core::sc_module, private DmaListener {
     VectorClock clock{};
   };
 
-  /// The plan of DMA instruction `index` (the trigger and the post of one DMA share it).
+  /// The plan of DMA instruction `index` (the trigger and the post of one DMA share it; the
+  /// post moves it into the fluid model).
   const DmaPlan& planOf(int64_t index) const;
   void run();
   void transferStarted(int64_t tag, Picos ps) override;

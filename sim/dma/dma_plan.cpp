@@ -18,14 +18,18 @@ int64_t partitionsPerDmaEngine(const MachineConfig& m) {
   return std::max<int64_t>(1, m.geometry.partitions / m.dmaEngines);
 }
 
-/// Consecutive rows of a transfer carried by one engine.
-struct RowGroup {
-  int32_t engine;
-  int64_t rows;
-};
-
-std::vector<RowGroup> onChipGroups(const isa::AccessPattern& side, const MachineConfig& m) {
-  std::vector<RowGroup> groups;
+/// Calls fn(engine, rows) for each engine's consecutive rows of a transfer, in engine order:
+/// an on-chip side's partitions by the engine of each partition, else `rows` HBM rows spread
+/// over min(rows, dma_engines) engines in contiguous groups.
+template <typename Fn>
+void forEachRowGroup(bool onChip, const isa::AccessPattern& side, int64_t rows,
+                     const MachineConfig& m, Fn&& fn) {
+  if (!onChip) {
+    const int64_t engines = std::min<int64_t>(rows, m.dmaEngines);
+    const int64_t base = rows / engines, extra = rows % engines;
+    for (int64_t i = 0; i < engines; ++i) fn(static_cast<int32_t>(i), base + (i < extra ? 1 : 0));
+    return;
+  }
   const int64_t first = side.partitionStart;
   const int64_t last = first + std::max<int32_t>(1, side.partitionCount) - 1;
   const int64_t perEngine = partitionsPerDmaEngine(m);
@@ -34,19 +38,9 @@ std::vector<RowGroup> onChipGroups(const isa::AccessPattern& side, const Machine
     // Its group ends where the next engine's begins; the last engine takes the rest.
     const int64_t end =
         engine == m.dmaEngines - 1 ? last : std::min(last, (engine + 1) * perEngine - 1);
-    groups.push_back({engine, end - p + 1});
+    fn(engine, end - p + 1);
     p = end + 1;
   }
-  return groups;
-}
-
-std::vector<RowGroup> hbmGroups(int64_t rows, const MachineConfig& m) {
-  const int64_t engines = std::min<int64_t>(rows, m.dmaEngines);
-  const int64_t base = rows / engines, extra = rows % engines;
-  std::vector<RowGroup> groups;
-  for (int64_t i = 0; i < engines; ++i)
-    groups.push_back({static_cast<int32_t>(i), base + (i < extra ? 1 : 0)});
-  return groups;
 }
 
 /// Engine-time bytes of one row: each descriptor of `run` elements moves at least
@@ -113,24 +107,23 @@ DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
                        (dst.space == isa::Space::Hbm && !hbmContiguous(dst));
   const double hbmLoadFactor = strided ? 1.0 / machine.dmaStridedHbmEfficiency : 1.0;
 
-  const std::vector<RowGroup> groups =
-      onChip ? onChipGroups(rowSide, machine) : hbmGroups(rows, machine);
-  plan.parts.reserve(groups.size());
-  for (const RowGroup& g : groups) {
+  const EngineFs overheadFs = engineFs(machine.dmaTransferOverheadNs);
+  plan.parts.reserve(static_cast<size_t>(machine.dmaEngines));
+  forEachRowGroup(onChip, rowSide, rows, machine, [&](int32_t engine, int64_t groupRows) {
     DmaPart part;
-    part.engine = g.engine;
-    part.rows = g.rows;
-    part.bytes = g.rows * rowElements * dstBytes;
-    part.hbmBytes = g.rows * rowElements * hbmPerElement;
+    part.engine = engine;
+    part.rows = groupRows;
+    part.bytes = groupRows * rowElements * dstBytes;
+    part.hbmBytes = groupRows * rowElements * hbmPerElement;
     part.hbmLoadBytes = roundHalfAway(static_cast<double>(part.hbmBytes) * hbmLoadFactor);
-    part.descriptors = g.rows * descPerRow;
-    part.dataFs = engineFs(static_cast<double>(g.rows * rowWorkBytes) * nsPerByte);
-    part.overheadFs = engineFs(machine.dmaTransferOverheadNs);
+    part.descriptors = groupRows * descPerRow;
+    part.dataFs = engineFs(static_cast<double>(groupRows * rowWorkBytes) * nsPerByte);
+    part.overheadFs = overheadFs;
     plan.bytes += part.bytes;
     plan.hbmBytes += part.hbmBytes;
     plan.descriptors += part.descriptors;
     plan.parts.push_back(part);
-  }
+  });
   return plan;
 }
 

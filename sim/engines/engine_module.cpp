@@ -44,33 +44,34 @@ inline bool EngineSequencer::passes(const isa::SemWait& wait, SemaphoreTimeline:
   return true;
 }
 
+[[gnu::always_inline]] inline void EngineSequencer::blockOn(const isa::SemWait& wait, Tick reach,
+                                                            Listen registered, Resume& resume) {
+  SemaphoreBank& bank = ctx_.semaphores();
+  blockedOn_ = &wait;
+  bank.setBlocked(agent_, wait.sem, wait.value);
+  // No increment reaches the value yet: wait for one that does; else for that time (when
+  // every earlier increment is registered) or for a change.
+  listen_ = reach == Tick::never() ? Listen::Value : Listen::Change;
+  if (listen_ == Listen::Change) resume.at = std::min(resume.at, reach);
+  if (registered == listen_) return;
+  if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
+  if (listen_ == Listen::Value)
+    bank.addWaiter(agent_, wait.sem, wait.value);
+  else
+    bank.addChangeWaiter(agent_, wait.sem);
+}
+
 bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach,
                                      Tick now, Resume& resume) {
   SemaphoreBank& bank = ctx_.semaphores();
   // A wait registered before and not reported yet stays registered while it still applies.
   const Listen registered =
       listen_ != Listen::None && bank.listening(agent_) ? listen_ : Listen::None;
-  const auto listen = [&](Listen kind) {
-    if (registered == kind) return;
-    if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
-    if (kind == Listen::Value)
-      bank.addWaiter(agent_, wait.sem, wait.value);
-    else
-      bank.addChangeWaiter(agent_, wait.sem);
-  };
   if (reach.at > t_) {
-    blockedOn_ = &wait;
-    bank.setBlocked(agent_, wait.sem, wait.value);
     resume.wake = true;
-    if (reach.at == Tick::never()) {
-      listen(listen_ = Listen::Value);
-      return false;
-    }
-    // Registered but later than t_: final once no signaller can still land an earlier one;
-    // else wait for that time (when every earlier one is registered) or for a change.
-    if (!bank.settled(wait.sem, reach.at, now)) {
-      listen(listen_ = Listen::Change);
-      resume.at = std::min(resume.at, reach.at);
+    // Registered but later than t_: final once no signaller can still land an earlier one.
+    if (reach.at == Tick::never() || !bank.settled(wait.sem, reach.at, now)) {
+      blockOn(wait, reach.at, registered, resume);
       return false;
     }
     stallOn(wait, reach);
@@ -194,21 +195,11 @@ template <bool kPorts>
       if (reach.at <= t) continue;
       resume.wake = true;
       if (reach.at == Tick::never() || !bank.settled(w.sem, reach.at, now)) {
-        // Blocked, with no wait registered yet: as awaitSemaphore() registers one.
         t_ = t;
         stall_ = stall;
         nextWait_ = i;
         phase_ = Phase::Waits;
-        blockedOn_ = &w;
-        bank.setBlocked(agent_, w.sem, w.value);
-        if (reach.at == Tick::never()) {
-          listen_ = Listen::Value;
-          bank.addWaiter(agent_, w.sem, w.value);
-        } else {
-          listen_ = Listen::Change;
-          bank.addChangeWaiter(agent_, w.sem);
-          resume.at = std::min(resume.at, reach.at);
-        }
+        blockOn(w, reach.at, Listen::None, resume);  // no wait is registered at the head
         return Progress::Blocked;
       }
       t = reach.at;

@@ -72,6 +72,9 @@ class EngineSequencer {
   bool passes(const isa::SemWait& wait, SemaphoreTimeline::Reach reach, Tick now, Resume& resume);
   /// Moves t_ to `reach`, the start `wait` held back.
   void stallOn(const isa::SemWait& wait, SemaphoreTimeline::Reach reach);
+  /// Blocks on `wait`, first reached at `reach` (later than t_, not final): registers it for
+  /// its value or for a change of its semaphore, replacing the `registered` kind.
+  void blockOn(const isa::SemWait& wait, Tick reach, Listen registered, Resume& resume);
   /// True when `wait`, first reached by registered increments at `reach`, holds from t_ on
   /// (t_ moved to its reach, with a Semaphore stall, when it binds); else fills `resume`.
   bool awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline::Reach reach, Tick now,

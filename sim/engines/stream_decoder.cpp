@@ -76,8 +76,8 @@ size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t
   Operand* operands = operands_.data() + used;
   OperandShape shapes[kMaxOperands];
   OperandTotals totals;
+  const bool boxes = races_ || (!out.dma && inst.engine != isa::Engine::Tensor);
   try {
-    const bool boxes = races_ || (!out.dma && inst.engine != isa::Engine::Tensor);
     totals = listOperands(inst, boxes, operands, shapes);
   } catch (...) {
     out.operands = {};
@@ -85,7 +85,8 @@ size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t
     out.error = std::current_exception();
     return 0;
   }
-  out.operands = {operands, totals.count};
+  const size_t records = boxes ? totals.count : 1;
+  out.operands = {operands, records};
   out.usesSbuf = totals.usesSbuf;
   out.psumBanks = 0;
   if (totals.usesPsum && !out.dma && inst.engine != isa::Engine::Tensor)
@@ -98,7 +99,7 @@ size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t
   out.sbufBytesWritten = totals.sbufBytesWritten;
   if (out.dma) {
     out.cost = ComputeCost{};
-    return totals.count;
+    return records;
   }
   try {
     out.cost = computeCost(inst, {shapes, totals.count}, machine_);
@@ -111,7 +112,7 @@ size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t
     out.failure = DecodedInstruction::Failure::Cost;
     out.error = std::current_exception();
   }
-  return totals.count;
+  return records;
 }
 
 }  // namespace neuronsim::sim

@@ -48,9 +48,9 @@ struct DecodedInstruction {
   int64_t bytesRead = 0, bytesWritten = 0, sbufBytesRead = 0, sbufBytesWritten = 0;
   std::span<const isa::SemWait> waits;
   std::span<const isa::SemSignal> signals;
-  /// Every operand in slot order (dst first; empty on an Operands failure), with its box when
-  /// something reads it: the interlock and in-flight results of Vector, Scalar and GpSimd, and
-  /// the race detector.
+  /// Every operand in slot order (dst first; empty on an Operands failure) with its box when
+  /// something reads the boxes: the interlock and in-flight results of Vector, Scalar and
+  /// GpSimd, and the race detector. Else (TensorE and DMA without races) dst alone.
   std::span<const Operand> operands;
 };
 

@@ -1,9 +1,13 @@
 // The program pool (isa/pooled_allocator.h): blocks are aligned, disjoint and kept intact,
-// freed blocks are reused, the ISA's vectors and boxes use it, and threads may free each
-// other's blocks and exit.
+// freed blocks are reused, the ISA's vectors and boxes use it, threads may free each other's
+// blocks and exit, and a forked child can allocate while other threads use the pool.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -118,4 +122,36 @@ TEST_CASE("threads free each other's blocks and hand their pool over when they e
     for (std::thread& th : threads) th.join();
     for (size_t t = 0; t < made.size(); ++t) checkIntactAndFree(made[t], t + 10);
   }
+}
+
+TEST_CASE("a child forked while other threads hand their pools over can allocate") {
+  // Each churning thread fills its free lists, then hands them over under the pool's lock as
+  // it exits; a child forked meanwhile would inherit that lock held, and its first thread to
+  // allocate would wait for it forever (the alarm ends such a child).
+  std::atomic<bool> stop{false};
+  std::thread churn([&stop] {
+    while (!stop) {
+      std::thread([] {
+        std::vector<void*> blocks(100000);
+        for (void*& b : blocks) b = allocatePooled(16);
+        for (void* b : blocks) freePooled(b, 16);
+      }).join();
+    }
+  });
+  int stuck = 0;
+  for (int i = 0; i < 40; ++i) {
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      alarm(3);
+      std::thread([] { freePooled(allocatePooled(16), 16); }).join();
+      _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++stuck;
+  }
+  stop = true;
+  churn.join();
+  CHECK(stuck == 0);
 }
