@@ -301,9 +301,10 @@ MachineConfig loadMachine(const std::string& nameOrPath,
     throw Error(fmt::format("machine {}: psum_partition_bytes must divide into psum_banks banks",
                             config.name));
   if (config.psumBankConflicts && config.geometry.psumBanks > 64)
-    throw Error(fmt::format("machine {}: psum_bank_conflicts tracks at most 64 PSUM banks, "
-                            "psum_banks is {}",
-                            config.name, config.geometry.psumBanks));
+    throw Error(
+        fmt::format("machine {}: psum_bank_conflicts tracks at most 64 PSUM banks, "
+                    "psum_banks is {}",
+                    config.name, config.geometry.psumBanks));
   config.geometry.hbmBytesPerPeCycle = config.hbmGBps / config.peGhz;
   config.geometry.vectorGhz = config.dveGhz;
   config.geometry.scalarGhz = config.actGhz;

@@ -49,8 +49,8 @@ class KernelScope {
 };
 
 /// The engines (bit per engine) that may be PSUM rivals (A1, A2).
-constexpr uint32_t kPsumRivals =
-    1u << static_cast<unsigned>(isa::Engine::Vector) | 1u << static_cast<unsigned>(isa::Engine::Scalar);
+constexpr uint32_t kPsumRivals = 1u << static_cast<unsigned>(isa::Engine::Vector) |
+                                 1u << static_cast<unsigned>(isa::Engine::Scalar);
 
 std::string semaphoreName(const isa::Program& program, int32_t sem) {
   if (sem >= 0 && sem < static_cast<int32_t>(program.semaphores.size()) &&
@@ -124,8 +124,8 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
   std::string deadlock;
   {
     KernelScope kernel;
-    CoreContext ctx(program, machine, usage, psumEngines,
-                    options.timingOnly ? nullptr : memory, options.sink, options.detectRaces);
+    CoreContext ctx(program, machine, usage, psumEngines, options.timingOnly ? nullptr : memory,
+                    options.sink, options.detectRaces);
     std::vector<std::unique_ptr<EngineSequencer>> sequencers;
     auto dma = std::make_unique<DmaModule>("dma", ctx);
     ctx.attachDma(*dma);

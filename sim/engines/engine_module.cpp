@@ -205,7 +205,8 @@ template <bool kPorts>
       t = reach.at;
       stall = {StallCause::Semaphore, w.sem, w.value, reach.by};
     }
-    if (!inst.dma && (!kPorts || !ctx_.arbiter().contends(engine_, inst.usesSbuf, inst.psumBanks))) {
+    if (!inst.dma &&
+        (!kPorts || !ctx_.arbiter().contends(engine_, inst.usesSbuf, inst.psumBanks))) {
       t = pastWaits(inst, t, stall);
       straight = true;
     } else {

@@ -204,10 +204,10 @@ TEST_CASE("random Vector/Scalar/GpSimd streams follow a sequential reference arb
   // trn1: NC-v2 ports; trn2: PSUM banks; trn1 with the bank rule too: still all of PSUM.
   std::mt19937 rng(11);
   for (int round = 0; round < 120; ++round) {
-    const sim::MachineConfig machine =
-        round % 3 == 0   ? sim::loadMachine("trn1")
-        : round % 3 == 1 ? sim::loadMachine("trn2")
-                         : sim::loadMachine("trn1", {"psum_bank_conflicts=true"});
+    const sim::MachineConfig machine = round % 3 == 0 ? sim::loadMachine("trn1")
+                                       : round % 3 == 1
+                                           ? sim::loadMachine("trn2")
+                                           : sim::loadMachine("trn1", {"psum_bank_conflicts=true"});
     CAPTURE(round);
     isa::Program p;
     const int n = 5 + static_cast<int>(rng() % 40);
@@ -248,10 +248,9 @@ TEST_CASE("random Vector/Scalar/GpSimd streams follow a sequential reference arb
         if (head[e] == queue[e].size()) continue;
         const int64_t i = queue[e][head[e]];
         const Instruction& inst = p.instructions[static_cast<size_t>(i)];
-        const Tick at =
-            ref.grant(inst.engine, true, psumBanksRead(inst, machine.geometry), i, engineFree[e],
-                      bounds(Tick::never()))
-                .at;
+        const Tick at = ref.grant(inst.engine, true, psumBanksRead(inst, machine.geometry), i,
+                                  engineFree[e], bounds(Tick::never()))
+                            .at;
         if (at < bestAt || (at == bestAt && i < best)) {
           best = i;
           bestAt = at;
