@@ -6,6 +6,7 @@
 
 #include "isa/error.h"
 #include "isa/size_limits.h"
+#include "isa/spelling.h"
 #include "kernels/registry.h"
 
 namespace neuronsim::kernels {
@@ -175,6 +176,18 @@ const std::string& ParamValues::getString(const std::string& name) const {
   throw Error(fmt::format("parameter {} is not a string", name));
 }
 
+namespace {
+
+/// "KERNEL: unknown parameter NAME (did you mean ...?) (neuronsim list KERNEL lists them)".
+std::string unknownParamText(const KernelSpec& spec, const std::string& name) {
+  std::vector<std::string> names;
+  for (const ParamSpec& p : spec.params) names.push_back(p.name);
+  return fmt::format("{}: unknown parameter {}{} (neuronsim list {} lists them)", spec.name, name,
+                     isa::didYouMean(name, names), spec.name);
+}
+
+}  // namespace
+
 ParamValues parseParams(const KernelSpec& spec,
                         const std::vector<std::pair<std::string, std::string>>& given) {
   ParamValues values;
@@ -184,7 +197,7 @@ ParamValues parseParams(const KernelSpec& spec,
     const ParamSpec* param = nullptr;
     for (const ParamSpec& p : spec.params)
       if (p.name == name) param = &p;
-    if (!param) throw Error(fmt::format("{}: unknown parameter {}", spec.name, name));
+    if (!param) throw Error(unknownParamText(spec, name));
     assign(values, spec, *param, text);
   }
   return values;

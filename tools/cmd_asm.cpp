@@ -61,8 +61,10 @@ std::vector<std::pair<int32_t, std::string>> checkInputs(const isa::Program& pro
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const isa::TensorDecl& decl = program.tensors[i];
     if (decl.kind == isa::TensorKind::Input && !given.count(static_cast<int32_t>(i)))
-      throw Error(fmt::format("asm: input tensor '{}' not given (--input {}=FILE.npy)", decl.name,
-                              decl.name));
+      throw Error(fmt::format(
+          "asm: input tensor '{}' not given: --input {}=FILE.npy of shape {} (or --timing-only, "
+          "which needs no values)",
+          decl.name, decl.name, fmt::join(decl.shape, "x")));
   }
   return inputs;
 }
@@ -150,6 +152,8 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
     throw Error(located(e.what()));
   }
 
+  kernels::reportDiagnostics(fmt::format("asm {}", file), program, result.races, reads, f.strict,
+                             located);
   nlohmann::json summary;
   if (mode == RunMode::Interpret) {
     std::printf("%s: interpreted %zu instructions\n", file.c_str(), program.instructions.size());
@@ -157,8 +161,6 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
     summary = kernels::runSummary(kernels::programRunInfo(program, machine, file), result, 0);
     std::fputs(traces::summaryText(summary).c_str(), stdout);
   }
-  kernels::reportDiagnostics(fmt::format("asm {}", file), program, result.races, reads, f.strict,
-                             located);
 
   kernels::RunProducts products;
   products.program = &program;

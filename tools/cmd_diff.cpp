@@ -19,12 +19,14 @@ Command addDiffCommand(CLI::App& app) {
   return {sub, [sub, traces] {
             checkExtras(sub, "diff");
             if (traces->size() != 2)
-              throw Error(fmt::format("diff: expected two traces A.json B.json, got {} arguments",
-                                      traces->size()));
+              throw Error(fmt::format(
+                  "diff: expected two traces A.json B.json, got {} (try neuronsim diff --help)",
+                  traces->size()));
             const auto& a = (*traces)[0];
             const auto& b = (*traces)[1];
-            const auto diff = neuronsim::traces::diffTraces(neuronsim::traces::loadTraceModel(a),
-                                                            neuronsim::traces::loadTraceModel(b));
+            const auto before = neuronsim::traces::loadTraceModel(a);  // A's errors first
+            const auto diff =
+                neuronsim::traces::diffTraces(before, neuronsim::traces::loadTraceModel(b));
             std::fputs(neuronsim::traces::diffText(diff, a, b).c_str(), stdout);
             return 0;
           }};

@@ -32,8 +32,8 @@ int parseTop(const std::string& text) {
 int report(const CLI::App* app, const ReportFlags& flags) {
   checkExtras(app, "report");
   if (flags.traces.size() != 1)
-    throw Error(
-        fmt::format("report: expected one TRACE.json, got {} arguments", flags.traces.size()));
+    throw Error(fmt::format("report: expected one TRACE.json, got {} (try neuronsim report --help)",
+                            flags.traces.size()));
   const int top = parseTop(valueOr(flags.topOption, flags.top, "5"));
   isa::OutputSet outputs;
   if (flags.csvOption->count()) outputs.add("--csv", flags.csv);

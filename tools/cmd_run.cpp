@@ -18,6 +18,7 @@
 #include "kernels/harness/run_kernel.h"
 #include "kernels/harness/run_outputs.h"
 #include "kernels/harness/run_summary.h"
+#include "kernels/harness/schedule_effect.h"
 #include "kernels/registry.h"
 #include "sim/machine_config.h"
 #include "tools/commands.h"
@@ -66,8 +67,26 @@ std::vector<std::string> names(const kernels::ShapeMap& shapes) {
   return out;
 }
 
+/// Throws "run KERNEL: unknown option --x (a parameter of K1, K2; ...)" when the first unknown
+/// option is another kernel's parameter; does nothing otherwise (checkExtras reports the rest).
+void refuseOtherKernelsParam(const KernelSpec& spec, const CLI::App* app, const std::string& who) {
+  const std::vector<std::string> extras = app->remaining();
+  if (extras.empty() || extras[0].rfind("--", 0) != 0) return;
+  const std::string flag = extras[0].substr(2, extras[0].find('=') - 2);
+  std::vector<std::string> owners;
+  for (const KernelSpec& other : kernels::kernelRegistry())
+    for (const kernels::ParamSpec& p : other.params)
+      if (kernels::flagName(p.name) == flag) owners.push_back(other.name);
+  if (owners.empty()) return;
+  throw Error(
+      fmt::format("{}: unknown option --{} (a parameter of {}; {}'s are in neuronsim run {} "
+                  "--help)",
+                  who, flag, fmt::join(owners, ", "), spec.name, spec.name));
+}
+
 int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags& flags) {
   const std::string who = fmt::format("run {}", spec.name);
+  refuseOtherKernelsParam(spec, app, who);
   checkExtras(app, who);
   const CommonRunFlags& f = flags.common;
   const RunMode mode = f.mode("run");
@@ -96,6 +115,12 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   kernels::declareOutputs(outputs, request, names(shapes.outputs));
   kernels::checkHostMemory(
       who, kernels::kernelRunMemory(spec, shapes, dtype, machine.geometry, mode, flags.check));
+  for (const kernels::IneffectiveParam& param :
+       kernels::ineffectiveScheduleParams(spec, paramTexts, shapes, dtype, machine.geometry)) {
+    const std::string line = kernels::ineffectiveText(param, false);
+    if (f.strict) throw Error(fmt::format("{}: --strict: {}", who, line));
+    std::fprintf(stderr, "warning: %s: %s\n", who.c_str(), line.c_str());
+  }
   if (f.dryRun) {
     kernels::buildKernel(spec, params, shapes, dtype, machine.geometry, nullptr);
     return dryRunDone(who);
@@ -117,7 +142,8 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   double error = 0;
   if (flags.check) error = kernels::maxNormalizedError(run.outputs, spec.reference(values, params));
 
-  // 3. What it tells, then the files, all together.
+  // 3. What it tells (--strict refuses before anything is printed), then the files, all together.
+  kernels::reportDiagnostics(who, run.program, run.sim.races, run.uninitializedReads, f.strict);
   nlohmann::json summary;
   if (mode == RunMode::Interpret) {
     print("{}: interpreted {} instructions in {:.3f} s (build {:.3f} s)\n", spec.name,
@@ -130,7 +156,6 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
     if (flags.check) summary["check_error"] = error;
     std::fputs(traces::summaryText(summary).c_str(), stdout);
   }
-  kernels::reportDiagnostics(who, run.program, run.sim.races, run.uninitializedReads, f.strict);
 
   kernels::RunProducts products;
   products.program = &run.program;

@@ -31,8 +31,8 @@ std::string defaultOutput(const std::string& trace) {
 int view(const CLI::App* app, const ViewFlags& flags) {
   checkExtras(app, "view");
   if (flags.traces.size() != 1)
-    throw Error(
-        fmt::format("view: expected one TRACE.json, got {} arguments", flags.traces.size()));
+    throw Error(fmt::format("view: expected one TRACE.json, got {} (try neuronsim view --help)",
+                            flags.traces.size()));
   const std::string& trace = flags.traces[0];
   const std::string output = valueOr(flags.outputOption, flags.output, defaultOutput(trace));
   isa::OutputSet outputs;

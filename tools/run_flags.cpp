@@ -46,7 +46,8 @@ void CommonRunFlags::add(CLI::App* app, Command command) {
   addFlag(app, "--interpret", interpret, "run the sequential interpreter only (no time)");
   addFlag(
       app, "--strict", strict,
-      "races and reads of never-written memory are errors (exit 2, nothing written), not warnings");
+      "races, never-written reads, unwritten outputs and schedule parameters with no effect are "
+      "errors (exit 2, nothing printed or written), not warnings");
   addFlag(app, "--dry-run", dryRun,
           "check every argument, input file header and output path (run: and build the "
           "kernel), then stop: nothing is simulated or written");

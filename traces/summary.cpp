@@ -7,6 +7,10 @@ namespace neuronsim::traces {
 
 namespace {
 
+/// Fewest instructions whose simulation rate summaryText prints: below, the simulator's fixed
+/// setup (SystemC elaboration, engine threads) dominates the host time and the rate means nothing.
+constexpr double kMinRateInstructions = 100000;
+
 double ratio(double num, double den) {
   return den > 0 ? num / den : 0.0;
 }
@@ -128,9 +132,14 @@ std::string summaryText(const nlohmann::json& summary) {
                     text(summary, "roofline_bound").c_str(), number(summary, "roofline_percent")));
   add(std::snprintf(line, sizeof line, "  sbuf read %.0f B, write %.0f B\n",
                     number(summary, "sbuf_read_bytes"), number(summary, "sbuf_write_bytes")));
-  add(std::snprintf(line, sizeof line, "  host %.3f s, %.0f simulated instructions/s\n",
-                    number(summary, "host_seconds"),
-                    number(summary, "sim_instructions_per_second")));
+  add(std::snprintf(line, sizeof line, "  host time:"));
+  if (summary.contains("build_seconds"))
+    add(std::snprintf(line, sizeof line, " build %.3f s,", number(summary, "build_seconds")));
+  add(std::snprintf(line, sizeof line, " simulation %.3f s", number(summary, "host_seconds")));
+  if (number(summary, "instructions") >= kMinRateInstructions)
+    add(std::snprintf(line, sizeof line, " (%.2fM simulated instructions/s)",
+                      number(summary, "sim_instructions_per_second") / 1e6));
+  out += '\n';
   return out;
 }
 

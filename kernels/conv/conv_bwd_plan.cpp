@@ -84,6 +84,17 @@ bool dyStationaryPays(const ConvCore& core, int64_t ciParts, int64_t coWidth, in
   return coWidth <= parts && (xStationary - dyStationary) * depthsOfBoxes >= kMinDyStationarySaving;
 }
 
+/// Whether a packed xT stationary of `stationary` columns loads longer than its matmul of
+/// `moving` columns, the one the next load hides behind (P1, I2): then consecutive matmuls
+/// should share it (DwRowsPlan::rowReuse). C 32 packed: 128 x 4 = 512 cycles against 256 in fp32
+/// on Trn2 (ls_speedup_fp32 1), 128 against 256 on Trn1, 32 against 64 in bf16.
+bool rowLoadExposed(const isa::Geometry& geometry, isa::Dtype dtype, int64_t stationary,
+                    int64_t moving) {
+  const bool fp32 = dtype == isa::Dtype::Fp32;
+  return stationaryLoadCycles(geometry, stationary, fp32) >
+         matmulCycles(geometry, stationary, moving, fp32);
+}
+
 /// The largest dy depth group of a packed matmul (1: packing does not apply): stride and dilation
 /// 1 along D, one C_in tile, group + Kd - 1 depth slots of ci within the PE columns, group x
 /// coWidth fp32 within a PSUM bank, and no more depths than dy has.
@@ -200,6 +211,11 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   p.shareKh = p.depthGroup > 1 && core.stride[1] == 1 && core.taps[1] > 1 &&
               core.out[2] <= p.parts && !p.dyByDma && !options.noShareKh;
   p.xtRows = p.shareKh ? (core.taps[1] - 1) * core.dilation[1] + 2 : 1;
+  p.rowReuse =
+      p.shareKh && options.dwRowReuse != "off" &&
+      (options.dwRowReuse == "on" ||
+       rowLoadExposed(geometry, dtype, p.depthSlots * p.ciParts, p.depthGroup * p.coWidth));
+  p.dyTBoxes = p.rowReuse ? p.xtRows : 2;
   p.xGroupParts = ceilDiv(p.ciParts, kQuadrant) * kQuadrant;
   if (p.shareKh && !p.stageX && options.dwXGroups != "off" && p.ciTiles == 1 &&
       p.parts / p.xGroupParts >= 2) {
@@ -247,8 +263,8 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     // shareKh: one xT ring of rows; else two box buffers of every set
     const int64_t xtDepths = std::max(w[0], p.xGroupFirst + p.xGroups * p.xGroupDepths);
     const int64_t xtBytes = p.xtSets * xtDepths * p.ciParts * e * (p.shareKh ? p.xtRows : 2);
-    const int64_t bytes =
-        2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes + c[0] * p.coWidth * e) + xtBytes;
+    const int64_t bytes = 2 * (windowBytes * (p.stageX ? 2 : 1) + dyBytes) +
+                          p.dyTBoxes * c[0] * p.coWidth * e + xtBytes;
     const int64_t cap = p.depthGroup > 1 ? kPackedWindowCap : kWindowCap;
     return bytes <= available && (!preferred || windowBytes <= cap);
   };

@@ -50,6 +50,8 @@ struct ConvBwdOptions {
   std::string dwXGroups = "auto";
   /// auto | off: shareKh dy tiles in partition groups of depths (DwRowsPlan::dyGroups)
   std::string dwDyGroups = "auto";
+  /// auto | on | off: shareKh matmuls of one xT row run together (DwRowsPlan::rowReuse)
+  std::string dwRowReuse = "auto";
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -87,6 +89,13 @@ struct DwRowsPlan {
   /// runs on across chunks, so no x row is loaded or transposed twice within a band.
   bool shareKh = false;
   int64_t xtRows = 1;  ///< xT rows in the ring when shareKh: (Kh - 1) x H dilation + 2
+  /// shareKh: the matmuls of xT row r (per kw and depth group: tap kh against dy box r - kh x
+  /// dilation, for every kh) run one after the other, so its stationary loads once for Kh
+  /// matmuls, not once per matmul; box hh's turn multiplies row hh and the last box's the rows
+  /// after it. Chosen where the stationary's load outlasts the matmul it hides behind (P1, I2:
+  /// fp32 on Trn2).
+  bool rowReuse = false;
+  int64_t dyTBoxes = 2;  ///< dyT box buffers: xtRows with rowReuse (the boxes a row still meets)
   /// shareKh, C_in within half the partitions: the x window's depths are xGroups blocks of
   /// xGroupDepths on partition groups xGroupParts apart (a multiple of 32, A1), so one PE
   /// transpose of every partition gives xGroups depths' xT (128 partitions at C_in 32: a

@@ -73,6 +73,13 @@ std::vector<ParamSpec> dwScheduleParams() {
                     "partitions gives several depths' dyT and db is summed on GpSimd (auto: when "
                     "it applies; off: one depth per transpose, db by TensorE)",
                     {}, {"off"}),
+      scheduleParam("dw_row_reuse", ParamType::Enum,
+                    "depth-packed dw with shared kh taps runs the matmuls of one xT row together "
+                    "(its kh taps against dy boxes kh rows apart), so the row's stationary loads "
+                    "once for Kh matmuls; dyT keeps (Kh - 1) x H dilation + 2 boxes (auto: when "
+                    "the stationary's load outlasts a matmul, fp32 on trn2; on: wherever it "
+                    "applies)",
+                    {}, {"on", "off"}),
       scheduleParam("dw_lead", ParamType::Int,
                     "with dw_overlap spread, dw chunks emitted before dx's first chunk, >= 0 "
                     "(auto: 0); the rest are spread evenly over dx's chunks",
@@ -119,6 +126,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwLead = params.intOr("dw_lead", -1);
   options.dwXGroups = params.getString("dw_x_groups");
   options.dwDyGroups = params.getString("dw_dy_groups");
+  options.dwRowReuse = params.getString("dw_row_reuse");
   options.fuseDb = params.getBool("compute_db");
   return options;
 }

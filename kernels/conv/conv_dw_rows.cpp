@@ -154,7 +154,7 @@ class DwRowsEmitter {
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
     if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
     dyT_ = BufferRing::sbuf(
-        b_, kBuffers,
+        b_, static_cast<int>(plan_.dyTBoxes),
         {plan_.parts, std::max(c[0], plan_.dyGroups * plan_.dyGroupDepths), plan_.coWidth}, dtype_,
         "dyT");
     if (plan_.shareKh) {
@@ -692,7 +692,7 @@ class DwRowsEmitter {
 
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
   int prepare(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
-    const int ring = static_cast<int>(dyT_.advance() % kBuffers);
+    const int ring = static_cast<int>(dyT_.advance() % plan_.dyTBoxes);
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
     if (plan_.dyByDma) {
@@ -832,6 +832,7 @@ class DwRowsEmitter {
   /// queued transposes, then one matmul per x set, stationary xT [positions; slots, ci] and moving
   /// dyT [positions; group, co], into the set's accumulator (whose first group is whole).
   void multiplyPacked(const Step& s, const Box& bx, int ring) {
+    if (plan_.rowReuse) return multiplyRows(s, bx, ring);
     const int32_t np = bx.positions();
     const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
     const int64_t groups = isa::ceilDiv(depth, group);
@@ -854,6 +855,53 @@ class DwRowsEmitter {
         b_.matmul(packedAcc(k, slots, g, s.cw), stationary, moving,
                   started_[static_cast<size_t>(k)]);
         started_[static_cast<size_t>(k)] = true;
+      }
+    }
+  }
+
+  /// rowReuse: box `bx` (dyT ring slot `ring`) joins the boxes waiting for rows and xT row
+  /// bx.h0 meets them; a band's last box also takes the rows after it (its last kh taps').
+  void multiplyRows(const Step& s, const Box& bx, int ring) {
+    waiting_.push_back({bx, ring});
+    const int64_t last = bx.h0 == bandRows_ - 1 ? bx.h0 + rowHalo() : bx.h0;
+    for (int64_t row = bx.h0; row <= last; ++row) multiplyRow(s, row);
+    if (bx.h0 == bandRows_ - 1) waiting_.clear();
+    while (static_cast<int64_t>(waiting_.size()) > rowHalo()) waiting_.erase(waiting_.begin());
+  }
+
+  /// rowReuse: per group of dy depths and kw, xT row `row` [positions; slots, ci] is the
+  /// stationary of one matmul per kh, moving dyT of box row - kh x dilation, consecutive so the
+  /// stationary loads once (while the boxes have equal positions).
+  void multiplyRow(const Step& s, int64_t row) {
+    const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
+    const int64_t groups = isa::ceilDiv(depth, group);
+    const std::vector<XSet> sets = setsOf(units(s), nullptr);
+    const std::vector<int64_t> kws = kwsOf(sets);
+    const auto perGroup =
+        static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), groups));
+    for (int64_t d0 = 0; d0 < depth; d0 += group) {
+      emitJobs(perGroup);
+      b_.setNote("dw matmul");
+      const int64_t g = std::min(group, depth - d0), slots = g + fwd_.taps[0] - 1;
+      for (const int64_t kw : kws) {
+        for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
+          const XSet& set = sets[static_cast<size_t>(k)];
+          const int64_t h0 = row - set.kh * fwd_.dilation[1];
+          const auto box = std::find_if(waiting_.begin(), waiting_.end(),
+                                        [&](const auto& w) { return w.first.h0 == h0; });
+          if (set.kw != kw || box == waiting_.end()) continue;
+          const int32_t np = box->first.positions();
+          const Tile stationary = xT_[0]
+                                      .select(0, rowSlot(row))
+                                      .select(0, indexOf(kws, kw))
+                                      .partitionSlice(0, np)
+                                      .slice(0, d0, d0 + slots);
+          const Tile moving =
+              dyT_[box->second].partitionSlice(0, np).slice(0, d0, d0 + g).slice(1, 0, s.cw);
+          b_.matmul(packedAcc(k, slots, g, s.cw), stationary, moving,
+                    started_[static_cast<size_t>(k)]);
+          started_[static_cast<size_t>(k)] = true;
+        }
       }
     }
   }
@@ -1149,6 +1197,7 @@ class DwRowsEmitter {
   std::vector<std::pair<int64_t, int64_t>> zeroedDepths_;  // per xT ring slot
   int64_t bandRows_ = 1;                                   // shareKh: dy rows per band (row group)
   std::vector<bool> started_;
+  std::vector<std::pair<Box, int>> waiting_;  // rowReuse: boxes (dyT ring slots) rows still meet
   std::vector<BankJob> jobs_;
   std::vector<Chunk> chunks_;
   std::vector<Step> steps_;

@@ -208,6 +208,16 @@ Int3 outputPhase(const ConvCore& core) {
   return p;
 }
 
+double stationaryLoadCycles(const isa::Geometry& geometry, int64_t columns, bool fp32) {
+  return static_cast<double>(columns) *
+         (fp32 ? geometry.fp32MatmulFactor / geometry.lsSpeedupFp32 : 1 / geometry.lsSpeedup);
+}
+
+double matmulCycles(const isa::Geometry& geometry, int64_t stationary, int64_t moving, bool fp32) {
+  return static_cast<double>(std::max(std::min(geometry.matmulMinCycles, stationary), moving)) *
+         (fp32 ? geometry.fp32MatmulFactor : 1.0);
+}
+
 int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {
   return (outputs - 1) * core.stride[axis] + (core.taps[axis] - 1) * core.dilation[axis] + 1;
 }
@@ -222,12 +232,9 @@ namespace {
 /// 512 cycles against 512, and the pair transposes come on top.
 bool positionsPay(const isa::Geometry& geometry, int64_t tile, int64_t pairColumns, bool fp32,
                   bool wide) {
-  const double factor = fp32 ? geometry.fp32MatmulFactor : 1.0;
-  const double load =
-      static_cast<double>(tile) * factor / (fp32 ? geometry.lsSpeedupFp32 : geometry.lsSpeedup);
-  const double multiply =
-      static_cast<double>(std::max(std::min(geometry.matmulMinCycles, tile), pairColumns)) * factor;
-  const double filters = static_cast<double>(tile) * factor * (wide ? 2 : 1);
+  const double load = stationaryLoadCycles(geometry, tile, fp32);
+  const double multiply = matmulCycles(geometry, tile, pairColumns, fp32);
+  const double filters = matmulCycles(geometry, tile, tile, fp32) * (wide ? 2 : 1);
   return std::max(multiply, load) < filters;
 }
 

@@ -25,6 +25,56 @@ std::string inputNames(const KernelSpec& spec) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+/// Why `spec`'s default shapes do not fit `shapes` (the inputs known so far, defaults filling
+/// the rest), without the kernel's name; empty when they fit.
+std::string defaultMisfit(const KernelSpec& spec, ShapeMap shapes, const ParamValues& params) {
+  for (const auto& [name, shape] : spec.defaultShapes) shapes.emplace(name, shape);
+  try {
+    spec.inferShapes(shapes, params);
+  } catch (const Error& e) {
+    const std::string text = e.what(), prefix = fmt::format("{}: ", spec.name);
+    return text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text;
+  }
+  return "";
+}
+
+/// "AxBxC" with `axes` letters.
+std::string placeholder(size_t axes) {
+  std::string text;
+  for (size_t i = 0; i < axes && i < 26; ++i)
+    text += fmt::format("{}{}", i ? "x" : "", char('A' + i));
+  return text;
+}
+
+/// "KERNEL: input NAME is required: give ..." naming the flags (or keywords) that give it and
+/// the shape: its default when that fits the inputs known so far (`shapes`).
+std::string requiredText(const KernelSpec& spec, const std::string& name,
+                         const InputRequest& request, const ShapeMap& shapes,
+                         const ParamValues& params) {
+  const auto found = spec.defaultShapes.find(name);
+  const Shape shape = found == spec.defaultShapes.end() ? Shape{} : found->second;
+  const std::string misfit = shape.empty() ? "" : defaultMisfit(spec, shapes, params);
+  const bool py = request.pythonNames;
+  const auto text = [&](const Shape& s) {
+    if (py) return fmt::format("({}{})", fmt::join(s, ", "), s.size() == 1 ? "," : "");
+    return fmt::format("{}", fmt::join(s, "x"));
+  };
+  std::string dims = py ? "(...)" : "AxBxC", why;
+  if (!shape.empty() && misfit.empty()) {
+    dims = text(shape);
+    why = py ? " (its default shape: defaults apply only when no tensor is given)"
+             : " (its default shape: defaults apply only when no --input is given)";
+  } else if (!shape.empty()) {
+    if (!py) dims = placeholder(shape.size());
+    why = fmt::format(" (its default {} does not fit: {})", text(shape), misfit);
+  }
+  if (py)
+    return fmt::format("{}: input {} is required: pass {}=ARRAY or shapes={{'{}': {}}}{}",
+                       spec.name, name, name, name, dims, why);
+  return fmt::format("{}: input {} is required: give --input {}=FILE.npy or --shape {}={}{}",
+                     spec.name, name, name, name, dims, why);
+}
+
 }  // namespace
 
 ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
@@ -60,6 +110,9 @@ ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
     for (const auto& [name, shape] : spec.deriveShapes(known, params)) shapes.emplace(name, shape);
   if (request.files.empty() && request.arrays.empty())
     for (const auto& [name, shape] : spec.defaultShapes) shapes.emplace(name, shape);
+  for (const TensorSpec& t : spec.inputs)
+    if (!t.optional && !shapes.count(t.name))
+      throw Error(requiredText(spec, t.name, request, shapes, params));
   return shapes;
 }
 

@@ -17,12 +17,16 @@ struct InputRequest {
   std::vector<std::pair<std::string, Shape>> shapes;       ///< --shape NAME=AxB: generated
   uint64_t seed = 0;                                       ///< of generated inputs
   HostTensors arrays;  ///< inputs given as fp32 values (the Python API's tensors=)
+  /// Name the ways to give an input as the Python API does (`NAME=ARRAY`, `shapes=`), not as
+  /// the command line does (--input, --shape).
+  bool pythonNames = false;
 };
 
 /// The shape of every input the run will have: files' .npy headers (no data read), given
 /// arrays, --shape, shapes the kernel derives from those (KernelSpec::deriveShapes), and the
 /// default shapes when no file or array is given. Throws neuronsim::Error on an unknown name, a
-/// name given twice, or a bad file.
+/// name given twice, a bad file, or a required input left without a shape ("KERNEL: input NAME
+/// is required: give --input NAME=FILE.npy or --shape NAME=<its default shape> ...").
 ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
                             const ParamValues& params);
 

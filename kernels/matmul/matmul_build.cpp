@@ -31,17 +31,19 @@ constexpr DmaOptions kStore{.queue = -1, .issue = isa::Engine::GpSimd};
 /// Where loads are triggered: lhsT on Sync, cycling over queues q0..q(n-1) (with one queue the
 /// transfers complete in order at full bandwidth, so the tiles the first matmuls need arrive
 /// first); rhs on Sync too, or with `scalarRhs` on ScalarE's own queues so that two engines pay
-/// the trigger cost; small transfers (K tails, narrow last tiles) on queues of their own, so that
-/// they neither wait behind nor hold up the large ones (a queue admits two transfers at a time).
+/// the trigger cost; K tails on queues of their own (triggered by Sync or, with `sideEngine`
+/// GpSimd, by software descriptors), so that they neither wait behind nor hold up the large ones
+/// (a queue admits two transfers at a time).
 class LoadQueues {
  public:
-  LoadQueues(int64_t count, bool scalarRhs, const MatmulQueues& layout)
+  LoadQueues(int64_t count, bool scalarRhs, isa::Engine sideEngine, const MatmulQueues& layout)
       : lhs_(QueueCycle::span(0, static_cast<int32_t>(count))),
         side_(QueueCycle::span(layout.side(), layout.unit)),
         scalar_(QueueCycle::span(layout.scalarRhs(), layout.unit)),
-        scalarRhs_(scalarRhs) {}
+        scalarRhs_(scalarRhs),
+        sideEngine_(sideEngine) {}
   DmaOptions lhs() { return {.queue = lhs_.next()}; }
-  DmaOptions side() { return {.queue = side_.next()}; }
+  DmaOptions side() { return {.queue = side_.next(), .issue = sideEngine_}; }
   DmaOptions rhs() {
     if (!scalarRhs_) return lhs();
     return {.queue = scalar_.next(), .issue = isa::Engine::Scalar};
@@ -52,6 +54,7 @@ class LoadQueues {
   QueueCycle side_;
   QueueCycle scalar_;
   bool scalarRhs_;
+  isa::Engine sideEngine_;
 };
 
 /// One DMA's share of a K-row load: K tiles [t0, t1), or the tail of fewer than 128 rows.
@@ -274,7 +277,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   const Tile rhsBuf = b.sbuf({kPart, nTiles, kt, s.nTile}, dtype, "rhs");
   const BufferRing psums =
       BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
-  LoadQueues queues(s.loadQueues, s.scalarRhs, MatmulQueues(b.geometry()));
+  LoadQueues queues(s.loadQueues, s.scalarRhs, s.sideEngine, MatmulQueues(b.geometry()));
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
   const auto sideQueue = [&] { return queues.side(); };
@@ -359,7 +362,7 @@ void buildResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
       BufferRing::sbuf(b, static_cast<int>(s.loadBuffers), {kPart, kt, kPart}, dtype, "lhsT");
   const BufferRing psums =
       BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
-  LoadQueues queues(s.loadQueues, s.scalarRhs, MatmulQueues(b.geometry()));
+  LoadQueues queues(s.loadQueues, s.scalarRhs, s.sideEngine, MatmulQueues(b.geometry()));
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
 
@@ -445,7 +448,7 @@ void buildKBlocked(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, Re
   // block evicts first.
   const BufferRing psums =
       BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
-  LoadQueues queues(s.loadQueues, s.scalarRhs, MatmulQueues(b.geometry()));
+  LoadQueues queues(s.loadQueues, s.scalarRhs, s.sideEngine, MatmulQueues(b.geometry()));
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
 

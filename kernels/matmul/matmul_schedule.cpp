@@ -121,6 +121,19 @@ int64_t autoTransposedRows(int64_t m, int64_t n, int64_t nTile, int64_t tiles, i
              : 0;
 }
 
+/// Mode both's columns per pass: a ragged N (not a multiple of 512) ends in a narrow pass, and
+/// 384-column passes (measured on the test shapes) trade a little per-matmul overhead for less
+/// data before the first matmul; unless they end in a pass narrower than one 128-column chunk
+/// that 512-column passes avoid: such a pass costs every M tile a 64-cycle-floor matmul per K
+/// tile and ends the kernel on as many small, trigger-bound stores.
+int64_t autoNTile(int64_t n) {
+  constexpr int64_t kRaggedTile = 384;
+  if (n <= kMatmulFree || n % kMatmulFree == 0) return kMatmulFree;
+  const auto lastPass = [n](int64_t tile) { return n % tile == 0 ? tile : n % tile; };
+  return lastPass(kRaggedTile) < kMatmulPart && lastPass(kMatmulFree) >= kMatmulPart ? kMatmulFree
+                                                                                     : kRaggedTile;
+}
+
 }  // namespace
 
 std::vector<ParamSpec> matmulScheduleParams() {
@@ -148,7 +161,8 @@ std::vector<ParamSpec> matmulScheduleParams() {
                {"1", "2", "4"}),
       knobSpec("n_tile",
                "mode both: rhs columns per PSUM tile, 64..512 (auto: 384 when N > 512 is not a "
-               "multiple of 512, else 512)",
+               "multiple of 512 and the last 384-column pass has at least 128 columns or the "
+               "last 512-column pass fewer, else 512)",
                {"256", "384", "512"}),
       knobSpec("k_chunk",
                "kblocked: 128-row K tiles per operand load (auto: 8, fewer when SBUF is short)",
@@ -186,6 +200,12 @@ std::vector<ParamSpec> matmulScheduleParams() {
                  "engine triggering the rhs loads: sync (with lhsT) or scalar (q10, q11: two "
                  "engines share the 600 ns hwdge trigger cost); auto: sync",
                  {"auto", "sync", "scalar"}),
+      choiceSpec("side_engine",
+                 "mode both: engine triggering the K tails (fewer than 128 rows) on their side "
+                 "queues (q8, q9 of 16): sync, or gpsimd (software descriptors for a few rows take "
+                 "less than a 600 ns hwdge trigger, so Sync's next loads start sooner, but the "
+                 "tails then share DMA engine 0 with the first tiles' loads); auto: sync",
+                 {"auto", "sync", "gpsimd"}),
       knobSpec("ramp_chunks",
                "kblocked: the first block's chunks grow 1, 2, 4, ... K tiles so its first "
                "matmuls start early, 0 or 1 (auto: 1)",
@@ -237,6 +257,8 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
   s.storeQueues = knob(params, "store_queues", 1, queues.maxStores(), 2);
   s.scalarRhs = choice(params, "rhs_engine") == "scalar";
   s.rampChunks = knob(params, "ramp_chunks", 0, 1, 1) == 1;
+  s.sideEngine =
+      choice(params, "side_engine") == "gpsimd" ? isa::Engine::GpSimd : isa::Engine::Sync;
 
   // Resident: out ring + lhsT buffers + two rhs group buffers of at least one 512-column tile.
   // Four lhsT buffers (three loads ahead) when they fit beside the rhs group, else two.
@@ -270,10 +292,7 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
                       bothBytes, capacity));
     // fp32 tiles are twice the bytes: two pieces let the first matmuls start on half of them.
     s.loadChunks = knob(params, "load_chunks", 1, 64, dtype == isa::Dtype::Fp32 ? 2 : 1);
-    // A ragged N ends in a narrow column pass; 384-column passes (measured on the test shapes)
-    // trade a little per-matmul overhead for less data before the first matmul.
-    s.nTile = knob(params, "n_tile", 64, kMatmulFree,
-                   n > kMatmulFree && n % kMatmulFree != 0 ? 384 : kMatmulFree);
+    s.nTile = knob(params, "n_tile", 64, kMatmulFree, autoNTile(n));
     s.psumBuffers = knob(params, "psum_buffers", 1, banks, std::min<int64_t>(4, banks));
     const std::string tail = choice(params, "m_tail");
     const int64_t tailRows = m % kMatmulPart;

@@ -44,7 +44,7 @@ SweepAxis parseAxis(const KernelSpec& spec, const std::string& text) {
     const ParamSpec* param = nullptr;
     for (const ParamSpec& p : spec.params)
       if (p.name == axis.param) param = &p;
-    if (!param) throw Error(fmt::format("{}: unknown parameter {}", spec.name, axis.param));
+    if (!param) parseParams(spec, {{axis.param, ""}});  // throws: unknown parameter
     axis.values = sweepCandidates(*param);
     if (axis.values.empty())
       throw Error(fmt::format(

@@ -33,8 +33,8 @@ options:
   --set KEY=VALUE         override one machine parameter (repeatable)
   --timing-only           simulate without numerics (no outputs)
   --interpret             run the sequential interpreter only (no time)
-  --strict                races and reads of never-written memory are errors (exit 2, nothing
-                          written), not warnings
+  --strict                races, reads of never-written memory and unwritten outputs are errors
+                          (exit 2, nothing printed or written), not warnings
   --dry-run               check every argument, input file, output path and the kernel's build,
                           then stop: nothing is simulated or written
   --check                 compare with the kernel's reference; exit 1 above the tolerance
@@ -142,6 +142,20 @@ def _read_inputs(options):
     return tensors, shapes
 
 
+def _check_required(kernel, tensors, shapes):
+    """A required input with no --input, --shape or default shape: the error names the flags
+    that give it (neuronsim run's words, not the Python API's)."""
+    for name, _, optional in kernel.spec.inputs:
+        if optional or name in tensors or name in shapes:
+            continue
+        default = kernel.spec.default_shapes.get(name)
+        if default and not tensors:
+            continue
+        raise Error(f"{kernel.name}: input {name} is required: give --input {name}=FILE.npy or --shape "
+                    f"{name}={'x'.join(map(str, default)) if default else 'AxBxC'}"
+                    f"{' (its default shape: defaults apply only when no --input is given)' if default else ''}")
+
+
 def _mode(options):
     if "timing-only" in options and "interpret" in options:
         raise Error("run: --timing-only and --interpret exclude each other")
@@ -209,6 +223,7 @@ def run_command(args):
         return 0
     mode = _mode(options)
     tensors, shapes = _read_inputs(options)
+    _check_required(kernel, tensors, shapes)
     how = dict(dtype=options.get("dtype", "fp32"), machine=options.get("machine", "trn2"), mode=mode,
                overrides=dict(_split(text, "--set") for text in options.get("set", [])),
                seed=_seed(options.get("seed", "0")), shapes=shapes, check="check" in options)

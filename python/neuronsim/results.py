@@ -24,8 +24,8 @@ class Result:
     """One run: ``outputs`` (name -> float32 ndarray; also ``result[name]``), ``summary`` (the
     keys of ``neuronsim run --summary-json``; None when interpreted), ``trace`` (``save``,
     ``report``, ``view``, ``csv``; None without timing or with ``trace=False``), ``races`` and
-    ``warnings`` (one line each, kernel lines named: outputs no instruction writes, then
-    ``reads`` of never-written memory), ``check_error`` and ``tolerance``."""
+    ``warnings`` (one line each, kernel lines named: schedule parameters that change nothing
+    here, outputs no instruction writes, then ``reads`` of never-written memory), ``check_error`` and ``tolerance``."""
 
     def __init__(self, kernel, core):
         self.kernel = kernel
@@ -37,7 +37,7 @@ class Result:
         self.trace = core.trace
         self.races = [with_lines(r, notes) for r in core.races]
         self.reads = [with_lines(w, notes) for w in core.uninitialized_reads]
-        self.warnings = list(core.unwritten_outputs) + self.reads
+        self.warnings = list(core.ineffective_params) + list(core.unwritten_outputs) + self.reads
         self.check_error = core.check_error
         self.tolerance = core.tolerance
 

@@ -45,7 +45,8 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     ``check``: compare with the kernel's reference and raise CheckError above the tolerance
     (1e-4 fp32, 2e-2 bf16). ``races``: "raise" (RaceError naming the kernel lines) or "warn"
     (left in ``result.races``). ``strict=True`` (the CLI's --strict): races, even with
-    races="warn", reads of never-written memory and outputs no instruction writes raise StrictError. ``raise_on_failure=False``: neither races nor a failed check
+    races="warn", reads of never-written memory, outputs no instruction writes and schedule
+    parameters that change nothing here raise StrictError. ``raise_on_failure=False``: neither races nor a failed check
     raise (the command line reports them itself).
     """
     spec, tensors, params = _request(kernel, mode, tensors_and_params)
@@ -58,6 +59,8 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     if raise_races:
         first = core.races[0]
         raise RaceError(with_lines(first, core.notes) + _more(len(result.races)), last_line(first, core.notes) or "?")
+    if strict and core.ineffective_params:
+        raise StrictError(f"{spec.name}: strict: {core.ineffective_params[0]}")
     if strict and core.unwritten_outputs:
         raise StrictError(f"{spec.name}: strict: {core.unwritten_outputs[0]}")
     if strict and (result.races or result.reads):

@@ -18,6 +18,7 @@
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/harness/run_summary.h"
+#include "kernels/harness/schedule_effect.h"
 #include "kernels/harness/trace_machine.h"
 #include "python/src/bindings.h"
 #include "python/src/host_arrays.h"
@@ -83,7 +84,8 @@ struct RunOutput {
   py::object summary = py::none();
   std::vector<std::string> races;
   std::vector<std::string> uninitializedReads;
-  std::vector<std::string> unwrittenOutputs;  ///< kernels::unwrittenOutputs
+  std::vector<std::string> unwrittenOutputs;   ///< kernels::unwrittenOutputs
+  std::vector<std::string> ineffectiveParams;  ///< kernels::ineffectiveText of each
   std::optional<double> checkError;
   double tolerance = 0;
   std::shared_ptr<RunTrace> trace;
@@ -138,6 +140,7 @@ RunRequest checkRequest(const SpecPtr& spec, const py::dict& tensors,
       dtype, mode, kernels::parseParams(*spec, paramTexts), sim::loadMachine(machineName, sets),
       {},    {}};
   r.inputs.seed = seed;
+  r.inputs.pythonNames = true;
   r.inputs.shapes.assign(shapes.begin(), shapes.end());
   for (const auto& [name, array] : tensors)
     r.inputs.arrays[name.cast<std::string>()] =
@@ -176,6 +179,11 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   const kernels::RunMode mode = r.mode;
   const kernels::ParamValues& params = r.params;
   const sim::MachineConfig& machine = r.machine;
+  RunOutput out;
+  for (const kernels::IneffectiveParam& param : kernels::ineffectiveScheduleParams(
+           *spec, paramTexts, kernels::checkShapes(*spec, r.inputShapes, params), dtype,
+           machine.geometry))
+    out.ineffectiveParams.push_back(kernels::ineffectiveText(param, true));
   const kernels::HostTensors inputs =
       kernels::loadInputs(*spec, std::move(r.inputs), r.inputShapes, dtype, params);
 
@@ -186,7 +194,6 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   if (trace && mode != kernels::RunMode::Interpret) options.sink = &log;
   kernels::KernelRun run = kernels::runKernel(*spec, params, inputs, machine, options);
 
-  RunOutput out;
   out.outputs = numpyDict(run.outputs);
   out.inputs = numpyDict(inputs);
   out.races = run.sim.races;
@@ -296,6 +303,7 @@ void bindRun(py::module_& m) {
       .def_readonly("races", &RunOutput::races)
       .def_readonly("uninitialized_reads", &RunOutput::uninitializedReads)
       .def_readonly("unwritten_outputs", &RunOutput::unwrittenOutputs)
+      .def_readonly("ineffective_params", &RunOutput::ineffectiveParams)
       .def_readonly("check_error", &RunOutput::checkError)
       .def_readonly("tolerance", &RunOutput::tolerance)
       .def_readonly("trace", &RunOutput::trace)

@@ -49,7 +49,7 @@ EOF
 then ok; else bad "out.npy does not equal w^T @ (a + b)"; fi
 
 # 3. Errors: exit 2, exactly one 'error:' line naming the culprit, nothing written.
-expect_error missing-input "input tensor 'w' not given" \
+expect_error missing-input "input tensor 'w' not given: --input w=FILE.npy of shape 64x16 (or --timing-only, which needs no values)" \
   asm "$prog" --interpret --input "a=$tmp/a.npy" --input "b=$tmp/b.npy" --output-dir "$tmp/out2"
 if [ -e "$tmp/out2" ]; then bad "missing-input: wrote $tmp/out2"; else ok; fi
 expect_error no-such-file "nope.nsasm" asm "$tmp/nope.nsasm" --interpret

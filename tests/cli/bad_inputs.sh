@@ -204,11 +204,12 @@ kind "report foreign trace" "has no neuronsim section" report "$f/foreign_trace.
 kind "report device" "trace '/dev/zero' is not a text file" report /dev/zero
 kind "report bad top" "report: --top takes a positive integer, not '0'" report "$f/t.json" --top 0
 kind "report csv into a missing directory" "--csv .*/nodir/r.csv: directory" report "$f/t.json" --csv "$w/nodir/r.csv"
-kind "report two traces" "report: expected one TRACE.json, got 2" report "$f/t.json" "$f/t.json"
+kind "report two traces" "report: expected one TRACE.json, got 2 (try neuronsim report --help)" report "$f/t.json" "$f/t.json"
 kind "view output is a directory" "-o .*/dir: is a directory" view "$f/t.json" -o "$w/dir"
-kind "view no trace" "view: expected one TRACE.json, got 0" view
-kind "diff one trace" "diff: expected two traces" diff "$f/t.json"
+kind "view no trace" "view: expected one TRACE.json, got 0 (try neuronsim view --help)" view
+kind "diff one trace" "diff: expected two traces A.json B.json, got 1 (try neuronsim diff --help)" diff "$f/t.json"
 kind "diff unknown option" "diff: unknown option --frobnicate" diff "$f/t.json" "$f/t.json" --frobnicate
+kind "diff names the first missing trace first" "nope_a.json: cannot open" diff "$f/nope_a.json" "$f/nope_b.json"
 
 # --- list, calibrate
 kind "list unknown kernel" "unknown kernel 'foo' (known: matmul, " list foo

@@ -9,7 +9,8 @@ out="$tmp/out"
 expect_error "unknown kernel" "unknown kernel 'nope'" run nope
 expect_error "no kernel" "expected a KERNEL" run
 expect_error "unknown option" "unknown option --frobnicate" run matmul --frobnicate 3 --output-dir "$out"
-expect_error "kernel param of another kernel" "unknown option --kernel-size" run matmul --kernel-size 2
+expect_error "kernel param of another kernel" "run matmul: unknown option --kernel-size (a parameter of avg_pooling_3d_backward, max_pooling_3d_backward, avg_pooling_3d, max_pooling_3d; matmul.s are in neuronsim run matmul --help)" run matmul --kernel-size 2
+expect_error "schedule param of another kernel" "run conv3d: unknown option --dx-slot-copies (a parameter of conv3d_bwd; " run conv3d --dx-slot-copies=on
 expect_error "bad shape text" "shape '4xq'" run matmul --shape lhsT=4xq --shape rhs=4x4 --output-dir "$out"
 expect_error "zero in shape" "shape '0x4'" run matmul --shape lhsT=0x4 --shape rhs=4x4
 expect_error "K mismatch" "lhsT has shape \[4,5\] and rhs \[3,5\]" run matmul --shape lhsT=4x5 --shape rhs=3x5 \

@@ -11,7 +11,7 @@ csv="$tmp/out.csv"
 expect_error "no kernel" "expected a KERNEL" sweep
 expect_error "unknown kernel" "unknown kernel 'nope'" sweep nope
 expect_error "python kernel" "sweep: examples/softmax.py:softmax_v1 is a Python kernel; sweep takes a library kernel" sweep examples/softmax.py:softmax_v1
-expect_error "unknown param" "unknown parameter nope" sweep $k --param nope=1,2 --csv "$csv"
+expect_error "unknown param" "unknown parameter nope (neuronsim list $k lists them)" sweep $k --param nope=1,2 --csv "$csv"
 expect_error "unknown bare param" "unknown parameter nope" sweep $k --param nope
 expect_error "param without name" "takes NAME=v1,v2" sweep $k --param =1,2
 expect_error "empty value" "empty value" sweep $k --param loop_buffers=1,,2 --csv "$csv"

@@ -101,7 +101,11 @@ TEST_CASE("registry: parameter errors name the kernel, the parameter and the rul
                        "toy: parameter compute_dx takes true or false, not 'maybe'", Error);
   CHECK_THROWS_WITH_AS(parseParams(spec, {{"data_format", "NHWC"}}),
                        "toy: parameter data_format takes one of NCDHW, NDHWC, not 'NHWC'", Error);
-  CHECK_THROWS_WITH_AS(parseParams(spec, {{"dilation", "1"}}), "toy: unknown parameter dilation",
+  CHECK_THROWS_WITH_AS(parseParams(spec, {{"dilation", "1"}}),
+                       "toy: unknown parameter dilation (neuronsim list toy lists them)", Error);
+  CHECK_THROWS_WITH_AS(parseParams(spec, {{"stide", "1"}}),
+                       "toy: unknown parameter stide (did you mean stride?) (neuronsim list toy "
+                       "lists them)",
                        Error);
   CHECK_THROWS_AS(parseParams(spec, {}).getInt("stride"), Error);
   CHECK(flagName("compute_dx") == "compute-dx");

@@ -168,6 +168,74 @@ TEST_CASE("conv3d_bwd dw packed: odd shapes against the reference") {
   checkPacked(rows, 2, true);
 }
 
+TEST_CASE("conv3d_bwd plan: dw reuses xT row stationaries where their loads are exposed") {
+  const Shape x{1, 32, 16, 64, 64}, f{3, 3, 3, 32, 32};
+  const Params pad{{"padding", "1"}};
+  // fp32 on trn2: a [128 positions; 4 depths x 32] stationary loads in 512 PE cycles, its
+  // matmul (2 x 32 moving columns) takes 256
+  const ConvBwdPlan fp32 = planOf(x, f, pad, Dtype::Fp32);
+  CHECK(fp32.rows.shareKh);
+  CHECK(fp32.rows.rowReuse);
+  CHECK(fp32.rows.dyTBoxes == fp32.rows.xtRows);
+  // bf16: 32 against 64 cycles, already hidden; off when asked
+  const ConvBwdPlan bf16 = planOf(x, f, pad);
+  CHECK_FALSE(bf16.rows.rowReuse);
+  CHECK(bf16.rows.dyTBoxes == 2);
+  CHECK_FALSE(planOf(x, f, {{"padding", "1"}, {"dw_row_reuse", "off"}}, Dtype::Fp32).rows.rowReuse);
+  CHECK(planOf(x, f, {{"padding", "1"}, {"dw_row_reuse", "on"}}).rows.rowReuse);
+  // trn1 loads fp32 stationaries 4x faster (128 cycles against 256): hidden
+  const KernelSpec spec = conv3dBwdSpec();
+  const ParamValues params = parseParams(spec, pad);
+  const ConvCore core = conv3dBwdCore({{"x_in", x}, {"filters", f}}, params, false);
+  CHECK_FALSE(planConvBwd(core, Dtype::Fp32, sim::loadMachine("trn1").geometry, bwdOptions(params))
+                  .rows.rowReuse);
+  // no shared kh rows (H stride 2): nothing to reuse
+  CHECK_FALSE(planOf({1, 32, 6, 9, 7}, {3, 3, 3, 32, 12},
+                     {{"stride", "1,2,1"}, {"dw_depth_group", "2"}, {"dw_row_reuse", "on"}},
+                     Dtype::Fp32)
+                  .rows.rowReuse);
+}
+
+TEST_CASE("conv3d_bwd dw packed: xT row stationaries reused across kh, odd shapes") {
+  const std::vector<std::pair<ConvCase, int64_t>> cases = {
+      // C_in 32, C_out 40, B 2, fp32 (x and dy groups)
+      {{{2, 32, 5, 6, 11}, {3, 3, 3, 32, 40}, 0, {{"padding", "1"}}}, 2},
+      // odd D and H, C_out 20, bf16: bands of one row (the first box is the last)
+      {{{1, 32, 5, 7, 9}, {3, 3, 3, 32, 20}, 0, {{"padding", "1"}}, Dtype::Bf16}, 2},
+      // Kh 2 with H dilation 2 (boxes 2 rows apart), asymmetric padding, C_in 10, 4 depths
+      {{{1, 10, 6, 9, 8},
+        {3, 2, 3, 10, 40},
+        0,
+        {{"dilation", "1,2,1"}, {"padding", "2,1,0,1,2,0"}},
+        Dtype::Bf16},
+       4},
+      // one accumulator bank: 9 shifts in 5 passes (a pass holds some kh of a kw), fp32
+      {{{1, 8, 5, 6, 7}, {3, 3, 3, 8, 64}, 0, {{"padding", "1"}, {"dw_acc_banks", "1"}}}, 4},
+      // several chunks along H, an odd row count, B 2, fp32
+      {{{2, 4, 3, 41, 60}, {3, 3, 2, 4, 5}, 0, {{"padding", "1,1,1,1,0,1"}}}, 2},
+      // C_in 20 (x groups with unloaded partitions), C_out 24, db, bf16
+      {{{1, 20, 7, 9, 35}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}, Dtype::Bf16}, 2},
+      // no padding, C_in 7, C_out 11, small planes, fp32
+      {{{1, 7, 6, 12, 10}, {3, 3, 3, 7, 11}, 0, {}}, 2},
+      // a tiny plane: 3 x 4, C_in 3, C_out 5
+      {{{1, 3, 4, 3, 4}, {3, 3, 3, 3, 5}, 0, {{"padding", "1"}}, Dtype::Bf16}, 2},
+  };
+  for (const auto& [base, group] : cases) {
+    ConvCase c = base;
+    c.params.emplace_back("dw_row_reuse", "on");
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    Params forced = c.params;
+    forced.emplace_back("dw_depth_group", std::to_string(group));
+    CHECK(planOf(c.x, c.filters, forced, c.dtype).rows.rowReuse);
+    checkPacked(c, group, true);
+  }
+  // with dx (dw in the tail overlap), fp32: reuse by the auto rule
+  const ConvCase both{
+      {1, 20, 5, 9, 13}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}, {"dw_depth_group", "2"}}};
+  CHECK(planOf(both.x, both.filters, both.params, both.dtype).rows.rowReuse);
+  testing::checkConvCase(conv3dBwdSpec(), both);
+}
+
 TEST_CASE("conv3d_bwd dw packed: x depths grouped on partitions, db in a spare slot, odd shapes") {
   struct Grouped {
     ConvCase c;

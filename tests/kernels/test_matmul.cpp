@@ -1,6 +1,9 @@
 // matmul against its reference on many shapes, both dtypes, both tiling modes.
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "isa/error.h"
 #include "kernel_check.h"
 #include "kernels/harness/run_inputs.h"
@@ -31,6 +34,23 @@ struct Shape3 {
 const Shape3 kLargeShapes[] = {
     {1030, 520, 700}, {600, 640, 1100}, {2048, 1024, 2048}, {777, 1300, 513}};
 const Shape3 kLargeTimingShapes[] = {{16384, 512, 1024}, {4096, 4096, 8192}, {8192, 2048, 1536}};
+
+/// A deterministic spread of shapes larger than 512 in every dim: each dim drawn from 513..1100
+/// by a fixed linear congruential sequence, so odd sizes, K and M tails of every length and
+/// ragged N passes all occur.
+std::vector<Shape3> generatedLargeShapes(int count) {
+  std::vector<Shape3> shapes;
+  uint64_t x = 12345;
+  const auto draw = [&x] {
+    x = (x * 1103515245 + 12345) % (uint64_t{1} << 31);
+    return static_cast<int64_t>(513 + x % 588);
+  };
+  for (int i = 0; i < count; ++i) {
+    const int64_t k = draw(), m = draw(), n = draw();
+    shapes.push_back({k, m, n});
+  }
+  return shapes;
+}
 
 /// Simulated time over roofline of a timing-only run, in percent.
 double rooflinePercent(const Shape3& s, Dtype dtype) {
@@ -115,7 +135,7 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
       {{"mode", "resident"}},
       {{"mode", "both"}, {"n_tile", "128"}, {"load_chunks", "3"}, {"store_engines", "gpsimd"}},
       {{"mode", "both"}, {"m_tail", "transposed"}, {"n_tile", "200"}, {"out_buffers", "2"}},
-      {{"mode", "both"}, {"m_tail", "direct"}},
+      {{"mode", "both"}, {"m_tail", "direct"}, {"side_engine", "gpsimd"}},
       {{"mode", "kblocked"}},
       {{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "1"}, {"k_chunk", "3"}},
       {{"mode", "kblocked"},
@@ -194,6 +214,26 @@ TEST_CASE("matmul: transposed rows wider than the M tail are exact on odd shapes
     }
 }
 
+TEST_CASE("matmul: automatic column passes avoid a last pass narrower than 128 columns") {
+  using namespace neuronsim::kernels;
+  const ParamValues params = parseParams(findKernel("matmul"), {});
+  const auto geometry = neuronsim::sim::loadMachine("trn2").geometry;
+  const auto nTile = [&](int64_t n) {
+    return resolveMatmulSchedule(params, 600, 600, n, Dtype::Bf16, geometry).nTile;
+  };
+  CHECK(nTile(512) == 512);
+  CHECK(nTile(1024) == 512);
+  CHECK(nTile(513) == 384);   // 384 + 129
+  CHECK(nTile(1100) == 384);  // 384 + 384 + 332
+  CHECK(nTile(790) == 512);   // 384 + 384 + 22 -> 512 + 278
+  CHECK(nTile(2000) == 512);  // five 384s + 80 -> three 512s + 464
+  CHECK(nTile(1540) == 384);  // both end in 4 columns
+  // The wide passes of a ragged N are exact on odd shapes.
+  uint64_t seed = 450;
+  for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
+    checkKernelCase(matmulCase(200, 130, 790, dtype, seed++));
+}
+
 TEST_CASE("matmul: automatic transposed rows follow the machine's fp32 stationary load") {
   using namespace neuronsim::kernels;
   const ParamValues params = parseParams(findKernel("matmul"), {});
@@ -254,6 +294,33 @@ TEST_CASE("matmul: large shapes stay near their roofline (timing only)") {
     CAPTURE(s.n);
     CHECK(rooflinePercent(s, Dtype::Bf16) >= 80.0);
   }
+}
+
+// Issue 10's goal over generated shapes, not only the hand-picked set above. 513x513x513 bf16
+// stays under 50% (docs/kernels.md, "matmul"): its 1-row K and M tails each cost TensorE full
+// passes, and its 5.8 us roofline is about as long as the fixed costs around the first and last
+// matmul. It keeps its measured floor.
+TEST_CASE("matmul: generated shapes above 512 in every dim reach 50% of roofline (timing only)") {
+  struct Shortfall {
+    Shape3 shape;
+    Dtype dtype;
+    double floor;  ///< measured percent, rounded down
+  };
+  const Shortfall shortfalls[] = {{{513, 513, 513}, Dtype::Bf16, 47.0}};
+  std::vector<Shape3> shapes = {{513, 513, 513}, {600, 600, 600}, {520, 1030, 700}};
+  for (const Shape3& s : generatedLargeShapes(12)) shapes.push_back(s);
+  for (const Shape3& s : shapes)
+    for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
+      double floor = 50.0;
+      for (const Shortfall& f : shortfalls)
+        if (f.dtype == dtype && f.shape.k == s.k && f.shape.m == s.m && f.shape.n == s.n)
+          floor = f.floor;
+      CAPTURE(s.k);
+      CAPTURE(s.m);
+      CAPTURE(s.n);
+      CAPTURE(floor);
+      CHECK(rooflinePercent(s, dtype) >= floor);
+    }
 }
 
 TEST_CASE("matmul: kblocked mode when rhs groups do not fit SBUF (fp32 and bf16)") {

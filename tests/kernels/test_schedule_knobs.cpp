@@ -68,7 +68,7 @@ TEST_CASE("schedule knobs: matmul and the pooling kernels declare theirs") {
   checkDeclared("matmul",
                 {"mode", "block_m", "block_n", "n_tile", "k_chunk", "load_buffers", "load_chunks",
                  "psum_buffers", "out_buffers", "load_queues", "store_queues", "store_engines",
-                 "rhs_engine", "ramp_chunks", "evict", "m_tail", "m_tail_tiles"});
+                 "rhs_engine", "side_engine", "ramp_chunks", "evict", "m_tail", "m_tail_tiles"});
   std::set<std::string> forward = kPoolKnobs, maxBackward = kPoolKnobs;
   forward.insert("acc_engines");
   maxBackward.insert({"gpsimd_share", "key_ring"});
@@ -244,9 +244,9 @@ TEST_CASE("schedule knobs: conv values out of range are one-line errors") {
 
 namespace {
 
-const std::set<std::string> kDwKnobs = {"dw_method",     "dw_acc_banks",   "dy_transpose",
-                                        "dw_stationary", "dw_depth_group", "dw_overlap",
-                                        "dw_x_groups",   "dw_dy_groups",   "dw_lead"};
+const std::set<std::string> kDwKnobs = {
+    "dw_method",  "dw_acc_banks", "dy_transpose", "dw_stationary", "dw_depth_group",
+    "dw_overlap", "dw_x_groups",  "dw_dy_groups", "dw_lead",       "dw_row_reuse"};
 
 }  // namespace
 

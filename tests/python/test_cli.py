@@ -217,3 +217,10 @@ def test_seed_is_read_as_the_library_run_reads_it():
     for seed in ["99999999999999999999", "\u00b2", "-1"]:
         one_error_line(run_cli("run", f"{SOFTMAX}:softmax_v1", "--seed", seed, check=False),
                        "--seed takes a non-negative integer below 10^19")
+
+
+def test_a_missing_input_names_the_flags_that_give_it(tmp_path):
+    np.save(tmp_path / "x.npy", np.ones((130, 70), np.float32))
+    proc = run_cli("run", f"{RMSNORM}:rmsnorm_v1", "--input", f"x={tmp_path / 'x.npy'}", check=False)
+    one_error_line(proc, "rmsnorm_v1: input weight is required: give --input weight=FILE.npy or --shape weight=1024 "
+                         "(its default shape: defaults apply only when no --input is given)")

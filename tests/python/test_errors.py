@@ -280,3 +280,23 @@ def test_strict_raises_on_races_left_as_warnings():
         neuronsim.run(racy, x=X, races="warn", strict=True)
     with pytest.raises(neuronsim.RaceError):
         neuronsim.run(racy, x=X, strict=True, raise_on_failure=False)
+
+
+def test_a_missing_library_input_names_the_keywords_that_give_it():
+    with pytest.raises(neuronsim.Error) as info:
+        neuronsim.run("matmul", lhsT=np.ones((512, 256), np.float32), mode="timing_only")
+    assert str(info.value) == ("matmul: input rhs is required: pass rhs=ARRAY or shapes={'rhs': (512, 1024)} "
+                               "(its default shape: defaults apply only when no tensor is given)")
+    with pytest.raises(neuronsim.Error) as info:
+        neuronsim.run("matmul", lhsT=np.ones((128, 64), np.float32), mode="timing_only")
+    assert "pass rhs=ARRAY or shapes={'rhs': (...)} (its default (512, 1024) does not fit: lhsT has shape" in str(info.value)
+
+
+def test_a_schedule_parameter_with_no_effect_is_a_warning_and_a_strict_error():
+    line = "slot_copies='on' has no effect here (auto and off build the same program)"
+    result = neuronsim.run("conv3d", slot_copies="on", mode="timing_only")
+    assert result.warnings == [line]
+    assert neuronsim.run("conv3d", slot_copies="auto", mode="timing_only").warnings == []
+    with pytest.raises(neuronsim.StrictError) as info:
+        neuronsim.run("conv3d", slot_copies="on", mode="timing_only", strict=True)
+    assert str(info.value) == f"conv3d: strict: {line}"

@@ -125,3 +125,19 @@ TEST_CASE("summary text lists engines in hardware order") {
   CHECK(scalar < gpsimd);
   CHECK(gpsimd < sync);
 }
+
+TEST_CASE("summary text's host line: build and simulation apart, the rate only on large runs") {
+  RunTotals small = totals();
+  nlohmann::json s = traces::summaryJson(info(), small);
+  CHECK(traces::summaryText(s).find("  host time: simulation 0.500 s\n") != std::string::npos);
+  s["build_seconds"] = 0.25;
+  CHECK(traces::summaryText(s).find("  host time: build 0.250 s, simulation 0.500 s\n") !=
+        std::string::npos);
+  CHECK(traces::summaryText(s).find("instructions/s") == std::string::npos);
+
+  RunTotals large = totals();
+  large.instructions = 1000000;
+  s = traces::summaryJson(info(), large);
+  CHECK(traces::summaryText(s).find("  host time: simulation 0.500 s (2.00M simulated "
+                                    "instructions/s)\n") != std::string::npos);
+}
