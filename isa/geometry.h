@@ -41,6 +41,15 @@ struct Geometry {
   double lsSpeedup = 4;
   double lsSpeedupFp32 = 1;
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
+  /// The PSUM banks (bit per bank) that bytes [byteBegin, byteEnd) of a partition touch; banks
+  /// past the 64th (or past the last) share the last bit. Empty for an empty range.
+  uint64_t psumBankMask(int64_t byteBegin, int64_t byteEnd) const {
+    if (byteEnd <= byteBegin) return 0;
+    const int64_t last = std::min<int64_t>(psumBanks, 64) - 1;
+    const int64_t lo = std::clamp<int64_t>(byteBegin / psumBankBytes(), 0, last);
+    const int64_t hi = std::clamp<int64_t>((byteEnd - 1) / psumBankBytes(), 0, last);
+    return (~0ull >> (63 - hi)) & (~0ull << lo);
+  }
   /// Partitions per half: Vector, Scalar and GpSimd move data across partitions only within one
   /// half (A1, reference 1.3).
   int32_t partitionHalf() const { return std::max(1, partitions / 2); }

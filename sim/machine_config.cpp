@@ -80,6 +80,7 @@ const Parameter kParameters[] = {
     {"strided_slowdown", &MachineConfig::stridedSlowdown, 0.001, kMaxFactor},
     {"vector_perf_mode", &MachineConfig::vectorPerfMode, 0, 1},
     {"access_conflicts", &MachineConfig::accessConflicts, 0, 1},
+    {"psum_bank_conflicts", &MachineConfig::psumBankConflicts, 0, 1},
     {"dma_engines", &MachineConfig::dmaEngines, 1, 64},
     {"dma_queues", &isa::Geometry::dmaQueues, 1, isa::kMaxDmaQueues},
     {"dma_queue_inflight", &MachineConfig::dmaQueueInflight, 1, 1024},
@@ -299,6 +300,11 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   if (config.geometry.psumPartitionBytes % config.geometry.psumBanks != 0)
     throw Error(fmt::format("machine {}: psum_partition_bytes must divide into psum_banks banks",
                             config.name));
+  if (config.psumBankConflicts && config.geometry.psumBanks > 64)
+    throw Error(
+        fmt::format("machine {}: psum_bank_conflicts tracks at most 64 PSUM banks, "
+                    "psum_banks is {}",
+                    config.name, config.geometry.psumBanks));
   config.geometry.hbmBytesPerPeCycle = config.hbmGBps / config.peGhz;
   config.geometry.dmaBytesPerPeCycle =
       config.dmaEngines * config.dmaEngineBytesPerNs / config.peGhz;

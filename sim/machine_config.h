@@ -52,6 +52,8 @@ struct MachineConfig {
   bool vectorPerfMode = false;         ///< NC-v3 VectorE bf16/fp16 performance modes
   bool accessConflicts =
       false;  ///< NC-v2: Vector/GpSimd on SBUF and Vector/Scalar on PSUM serialize
+  bool psumBankConflicts =
+      false;  ///< NC-v3: Vector/Scalar accesses to a common PSUM bank serialize
 
   // DMA (sim/dma/; docs/timing-model.md section 3).
   int32_t dmaEngines = 16;           ///< DMA engines per core; each serves partitions/engines rows

@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "isa/error.h"
+#include "isa/operands.h"
 #include "sim/core/asan_fibers.h"
 #include "sim/core/core_context.h"
 #include "sim/dma/dma_module.h"
@@ -47,6 +48,10 @@ class KernelScope {
   sc_core::sc_simcontext* context_;
 };
 
+/// The engines (bit per engine) that may be PSUM rivals (A1, A2).
+constexpr uint32_t kPsumRivals = 1u << static_cast<unsigned>(isa::Engine::Vector) |
+                                 1u << static_cast<unsigned>(isa::Engine::Scalar);
+
 std::string semaphoreName(const isa::Program& program, int32_t sem) {
   if (sem >= 0 && sem < static_cast<int32_t>(program.semaphores.size()) &&
       !program.semaphores[sem].empty())
@@ -55,9 +60,10 @@ std::string semaphoreName(const isa::Program& program, int32_t sem) {
 }
 
 /// One pass over the program: checks what the timed model relies on, splits the
-/// instructions into the engines' streams and notes who signals each semaphore.
+/// instructions into the engines' streams, notes who signals each semaphore and which of
+/// VectorE and ScalarE access PSUM (`psumEngines`, bit per engine: the port arbiter's rivals).
 std::vector<isa::LargeVector<int64_t>> prepare(const isa::Program& program, SemaphoreUsage& usage,
-                                               int32_t dmaQueues) {
+                                               int32_t dmaQueues, uint32_t& psumEngines) {
   // Unsigned compares: a negative index wraps above every bound.
   const auto semaphores = static_cast<uint64_t>(program.semaphores.size());
   const auto queues = static_cast<uint32_t>(dmaQueues);
@@ -94,6 +100,11 @@ std::vector<isa::LargeVector<int64_t>> prepare(const isa::Program& program, Sema
       if (inst.srcs.empty()) throw Error(fmt::format("instruction {}: a DMA needs one source", i));
     }
     usage.note(inst);
+    const uint32_t engineBit = 1u << static_cast<unsigned>(inst.engine);
+    if ((engineBit & kPsumRivals & ~psumEngines) != 0)
+      isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int, bool) {
+        if (ap.space == isa::Space::Psum) psumEngines |= engineBit;
+      });
     streams[static_cast<size_t>(inst.engine)].push_back(static_cast<int64_t>(i));
   }
   return streams;
@@ -105,15 +116,16 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
                    isa::MemoryState* memory, const SimOptions& options) {
   const auto hostStart = std::chrono::steady_clock::now();
   SemaphoreUsage usage(program.semaphores.size());
+  uint32_t psumEngines = 0;
   std::vector<isa::LargeVector<int64_t>> streams =
-      prepare(program, usage, machine.geometry.dmaQueues);
+      prepare(program, usage, machine.geometry.dmaQueues, psumEngines);
 
   SimResult result;
   std::string deadlock;
   {
     KernelScope kernel;
-    CoreContext ctx(program, machine, usage, options.timingOnly ? nullptr : memory, options.sink,
-                    options.detectRaces);
+    CoreContext ctx(program, machine, usage, psumEngines, options.timingOnly ? nullptr : memory,
+                    options.sink, options.detectRaces);
     std::vector<std::unique_ptr<EngineSequencer>> sequencers;
     auto dma = std::make_unique<DmaModule>("dma", ctx);
     ctx.attachDma(*dma);

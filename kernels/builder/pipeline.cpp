@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "isa/footprint.h"
+
 namespace neuronsim::kernels {
 
 QueueCycle QueueCycle::span(int32_t first, int32_t count) {
@@ -23,9 +25,15 @@ void copyOn(KernelBuilder& builder, const Tile& dst, const Tile& src, isa::Engin
 }
 
 isa::Engine PsumEvictor::operator()(const Tile& dst, const Tile& src) {
-  const isa::Engine engine = engines_.next();
-  copyOn(builder_, dst, src, engine);
-  return engine;
+  uint64_t banks = 0;
+  if (src.space() == isa::Space::Psum) {
+    const isa::Footprint box = isa::footprintOf(src.ap());
+    banks = builder_.geometry().psumBankMask(box.byteBegin, box.byteEnd);
+  }
+  if ((banks & lastBanks_) == 0) last_ = engines_.next();
+  lastBanks_ = banks;
+  copyOn(builder_, dst, src, last_);
+  return last_;
 }
 
 BufferRing BufferRing::fill(int count, const std::string& name,

@@ -44,8 +44,9 @@ class EngineCycle {
 /// dst = src on `engine`: tensor_copy on VectorE/GpSimd, an activation Copy on ScalarE.
 void copyOn(KernelBuilder& builder, const Tile& dst, const Tile& src, isa::Engine engine);
 
-/// Evicts PSUM results alternating VectorE and ScalarE (each eviction on the next engine), so
-/// consecutive evictions run in parallel while TensorE fills the next bank.
+/// Evicts PSUM results alternating VectorE and ScalarE (each PSUM bank on the next engine), so
+/// consecutive evictions run in parallel while TensorE fills the next bank. Evictions from the
+/// bank of the one before stay on its engine: two engines on one bank run in turn (A2).
 class PsumEvictor {
  public:
   explicit PsumEvictor(KernelBuilder& builder,
@@ -58,6 +59,8 @@ class PsumEvictor {
  private:
   KernelBuilder& builder_;
   EngineCycle engines_;
+  uint64_t lastBanks_ = 0;  ///< PSUM banks (bit per bank) of the last eviction
+  isa::Engine last_ = isa::Engine::Vector;
 };
 
 /// `count` same-shaped tiles used in turn: tile i is reused by item i + count, so up to

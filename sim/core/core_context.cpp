@@ -4,15 +4,15 @@
 namespace neuronsim::sim {
 
 CoreContext::CoreContext(const isa::Program& program, const MachineConfig& machine,
-                         const SemaphoreUsage& usage, isa::MemoryState* memory,
-                         traces::EventSink* sink, bool detectRaces)
+                         const SemaphoreUsage& usage, uint32_t psumEngines,
+                         isa::MemoryState* memory, traces::EventSink* sink, bool detectRaces)
     : program_(program),
       machine_(machine),
       memory_(memory),
       semaphores_(usage, machine),
       races_(detectRaces ? std::make_unique<RaceDetector>(program, machine, usage.signals)
                          : nullptr),
-      arbiter_(machine.accessConflicts),
+      arbiter_(machine.accessConflicts, machine.psumBankConflicts, psumEngines),
       recorder_(machine, sink) {}
 
 void CoreContext::fail(std::exception_ptr e) {

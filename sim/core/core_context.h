@@ -24,9 +24,10 @@ class DmaModule;
 
 class CoreContext {
  public:
+  /// `psumEngines`: the engines (bit per engine) with an instruction that accesses PSUM.
   CoreContext(const isa::Program& program, const MachineConfig& machine,
-              const SemaphoreUsage& usage, isa::MemoryState* memory, traces::EventSink* sink,
-              bool detectRaces);
+              const SemaphoreUsage& usage, uint32_t psumEngines, isa::MemoryState* memory,
+              traces::EventSink* sink, bool detectRaces);
 
   const isa::Program& program() const { return program_; }
   const MachineConfig& machine() const { return machine_; }

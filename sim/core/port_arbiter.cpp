@@ -12,12 +12,17 @@ constexpr uint32_t bit(Engine e) {
 }
 }  // namespace
 
-PortArbiter::PortArbiter(bool enabled) : enabled_(enabled) {
-  if (!enabled) return;
-  sbufRivals_[at(Engine::Vector)] = bit(Engine::GpSimd);
-  sbufRivals_[at(Engine::GpSimd)] = bit(Engine::Vector);
-  psumRivals_[at(Engine::Vector)] = bit(Engine::Scalar);
-  psumRivals_[at(Engine::Scalar)] = bit(Engine::Vector);
+PortArbiter::PortArbiter(bool accessConflicts, bool psumBankConflicts, uint32_t psumEngines)
+    : wholePsum_(accessConflicts) {
+  if (accessConflicts) {
+    sbufRivals_[at(Engine::Vector)] = bit(Engine::GpSimd);
+    sbufRivals_[at(Engine::GpSimd)] = bit(Engine::Vector);
+  }
+  const uint32_t pair = bit(Engine::Vector) | bit(Engine::Scalar);
+  if ((accessConflicts || psumBankConflicts) && (psumEngines & pair) == pair) {
+    psumRivals_[at(Engine::Vector)] = bit(Engine::Scalar);
+    psumRivals_[at(Engine::Scalar)] = bit(Engine::Vector);
+  }
 }
 
 }  // namespace neuronsim::sim

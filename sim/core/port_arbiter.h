@@ -1,8 +1,9 @@
 #pragma once
-// NC-v2 memory-port conflicts (A1): VectorE and GpSimdE cannot access SBUF at the same time,
-// VectorE and ScalarE cannot access PSUM at the same time. Disabled on NC-v3 (A2). Plain C++:
-// requests are granted in time order, the lower instruction index first when two would start
-// at the same time; the SystemC shell only waits while a rival may still come first.
+// Memory-port conflicts. NC-v2 (A1): VectorE and GpSimdE cannot access SBUF at the same time,
+// VectorE and ScalarE cannot access PSUM at the same time. NC-v3 (A2): VectorE and ScalarE
+// access PSUM in parallel only in different banks. Plain C++: requests are granted in time
+// order, the lower instruction index first when two would start at the same time; the SystemC
+// shell only waits while a rival may still come first.
 
 #include <algorithm>
 #include <array>
@@ -26,18 +27,32 @@ class PortArbiter {
     Verdict verdict;
   };
 
-  explicit PortArbiter(bool enabled);
-  bool enabled() const { return enabled_; }
+  /// `accessConflicts`: the NC-v2 rules (A1), which take all of PSUM as one port;
+  /// `psumBankConflicts`: VectorE and ScalarE conflict on a common PSUM bank (A2);
+  /// `psumEngines`: the engines (bit per engine) that access PSUM at all (the others are
+  /// nobody's PSUM rival).
+  PortArbiter(bool accessConflicts, bool psumBankConflicts, uint32_t psumEngines = ~0u);
+  /// Whether `engine` has rivals on some port (else it never waits for a grant).
+  bool arbitrates(isa::Engine engine) const {
+    const auto e = static_cast<size_t>(engine);
+    return (sbufRivals_[e] | psumRivals_[e]) != 0;
+  }
+  /// Whether an instruction of `engine` using SBUF (`sbuf`) and the PSUM banks `psumBanks`
+  /// (bit per bank) needs a grant: some rival may conflict with it.
+  bool contends(isa::Engine engine, bool sbuf, uint64_t psumBanks) const {
+    return rivals(engine, sbuf, psumBanks) != 0;
+  }
   /// The earliest time from `t` on at which instruction `index` of `engine` finds its SBUF
-  /// (`sbuf`) and/or PSUM (`psum`) ports free of every claim so far, and whether that is
-  /// final. `nextStart(rival)` is a lower bound on the start of the rival engine's next
-  /// instruction (of its waiting request while it waits).
+  /// (`sbuf`) port and its PSUM banks (`psumBanks`) free of every claim so far, and whether
+  /// that is final. `nextStart(rival)` is a lower bound on the start of the rival engine's
+  /// next instruction (of its waiting request while it waits).
   template <class NextStart>
-  Grant grant(isa::Engine engine, bool sbuf, bool psum, int64_t index, traces::Tick t,
+  Grant grant(isa::Engine engine, bool sbuf, uint64_t psumBanks, int64_t index, traces::Tick t,
               NextStart&& nextStart) const {
-    const traces::Tick at = std::max(t, freeAt(engine, sbuf, psum));
+    psumBanks = ports(psumBanks);
+    const traces::Tick at = std::max(t, freeAt(engine, sbuf, psumBanks));
     Verdict verdict = Verdict::Granted;
-    for (uint32_t rest = rivals(engine, sbuf, psum); rest != 0; rest &= rest - 1) {
+    for (uint32_t rest = rivals(engine, sbuf, psumBanks); rest != 0; rest &= rest - 1) {
       const auto rival = static_cast<size_t>(__builtin_ctz(rest));
       const traces::Tick bound = nextStart(static_cast<isa::Engine>(rival));
       if (bound > at) continue;
@@ -56,35 +71,43 @@ class PortArbiter {
     next_[static_cast<size_t>(engine)] = {index, true};
   }
   /// Records that `engine` holds the ports it uses until `until` (its wait is over).
-  void claim(isa::Engine engine, bool sbuf, bool psum, traces::Tick until) {
-    if (!enabled_) return;
+  void claim(isa::Engine engine, bool sbuf, uint64_t psumBanks, traces::Tick until) {
     const auto e = static_cast<size_t>(engine);
     next_[e].waiting = false;
     if (sbuf) sbufUntil_[e] = until;
-    if (psum) psumUntil_[e] = until;
+    for (uint64_t b = ports(psumBanks); b != 0; b &= b - 1)
+      psumUntil_[e][static_cast<size_t>(__builtin_ctzll(b))] = until;
   }
 
  private:
-  /// Engines (bit per engine) whose accesses conflict with `engine`'s on the given ports.
-  uint32_t rivals(isa::Engine engine, bool sbuf, bool psum) const {
-    const auto e = static_cast<size_t>(engine);
-    return (sbuf ? sbufRivals_[e] : 0u) | (psum ? psumRivals_[e] : 0u);
+  /// The PSUM ports (bit per port) that `psumBanks` use: one port for all of PSUM on NC-v2.
+  uint64_t ports(uint64_t psumBanks) const {
+    return wholePsum_ && psumBanks != 0 ? uint64_t{1} : psumBanks;
   }
-  traces::Tick freeAt(isa::Engine engine, bool sbuf, bool psum) const {
+  /// Engines (bit per engine) whose accesses may conflict with `engine`'s on the given ports.
+  uint32_t rivals(isa::Engine engine, bool sbuf, uint64_t psumBanks) const {
+    const auto e = static_cast<size_t>(engine);
+    return (sbuf ? sbufRivals_[e] : 0u) | (psumBanks != 0 ? psumRivals_[e] : 0u);
+  }
+  traces::Tick freeAt(isa::Engine engine, bool sbuf, uint64_t psumBanks) const {
     traces::Tick t;
     const auto e = static_cast<size_t>(engine);
     for (uint32_t r = sbuf ? sbufRivals_[e] : 0u; r != 0; r &= r - 1)
       t = std::max(t, sbufUntil_[static_cast<size_t>(__builtin_ctz(r))]);
-    for (uint32_t r = psum ? psumRivals_[e] : 0u; r != 0; r &= r - 1)
-      t = std::max(t, psumUntil_[static_cast<size_t>(__builtin_ctz(r))]);
+    for (uint32_t r = psumBanks != 0 ? psumRivals_[e] : 0u; r != 0; r &= r - 1) {
+      const auto& until = psumUntil_[static_cast<size_t>(__builtin_ctz(r))];
+      for (uint64_t b = psumBanks; b != 0; b &= b - 1)
+        t = std::max(t, until[static_cast<size_t>(__builtin_ctzll(b))]);
+    }
     return t;
   }
 
-  bool enabled_;
+  bool wholePsum_;
   /// Per engine: the engines (bit per engine) its SBUF / PSUM accesses conflict with.
   std::array<uint32_t, isa::kNumEngines> sbufRivals_{}, psumRivals_{};
   std::array<traces::Tick, isa::kNumEngines> sbufUntil_{};
-  std::array<traces::Tick, isa::kNumEngines> psumUntil_{};
+  /// Per engine and PSUM port (bank): when its latest claim ends.
+  std::array<std::array<traces::Tick, 64>, isa::kNumEngines> psumUntil_{};
   /// Per engine: its next instruction, and whether it waits for its grant.
   struct Next {
     int64_t index = INT64_MAX;

@@ -21,9 +21,7 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
     : ctx_(context),
       engine_(engine),
       agent_(engineAgent(engine)),
-      arbitrated_(context.arbiter().enabled() &&
-                  (engine == isa::Engine::Vector || engine == isa::Engine::Scalar ||
-                   engine == isa::Engine::GpSimd)),
+      arbitrated_(context.arbiter().arbitrates(engine)),
       timing_(makeEngineTiming(engine, context.machine())),
       tensor_(engine == isa::Engine::Tensor ? static_cast<TensorTiming*>(timing_.get()) : nullptr),
       stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr) {
@@ -92,7 +90,7 @@ bool EngineSequencer::awaitSemaphore(const isa::SemWait& wait, SemaphoreTimeline
   PortArbiter& arbiter = ctx_.arbiter();
   SemaphoreBank& bank = ctx_.semaphores();
   const PortArbiter::Grant grant =
-      arbiter.grant(engine_, inst.usesSbuf, inst.usesPsum, inst.index, t_, [&](isa::Engine rival) {
+      arbiter.grant(engine_, inst.usesSbuf, inst.psumBanks, inst.index, t_, [&](isa::Engine rival) {
         return std::max(now, bank.nextStartBound(engineAgent(rival), now));
       });
   const bool moved = grant.at != t_;
@@ -165,7 +163,7 @@ template <bool kPorts>
   if (inst.failure == DecodedInstruction::Failure::Cost) std::rethrow_exception(inst.error);
   const Issue issue = tensor_ ? tensor_->issue(inst, inst.operands.front().box, t, stall)
                               : timing_->issue(inst, inst.operands.front().box, t, stall);
-  if (kPorts) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.usesPsum, issue.end);
+  if (kPorts) ctx_.arbiter().claim(engine_, inst.usesSbuf, inst.psumBanks, issue.end);
   finish(inst, issue);
 }
 
@@ -207,7 +205,8 @@ template <bool kPorts>
       t = reach.at;
       stall = {StallCause::Semaphore, w.sem, w.value, reach.by};
     }
-    if (!inst.dma && !kPorts) {
+    if (!inst.dma &&
+        (!kPorts || !ctx_.arbiter().contends(engine_, inst.usesSbuf, inst.psumBanks))) {
       t = pastWaits(inst, t, stall);
       straight = true;
     } else {

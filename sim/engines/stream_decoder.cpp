@@ -88,7 +88,11 @@ size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t
   const size_t records = boxes ? totals.count : 1;
   out.operands = {operands, records};
   out.usesSbuf = totals.usesSbuf;
-  out.usesPsum = totals.usesPsum;
+  out.psumBanks = 0;
+  if (totals.usesPsum && !out.dma && inst.engine != isa::Engine::Tensor)
+    for (const Operand& op : out.operands)
+      if (op.box.space == isa::Space::Psum)
+        out.psumBanks |= machine_.geometry.psumBankMask(op.box.byteBegin, op.box.byteEnd);
   out.bytesRead = totals.bytesRead;
   out.bytesWritten = totals.bytesWritten;
   out.sbufBytesRead = totals.sbufBytesRead;

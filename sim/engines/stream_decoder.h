@@ -34,7 +34,10 @@ struct DecodedInstruction {
   isa::Opcode opcode = isa::Opcode::TensorCopy;
   isa::Engine engine = isa::Engine::Vector;
   bool dma = false;
-  bool usesSbuf = false, usesPsum = false;
+  bool usesSbuf = false;
+  /// The PSUM banks its operands touch (bit per bank, isa::Geometry::psumBankMask): what the
+  /// port arbiter claims. Vector, Scalar and GpSimd only (their operands have boxes), else 0.
+  uint64_t psumBanks = 0;
   bool readSignal = false;  ///< some signal fires @read
   /// TensorE: its stationary (srcs[0]) differs from the previous PE instruction's, or it is
   /// the first one (LoadStationary, P1).
