@@ -115,9 +115,8 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   kernels::declareOutputs(outputs, request, names(shapes.outputs));
   kernels::checkHostMemory(
       who, kernels::kernelRunMemory(spec, shapes, dtype, machine.geometry, mode, flags.check));
-  for (const kernels::IneffectiveParam& param :
-       kernels::ineffectiveScheduleParams(spec, paramTexts, shapes, dtype, machine.geometry,
-                                          f.strict)) {
+  for (const kernels::IneffectiveParam& param : kernels::ineffectiveScheduleParams(
+           spec, paramTexts, shapes, dtype, machine.geometry, f.strict)) {
     const std::string line = kernels::ineffectiveText(param, false);
     if (f.strict) throw Error(fmt::format("{}: --strict: {}", who, line));
     std::fprintf(stderr, "warning: %s: %s\n", who.c_str(), line.c_str());

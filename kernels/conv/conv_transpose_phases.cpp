@@ -28,9 +28,8 @@ constexpr int64_t kFirstLoadBytes = 1024;   // per partition: the first x load (
 constexpr int64_t kMostXLoads = 64;         // x_loads range
 constexpr int64_t kMostFirstStorePositions = 1 << 24;  // first_store_positions range
 constexpr double kThrottledPeRate = 2.0 / 3;  // TensorE's mean rate over its throttled start
-constexpr int kPsumBuffers = 8;
-constexpr int64_t kBandsLeastPlanes = 4;  // auto bands: other planes at least (depth 5) // a
-                                          // block's accumulator fits one bank: all 8 in turn
+constexpr int kPsumBuffers = 8;               // a block's accumulator fits one bank: all 8 in turn
+constexpr int64_t kBandsLeastPlanes = 4;      // auto bands: other planes at least (depth 5)
 
 using Group = PhasePlan::Group;
 
@@ -426,7 +425,11 @@ class PhaseEmitter {
                          out_.dtype(), "out");
     const int psumBuffers =
         options_.psumBuffers > 0 ? static_cast<int>(options_.psumBuffers) : kPsumBuffers;
-    psums_ = BufferRing::psum(b_, psumBuffers, {parts_, most}, isa::Dtype::Fp32, "acc");
+    // One bank per accumulator when they all fit: VectorE and ScalarE evicting two blocks
+    // never read one bank at once (A2).
+    const int64_t bank = b_.geometry().psumBankBytes() / 4;
+    const int64_t width = most <= bank && psumBuffers <= b_.geometry().psumBanks ? bank : most;
+    psums_ = BufferRing::psum(b_, psumBuffers, {parts_, width}, isa::Dtype::Fp32, "acc");
   }
 
   int64_t ciCount(int64_t t) const { return std::min(parts_, core_.cin - t * parts_); }

@@ -43,12 +43,9 @@ std::string valueList(const std::vector<std::string>& values) {
 
 }  // namespace
 
-std::vector<IneffectiveParam> ineffectiveScheduleParams(const KernelSpec& spec,
-                                                        const ParamTexts& texts,
-                                                        const KernelShapes& shapes,
-                                                        isa::Dtype dtype,
-                                                        const isa::Geometry& geometry,
-                                                        bool always) {
+std::vector<IneffectiveParam> ineffectiveScheduleParams(
+    const KernelSpec& spec, const ParamTexts& texts, const KernelShapes& shapes, isa::Dtype dtype,
+    const isa::Geometry& geometry, bool always) {
   std::vector<std::pair<size_t, const ParamSpec*>> forced;  // index in texts, parameter
   for (size_t i = 0; i < texts.size(); ++i)
     for (const ParamSpec& p : spec.params)

@@ -7,7 +7,10 @@
 #include "isa/error.h"
 #include "kernels/conv/conv_kernels.h"
 #include "kernels/conv/conv_transpose_phases.h"
+#include "kernels/harness/run_kernel.h"
+#include "sim/simulator.h"
 #include "test_conv_check.h"
+#include "traces/event.h"
 
 namespace neuronsim::kernels {
 namespace {
@@ -285,6 +288,28 @@ TEST_CASE("conv3d_transpose: store_ramp bands plans the other planes in bands of
   checkPlanCovers(phasePlanOf(bench), bench.x);
   bench.x = {1, 128, 2, 16, 16};
   checkPlanCovers(phasePlanOf(bench), bench.x);
+}
+
+TEST_CASE("conv3d_transpose: evictions never wait for a PSUM bank the other engine reads") {
+  // Each accumulator has a bank of its own (A2: VectorE and ScalarE share a bank in turn), and
+  // bands evict whole blocks; the grow path splits a block between the engines, so it may wait.
+  const KernelSpec spec = conv3dTransposeSpec();
+  const sim::MachineConfig trn2 = sim::loadMachine("trn2");
+  for (int64_t depth : {5, 8}) {
+    CAPTURE(depth);
+    const ParamValues params = parseParams(spec, {{"stride", "2"}});
+    const KernelShapes shapes = checkShapes(
+        spec, {{"x_in", {1, 128, depth, 16, 16}}, {"filters", {2, 2, 2, 128, 64}}}, params);
+    const isa::Program program = buildKernel(spec, params, shapes, Dtype::Bf16, trn2.geometry);
+    traces::EventLog log;
+    sim::SimOptions options;
+    options.timingOnly = true;
+    options.sink = &log;
+    sim::simulate(program, trn2, nullptr, options);
+    REQUIRE(!log.instructions.empty());
+    for (const traces::InstructionEvent& e : log.instructions)
+      CHECK(e.stall != traces::StallCause::AccessConflict);
+  }
 }
 
 TEST_CASE("conv3d_transpose: store_ramp bands is bit-exact") {
