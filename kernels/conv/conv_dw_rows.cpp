@@ -834,16 +834,8 @@ class DwRowsEmitter {
   void multiplyPacked(const Step& s, const Box& bx, int ring) {
     if (plan_.rowReuse) return multiplyRows(s, bx, ring);
     const int32_t np = bx.positions();
-    const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
-    const int64_t groups = isa::ceilDiv(depth, group);
-    const std::vector<XSet> sets = setsOf(units(s), nullptr);
-    const std::vector<int64_t> kws = kwsOf(sets);
-    const auto perGroup =
-        static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), groups));
-    for (int64_t d0 = 0; d0 < depth; d0 += group) {
-      emitJobs(perGroup);
-      b_.setNote("dw matmul");
-      const int64_t g = std::min(group, depth - d0), slots = g + fwd_.taps[0] - 1;
+    forEachDepthGroup(s, [&](int64_t d0, int64_t g, int64_t slots, const std::vector<XSet>& sets,
+                             const std::vector<int64_t>& kws) {
       const Tile moving = dyT_[ring].partitionSlice(0, np).slice(0, d0, d0 + g).slice(1, 0, s.cw);
       for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
         const XSet& set = sets[static_cast<size_t>(k)];
@@ -856,6 +848,24 @@ class DwRowsEmitter {
                   started_[static_cast<size_t>(k)]);
         started_[static_cast<size_t>(k)] = true;
       }
+    });
+  }
+
+  /// Per group of depthGroup dy depths (the last may be short), after the next share of queued
+  /// transposes: fn(first depth, depths, x slots, the step's x sets, their kws).
+  template <class Fn>
+  void forEachDepthGroup(const Step& s, Fn&& fn) {
+    const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
+    const int64_t groups = isa::ceilDiv(depth, group);
+    const std::vector<XSet> sets = setsOf(units(s), nullptr);
+    const std::vector<int64_t> kws = kwsOf(sets);
+    const auto perGroup =
+        static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), groups));
+    for (int64_t d0 = 0; d0 < depth; d0 += group) {
+      emitJobs(perGroup);
+      b_.setNote("dw matmul");
+      const int64_t g = std::min(group, depth - d0);
+      fn(d0, g, g + fwd_.taps[0] - 1, sets, kws);
     }
   }
 
@@ -873,16 +883,8 @@ class DwRowsEmitter {
   /// stationary of one matmul per kh, moving dyT of box row - kh x dilation, consecutive so the
   /// stationary loads once (while the boxes have equal positions).
   void multiplyRow(const Step& s, int64_t row) {
-    const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
-    const int64_t groups = isa::ceilDiv(depth, group);
-    const std::vector<XSet> sets = setsOf(units(s), nullptr);
-    const std::vector<int64_t> kws = kwsOf(sets);
-    const auto perGroup =
-        static_cast<size_t>(isa::ceilDiv(static_cast<int64_t>(jobs_.size()), groups));
-    for (int64_t d0 = 0; d0 < depth; d0 += group) {
-      emitJobs(perGroup);
-      b_.setNote("dw matmul");
-      const int64_t g = std::min(group, depth - d0), slots = g + fwd_.taps[0] - 1;
+    forEachDepthGroup(s, [&](int64_t d0, int64_t g, int64_t slots, const std::vector<XSet>& sets,
+                             const std::vector<int64_t>& kws) {
       for (const int64_t kw : kws) {
         for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
           const XSet& set = sets[static_cast<size_t>(k)];
@@ -903,7 +905,7 @@ class DwRowsEmitter {
           started_[static_cast<size_t>(k)] = true;
         }
       }
-    }
+    });
   }
 
   /// Depth-packed: evicts each set's accumulator to SBUF (fp32) and adds, per unit, the blocks
