@@ -75,6 +75,22 @@ std::string requiredText(const KernelSpec& spec, const std::string& name,
                      spec.name, name, name, name, dims, why);
 }
 
+/// Rethrows a shape misfit naming the inputs that took their default shapes beside the given
+/// ones (`conv3d: filters has C_in 128 but x_in has 4 channels (filters took its default shape
+/// 3x3x3x128x128)`): the default is the likely culprit, and nothing else says it was used.
+void checkDefaultsFit(const KernelSpec& spec, const ShapeMap& shapes, const ParamValues& params,
+                      const std::vector<std::string>& defaulted) {
+  try {
+    spec.inferShapes(shapes, params);
+  } catch (const Error& e) {
+    std::vector<std::string> taken;
+    for (const std::string& name : defaulted)
+      taken.push_back(
+          fmt::format("{} took its default shape {}", name, fmt::join(shapes.at(name), "x")));
+    throw Error(fmt::format("{} ({})", e.what(), fmt::join(taken, ", ")));
+  }
+}
+
 }  // namespace
 
 ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
@@ -113,6 +129,13 @@ ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
   for (const TensorSpec& t : spec.inputs)
     if (!t.optional && !shapes.count(t.name))
       throw Error(requiredText(spec, t.name, request, shapes, params));
+  std::vector<std::string> defaulted;  // not given, and of the default shape (taken or derived)
+  for (const auto& [name, shape] : spec.defaultShapes) {
+    const auto found = shapes.find(name);
+    if (!known.count(name) && found != shapes.end() && found->second == shape)
+      defaulted.push_back(name);
+  }
+  if (!known.empty() && !defaulted.empty()) checkDefaultsFit(spec, shapes, params, defaulted);
   return shapes;
 }
 

@@ -55,5 +55,13 @@ expect_error "required input, default fits" \
 expect_error "required input, default does not fit" \
   "conv3d: input filters is required: give --input filters=FILE.npy or --shape filters=AxBxCxDxE (its default 3x3x3x128x128 does not fit: filters has C_in 128 but x_in has 4 channels)" \
   run conv3d --input "x_in=$tmp/x5.npy"
+# A default shape beside a given one that does not fit it: the error names the default taken
+# (or derived, as pooling's input_tensor), not only the rule.
+expect_error "default beside a given shape" \
+  "conv3d: filters has C_in 128 but x_in has 4 channels (filters took its default shape 3x3x3x128x128)" \
+  run conv3d --shape x_in=1x4x8x8x8 --timing-only
+expect_error "derived default beside a given shape" \
+  "grad_output has shape \\[1,1,4,4,4\\] .* (input_tensor took its default shape 2x64x16x16x16)" \
+  run avg_pooling_3d_backward --shape grad_output=1x1x4x4x4 --timing-only
 
 finish run_warnings
