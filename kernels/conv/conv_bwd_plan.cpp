@@ -9,6 +9,7 @@
 #include "isa/error.h"
 #include "isa/size_limits.h"
 #include "isa/validation.h"
+#include "kernels/builder/pe_estimate.h"
 #include "kernels/conv/conv_plan.h"
 
 namespace neuronsim::kernels {

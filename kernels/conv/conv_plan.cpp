@@ -14,6 +14,7 @@
 #include "isa/error.h"
 #include "isa/size_limits.h"
 #include "isa/validation.h"
+#include "kernels/builder/pe_estimate.h"
 #include "kernels/builder/tile_allocator.h"
 
 namespace neuronsim::kernels {
@@ -206,16 +207,6 @@ Int3 outputPhase(const ConvCore& core) {
   for (int a = 0; a < 3; ++a)
     p[a] = core.inputDilation[a] / std::gcd(core.stride[a], core.inputDilation[a]);
   return p;
-}
-
-double stationaryLoadCycles(const isa::Geometry& geometry, int64_t columns, bool fp32) {
-  return static_cast<double>(columns) *
-         (fp32 ? geometry.fp32MatmulFactor / geometry.lsSpeedupFp32 : 1 / geometry.lsSpeedup);
-}
-
-double matmulCycles(const isa::Geometry& geometry, int64_t stationary, int64_t moving, bool fp32) {
-  return static_cast<double>(std::max(std::min(geometry.matmulMinCycles, stationary), moving)) *
-         (fp32 ? geometry.fp32MatmulFactor : 1.0);
 }
 
 int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs) {

@@ -101,13 +101,6 @@ int64_t tileParts(const isa::Geometry& geometry);
 /// inputDilation / gcd(stride, inputDilation) (1 without input dilation).
 Int3 outputPhase(const ConvCore& core);
 
-/// PE cycles of a LoadStationary of `columns` stationary columns (P1; fp32 at its own rate),
-/// from `geometry`'s rates: a scheduling estimate, not the cost model.
-double stationaryLoadCycles(const isa::Geometry& geometry, int64_t columns, bool fp32);
-/// PE cycles of a matmul of `stationary` and `moving` columns: max(min(floor, M), N), fp32 x
-/// its factor (I2).
-double matmulCycles(const isa::Geometry& geometry, int64_t stationary, int64_t moving, bool fp32);
-
 /// Window extent along `axis` for `outputs` outputs.
 int64_t windowExtent(const ConvCore& core, int axis, int64_t outputs);
 

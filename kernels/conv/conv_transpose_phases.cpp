@@ -214,8 +214,8 @@ class PhasePlanner {
   }
 
   /// True when auto takes bands over grow (measured on trn2, docs/conv.md convt-10): x_loads
-  /// auto (bands fix their loads), one batch
-  /// (grow's groups keep growing across batches), at least kBandsLeastPlanes other planes (fewer
+  /// auto (bands fix their loads), one batch (grow's groups keep growing across batches), at
+  /// least kBandsLeastPlanes other planes (fewer
   /// make bands of a few hundred bytes per partition, each paying a transfer's overhead), an auto
   /// first x load of 2 planes or more (bands start from one plane; with larger planes grow does
   /// too, and bands only add x loads), and DMA engines that together keep up with the HBM share

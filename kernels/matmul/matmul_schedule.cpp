@@ -9,6 +9,7 @@
 
 #include "isa/error.h"
 #include "isa/size_limits.h"
+#include "kernels/builder/pe_estimate.h"
 
 namespace neuronsim::kernels {
 
@@ -74,28 +75,26 @@ void chooseBlock(MatmulSchedule& s, int64_t mTiles, int64_t nTiles, int64_t m, i
     }
 }
 
-/// TensorE cycles per K tile of mode both (in moving columns: fp32's factor applies to both
-/// terms) when the last `rows` rows of M are computed transposed: every matmul costs
-/// max(min(floor, stationary), moving) and, as the next stationary loads in the background, at
-/// least that stationary's load (stationary / ls_speedup, the fp32 rate for fp32).
-double bothPeColumns(int64_t m, int64_t n, int64_t nTile, int64_t rows, isa::Dtype dtype,
-                     const isa::Geometry& geometry) {
-  const double loadPerColumn =
-      1.0 / (dtype == isa::Dtype::Fp32 ? geometry.lsSpeedupFp32 : geometry.lsSpeedup);
+/// TensorE cycles per K tile of mode both when the last `rows` rows of M are computed
+/// transposed: every matmul costs its own cycles and, as the next stationary loads in the
+/// background, at least that stationary's load.
+double bothPeCycles(int64_t m, int64_t n, int64_t nTile, int64_t rows, isa::Dtype dtype,
+                    const isa::Geometry& geometry) {
+  const bool fp32 = dtype == isa::Dtype::Fp32;
   const auto matmul = [&](int64_t stationary, int64_t moving) {
-    return std::max({static_cast<double>(std::min(geometry.matmulMinCycles, stationary)),
-                     static_cast<double>(moving), static_cast<double>(stationary) * loadPerColumn});
+    return std::max(matmulCycles(geometry, stationary, moving, fp32),
+                    stationaryLoadCycles(geometry, stationary, fp32));
   };
-  double columns = 0;
+  double cycles = 0;
   for (int64_t n0 = 0; n0 < n; n0 += nTile) {
     const int64_t ns = std::min(nTile, n - n0);
     for (int64_t m0 = 0; m0 < m - rows; m0 += kMatmulPart)
-      columns += matmul(std::min(kMatmulPart, m - rows - m0), ns);
+      cycles += matmul(std::min(kMatmulPart, m - rows - m0), ns);
     if (rows == 0) continue;
     for (int64_t c0 = 0; c0 < ns; c0 += kMatmulPart)
-      columns += matmul(std::min(kMatmulPart, ns - c0), rows);
+      cycles += matmul(std::min(kMatmulPart, ns - c0), rows);
   }
-  return columns;
+  return cycles;
 }
 
 /// Mode both's transposed rows for fp32 (auto): the M tail plus the fewest full tiles before it
@@ -115,8 +114,8 @@ int64_t autoTransposedRows(int64_t m, int64_t n, int64_t nTile, int64_t tiles, i
   // A tail between the floor and a full tile saves too little for its two extra DMAs
   // (measured: 600x740x900 on trn1, 100 rows, 0.2% slower transposed).
   if (rows > geometry.matmulMinCycles && rows < kMatmulPart) return 0;
-  return bothPeColumns(m, n, nTile, rows, dtype, geometry) <
-                 bothPeColumns(m, n, nTile, 0, dtype, geometry)
+  return bothPeCycles(m, n, nTile, rows, dtype, geometry) <
+                 bothPeCycles(m, n, nTile, 0, dtype, geometry)
              ? rows
              : 0;
 }
