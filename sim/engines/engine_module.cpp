@@ -24,7 +24,8 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
       arbitrated_(context.arbiter().arbitrates(engine)),
       timing_(makeEngineTiming(engine, context.machine())),
       tensor_(engine == isa::Engine::Tensor ? static_cast<TensorTiming*>(timing_.get()) : nullptr),
-      stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr) {
+      stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr,
+              context.arbiter().psumRivalled(engine)) {
   if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
   if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
 }
