@@ -338,11 +338,14 @@ void EngineModule::run() {
 }
 
 std::vector<std::unique_ptr<EngineModule>> engineThreads(
-    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers) {
+    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers,
+    bool together) {
   std::vector<std::unique_ptr<EngineModule>> threads;
-  std::vector<EngineSequencer*> ports;
+  std::vector<EngineSequencer*> ports, all;
   for (const auto& s : sequencers) {
-    if (s->arbitrated())
+    if (together)
+      all.push_back(s.get());
+    else if (s->arbitrated())
       ports.push_back(s.get());
     else
       threads.push_back(
@@ -351,6 +354,8 @@ std::vector<std::unique_ptr<EngineModule>> engineThreads(
   }
   if (!ports.empty())
     threads.push_back(std::make_unique<EngineModule>("ports", context, std::move(ports)));
+  if (!all.empty())
+    threads.push_back(std::make_unique<EngineModule>("engines", context, std::move(all)));
   return threads;
 }
 

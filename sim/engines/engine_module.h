@@ -5,7 +5,8 @@
 // while a wait's reach is settled (SemaphoreBank::settled). An EngineModule is one SC_THREAD
 // driving one sequencer, or on Trn1 the three that share ports (Vector, Scalar, GpSimd): one
 // thread computes all their requests and grants, so a grant that needs a rival's next request
-// costs no thread switch.
+// costs no thread switch; or all five, where nothing watches the order in which different
+// engines issue (engineThreads).
 
 #include <cstdint>
 #include <memory>
@@ -130,8 +131,13 @@ class EngineModule : public sc_core::sc_module {
 };
 
 /// The threads driving `sequencers` (which outlive them): one per engine, and on Trn1 one for
-/// the three engines that share NC-v2 ports.
+/// the three engines that share NC-v2 ports; with `together`, one for all of them. No time
+/// depends on the layout, but the order in which different engines issue does, and a trace
+/// (its event order and flow ids), race reports and a racy program's memory see that order:
+/// `together` where none of them is watched saves a thread switch whenever one engine
+/// unblocks another.
 std::vector<std::unique_ptr<EngineModule>> engineThreads(
-    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers);
+    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers,
+    bool together);
 
 }  // namespace neuronsim::sim
