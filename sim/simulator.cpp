@@ -133,8 +133,7 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
       sequencers.push_back(std::make_unique<EngineSequencer>(
           ctx, static_cast<isa::Engine>(e), std::move(streams[static_cast<size_t>(e)])));
     const bool together = !options.sink && !ctx.races() && !ctx.memory();
-    std::vector<std::unique_ptr<EngineModule>> engines =
-        engineThreads(ctx, sequencers, together);
+    std::vector<std::unique_ptr<EngineModule>> engines = engineThreads(ctx, sequencers, together);
     sc_core::sc_start();
     if (ctx.error()) std::rethrow_exception(ctx.error());
 
