@@ -56,6 +56,9 @@ inline bool EngineSequencer::passes(const isa::SemWait& wait, SemaphoreTimeline:
   if (listen_ == Listen::Change) resume.at = std::min(resume.at, reach);
   if (registered == listen_) return;
   if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
+  // A semaphore that only this thread's engines signal wakes no one: the thread steps every
+  // blocked sequencer again after another one issued.
+  if ((bank.signallers(wait.sem) & ~threadAgents_) == 0) return;
   if (listen_ == Listen::Value)
     bank.addWaiter(agent_, wait.sem, wait.value);
   else
@@ -278,6 +281,7 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context,
     agents_ |= 1u << engineAgent(s->engine());
     if (sequencers_.size() > 1) wake_ |= ctx_.wakeEvent(engineAgent(s->engine()));
   }
+  for (EngineSequencer* s : sequencers_) s->drivenWith(agents_);
   SC_THREAD(run);
 }
 

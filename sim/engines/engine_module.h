@@ -40,6 +40,8 @@ class EngineSequencer {
   bool advance(Tick now, Resume& resume);
   /// One delta cycle passed since advance() asked for it.
   void yielded() { yielded_ = yielded_ || yieldAsked_; }
+  /// Its thread drives the engine agents `agents` (bit per agent).
+  void drivenWith(uint32_t agents) { threadAgents_ = agents; }
 
   isa::Engine engine() const { return engine_; }
   /// Its instructions ask the NC-v2 port arbiter (Trn1 Vector, Scalar and GpSimd).
@@ -74,7 +76,8 @@ class EngineSequencer {
   /// Moves t_ to `reach`, the start `wait` held back.
   void stallOn(const isa::SemWait& wait, SemaphoreTimeline::Reach reach);
   /// Blocks on `wait`, first reached at `reach` (later than t_, not final): registers it for
-  /// its value or for a change of its semaphore, replacing the `registered` kind.
+  /// its value or for a change of its semaphore, replacing the `registered` kind, unless only
+  /// its own thread signals the semaphore.
   void blockOn(const isa::SemWait& wait, Tick reach, Listen registered, Resume& resume);
   /// True when `wait`, first reached by registered increments at `reach`, holds from t_ on
   /// (t_ moved to its reach, with a Semaphore stall, when it binds); else fills `resume`.
@@ -100,6 +103,7 @@ class EngineSequencer {
   TensorTiming* tensor_;  ///< timing_ on the Tensor engine (its own issue()), else null
   StreamDecoder stream_;
   const isa::SemWait* blockedOn_ = nullptr;
+  uint32_t threadAgents_ = 0;  ///< the agents its thread drives (drivenWith)
 
   // The head instruction's progress.
   Phase phase_ = Phase::Head;
