@@ -229,8 +229,8 @@ void loadColumnTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int6
 /// 128-column chunk of rhs stationary and the ms lhsT columns moving, so a thin tail's pass
 /// costs the 64-cycle floor rather than ns columns, and a wide one hides each chunk's
 /// stationary load. Full chunks of a thin tail share a PSUM tile ([128, chunks * ms]).
-void buildTransposedTail(KernelBuilder& b, const KSplit& lhsTail, const KSplit& rhsPass,
-                         int64_t ms, int64_t ns, int64_t m0, int64_t n0, const BufferRing& psums,
+void buildTransposedTail(KernelBuilder& b, const KSplit& lhsTail, const KSplit& rhsPass, int64_t ms,
+                         int64_t ns, int64_t m0, int64_t n0, const BufferRing& psums,
                          int64_t& tileIndex, ResultWriter& write) {
   const int64_t kt = lhsTail.tiles();
   const int64_t perGroup = std::max<int64_t>(1, kPart / ms);  // chunks per PSUM tile
@@ -275,8 +275,8 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   };
   std::vector<LhsGroup> groups;
   if (split > 0)
-    groups.push_back({bodyBuf(ceilDiv(split, kPart), kPart, "lhsT"), 0, split, kPart,
-                      ceilDiv(split, kPart)});
+    groups.push_back(
+        {bodyBuf(ceilDiv(split, kPart), kPart, "lhsT"), 0, split, kPart, ceilDiv(split, kPart)});
   if (ownTile) groups.push_back({bodyBuf(1, rows, "lhsT_t"), direct, rows, rows, 1});
   const Tile rhsBody = bodyBuf(nTiles, s.nTile, "rhs");
   const Tile lhsTail = tailRows > 0 ? b.sbuf({tailRows, M}, dtype, "lhsT_k_tail") : Tile{};
@@ -342,8 +342,8 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
     // The transposed rows go last in the first pass (their lhsT tile loads last) and first in
     // the others, so the kernel ends on a direct tile's wide store.
     const auto tail = [&] {
-      const KSplit lhsRows = ownTile ? lhsColumns(groups.back(), 0, 0, rows)
-                                     : lhsColumns(first, directTiles, 0, rows);
+      const KSplit lhsRows =
+          ownTile ? lhsColumns(groups.back(), 0, 0, rows) : lhsColumns(first, directTiles, 0, rows);
       buildTransposedTail(b, lhsRows, rhsPass, rows, ns, direct, n0, psums, tileIndex, write);
     };
     if (rows > 0 && nj > 0) tail();

@@ -229,8 +229,7 @@ TEST_CASE("matmul: mode both loads each operand's K tail in one DMA") {
     int64_t tailLoads = 0;
     for (const neuronsim::isa::Instruction& inst : program.instructions)
       if (inst.opcode == neuronsim::isa::Opcode::DmaCopy &&
-          inst.dst.space == neuronsim::isa::Space::Sbuf &&
-          inst.dst.partitionCount == s.k % 128)
+          inst.dst.space == neuronsim::isa::Space::Sbuf && inst.dst.partitionCount == s.k % 128)
         ++tailLoads;
     CHECK(tailLoads == 2);
   }
