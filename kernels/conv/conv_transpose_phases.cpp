@@ -104,7 +104,9 @@ class PhasePlanner {
     const bool bandsFit = planes_ && rest >= 2 && h_ >= 3 && rest * outPlaneBytes <= kGroupBytes &&
                           rest * xPlaneBytes <= kGroupBytes;
     firstLoad_ = std::clamp<int64_t>(kFirstLoadBytes / xPlaneBytes, 1, loadCap_);
-    bands_ = bandsFit && (ramp == "bands" || (ramp == "auto" && grow_ && bandsPay(core, geometry)));
+    bands_ = bandsFit && (ramp == "bands" ||
+                          (ramp == "auto" && !matmulBound(core, dtype, stack, geometry, true) &&
+                           bandsPay(core, geometry)));
     secondLoadCap_ = secondLoadCap(core, dtype, stack, geometry, firstLoad_);
   }
 
@@ -232,22 +234,45 @@ class PhasePlanner {
     return std::clamp<int64_t>(phase_.firstStorePositions / (core_.tapCount() * w_), 1, h_);
   }
 
-  /// True when the matmuls take over 70% of the HBM time: PE cycles (one per moving column,
+  /// True when the matmuls take over 70% of the memory time: PE cycles (one per moving column,
   /// times the machine's fp32 factor with fp32) against the HBM bytes at the machine's HBM bytes
-  /// per PE cycle (a scheduling heuristic, not the cost model; false when the geometry does not
-  /// know the ratio).
+  /// per PE cycle, and with `byEngine` also against the busiest DMA engine's bytes at its share
+  /// of dmaBytesPerPeCycle (a scheduling heuristic, not the cost model; false when the geometry
+  /// does not know the ratios).
   static bool matmulBound(const ConvCore& core, isa::Dtype dtype, int64_t stack,
-                          const isa::Geometry& geometry) {
+                          const isa::Geometry& geometry, bool byEngine = false) {
+    if (geometry.hbmBytesPerPeCycle <= 0) return false;
     const int64_t parts = geometry.peTile();
     const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
     const double perColumn = dtype == isa::Dtype::Fp32 ? geometry.fp32MatmulFactor : 1.0;
-    const int64_t columns =
-        core.tapCount() / stack * isa::ceilDiv(core.cout, parts) * isa::ceilDiv(core.cin, parts);
+    const int64_t ciTiles = isa::ceilDiv(core.cin, parts), coTiles = isa::ceilDiv(core.cout, parts);
+    const int64_t columns = core.tapCount() / stack * coTiles * ciTiles;
+    const int64_t bytes = isa::dtypeBytes(dtype);
     const int64_t hbmBytes = (positions * (core.cin + core.tapCount() * core.cout) +
                               core.tapCount() * core.cin * core.cout) *
-                             isa::dtypeBytes(dtype);
-    return static_cast<double>(positions * columns) * perColumn * geometry.hbmBytesPerPeCycle >
-           0.7 * static_cast<double>(hbmBytes);
+                             bytes;
+    double memoryCycles = static_cast<double>(hbmBytes) / geometry.hbmBytesPerPeCycle;
+    if (byEngine && geometry.dmaBytesPerPeCycle > 0)
+      memoryCycles = std::max(memoryCycles, busiestDmaEngineElements(core, stack, geometry) *
+                                                static_cast<double>(bytes) * geometry.dmaEngines /
+                                                geometry.dmaBytesPerPeCycle);
+    return static_cast<double>(positions * columns) * perColumn > 0.7 * memoryCycles;
+  }
+
+  /// Elements the first (busiest) DMA engine moves: it serves partitions [0, partitions /
+  /// dmaEngines) (D1), each holding x, filters and outputs: x and filters of each C_in tile,
+  /// outputs of each C_out tile and kd group. Outputs on fewer partitions than x (C_out 32
+  /// stacked twice: 64) go through fewer engines, which then carry the kernel's store stream.
+  static double busiestDmaEngineElements(const ConvCore& core, int64_t stack,
+                                      const isa::Geometry& geometry) {
+    const int64_t parts = geometry.peTile();
+    const int64_t perEngine = std::max(1, geometry.partitions / std::max(1, geometry.dmaEngines));
+    const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
+    const int64_t ciTiles = isa::ceilDiv(core.cin, parts), coTiles = isa::ceilDiv(core.cout, parts);
+    const int64_t xParts = std::min(perEngine, std::min(core.cin, parts));
+    const int64_t outParts = std::min(perEngine, stack * std::min(core.cout, parts));
+    return static_cast<double>(xParts * ciTiles * (positions + core.tapCount() * core.cout) +
+                               outParts * coTiles * positions * (core.tapCount() / stack));
   }
 
   /// Planes of x that move while TensorE works through `first` planes, the second x load's

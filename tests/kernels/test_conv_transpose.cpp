@@ -290,6 +290,40 @@ TEST_CASE("conv3d_transpose: store_ramp bands plans the other planes in bands of
   checkPlanCovers(phasePlanOf(bench), bench.x);
 }
 
+TEST_CASE("conv3d_transpose: auto bands weigh the matmuls against the busiest DMA engine") {
+  // C_out 32 stacked twice fills 64 output partitions: its stores go through 8 of the 16 DMA
+  // engines (8 partitions each, D1), which then move as much as the benchmark's. Against the
+  // HBM bytes the matmuls looked like 75% of the memory time (flat); against the first DMA
+  // engine's they are 47%, and auto takes bands (trn2: 11.74 -> 10.74 us).
+  ConvCase narrow{{1, 128, 8, 16, 16}, {2, 2, 2, 128, 32}, 0, {{"stride", "2"}}, Dtype::Bf16};
+  const PhasePlan p = phasePlanOf(narrow);
+  CHECK(p.bands);
+  checkBoxPlan(p, narrow.x);
+  ConvCase sixteen = narrow;
+  sixteen.filters = {2, 2, 2, 128, 16};
+  CHECK(phasePlanOf(sixteen).bands);
+  // Unchanged where bands do not pay: trn1 (flat), 3 other planes (flat: one plane per group
+  // after the first plane), fp32 (matmul-bound against either estimate: flat).
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  CHECK_FALSE(phasePlanOf(narrow, trn1.geometry).bands);
+  ConvCase shallow = narrow;
+  shallow.x = {1, 128, 4, 16, 16};
+  CHECK_FALSE(phasePlanOf(shallow).bands);
+  CHECK(storeRows(phasePlanOf(shallow), shallow.x) == std::vector<int64_t>{8, 8, 16, 16, 16});
+  ConvCase fp32 = narrow;
+  fp32.dtype = Dtype::Fp32;
+  CHECK_FALSE(phasePlanOf(fp32).bands);
+  // An odd shape the engine estimate turns from flat to bands (C_in 20 on 20 partitions, C_out
+  // 24 stacked on 48), bit-exact with bias; and on trn1, where it stays flat.
+  const ConvCase odd{{1, 20, 6, 7, 5}, {2, 2, 2, 20, 24}, 24, {{"stride", "2"}}, Dtype::Bf16};
+  const PhasePlan q = phasePlanOf(odd);
+  CHECK(q.bands);
+  checkBoxPlan(q, odd.x);
+  check(odd);
+  CHECK_FALSE(phasePlanOf(odd, trn1.geometry).bands);
+  testing::checkConvCase(conv3dTransposeSpec(), odd, trn1);
+}
+
 TEST_CASE("conv3d_transpose: evictions never wait for a PSUM bank the other engine reads") {
   // Each accumulator has a bank of its own (A2: VectorE and ScalarE share a bank in turn), and
   // bands evict whole blocks; the grow path splits a block between the engines, so it may wait.
