@@ -275,6 +275,15 @@ TEST_CASE("conv3d_transpose: store_ramp bands plans the other planes in bands of
   CHECK(p.loads[1].span.nh == 5);
   CHECK(p.loads[2].span.h0 == 5);
   for (const PhaseSpan& s : p.blocks) CHECK(positionsOf(s, bench.x) <= 256);
+  // The first group's 8 rows are two blocks of 4 (64 moving columns each, the matmul floor);
+  // with 8x8 planes its 4 rows stay one block (halves of 16 columns would cost the floor).
+  REQUIRE(p.stores[0].last == 2);
+  CHECK(p.blocks[0].nh == 4);
+  CHECK(p.blocks[1].h0 == 4);
+  CHECK(p.stores[1].last - p.stores[1].first == 1);
+  ConvCase small = bench;
+  small.x = {1, 128, 8, 8, 8};
+  CHECK(phasePlanOf(small).stores[0].last == 1);
   // Batch 2 repeats the bands per batch; a first group of 5 rows.
   bench.x[0] = 2;
   bench.params.push_back({"first_store_positions", "640"});
@@ -373,6 +382,13 @@ TEST_CASE("conv3d_transpose: store_ramp bands is bit-exact") {
         {"store_ramp", "bands"},
         {"chunk_positions", "396"},
         {"activation_fn", "gelu"}}},
+      // W 33, H 10: the first group's 5 rows split into blocks of 3 and 2 rows (66 columns
+      // and more each), bias
+      {{1, 6, 5, 10, 33},
+       {2, 2, 2, 6, 20},
+       20,
+       {{"stride", "2"}, {"store_ramp", "bands"}},
+       Dtype::Bf16},
       // H 3 (one row per band), evictions on one engine, first group of one row
       {{1, 4, 3, 3, 8},
        {2, 2, 2, 4, 32},
@@ -390,6 +406,7 @@ TEST_CASE("conv3d_transpose: store_ramp bands is bit-exact") {
     CHECK(std::any_of(p.stores.begin(), p.stores.end(), [&](const PhasePlan::Group& g) {
       return g.span.nd > 1 && g.span.nh < c.x[3];
     }));
+    if (c.x[4] == 33) CHECK(p.stores[0].last == 2);  // the first group in two blocks
     check(c);
   }
 }
