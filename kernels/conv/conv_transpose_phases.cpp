@@ -699,8 +699,8 @@ std::vector<ParamSpec> phaseScheduleParams() {
           "then the other planes together in 3 bands of rows, x in 3 loads, when "
           "they fit 16 KiB per partition, else as auto; auto: bands where they pay "
           "(one batch, 4+ other planes, planes of at most 512 B per partition, DMA engines "
-          "keeping up with HBM), else flat when the matmuls take over 70% of the HBM "
-          "time, else grow)",
+          "keeping up with HBM, matmuls at most 70% of the HBM time and of the busiest DMA "
+          "engine's), else flat when the matmuls take over 70% of the HBM time, else grow)",
           {}, {"auto", "grow", "flat", "bands"}),
   };
 }
