@@ -279,7 +279,7 @@ class PhasePlanner {
   /// outputs of each C_out tile and kd group. Outputs on fewer partitions than x (C_out 32
   /// stacked twice: 64) go through fewer engines, which then carry the kernel's store stream.
   static double busiestDmaEngineElements(const ConvCore& core, int64_t stack,
-                                      const isa::Geometry& geometry) {
+                                         const isa::Geometry& geometry) {
     const int64_t parts = geometry.peTile();
     const int64_t perEngine = std::max(1, geometry.partitions / std::max(1, geometry.dmaEngines));
     const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
