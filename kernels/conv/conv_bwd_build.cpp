@@ -36,7 +36,7 @@ namespace {
 
 const std::vector<std::string> kDxKnobs = {"chunk_positions", "w_pairs", "stationary",
                                            "psum_buffers",
-                                           "slot_copies"};  // conv core knobs as dx_<name>
+                                           "slot_copies", "slot_copy_engines"};  // as dx_<name>
 
 }  // namespace
 
