@@ -434,8 +434,7 @@ class ConvEmitter {
     const Tile lower = slotPlane(j, position), upper = slotPlane(j + 1, position);
     pendingCopies_[loadingItem_].push_back([=, this] {
       b_.setNote("load window");
-      copyOn(b_, upper.slice(2, 0, mid - shift), lower.slice(2, shift, mid),
-             copyEngines_.next());
+      copyOn(b_, upper.slice(2, 0, mid - shift), lower.slice(2, shift, mid), copyEngines_.next());
       copyOn(b_, lower.slice(2, mid, width), upper.slice(2, mid - shift, width - shift),
              copyEngines_.next());
     });
