@@ -33,6 +33,12 @@ struct Geometry {
   double scalarGhz = 1.2;
   double gpsimdGhz = 1.2;
   double fp32MatmulFactor = 4;
+  /// VectorE/GpSimd traits, copied by loadMachine for kernels' engine balance (the preset's
+  /// vector_perf_mode, access_conflicts and gpsimd_start_cycles; defaults Trn2): NC-v3's bf16
+  /// performance modes, NC-v2's shared VectorE/GpSimd SBUF port, GpSimd's fixed start.
+  bool vectorPerfMode = true;
+  bool accessConflicts = false;
+  int64_t gpsimdStartCycles = 150;
   /// TensorE's matmul floor and LoadStationary rates, copied by loadMachine for kernels'
   /// scheduling heuristics (the preset's mm_min_cycles, ls_speedup and ls_speedup_fp32: a
   /// stationary of M columns loads in M / lsSpeedup PE cycles, fp32 in M x fp32MatmulFactor /
