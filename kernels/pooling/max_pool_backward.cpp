@@ -22,7 +22,7 @@ using isa::AluOp;
 using isa::Engine;
 
 /// Key ring sizes the automatic choice tries, largest first.
-constexpr std::array<size_t, 5> kAutoKeyRings{12, 8, 4, 2, 1};
+constexpr std::array<size_t, 6> kAutoKeyRings{16, 12, 8, 4, 2, 1};
 
 /// Below this many outputs per partition a work item's sweeps run as one lane: a second lane
 /// doubles the instructions, whose fixed costs then outweigh the parallelism (measured on the
@@ -51,11 +51,17 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     const int64_t o = e.outputs[0] * e.outputs[1] * e.outputs[2];
     const int64_t i = e.inputs[0] * e.inputs[1] * e.inputs[2];
     const int64_t g = e.owned[0] * e.owned[1] * e.owned[2];
-    const int64_t perPick = bufferBytes(o, keyBytes) + (disjoint ? 0 : bufferBytes(o, 4));
-    return bufferBytes(i, dtypeBytes) + bufferBytes(i, keyBytes) + 2 * bufferBytes(o, dtypeBytes) +
+    // Disjoint windows' predicates reuse the key ring.
+    const int64_t perPick = disjoint ? 0 : bufferBytes(o, keyBytes) + bufferBytes(o, 4);
+    // grad_input in the input buffer: one input buffer more than sets (see inputs below).
+    const bool reuse = disjoint && e.owned == e.inputs;
+    const int64_t in = reuse ? ceilDiv(bufferBytes(i, dtypeBytes) * (schedule.buffers + 1),
+                                       static_cast<int64_t>(schedule.buffers))
+                             : bufferBytes(i, dtypeBytes);
+    return in + bufferBytes(i, keyBytes) + 2 * bufferBytes(o, dtypeBytes) +
            3 * bufferBytes(o, keyBytes) + static_cast<int64_t>(ring) * bufferBytes(o, keyBytes) +
            static_cast<int64_t>(pickRing) * perPick +
-           (disjoint && e.owned == e.inputs ? 0 : bufferBytes(g, 4));
+           (reuse ? 0 : bufferBytes(g, 4));
   };
   const int64_t budget = builder.sbufBytesFree() / schedule.buffers;
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
@@ -118,7 +124,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const bool otInPsum = !otCompareFast && claimBanks(schedule.buffers, maxOut * dtypeBytes);
   const bool lastInPsum = claimBanks(schedule.buffers, maxOut * keyBytes);
   struct Buffers {
-    Tile in, notNan, ot, go, gin, sel, last, flags, otPsum, lastPsum;
+    Tile notNan, ot, go, gin, sel, last, flags, otPsum, lastPsum;
     BufferRing keys, picks, sums;
   };
   std::vector<Buffers> sets(static_cast<size_t>(schedule.buffers));
@@ -131,7 +137,6 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = fmt::format("{}", s);
     Buffers& b = sets[s];
-    b.in = builder.sbuf({partitions, maxIn}, dtype, fmt::format("in{}", tag));
     b.notNan = builder.sbuf({partitions, maxIn}, keyType, fmt::format("not_nan{}", tag));
     b.ot = builder.sbuf({partitions, maxOut}, dtype, fmt::format("ot{}", tag));
     b.go = builder.sbuf({partitions, maxOut}, dtype, fmt::format("go{}", tag));
@@ -139,15 +144,23 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     b.last = builder.sbuf({partitions, maxOut}, keyType, fmt::format("last{}", tag));
     b.flags = builder.sbuf({partitions, maxOut}, keyType, fmt::format("nan_out{}", tag));
     b.keys = BufferRing::sbuf(builder, rings, outShape, keyType, fmt::format("key{}", tag));
-    b.picks = picksInPsum && !disjoint
-                  ? BufferRing::psum(builder, picks, outShape, keyType, fmt::format("pick{}", tag))
-                  : BufferRing::sbuf(builder, picks, outShape, keyType, fmt::format("pick{}", tag));
-    if (!disjoint)
+    if (!disjoint) {
+      b.picks = picksInPsum
+                    ? BufferRing::psum(builder, picks, outShape, keyType, fmt::format("pick{}", tag))
+                    : BufferRing::sbuf(builder, picks, outShape, keyType, fmt::format("pick{}", tag));
       b.sums =
           BufferRing::sbuf(builder, picks, outShape, isa::Dtype::Fp32, fmt::format("sum{}", tag));
+    }
     if (needGin)
       b.gin = builder.sbuf({partitions, maxOwned}, isa::Dtype::Fp32, fmt::format("gin{}", tag));
   }
+  // Where grad_input reuses the input buffer, a store holds it until its data left: one input
+  // buffer more than sets lets the next loads start while the last store drains.
+  const int inputBuffers = schedule.buffers + (needGin ? 0 : 1);
+  std::vector<Tile> inputs;
+  for (int s = 0; s < inputBuffers; ++s)
+    inputs.push_back(builder.sbuf({partitions, maxIn}, dtype, fmt::format("in{}", s)));
+  auto inputOf = [&](int64_t item) { return inputs[static_cast<size_t>(item % inputBuffers)]; };
   for (size_t s = 0; s < sets.size() && otInPsum; ++s)
     sets[s].otPsum = builder.psum(outShape, dtype, fmt::format("ot_psum{}", s));
   for (size_t s = 0; s < sets.size() && lastInPsum; ++s)
@@ -191,7 +204,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
         if (boxEmpty(chunk.outputs)) return;
         const RowTile tile = rows[item / numChunks];
         const Buffers& buf = sets[set];
-        forwardIn.load(builder, tile, chunk.inputs, boxTile(buf.in, tile.count, chunk.inputs),
+        forwardIn.load(builder, tile, chunk.inputs, boxTile(inputOf(item), tile.count, chunk.inputs),
                        loadQueues.taker());
         maxima.load(builder, tile, chunk.outputs, boxTile(buf.ot, tile.count, chunk.outputs),
                     loadQueues.taker());
@@ -203,7 +216,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
         const PoolChunk& chunk = chunks[item % numChunks];
         const RowTile tile = rows[item / numChunks];
         const Buffers& buf = sets[set];
-        const Tile gin = reusesInput(chunk) ? boxTile(buf.in, tile.count, chunk.inputs)
+        const Tile gin = reusesInput(chunk) ? boxTile(inputOf(item), tile.count, chunk.inputs)
                                             : boxTile(buf.gin, tile.count, chunk.owned);
         const std::vector<TapBox> taps =
             boxEmpty(chunk.outputs) ? std::vector<TapBox>{} : chunkTaps(axes, chunk);
@@ -212,7 +225,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
           const Box& out = chunk.outputs;
           SelectTiles t;
           t.rows = tile.count;
-          t.in = boxTile(buf.in, tile.count, chunk.inputs);
+          t.in = boxTile(inputOf(item), tile.count, chunk.inputs);
           t.notNan = boxTile(buf.notNan, tile.count, chunk.inputs);
           t.ot = boxTile(buf.ot, tile.count, out);
           if (otInPsum) t.otPsum = boxTile(buf.otPsum, tile.count, out);
@@ -271,7 +284,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
               const TapBox& tb = taps[owners[n]];
               if (!early) initial(owners[n]);
               const Tile to = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
-              const Tile pred = slot(buf.picks, n);
+              const Tile pred = slot(buf.keys, n);
               builder.tensorScalar(pred, outputView(t.sel, out, tb.owned), AluOp::Add,
                                    -static_cast<float>(owners[n]), AluOp::Bypass, 0.0f,
                                    Engine::Scalar);
