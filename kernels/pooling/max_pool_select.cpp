@@ -49,8 +49,11 @@ Tile inputView(const std::array<PoolAxis, 3>& axes, const Tile& tile, const Box&
 std::vector<Lane> splitLanes(const Box& box, int64_t gpsimdPercent) {
   for (int a = 0; a < 3 && gpsimdPercent > 0 && gpsimdPercent < 100; ++a) {
     if (box[a].size() < 2) continue;
-    const int64_t cut =
+    int64_t cut =
         std::clamp<int64_t>((box[a].size() * gpsimdPercent + 50) / 100, 0, box[a].size());
+    // An even VectorE lane: bf16 scalar_tensor_tensor streams at N only on even sizes (I2).
+    const int64_t rest = boxElements(box) / box[a].size();
+    if (rest % 2 == 1 && (box[a].size() - cut) % 2 == 1 && cut > 0) --cut;
     Box first = box, second = box;
     first[a].hi = box[a].lo + cut;
     second[a].lo = box[a].lo + cut;
@@ -194,10 +197,14 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
 // scalar_tensor_tensor bf16 subtract-multiply N; A2 performance mode: bf16 tensor_tensor N;
 // GpSimd the same element work plus its start per instruction). A VectorE lane compares and
 // runs two chain steps or two key accumulations; a GpSimd lane compares and accumulates two
-// keys; ScalarE weighs the keys of every keyed lane. Fixed work: VectorE's predicated copies
-// (one per input, or per tap and output plus picks when windows overlap), GpSimd's NaN mask
-// (per input) and sums, ScalarE's copies and predicates per input. With a shared VectorE /
-// GpSimd SBUF port (NC-v2) the two take turns.
+// keys (6 cycles; 8 counts the handoffs of its short instructions, each waiting on a ScalarE
+// weight: it puts the automatic share within 1 % of the best measured on B2 C64 16x64x64 k2
+// fp32 and bf16, NDHWC, k3 s1 p1 and 1x1x64x256x256, against 5 % with 6); ScalarE weighs the
+// keys of every keyed lane. Fixed work: VectorE's predicated copies (one per input, or per tap
+// and output plus picks when windows overlap), GpSimd's NaN mask (per input) and sums,
+// ScalarE's copies and predicates per input. With a shared VectorE / GpSimd SBUF port (NC-v2)
+// chained lanes take turns; keyed lanes wait on ScalarE's weights so often that the measured
+// best share (k3 s1 p1 on trn1: 1010.8 us at 50 %) is the unshared one.
 int64_t balancedGpSimdPercent(const SelectWork& w, const isa::Geometry& geometry) {
   const double taps = static_cast<double>(w.taps);
   const double in = w.inputsPerOutput;
@@ -207,7 +214,7 @@ int64_t balancedGpSimdPercent(const SelectWork& w, const isa::Geometry& geometry
   const double copyV = w.operandInPsum ? 1.0 : 2.0;
   const double vectorLane = taps * (cmpV + 2.0 * accV);
   const double gpsimdLane =
-      taps * 6.0 + 3.0 * taps * static_cast<double>(geometry.gpsimdStartCycles) /
+      taps * 8.0 + 3.0 * taps * static_cast<double>(geometry.gpsimdStartCycles) /
                        static_cast<double>(std::max<int64_t>(w.outputs, 1));
   const double scalarKeys = 2.0 * taps;
   const double vectorFixed = w.disjoint ? in * copyV + copyV : taps * (copyV + 1.0) + copyV;
@@ -222,7 +229,7 @@ int64_t balancedGpSimdPercent(const SelectWork& w, const isa::Geometry& geometry
     const double scalar =
         (scalarFixed + (w.chains ? f : 1.0) * scalarKeys) / geometry.scalarGhz;
     const double busiest = std::max(
-        geometry.accessConflicts ? vector + gpsimd : std::max(vector, gpsimd), scalar);
+        geometry.accessConflicts && w.chains ? vector + gpsimd : std::max(vector, gpsimd), scalar);
     if (percent == 0 || busiest < bestTime) {
       best = percent;
       bestTime = busiest;
