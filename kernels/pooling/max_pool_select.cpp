@@ -47,22 +47,34 @@ Tile inputView(const std::array<PoolAxis, 3>& axes, const Tile& tile, const Box&
 }
 
 std::vector<Lane> splitLanes(const Box& box, int64_t gpsimdPercent) {
-  for (int a = 0; a < 3 && gpsimdPercent > 0 && gpsimdPercent < 100; ++a) {
-    if (box[a].size() < 2) continue;
-    int64_t cut =
-        std::clamp<int64_t>((box[a].size() * gpsimdPercent + 50) / 100, 0, box[a].size());
-    // An even VectorE lane: bf16 scalar_tensor_tensor streams at N only on even sizes (I2).
-    const int64_t rest = boxElements(box) / box[a].size();
-    if (rest % 2 == 1 && (box[a].size() - cut) % 2 == 1 && cut > 0) --cut;
-    Box first = box, second = box;
-    first[a].hi = box[a].lo + cut;
-    second[a].lo = box[a].lo + cut;
-    std::vector<Lane> lanes;
-    if (!boxEmpty(first)) lanes.push_back({first, Engine::GpSimd});
-    if (!boxEmpty(second)) lanes.push_back({second, Engine::Vector});
-    return lanes;
+  if (gpsimdPercent <= 0 || gpsimdPercent >= 100 || boxElements(box) < 2)
+    return {{box, gpsimdPercent > 50 ? Engine::GpSimd : Engine::Vector}};
+  // The axis (outermost on ties) whose cut comes closest to the share, keeping the VectorE lane
+  // even where it can: bf16 scalar_tensor_tensor streams at N only on even sizes (I2).
+  int axis = -1;
+  int64_t bestCut = 0;
+  double bestError = 2.0;
+  for (int a = 0; a < 3; ++a) {
+    const int64_t size = box[a].size();
+    if (size < 2) continue;
+    int64_t cut = std::clamp<int64_t>((size * gpsimdPercent + 50) / 100, 0, size);
+    const int64_t rest = boxElements(box) / size;
+    if (rest % 2 == 1 && (size - cut) % 2 == 1 && cut > 0) --cut;
+    const double error = std::abs(static_cast<double>(cut) / static_cast<double>(size) -
+                                  static_cast<double>(gpsimdPercent) / 100.0);
+    if (error < bestError - 1e-9) {
+      axis = a;
+      bestCut = cut;
+      bestError = error;
+    }
   }
-  return {{box, gpsimdPercent > 50 ? Engine::GpSimd : Engine::Vector}};
+  Box first = box, second = box;
+  first[axis].hi = box[axis].lo + bestCut;
+  second[axis].lo = box[axis].lo + bestCut;
+  std::vector<Lane> lanes;
+  if (!boxEmpty(first)) lanes.push_back({first, Engine::GpSimd});
+  if (!boxEmpty(second)) lanes.push_back({second, Engine::Vector});
+  return lanes;
 }
 
 namespace {
@@ -107,10 +119,12 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
   const float taps_f = static_cast<float>(count);
   std::vector<bool> chained;
   for (const Lane& lane : lanes) chained.push_back(chains(lane, taps));
+  // Keyed lanes start from no tap (on the other engine, which is not busy with this lane yet).
   for (size_t l = 0; l < lanes.size(); ++l) {
     if (chained[l]) continue;
-    builder.memset(outputView(tiles.sel, out, lanes[l].box), taps_f, Engine::GpSimd);
-    builder.memset(outputView(tiles.last, out, lanes[l].box), -1.0f, Engine::GpSimd);
+    const Engine other = lanes[l].engine == Engine::GpSimd ? Engine::Vector : Engine::GpSimd;
+    builder.memset(outputView(tiles.sel, out, lanes[l].box), taps_f, other);
+    builder.memset(outputView(tiles.last, out, lanes[l].box), -1.0f, other);
   }
   std::vector<Unit> units;
   for (size_t i = 0; i < count; ++i) {
