@@ -60,8 +60,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                              : bufferBytes(i, dtypeBytes);
     return in + bufferBytes(i, keyBytes) + 2 * bufferBytes(o, dtypeBytes) +
            3 * bufferBytes(o, keyBytes) + static_cast<int64_t>(ring) * bufferBytes(o, keyBytes) +
-           static_cast<int64_t>(pickRing) * perPick +
-           (reuse ? 0 : bufferBytes(g, 4));
+           static_cast<int64_t>(pickRing) * perPick + (reuse ? 0 : bufferBytes(g, 4));
   };
   const int64_t budget = builder.sbufBytesFree() / schedule.buffers;
   const std::vector<RowTile> rows = rowTiles(config.planes(), partitions);
@@ -145,9 +144,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     b.flags = builder.sbuf({partitions, maxOut}, keyType, fmt::format("nan_out{}", tag));
     b.keys = BufferRing::sbuf(builder, rings, outShape, keyType, fmt::format("key{}", tag));
     if (!disjoint) {
-      b.picks = picksInPsum
-                    ? BufferRing::psum(builder, picks, outShape, keyType, fmt::format("pick{}", tag))
-                    : BufferRing::sbuf(builder, picks, outShape, keyType, fmt::format("pick{}", tag));
+      b.picks =
+          picksInPsum
+              ? BufferRing::psum(builder, picks, outShape, keyType, fmt::format("pick{}", tag))
+              : BufferRing::sbuf(builder, picks, outShape, keyType, fmt::format("pick{}", tag));
       b.sums =
           BufferRing::sbuf(builder, picks, outShape, isa::Dtype::Fp32, fmt::format("sum{}", tag));
     }
@@ -193,9 +193,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   work.otInPsum = otInPsum;
   work.operandInPsum = picksInPsum;
   work.outputs = maxOut;
-  const int64_t gpsimdPercent = schedule.gpsimdPercent >= 0
-                                    ? schedule.gpsimdPercent
-                                    : balancedGpSimdPercent(work, geometry);
+  const int64_t gpsimdPercent =
+      schedule.gpsimdPercent >= 0 ? schedule.gpsimdPercent : balancedGpSimdPercent(work, geometry);
 
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),
@@ -204,8 +203,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
         if (boxEmpty(chunk.outputs)) return;
         const RowTile tile = rows[item / numChunks];
         const Buffers& buf = sets[set];
-        forwardIn.load(builder, tile, chunk.inputs, boxTile(inputOf(item), tile.count, chunk.inputs),
-                       loadQueues.taker());
+        forwardIn.load(builder, tile, chunk.inputs,
+                       boxTile(inputOf(item), tile.count, chunk.inputs), loadQueues.taker());
         maxima.load(builder, tile, chunk.outputs, boxTile(buf.ot, tile.count, chunk.outputs),
                     loadQueues.taker());
         gradOut.load(builder, tile, chunk.outputs, boxTile(buf.go, tile.count, chunk.outputs),

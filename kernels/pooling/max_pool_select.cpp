@@ -156,11 +156,11 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
     const float j = static_cast<float>(u.tap);
     if (u.chain) {
       if (u.isNan && u.first)
-        builder.tensorScalar(outputView(tiles.last, out, u.r), x(tiles.notNan, u),
-                             AluOp::Multiply, -1.0f, AluOp::Bypass, 0.0f, Engine::Scalar);
+        builder.tensorScalar(outputView(tiles.last, out, u.r), x(tiles.notNan, u), AluOp::Multiply,
+                             -1.0f, AluOp::Bypass, 0.0f, Engine::Scalar);
     } else if (u.isNan) {
-      builder.tensorScalar(u.key, x(tiles.notNan, u), AluOp::Multiply, -(j + 1.0f), AluOp::Add,
-                           j, Engine::Scalar);
+      builder.tensorScalar(u.key, x(tiles.notNan, u), AluOp::Multiply, -(j + 1.0f), AluOp::Add, j,
+                           Engine::Scalar);
     } else {
       builder.tensorScalar(u.key, u.key, AluOp::Multiply, taps_f - j, AluOp::Add, j,
                            Engine::Scalar);
@@ -171,8 +171,8 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
     if (!u.chain) {
       builder.tensorTensor(acc, acc, u.key, u.isNan ? AluOp::Max : AluOp::Min, u.engine);
     } else if (!u.first) {
-      builder.scalarTensorTensor(acc, acc, AluOp::Subtract, u.isNan ? 1.0f : -1.0f,
-                                 AluOp::Multiply, u.isNan ? x(tiles.notNan, u) : u.key);
+      builder.scalarTensorTensor(acc, acc, AluOp::Subtract, u.isNan ? 1.0f : -1.0f, AluOp::Multiply,
+                                 u.isNan ? x(tiles.notNan, u) : u.key);
     }
   };
   // The last unit comparing each tap.
@@ -227,9 +227,9 @@ int64_t balancedGpSimdPercent(const SelectWork& w, const isa::Geometry& geometry
   const double accV = w.chains ? (w.bf16Keys ? 1.0 : 2.0) : (perfKeys ? 1.0 : 2.0);
   const double copyV = w.operandInPsum ? 1.0 : 2.0;
   const double vectorLane = taps * (cmpV + 2.0 * accV);
-  const double gpsimdLane =
-      taps * 8.0 + 3.0 * taps * static_cast<double>(geometry.gpsimdStartCycles) /
-                       static_cast<double>(std::max<int64_t>(w.outputs, 1));
+  const double gpsimdLane = taps * 8.0 + 3.0 * taps *
+                                             static_cast<double>(geometry.gpsimdStartCycles) /
+                                             static_cast<double>(std::max<int64_t>(w.outputs, 1));
   const double scalarKeys = 2.0 * taps;
   const double vectorFixed = w.disjoint ? in * copyV + copyV : taps * (copyV + 1.0) + copyV;
   const double gpsimdFixed = in + 2.0 + (w.disjoint ? 0.0 : 2.0 * taps);
@@ -240,8 +240,7 @@ int64_t balancedGpSimdPercent(const SelectWork& w, const isa::Geometry& geometry
     const double f = static_cast<double>(percent) / 100.0;
     const double vector = (vectorFixed + (1.0 - f) * vectorLane) / geometry.vectorGhz;
     const double gpsimd = (gpsimdFixed + f * gpsimdLane) / geometry.gpsimdGhz;
-    const double scalar =
-        (scalarFixed + (w.chains ? f : 1.0) * scalarKeys) / geometry.scalarGhz;
+    const double scalar = (scalarFixed + (w.chains ? f : 1.0) * scalarKeys) / geometry.scalarGhz;
     const double busiest = std::max(
         geometry.accessConflicts && w.chains ? vector + gpsimd : std::max(vector, gpsimd), scalar);
     if (percent == 0 || busiest < bestTime) {

@@ -46,14 +46,14 @@ std::vector<Lane> splitLanes(const Box& box, int64_t gpsimdPercent);
 
 /// One chunk's tiles, each a [rows, box] view over the chunk's inputs or outputs box.
 struct SelectTiles {
-  Tile in;                     ///< forward input (inputs box)
-  Tile notNan;                 ///< 1 where `in` is not NaN, 0 where it is (inputs box, keys)
-  Tile ot;                     ///< output_tensor in SBUF (outputs box)
-  std::optional<Tile> otPsum;  ///< a copy in PSUM, which VectorE compares stream at N (I2)
-  Tile sel;                    ///< result: the chosen tap's index in `taps`, or none of them
-  Tile last;                   ///< the NaN sweep's accumulator (keys)
-  Tile lastFinal;              ///< the last NaN's index: PSUM when it fits, else `last`
-  Tile flags;                  ///< 1 where output_tensor is NaN (keys)
+  Tile in;                           ///< forward input (inputs box)
+  Tile notNan;                       ///< 1 where `in` is not NaN, 0 where it is (inputs box, keys)
+  Tile ot;                           ///< output_tensor in SBUF (outputs box)
+  std::optional<Tile> otPsum;        ///< a copy in PSUM, which VectorE compares stream at N (I2)
+  Tile sel;                          ///< result: the chosen tap's index in `taps`, or none of them
+  Tile last;                         ///< the NaN sweep's accumulator (keys)
+  Tile lastFinal;                    ///< the last NaN's index: PSUM when it fits, else `last`
+  Tile flags;                        ///< 1 where output_tensor is NaN (keys)
   const BufferRing* keys = nullptr;  ///< flat key tiles of the outputs box
   int32_t rows = 0;
 };
