@@ -33,10 +33,14 @@ struct Geometry {
   double scalarGhz = 1.2;
   double gpsimdGhz = 1.2;
   double fp32MatmulFactor = 4;
-  /// VectorE/GpSimd traits, copied by loadMachine for kernels' engine balance (the preset's
-  /// vector_perf_mode, access_conflicts and gpsimd_start_cycles; defaults Trn2): NC-v3's bf16
-  /// performance modes, NC-v2's shared VectorE/GpSimd SBUF port, GpSimd's fixed start.
+  /// TensorE's clock (GHz) and whether VectorE has its bf16/fp16 performance modes (A2), copied
+  /// by loadMachine for kernels' scheduling heuristics (the preset's pe_ghz and
+  /// vector_perf_mode; defaults Trn2).
+  double peGhz = 2.4;
   bool vectorPerfMode = true;
+  /// NC-v2's shared VectorE/GpSimd SBUF port and GpSimd's fixed start per instruction, copied
+  /// by loadMachine for kernels' engine balance (the preset's access_conflicts and
+  /// gpsimd_start_cycles; defaults Trn2).
   bool accessConflicts = false;
   int64_t gpsimdStartCycles = 150;
   /// TensorE's matmul floor and LoadStationary rates, copied by loadMachine for kernels'

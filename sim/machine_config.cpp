@@ -313,6 +313,7 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   config.geometry.scalarGhz = config.actGhz;
   config.geometry.gpsimdGhz = config.poolGhz;
   config.geometry.fp32MatmulFactor = config.fp32MatmulFactor;
+  config.geometry.peGhz = config.peGhz;
   config.geometry.vectorPerfMode = config.vectorPerfMode;
   config.geometry.accessConflicts = config.accessConflicts;
   config.geometry.gpsimdStartCycles = config.gpsimdStartCycles;
