@@ -71,6 +71,7 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
         "{} is written for a PE array of at least {}x{}; the machine's is {}x{} (--set pe_rows, "
         "pe_cols)",
         spec.name, spec.minPartitions, spec.minPartitions, geometry.peRows, geometry.peCols));
+  checkMachineRanges(spec, params, geometry);
   KernelBuilder builder(spec.name, geometry);
   KernelArgs args{params, dtype, {}, {}};
   for (const TensorSpec& t : spec.inputs) {
