@@ -1,8 +1,8 @@
 // Kernel parameter values: typed getters and parsing from command-line text.
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <limits>
 
@@ -237,8 +237,8 @@ void checkMachineRanges(const KernelSpec& spec, const ParamValues& params,
     if (!p.machineHi || !params.has(p.name)) continue;
     const int64_t value = params.getInt(p.name), hi = std::min(p.hi, p.machineHi(geometry));
     if (value > hi)
-      throw Error(fmt::format("{} ({}: {})", outOfRangeText(spec, p, value, hi), hi,
-                              p.machineHiMeaning));
+      throw Error(
+          fmt::format("{} ({}: {})", outOfRangeText(spec, p, value, hi), hi, p.machineHiMeaning));
   }
 }
 

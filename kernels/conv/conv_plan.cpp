@@ -420,12 +420,13 @@ const std::vector<ConvKnob>& convKnobs() {
                 "the output, or single planes over a ring of input planes; a forced value drops "
                 "both)",
                 {"1024", "4096", "16384"}, &ConvOptions::chunkPositions, 1, nullptr),
-      countKnob("psum_buffers",
-                "PSUM accumulation blocks in flight, 1..PSUM banks (auto: 4; with positions as "
-                "the stationary the sub-block results need PSUM too)",
-                {"2", "4", "6"}, &ConvOptions::psumBuffers, 1,
-                [](const isa::Geometry& g) -> int64_t { return g.psumBanks; },
-                "the machine's PSUM banks"),
+      countKnob(
+          "psum_buffers",
+          "PSUM accumulation blocks in flight, 1..PSUM banks (auto: 4; with positions as "
+          "the stationary the sub-block results need PSUM too)",
+          {"2", "4", "6"}, &ConvOptions::psumBuffers, 1,
+          [](const isa::Geometry& g) -> int64_t { return g.psumBanks; },
+          "the machine's PSUM banks"),
       choiceKnob("tap_pack",
                  "kw taps sharing one matmul on partition slots when C_in is small (auto: when "
                  "C_in fits half the partitions; off: one tap per matmul)",

@@ -116,11 +116,10 @@ std::string sweepTable(const nlohmann::json& document) {
 
 std::string sweepCsv(const nlohmann::json& document) {
   const std::vector<std::string> names = paramNames(document);
-  const std::vector<const char*> metrics = {"status",         "total_ns",      "roofline_percent",
-                                            "roofline_bound", "bound_engine",  "mfu_percent",
-                                            "mbu_percent",    "instructions",  "program",
-                                            "same_program_as", "reason",       "host_seconds",
-                                            "peak_rss_bytes"};
+  const std::vector<const char*> metrics = {
+      "status",      "total_ns",     "roofline_percent", "roofline_bound", "bound_engine",
+      "mfu_percent", "mbu_percent",  "instructions",     "program",        "same_program_as",
+      "reason",      "host_seconds", "peak_rss_bytes"};
   std::string out = "index";
   for (const std::string& name : names) out.append(",").append(csvField(name));
   for (const char* metric : metrics) out.append(",").append(metric);

@@ -95,11 +95,9 @@ KernelSpec matmulTutorialSpec() {
       scheduleParam(kBlockParams[0], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_M (auto: 16)",
                     {})
           .within(1),
-      scheduleParam(kBlockParams[1], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_N (auto: 2)",
-                    {})
+      scheduleParam(kBlockParams[1], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_N (auto: 2)", {})
           .within(1),
-      scheduleParam(kBlockParams[2], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_K (auto: 8)",
-                    {})
+      scheduleParam(kBlockParams[2], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_K (auto: 8)", {})
           .within(1),
       scheduleParam("loop_buffers", ParamType::Int,
                     "most buffers per tensor declared in a loop body (our stand-in for the NKI "

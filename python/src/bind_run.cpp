@@ -181,8 +181,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   const sim::MachineConfig& machine = r.machine;
   RunOutput out;
   const kernels::KernelShapes shapesChecked = kernels::checkShapes(*spec, r.inputShapes, params);
-  kernels::KernelRun run =
-      kernels::buildRun(*spec, params, r.inputShapes, dtype, machine.geometry);
+  kernels::KernelRun run = kernels::buildRun(*spec, params, r.inputShapes, dtype, machine.geometry);
   for (const kernels::IneffectiveParam& param : kernels::ineffectiveScheduleParams(
            *spec, paramTexts, shapesChecked, dtype, machine.geometry, run.program, strict))
     out.ineffectiveParams.push_back(kernels::ineffectiveText(param, true));

@@ -17,9 +17,9 @@ namespace {
 KernelSpec toySpec(int& builds) {
   KernelSpec spec;
   spec.name = "toy";
-  spec.params = {scheduleParam("tile", ParamType::Int, "note only", {"64", "128"}),
-                 scheduleParam("engine", ParamType::Enum, "memset engine", {},
-                               {"vector", "gpsimd"})};
+  spec.params = {
+      scheduleParam("tile", ParamType::Int, "note only", {"64", "128"}),
+      scheduleParam("engine", ParamType::Enum, "memset engine", {}, {"vector", "gpsimd"})};
   spec.inferShapes = [](const ShapeMap&, const ParamValues&) { return ShapeMap{}; };
   spec.build = [&builds](KernelBuilder& b, const KernelArgs& args) {
     ++builds;
@@ -41,7 +41,8 @@ TEST_CASE("program identity: notes aside, the fingerprint tells programs apart a
   const auto build = [&](const std::vector<std::pair<std::string, std::string>>& texts) {
     return buildKernel(spec, parseParams(spec, texts), shapes, Dtype::Fp32, geometry);
   };
-  const auto plain = build({}), noted = build({{"tile", "64"}}), other = build({{"engine", "gpsimd"}});
+  const auto plain = build({}), noted = build({{"tile", "64"}}),
+             other = build({{"engine", "gpsimd"}});
   REQUIRE(plain.instructions.at(0).note.str() != noted.instructions.at(0).note.str());
   CHECK(sameProgram(plain, noted));
   CHECK(programFingerprint(plain) == programFingerprint(noted));
@@ -59,8 +60,8 @@ TEST_CASE("schedule effect: the given program is compared, never built again") {
                                                                   {"engine", "gpsimd"}};
   const auto program = buildKernel(spec, parseParams(spec, texts), shapes, Dtype::Fp32, geometry);
   builds = 0;
-  const auto found = ineffectiveScheduleParams(spec, texts, shapes, Dtype::Fp32, geometry, program,
-                                               true);
+  const auto found =
+      ineffectiveScheduleParams(spec, texts, shapes, Dtype::Fp32, geometry, program, true);
   // tile: auto and 128 (2 builds, both the same program); engine: auto differs (1 build).
   CHECK(builds == 3);
   REQUIRE(found.size() == 1);

@@ -265,7 +265,8 @@ TEST_CASE("matmul_tutorial: a block parameter on a variant with fixed blocks cha
     const std::vector<std::pair<std::string, std::string>> texts = {{"variant", variant},
                                                                     {"tiles_in_block_m", "4"}};
     const ParamValues params = parseParams(spec, texts);
-    const KernelShapes shapes = checkShapes(spec, {{"lhsT", {256, 256}}, {"rhs", {256, 1024}}}, params);
+    const KernelShapes shapes =
+        checkShapes(spec, {{"lhsT", {256, 256}}, {"rhs", {256, 1024}}}, params);
     const neuronsim::isa::Program program =
         buildKernel(spec, params, shapes, Dtype::Bf16, neuronsim::isa::Geometry{});
     const auto found = ineffectiveScheduleParams(spec, texts, shapes, Dtype::Bf16,
