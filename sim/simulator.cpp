@@ -132,7 +132,8 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
     for (int e = 0; e < isa::kNumEngines; ++e)
       sequencers.push_back(std::make_unique<EngineSequencer>(
           ctx, static_cast<isa::Engine>(e), std::move(streams[static_cast<size_t>(e)])));
-    std::vector<std::unique_ptr<EngineModule>> engines = engineThreads(ctx, sequencers);
+    const bool together = !options.sink && !ctx.races() && !ctx.memory();
+    std::vector<std::unique_ptr<EngineModule>> engines = engineThreads(ctx, sequencers, together);
     sc_core::sc_start();
     if (ctx.error()) std::rethrow_exception(ctx.error());
 

@@ -84,7 +84,11 @@ class PhasePlanner {
  public:
   PhasePlanner(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                const ConvOptions& options, const PhaseOptions& phase)
-      : core_(core), phase_(phase), h_(core.in[1]), w_(core.in[2]) {
+      : core_(core),
+        phase_(phase),
+        h_(core.in[1]),
+        w_(core.in[2]),
+        minColumns_(std::max<int64_t>(1, geometry.matmulMinCycles)) {
     const int64_t phases = core.tapCount(), most = geometry.matmulFreeFp32();
     blockPositions_ = options.chunkPositions > 0
                           ? std::clamp<int64_t>(options.chunkPositions / phases, w_, most)
@@ -104,7 +108,9 @@ class PhasePlanner {
     const bool bandsFit = planes_ && rest >= 2 && h_ >= 3 && rest * outPlaneBytes <= kGroupBytes &&
                           rest * xPlaneBytes <= kGroupBytes;
     firstLoad_ = std::clamp<int64_t>(kFirstLoadBytes / xPlaneBytes, 1, loadCap_);
-    bands_ = bandsFit && (ramp == "bands" || (ramp == "auto" && grow_ && bandsPay(core, geometry)));
+    bands_ = bandsFit && (ramp == "bands" ||
+                          (ramp == "auto" && !matmulBound(core, dtype, stack, geometry, true) &&
+                           bandsPay(core, geometry)));
     secondLoadCap_ = secondLoadCap(core, dtype, stack, geometry, firstLoad_);
   }
 
@@ -186,7 +192,8 @@ class PhasePlanner {
         const int64_t h1 = std::min(store.h0 + store.nh, load.h0 + load.nh);
         if (d0 >= d1 || h0 >= h1) continue;
         if (loadFirst[l] < 0) loadFirst[l] = static_cast<int64_t>(p.blocks.size());
-        addBlocks(p, {b, d0, d1 - d0, h0, h1 - h0});
+        const PhaseSpan box{b, d0, d1 - d0, h0, h1 - h0};
+        addBlocks(p, box, p.stores.empty() ? firstGroupBlock(box) : blockPositions_);
         loadLast[l] = static_cast<int64_t>(p.blocks.size());
       }
       p.stores.push_back({store, storeFirst, static_cast<int64_t>(p.blocks.size())});
@@ -195,20 +202,30 @@ class PhasePlanner {
       p.loads.push_back({loads[l], loadFirst[l], loadLast[l]});
   }
 
-  /// Matmul blocks of box `s`, each within blockPositions_: the whole box, else bands of rows
+  /// Block positions of the plan's first store group `s`: two blocks of half its rows when each
+  /// keeps at least the matmul floor's moving columns (a narrower matmul costs the floor, I2),
+  /// so the first half is evicted while TensorE runs the second and the last eviction, which
+  /// the first store waits for, is half as long (benchmark 10.821 -> 10.796 us, depth 5 8.642
+  /// -> 8.526); else blockPositions_.
+  int64_t firstGroupBlock(const PhaseSpan& s) const {
+    if (s.nh / 2 * s.nd * w_ < minColumns_) return blockPositions_;
+    return std::min(blockPositions_, isa::ceilDiv(s.nh, 2) * s.nd * w_);
+  }
+
+  /// Matmul blocks of box `s`, each within `most` positions: the whole box, else bands of rows
   /// across its planes, else groups of whole planes.
-  void addBlocks(PhasePlan& p, const PhaseSpan& s) const {
+  void addBlocks(PhasePlan& p, const PhaseSpan& s, int64_t most) const {
     auto evenly = [](int64_t count, int64_t most) {
       const int64_t chunks = isa::ceilDiv(count, std::max<int64_t>(1, most));
       return isa::ceilDiv(count, chunks);
     };
-    if (s.nd * w_ <= blockPositions_) {
-      const int64_t nh = evenly(s.nh, blockPositions_ / (s.nd * w_));
+    if (s.nd * w_ <= most) {
+      const int64_t nh = evenly(s.nh, most / (s.nd * w_));
       for (int64_t h = s.h0; h < s.h0 + s.nh; h += nh)
         p.blocks.push_back({s.b, s.d0, s.nd, h, std::min(nh, s.h0 + s.nh - h)});
       return;
     }
-    const int64_t nd = evenly(s.nd, blockPositions_ / (s.nh * w_));
+    const int64_t nd = evenly(s.nd, most / (s.nh * w_));
     for (int64_t d = s.d0; d < s.d0 + s.nd; d += nd)
       p.blocks.push_back({s.b, d, std::min(nd, s.d0 + s.nd - d), s.h0, s.nh});
   }
@@ -232,22 +249,45 @@ class PhasePlanner {
     return std::clamp<int64_t>(phase_.firstStorePositions / (core_.tapCount() * w_), 1, h_);
   }
 
-  /// True when the matmuls take over 70% of the HBM time: PE cycles (one per moving column,
+  /// True when the matmuls take over 70% of the memory time: PE cycles (one per moving column,
   /// times the machine's fp32 factor with fp32) against the HBM bytes at the machine's HBM bytes
-  /// per PE cycle (a scheduling heuristic, not the cost model; false when the geometry does not
-  /// know the ratio).
+  /// per PE cycle, and with `byEngine` also against the busiest DMA engine's bytes at its share
+  /// of dmaBytesPerPeCycle (a scheduling heuristic, not the cost model; false when the geometry
+  /// does not know the ratios).
   static bool matmulBound(const ConvCore& core, isa::Dtype dtype, int64_t stack,
-                          const isa::Geometry& geometry) {
+                          const isa::Geometry& geometry, bool byEngine = false) {
+    if (geometry.hbmBytesPerPeCycle <= 0) return false;
     const int64_t parts = geometry.peTile();
     const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
     const double perColumn = dtype == isa::Dtype::Fp32 ? geometry.fp32MatmulFactor : 1.0;
-    const int64_t columns =
-        core.tapCount() / stack * isa::ceilDiv(core.cout, parts) * isa::ceilDiv(core.cin, parts);
+    const int64_t ciTiles = isa::ceilDiv(core.cin, parts), coTiles = isa::ceilDiv(core.cout, parts);
+    const int64_t columns = core.tapCount() / stack * coTiles * ciTiles;
+    const int64_t bytes = isa::dtypeBytes(dtype);
     const int64_t hbmBytes = (positions * (core.cin + core.tapCount() * core.cout) +
                               core.tapCount() * core.cin * core.cout) *
-                             isa::dtypeBytes(dtype);
-    return static_cast<double>(positions * columns) * perColumn * geometry.hbmBytesPerPeCycle >
-           0.7 * static_cast<double>(hbmBytes);
+                             bytes;
+    double memoryCycles = static_cast<double>(hbmBytes) / geometry.hbmBytesPerPeCycle;
+    if (byEngine && geometry.dmaBytesPerPeCycle > 0)
+      memoryCycles = std::max(memoryCycles, busiestDmaEngineElements(core, stack, geometry) *
+                                                static_cast<double>(bytes) * geometry.dmaEngines /
+                                                geometry.dmaBytesPerPeCycle);
+    return static_cast<double>(positions * columns) * perColumn > 0.7 * memoryCycles;
+  }
+
+  /// Elements the first (busiest) DMA engine moves: it serves partitions [0, partitions /
+  /// dmaEngines) (D1), each holding x, filters and outputs: x and filters of each C_in tile,
+  /// outputs of each C_out tile and kd group. Outputs on fewer partitions than x (C_out 32
+  /// stacked twice: 64) go through fewer engines, which then carry the kernel's store stream.
+  static double busiestDmaEngineElements(const ConvCore& core, int64_t stack,
+                                         const isa::Geometry& geometry) {
+    const int64_t parts = geometry.peTile();
+    const int64_t perEngine = std::max(1, geometry.partitions / std::max(1, geometry.dmaEngines));
+    const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
+    const int64_t ciTiles = isa::ceilDiv(core.cin, parts), coTiles = isa::ceilDiv(core.cout, parts);
+    const int64_t xParts = std::min(perEngine, std::min(core.cin, parts));
+    const int64_t outParts = std::min(perEngine, stack * std::min(core.cout, parts));
+    return static_cast<double>(xParts * ciTiles * (positions + core.tapCount() * core.cout) +
+                               outParts * coTiles * positions * (core.tapCount() / stack));
   }
 
   /// Planes of x that move while TensorE works through `first` planes, the second x load's
@@ -332,6 +372,7 @@ class PhasePlanner {
   PhaseOptions phase_;
   int64_t h_, w_;
   int64_t blockPositions_ = 0;
+  int64_t minColumns_ = 1;  ///< the matmul floor's moving columns (mm_min_cycles)
   bool planes_ = true;
   int64_t storeCap_ = 1, loadCap_ = 1;
   int64_t firstLoad_ = 1;      ///< planes of the first x load (auto)
@@ -660,8 +701,8 @@ std::vector<ParamSpec> phaseScheduleParams() {
           "then the other planes together in 3 bands of rows, x in 3 loads, when "
           "they fit 16 KiB per partition, else as auto; auto: bands where they pay "
           "(one batch, 4+ other planes, planes of at most 512 B per partition, DMA engines "
-          "keeping up with HBM), else flat when the matmuls take over 70% of the HBM "
-          "time, else grow)",
+          "keeping up with HBM, matmuls at most 70% of the HBM time and of the busiest DMA "
+          "engine's), else flat when the matmuls take over 70% of the HBM time, else grow)",
           {}, {"auto", "grow", "flat", "bands"}),
   };
 }

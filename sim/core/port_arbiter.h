@@ -37,6 +37,10 @@ class PortArbiter {
     const auto e = static_cast<size_t>(engine);
     return (sbufRivals_[e] | psumRivals_[e]) != 0;
   }
+  /// Whether `engine` has a rival on PSUM (else its PSUM banks need not be known).
+  bool psumRivalled(isa::Engine engine) const {
+    return psumRivals_[static_cast<size_t>(engine)] != 0;
+  }
   /// Whether an instruction of `engine` using SBUF (`sbuf`) and the PSUM banks `psumBanks`
   /// (bit per bank) needs a grant: some rival may conflict with it.
   bool contends(isa::Engine engine, bool sbuf, uint64_t psumBanks) const {

@@ -62,6 +62,10 @@ class SemaphoreBank {
   SemaphoreTimeline::Reach firstReach(int32_t sem, int64_t value) const {
     return semaphores_[static_cast<size_t>(sem)].timeline.firstReach(value);
   }
+  /// The agents (bit per agent) with a signal on `sem` in the program.
+  uint32_t signallers(int32_t sem) const {
+    return semaphores_[static_cast<size_t>(sem)].signallers;
+  }
   /// Value after every registered increment.
   int64_t value(int32_t sem) const {
     return semaphores_[static_cast<size_t>(sem)].timeline.finalValue();

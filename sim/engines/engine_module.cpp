@@ -24,7 +24,8 @@ EngineSequencer::EngineSequencer(CoreContext& context, isa::Engine engine,
       arbitrated_(context.arbiter().arbitrates(engine)),
       timing_(makeEngineTiming(engine, context.machine())),
       tensor_(engine == isa::Engine::Tensor ? static_cast<TensorTiming*>(timing_.get()) : nullptr),
-      stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr) {
+      stream_(context.program(), context.machine(), std::move(stream), context.races() != nullptr,
+              context.arbiter().psumRivalled(engine)) {
   if (arbitrated_ && !stream_.finished()) ctx_.arbiter().next(engine_, stream_.headIndex());
   if (stream_.finished()) ctx_.semaphores().advanceFrontier(agent_, Tick::never());
 }
@@ -55,6 +56,9 @@ inline bool EngineSequencer::passes(const isa::SemWait& wait, SemaphoreTimeline:
   if (listen_ == Listen::Change) resume.at = std::min(resume.at, reach);
   if (registered == listen_) return;
   if (registered != Listen::None) bank.removeWaiter(agent_, wait.sem);
+  // A semaphore that only this thread's engines signal wakes no one: the thread steps every
+  // blocked sequencer again after another one issued.
+  if ((bank.signallers(wait.sem) & ~threadAgents_) == 0) return;
   if (listen_ == Listen::Value)
     bank.addWaiter(agent_, wait.sem, wait.value);
   else
@@ -277,6 +281,7 @@ EngineModule::EngineModule(sc_core::sc_module_name name, CoreContext& context,
     agents_ |= 1u << engineAgent(s->engine());
     if (sequencers_.size() > 1) wake_ |= ctx_.wakeEvent(engineAgent(s->engine()));
   }
+  for (EngineSequencer* s : sequencers_) s->drivenWith(agents_);
   SC_THREAD(run);
 }
 
@@ -337,11 +342,14 @@ void EngineModule::run() {
 }
 
 std::vector<std::unique_ptr<EngineModule>> engineThreads(
-    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers) {
+    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers,
+    bool together) {
   std::vector<std::unique_ptr<EngineModule>> threads;
-  std::vector<EngineSequencer*> ports;
+  std::vector<EngineSequencer*> ports, all;
   for (const auto& s : sequencers) {
-    if (s->arbitrated())
+    if (together)
+      all.push_back(s.get());
+    else if (s->arbitrated())
       ports.push_back(s.get());
     else
       threads.push_back(
@@ -350,6 +358,8 @@ std::vector<std::unique_ptr<EngineModule>> engineThreads(
   }
   if (!ports.empty())
     threads.push_back(std::make_unique<EngineModule>("ports", context, std::move(ports)));
+  if (!all.empty())
+    threads.push_back(std::make_unique<EngineModule>("engines", context, std::move(all)));
   return threads;
 }
 

@@ -5,7 +5,8 @@
 // while a wait's reach is settled (SemaphoreBank::settled). An EngineModule is one SC_THREAD
 // driving one sequencer, or on Trn1 the three that share ports (Vector, Scalar, GpSimd): one
 // thread computes all their requests and grants, so a grant that needs a rival's next request
-// costs no thread switch.
+// costs no thread switch; or all five, where nothing watches the order in which different
+// engines issue (engineThreads).
 
 #include <cstdint>
 #include <memory>
@@ -39,6 +40,8 @@ class EngineSequencer {
   bool advance(Tick now, Resume& resume);
   /// One delta cycle passed since advance() asked for it.
   void yielded() { yielded_ = yielded_ || yieldAsked_; }
+  /// Its thread drives the engine agents `agents` (bit per agent).
+  void drivenWith(uint32_t agents) { threadAgents_ = agents; }
 
   isa::Engine engine() const { return engine_; }
   /// Its instructions ask the NC-v2 port arbiter (Trn1 Vector, Scalar and GpSimd).
@@ -73,7 +76,8 @@ class EngineSequencer {
   /// Moves t_ to `reach`, the start `wait` held back.
   void stallOn(const isa::SemWait& wait, SemaphoreTimeline::Reach reach);
   /// Blocks on `wait`, first reached at `reach` (later than t_, not final): registers it for
-  /// its value or for a change of its semaphore, replacing the `registered` kind.
+  /// its value or for a change of its semaphore, replacing the `registered` kind, unless only
+  /// its own thread signals the semaphore.
   void blockOn(const isa::SemWait& wait, Tick reach, Listen registered, Resume& resume);
   /// True when `wait`, first reached by registered increments at `reach`, holds from t_ on
   /// (t_ moved to its reach, with a Semaphore stall, when it binds); else fills `resume`.
@@ -99,6 +103,7 @@ class EngineSequencer {
   TensorTiming* tensor_;  ///< timing_ on the Tensor engine (its own issue()), else null
   StreamDecoder stream_;
   const isa::SemWait* blockedOn_ = nullptr;
+  uint32_t threadAgents_ = 0;  ///< the agents its thread drives (drivenWith)
 
   // The head instruction's progress.
   Phase phase_ = Phase::Head;
@@ -130,8 +135,13 @@ class EngineModule : public sc_core::sc_module {
 };
 
 /// The threads driving `sequencers` (which outlive them): one per engine, and on Trn1 one for
-/// the three engines that share NC-v2 ports.
+/// the three engines that share NC-v2 ports; with `together`, one for all of them. No time
+/// depends on the layout, but the order in which different engines issue does, and a trace
+/// (its event order and flow ids), race reports and a racy program's memory see that order:
+/// `together` where none of them is watched saves a thread switch whenever one engine
+/// unblocks another.
 std::vector<std::unique_ptr<EngineModule>> engineThreads(
-    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers);
+    CoreContext& context, const std::vector<std::unique_ptr<EngineSequencer>>& sequencers,
+    bool together);
 
 }  // namespace neuronsim::sim

@@ -15,11 +15,12 @@ constexpr size_t kDimsAhead = 6;
 }  // namespace
 
 StreamDecoder::StreamDecoder(const isa::Program& program, const MachineConfig& machine,
-                             isa::LargeVector<int64_t> stream, bool races)
+                             isa::LargeVector<int64_t> stream, bool races, bool psumBanks)
     : program_(program),
       machine_(machine),
       stream_(std::move(stream)),
       races_(races),
+      psumBanks_(psumBanks),
       batch_(kBatch),
       operands_(kBatch * kMaxOperands) {}
 
@@ -89,7 +90,7 @@ size_t StreamDecoder::decode(const isa::Instruction& inst, int64_t index, size_t
   out.operands = {operands, records};
   out.usesSbuf = totals.usesSbuf;
   out.psumBanks = 0;
-  if (totals.usesPsum && !out.dma && inst.engine != isa::Engine::Tensor)
+  if (psumBanks_ && totals.usesPsum && !out.dma)
     for (const Operand& op : out.operands)
       if (op.box.space == isa::Space::Psum)
         out.psumBanks |= machine_.geometry.psumBankMask(op.box.byteBegin, op.box.byteEnd);

@@ -36,7 +36,7 @@ struct DecodedInstruction {
   bool dma = false;
   bool usesSbuf = false;
   /// The PSUM banks its operands touch (bit per bank, isa::Geometry::psumBankMask): what the
-  /// port arbiter claims. Vector, Scalar and GpSimd only (their operands have boxes), else 0.
+  /// port arbiter claims. Only on an engine with a PSUM rival (VectorE, ScalarE), else 0.
   uint64_t psumBanks = 0;
   bool readSignal = false;  ///< some signal fires @read
   /// TensorE: its stationary (srcs[0]) differs from the previous PE instruction's, or it is
@@ -60,9 +60,10 @@ class StreamDecoder {
   static constexpr size_t kBatch = 64;
 
   /// `stream`: indices into program.instructions, in issue order; `races`: the race detector
-  /// reads every operand's box (else only the interlocked engines' compute operands get one).
+  /// reads every operand's box (else only the interlocked engines' compute operands get one);
+  /// `psumBanks`: the engine has a PSUM rival, so its compute instructions' banks are wanted.
   StreamDecoder(const isa::Program& program, const MachineConfig& machine,
-                isa::LargeVector<int64_t> stream, bool races);
+                isa::LargeVector<int64_t> stream, bool races, bool psumBanks);
 
   bool finished() const { return next_ >= stream_.size(); }
   /// Index of the instruction at the head of the stream (-1 when finished).
@@ -88,6 +89,7 @@ class StreamDecoder {
   size_t next_ = 0;
   size_t batchBegin_ = 0, batchEnd_ = 0;  ///< stream positions decoded in batch_
   bool races_;
+  bool psumBanks_;
   std::vector<DecodedInstruction> batch_;
   std::vector<Operand> operands_;  ///< the batch's operands (capacity for kBatch full records)
   const isa::AccessPattern* lastStationary_ = nullptr;

@@ -14,6 +14,7 @@
 #include "kernels/harness/run_summary.h"
 #include "kernels/registry.h"
 #include "sim/machine_config.h"
+#include "sim/simulator.h"
 
 namespace neuronsim::kernels::testing {
 
@@ -34,10 +35,23 @@ inline double rooflinePercent(const KernelSpec& spec, const ParamValues& params,
   return runSummary(info, timed.sim, 0)["roofline_percent"].get<double>();
 }
 
+/// True when two runs measured the same times and counts (host time aside).
+inline bool sameTotals(const traces::RunTotals& a, const traces::RunTotals& b) {
+  for (size_t e = 0; e < a.engines.size(); ++e)
+    if (a.engines[e].busy != b.engines[e].busy || a.engines[e].active != b.engines[e].active ||
+        a.engines[e].instructions != b.engines[e].instructions)
+      return false;
+  return a.total == b.total && a.instructions == b.instructions && a.dmaBytes == b.dmaBytes &&
+         a.dmaTransfers == b.dmaTransfers && a.dmaActive == b.dmaActive &&
+         a.hbmBytes == b.hbmBytes && a.flops == b.flops && a.transposeFlops == b.transposeFlops &&
+         a.sbufReadBytes == b.sbufReadBytes && a.sbufWriteBytes == b.sbufWriteBytes;
+}
+
 /// The checks every kernel test makes on one run of `spec` on `inputs`: reference error within
 /// the DESIGN.md tolerance, no never-written reads, timed outputs bit-identical to the
-/// interpreter's, no races, queues completing in order, roofline_percent at most 100. Returns
-/// both runs.
+/// interpreter's, no races, queues completing in order, roofline_percent at most 100, the
+/// same totals when one thread drives every engine (untraced timing-only runs without race
+/// detection, sim::engineThreads). Returns both runs.
 inline ConsistencyResult checkConsistent(const KernelSpec& spec, const ParamValues& params,
                                          const HostTensors& inputs,
                                          const sim::MachineConfig& machine, isa::Dtype dtype) {
@@ -54,6 +68,11 @@ inline ConsistencyResult checkConsistent(const KernelSpec& spec, const ParamValu
   INFO("first queue order violation: "
        << (both.queueOrderViolations.empty() ? "" : both.queueOrderViolations[0]));
   CHECK(both.queueOrderViolations.empty());
+  sim::SimOptions together;
+  together.timingOnly = true;
+  together.detectRaces = false;
+  CHECK(sameTotals(sim::simulate(both.timed.program, machine, nullptr, together).totals,
+                   both.timed.sim.totals));
   // The roofline counts only what the kernel must move and compute: no run may beat it.
   CHECK(rooflinePercent(spec, params, both.timed, machine, dtype) <= 100.0);
   return both;

@@ -275,6 +275,15 @@ TEST_CASE("conv3d_transpose: store_ramp bands plans the other planes in bands of
   CHECK(p.loads[1].span.nh == 5);
   CHECK(p.loads[2].span.h0 == 5);
   for (const PhaseSpan& s : p.blocks) CHECK(positionsOf(s, bench.x) <= 256);
+  // The first group's 8 rows are two blocks of 4 (64 moving columns each, the matmul floor);
+  // with 8x8 planes its 4 rows stay one block (halves of 16 columns would cost the floor).
+  REQUIRE(p.stores[0].last == 2);
+  CHECK(p.blocks[0].nh == 4);
+  CHECK(p.blocks[1].h0 == 4);
+  CHECK(p.stores[1].last - p.stores[1].first == 1);
+  ConvCase small = bench;
+  small.x = {1, 128, 8, 8, 8};
+  CHECK(phasePlanOf(small).stores[0].last == 1);
   // Batch 2 repeats the bands per batch; a first group of 5 rows.
   bench.x[0] = 2;
   bench.params.push_back({"first_store_positions", "640"});
@@ -288,6 +297,40 @@ TEST_CASE("conv3d_transpose: store_ramp bands plans the other planes in bands of
   checkPlanCovers(phasePlanOf(bench), bench.x);
   bench.x = {1, 128, 2, 16, 16};
   checkPlanCovers(phasePlanOf(bench), bench.x);
+}
+
+TEST_CASE("conv3d_transpose: auto bands weigh the matmuls against the busiest DMA engine") {
+  // C_out 32 stacked twice fills 64 output partitions: its stores go through 8 of the 16 DMA
+  // engines (8 partitions each, D1), which then move as much as the benchmark's. Against the
+  // HBM bytes the matmuls looked like 75% of the memory time (flat); against the first DMA
+  // engine's they are 47%, and auto takes bands (trn2: 11.74 -> 10.74 us).
+  ConvCase narrow{{1, 128, 8, 16, 16}, {2, 2, 2, 128, 32}, 0, {{"stride", "2"}}, Dtype::Bf16};
+  const PhasePlan p = phasePlanOf(narrow);
+  CHECK(p.bands);
+  checkBoxPlan(p, narrow.x);
+  ConvCase sixteen = narrow;
+  sixteen.filters = {2, 2, 2, 128, 16};
+  CHECK(phasePlanOf(sixteen).bands);
+  // Unchanged where bands do not pay: trn1 (flat), 3 other planes (flat: one plane per group
+  // after the first plane), fp32 (matmul-bound against either estimate: flat).
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  CHECK_FALSE(phasePlanOf(narrow, trn1.geometry).bands);
+  ConvCase shallow = narrow;
+  shallow.x = {1, 128, 4, 16, 16};
+  CHECK_FALSE(phasePlanOf(shallow).bands);
+  CHECK(storeRows(phasePlanOf(shallow), shallow.x) == std::vector<int64_t>{8, 8, 16, 16, 16});
+  ConvCase fp32 = narrow;
+  fp32.dtype = Dtype::Fp32;
+  CHECK_FALSE(phasePlanOf(fp32).bands);
+  // An odd shape the engine estimate turns from flat to bands (C_in 20 on 20 partitions, C_out
+  // 24 stacked on 48), bit-exact with bias; and on trn1, where it stays flat.
+  const ConvCase odd{{1, 20, 6, 7, 5}, {2, 2, 2, 20, 24}, 24, {{"stride", "2"}}, Dtype::Bf16};
+  const PhasePlan q = phasePlanOf(odd);
+  CHECK(q.bands);
+  checkBoxPlan(q, odd.x);
+  check(odd);
+  CHECK_FALSE(phasePlanOf(odd, trn1.geometry).bands);
+  testing::checkConvCase(conv3dTransposeSpec(), odd, trn1);
 }
 
 TEST_CASE("conv3d_transpose: evictions never wait for a PSUM bank the other engine reads") {
@@ -339,6 +382,13 @@ TEST_CASE("conv3d_transpose: store_ramp bands is bit-exact") {
         {"store_ramp", "bands"},
         {"chunk_positions", "396"},
         {"activation_fn", "gelu"}}},
+      // W 33, H 10: the first group's 5 rows split into blocks of 3 and 2 rows (66 columns
+      // and more each), bias
+      {{1, 6, 5, 10, 33},
+       {2, 2, 2, 6, 20},
+       20,
+       {{"stride", "2"}, {"store_ramp", "bands"}},
+       Dtype::Bf16},
       // H 3 (one row per band), evictions on one engine, first group of one row
       {{1, 4, 3, 3, 8},
        {2, 2, 2, 4, 32},
@@ -356,6 +406,7 @@ TEST_CASE("conv3d_transpose: store_ramp bands is bit-exact") {
     CHECK(std::any_of(p.stores.begin(), p.stores.end(), [&](const PhasePlan::Group& g) {
       return g.span.nd > 1 && g.span.nh < c.x[3];
     }));
+    if (c.x[4] == 33) CHECK(p.stores[0].last == 2);  // the first group in two blocks
     check(c);
   }
 }
