@@ -33,6 +33,11 @@ struct Geometry {
   double scalarGhz = 1.2;
   double gpsimdGhz = 1.2;
   double fp32MatmulFactor = 4;
+  /// TensorE's clock (GHz) and whether VectorE has its bf16/fp16 performance modes (A2), copied
+  /// by loadMachine for kernels' scheduling heuristics (the preset's pe_ghz and
+  /// vector_perf_mode; defaults Trn2).
+  double peGhz = 2.4;
+  bool vectorPerfMode = true;
   /// TensorE's matmul floor and LoadStationary rates, copied by loadMachine for kernels'
   /// scheduling heuristics (the preset's mm_min_cycles, ls_speedup and ls_speedup_fp32: a
   /// stationary of M columns loads in M / lsSpeedup PE cycles, fp32 in M x fp32MatmulFactor /

@@ -313,6 +313,8 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   config.geometry.scalarGhz = config.actGhz;
   config.geometry.gpsimdGhz = config.poolGhz;
   config.geometry.fp32MatmulFactor = config.fp32MatmulFactor;
+  config.geometry.peGhz = config.peGhz;
+  config.geometry.vectorPerfMode = config.vectorPerfMode;
   config.geometry.matmulMinCycles = config.mmMinCycles;
   config.geometry.lsSpeedup = config.lsSpeedup;
   config.geometry.lsSpeedupFp32 = config.lsSpeedupFp32;

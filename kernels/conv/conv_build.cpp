@@ -46,6 +46,7 @@ class ConvEmitter {
         out_(out),
         placeEngines_(plan_.placeEngines),
         evictEngines_(plan_.evictEngines),
+        copyEngines_(plan_.copyEngines),
         ring_(plan_.window[0]),
         afterChunk_(options.afterChunk) {}
 
@@ -433,10 +434,9 @@ class ConvEmitter {
     const Tile lower = slotPlane(j, position), upper = slotPlane(j + 1, position);
     pendingCopies_[loadingItem_].push_back([=, this] {
       b_.setNote("load window");
-      b_.tensorCopy(upper.slice(2, 0, mid - shift), lower.slice(2, shift, mid),
-                    isa::Engine::Vector);
-      b_.tensorCopy(lower.slice(2, mid, width), upper.slice(2, mid - shift, width - shift),
-                    isa::Engine::Vector);
+      copyOn(b_, upper.slice(2, 0, mid - shift), lower.slice(2, shift, mid), copyEngines_.next());
+      copyOn(b_, lower.slice(2, mid, width), upper.slice(2, mid - shift, width - shift),
+             copyEngines_.next());
     });
   }
 
@@ -930,7 +930,7 @@ class ConvEmitter {
   std::optional<HbmView> bias_;
   HbmView out_;
   Tile weights_, biasTile_;
-  EngineCycle placeEngines_, evictEngines_;
+  EngineCycle placeEngines_, evictEngines_, copyEngines_;
   EngineCycle filterIssue_{{isa::Engine::GpSimd, isa::Engine::Scalar}};
   BufferRing pairPsums_, pairTiles_;
   int64_t quadrants_ = 1;             ///< partition quadrants the out tile's planes rotate over

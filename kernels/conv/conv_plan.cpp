@@ -229,6 +229,40 @@ bool positionsPay(const isa::Geometry& geometry, int64_t tile, int64_t pairColum
   return std::max(multiply, load) < filters;
 }
 
+/// PE cycles of one output plane's matmuls (rolling planes: a chunk is one plane), from the
+/// machine's rates: with positions as the stationary one matmul per sub-block of up to a PE tile
+/// of output pairs and tap column, else the plane's pairs as moving columns per tap column and
+/// channel tile.
+double planeMatmulCycles(const ConvCore& core, const ConvPlan& plan, const isa::Geometry& geometry,
+                         bool fp32) {
+  const int64_t pairs = core.out[1] * ceilDiv(core.out[2], plan.pairs);
+  if (plan.positionsStationary)
+    return static_cast<double>(ceilDiv(pairs, plan.parts) * plan.tapColumns) *
+           matmulCycles(geometry, plan.parts, plan.pairColumns, fp32);
+  const int64_t stationary = std::min(core.cout, plan.parts) * plan.pairs;
+  return static_cast<double>(plan.tapColumns * plan.ciTiles * ceilDiv(core.cout, plan.parts)) *
+         matmulCycles(geometry, stationary, pairs, fp32);
+}
+
+/// Slot copies on VectorE alone while its copies of a plane (each slot pair's window columns
+/// but the shift, at the 4x copy rate of its performance mode for 16-bit data, A2) take no
+/// longer than the plane's matmuls; else VectorE and ScalarE in turn (trn1, no performance
+/// mode: 7.7 us of copies a plane against 3.3 us of matmuls on conv3d_bwd C 32's dx).
+std::vector<isa::Engine> slotCopyEngines(const ConvCore& core, const ConvPlan& plan,
+                                         const isa::Geometry& geometry, int64_t elemBytes,
+                                         const std::string& option) {
+  const std::vector<isa::Engine> vector{isa::Engine::Vector};
+  const std::vector<isa::Engine> spread{isa::Engine::Vector, isa::Engine::Scalar};
+  if (!plan.slotCopies || option == "vector") return vector;
+  if (option == "spread") return spread;
+  const double elements = static_cast<double>(plan.pack / 2 * plan.window[1]) *
+                          static_cast<double>(plan.window[2] - core.dilation[2]);
+  const double rate = geometry.vectorPerfMode && elemBytes == 2 ? 4 : 1;
+  const double copyNs = elements / rate / geometry.vectorGhz;
+  const double matmulNs = planeMatmulCycles(core, plan, geometry, elemBytes == 4) / geometry.peGhz;
+  return copyNs > matmulNs ? spread : vector;
+}
+
 ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                   const ConvOptions& options, bool allowPack, bool allowWidePairs = true) {
   ConvPlan plan;
@@ -377,6 +411,8 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
         "the stationary (at most {} here)",
         core.kernel, options.paramPrefix, plan.psumBuffers, kPairRing, fewer.psumBuffers));
   }
+  plan.copyEngines =
+      slotCopyEngines(core, plan, geometry, isa::dtypeBytes(dtype), options.slotCopyEngines);
   if (options.evict == "vector") plan.evictEngines = {isa::Engine::Vector};
   // slot copies keep VectorE busy (in order: an eviction behind a copy waits for its DMA)
   if (options.evict == "scalar" || (plan.slotCopies && options.evict == "auto"))
@@ -453,6 +489,12 @@ const std::vector<ConvKnob>& convKnobs() {
                  "half of a plane's columns and VectorE copies them across (on), or every slot "
                  "loads the whole plane (off); auto: on unless matmuls are fp32",
                  {"auto", "on", "off"}, &ConvOptions::slotCopies),
+      choiceKnob("slot_copy_engines",
+                 "the engines making the slot copies (vector: VectorE; spread: VectorE and "
+                 "ScalarE in turn; auto: spread where VectorE's copies of a plane would take "
+                 "longer than the plane's matmuls, e.g. without VectorE's bf16 performance "
+                 "mode on trn1)",
+                 {"auto", "vector", "spread"}, &ConvOptions::slotCopyEngines),
   };
   return knobs;
 }

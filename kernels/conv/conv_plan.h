@@ -26,6 +26,9 @@ struct ConvOptions {
   /// auto | on | off: rolling-plane slot pairs share their loads by VectorE copies (on) or every
   /// slot loads its whole plane (off); auto: on unless matmuls are fp32
   std::string slotCopies = "auto";
+  /// auto | vector | spread: the engines making the slot copies (spread: VectorE and ScalarE in
+  /// turn); auto: spread where VectorE's copies of a plane outlast the plane's matmuls
+  std::string slotCopyEngines = "auto";
   /// Not a parameter: the prefix of these options' parameter names, for errors (dx_ for
   /// conv3d_bwd's dx)
   std::string paramPrefix;
@@ -54,6 +57,8 @@ struct ConvPlan {
   /// Rolling planes with slots of a quadrant: slot pairs (2k, 2k + 1) share a partition half,
   /// so each loads half of a plane's columns and VectorE copies its share into the other
   bool slotCopies = false;
+  /// Slot copies: the engines making them in turn (VectorE, or VectorE and ScalarE)
+  std::vector<isa::Engine> copyEngines{isa::Engine::Vector};
   Int3 stage{1, 1, 1};   ///< x_in extent a window can hold (staging tile, input dilation only)
   bool dilated = false;  ///< the core has input dilation
   /// staging tiles exist: a window with inserted zeros or a border is filled by a contiguous

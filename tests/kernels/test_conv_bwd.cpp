@@ -160,6 +160,42 @@ TEST_CASE("conv3d_bwd: fp32 dx on trn1 keeps its plane ring with filters as the 
       buildKernel(spec, params, checkShapes(spec, shapes, params), c.dtype, trn1.geometry));
 }
 
+TEST_CASE("conv3d_bwd: dx slot copies spread over VectorE and ScalarE where VectorE lags") {
+  // Without VectorE's bf16 performance mode (trn1) a plane's slot copies outlast its matmuls, so
+  // auto spreads them; on trn2 (4x copies) VectorE keeps them. Odd W and C_in below 32.
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  const std::vector<ConvCase> cases = {
+      {{1, 32, 3, 40, 64},
+       {3, 3, 3, 32, 32},
+       0,
+       {{"padding", "1"}, {"compute_dw", "false"}, {"compute_db", "false"}},
+       Dtype::Bf16},
+      {{1, 20, 4, 33, 71},
+       {3, 3, 3, 20, 24},
+       0,
+       {{"padding", "1,0,1,1,0,1"}, {"compute_dw", "false"}},
+       Dtype::Bf16},
+  };
+  const std::vector<isa::Engine> vector{isa::Engine::Vector};
+  const std::vector<isa::Engine> spread{isa::Engine::Vector, isa::Engine::Scalar};
+  for (const ConvCase& c : cases) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    const ConvPlan onTrn1 = planConv(dxCore(forward), c.dtype, trn1.geometry);
+    REQUIRE(onTrn1.slotCopies);
+    CHECK(onTrn1.copyEngines == spread);
+    CHECK(planConv(dxCore(forward), c.dtype, testing::trn2().geometry).copyEngines == vector);
+    ConvOptions forced;
+    forced.slotCopyEngines = "vector";
+    CHECK(planConv(dxCore(forward), c.dtype, trn1.geometry, forced).copyEngines == vector);
+    forced.slotCopyEngines = "spread";
+    CHECK(planConv(dxCore(forward), c.dtype, testing::trn2().geometry, forced).copyEngines ==
+          spread);
+    testing::checkConvCase(conv3dBwdSpec(), c, trn1);
+  }
+}
+
 TEST_CASE("conv3d_bwd: dx schedule parameters reach the conv core") {
   const ConvCase base{{1, 24, 4, 6, 19}, {3, 3, 3, 24, 16}, 0, {{"padding", "1"}}, Dtype::Bf16};
   auto planOf = [&](std::vector<std::pair<std::string, std::string>> extra) {
@@ -212,7 +248,8 @@ TEST_CASE("conv3d_bwd: the dx parameters are the conv core's, named dx_") {
     CHECK(p.schedule);
   }
   CHECK(names == std::vector<std::string>{"dx_chunk_positions", "dx_psum_buffers", "dx_w_pairs",
-                                          "dx_stationary", "dx_slot_copies"});
+                                          "dx_stationary", "dx_slot_copies",
+                                          "dx_slot_copy_engines"});
   const ParamValues params = parseParams(conv3dBwdSpec(), {{"dx_chunk_positions", "77"},
                                                            {"dx_psum_buffers", "3"},
                                                            {"dx_w_pairs", "off"},
