@@ -315,6 +315,8 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   config.geometry.fp32MatmulFactor = config.fp32MatmulFactor;
   config.geometry.peGhz = config.peGhz;
   config.geometry.vectorPerfMode = config.vectorPerfMode;
+  config.geometry.accessConflicts = config.accessConflicts;
+  config.geometry.gpsimdStartCycles = config.gpsimdStartCycles;
   config.geometry.matmulMinCycles = config.mmMinCycles;
   config.geometry.lsSpeedup = config.lsSpeedup;
   config.geometry.lsSpeedupFp32 = config.lsSpeedupFp32;

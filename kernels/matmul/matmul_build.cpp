@@ -186,45 +186,53 @@ std::vector<std::pair<int64_t, int64_t>> doublingRanges(int64_t count) {
   return ranges;
 }
 
-/// Which K rows of a column-tile load: the full K tiles or the tail of fewer than 128 rows.
-enum class KRows { Body, Tail };
+/// An operand's columns split along K: the full 128-row K tiles and the tail of fewer rows.
+struct KSplit {
+  Tile body;  ///< [128, full K tiles, cols]; unset when K < 128
+  Tile tail;  ///< [K % 128, cols]; unset when K is a multiple of 128
+  int64_t fullTiles = 0;
+  int64_t tiles() const { return fullTiles + (tail.partitions() > 0 ? 1 : 0); }
+  /// K tile `k` ([128 or the tail's rows, cols]).
+  Tile operator[](int64_t k) const { return k < fullTiles ? body.select(0, k) : tail; }
+  /// Columns [c0, c1).
+  KSplit columns(int64_t c0, int64_t c1) const {
+    KSplit out = *this;
+    if (fullTiles > 0) out.body = body.slice(1, c0, c1);
+    if (tail.partitions() > 0) out.tail = tail.slice(0, c0, c1);
+    return out;
+  }
+};
 
-/// Loads `rows` of column tiles [t0, t1) of `src` (an operand [K, cols]) into `dst`
+/// Loads the full K tiles of column tiles [t0, t1) of `src` (an operand [K, cols]) into `dst`
 /// [128, tiles, kt, width] (each tile contiguous per partition, so the builder sees tiles as
-/// separate regions): full-width tiles in one DMA on `queue`, a narrower last tile in its own on
-/// `side`.
+/// separate regions): full-width tiles in one DMA, a narrower last tile in its own.
 void loadColumnTiles(KernelBuilder& b, const HbmView& src, const Tile& dst, int64_t width,
-                     int64_t t0, int64_t t1, KRows rows, const std::function<DmaOptions()>& queue,
-                     const std::function<DmaOptions()>& side) {
-  const int64_t K = src.size(0), cols = src.size(1);
-  const int64_t fullK = K / kPart * kPart, tail = K - fullK, kt = fullK / kPart;
+                     int64_t t0, int64_t t1, const std::function<DmaOptions()>& queue) {
+  const int64_t cols = src.size(1), kt = src.size(0) / kPart;
+  if (kt == 0) return;
   const int64_t fullEnd = std::min(t1, cols / width);  // tiles [t0, fullEnd) are full width
   auto load = [&](int64_t a, int64_t z, int64_t w) {   // tiles [a, z) of width w
-    const auto& options = w == width ? queue : side;
     const HbmView block = src.slice(1, a * width, a * width + (z - a - 1) * width + w);
-    const Tile tiles = dst.slice(0, a, z).slice(2, 0, w);
-    if (rows == KRows::Body && kt > 0)
-      b.dmaCopy(
-          tiles.slice(1, 0, kt),
-          block.slice(0, 0, fullK).split(0, {kt, kPart}).split(2, {z - a, w}).permute({1, 2, 0, 3}),
-          options());
-    if (rows == KRows::Tail && tail > 0)
-      b.dmaCopy(tiles.select(1, kt).partitionSlice(0, static_cast<int32_t>(tail)),
-                block.slice(0, fullK, K).split(1, {z - a, w}), options());
+    b.dmaCopy(dst.slice(0, a, z).slice(2, 0, w).slice(1, 0, kt),
+              block.slice(0, 0, kt * kPart)
+                  .split(0, {kt, kPart})
+                  .split(2, {z - a, w})
+                  .permute({1, 2, 0, 3}),
+              queue());
   };
   if (fullEnd > t0) load(t0, fullEnd, width);
   if (t1 > fullEnd) load(fullEnd, t1, cols - fullEnd * width);
 }
 
-/// The last `ms` <= 512 rows of M (lhsTail [128, kt, ms]) against one column pass of rhs
-/// (rhsTile [128, kt, ns], out columns n0..n0+ns), computed transposed: out^T = rhs^T lhsT, each
+/// The last `ms` <= 512 rows of M (lhsTail: their K tiles, [.., ms]) against one column pass of
+/// rhs (rhsPass: [.., ns], out columns n0..n0+ns), computed transposed: out^T = rhs^T lhsT, each
 /// 128-column chunk of rhs stationary and the ms lhsT columns moving, so a thin tail's pass
 /// costs the 64-cycle floor rather than ns columns, and a wide one hides each chunk's
 /// stationary load. Full chunks of a thin tail share a PSUM tile ([128, chunks * ms]).
-void buildTransposedTail(KernelBuilder& b, const Tile& lhsTail, const Tile& rhsTile, int64_t K,
-                         int64_t m0, int64_t n0, const BufferRing& psums, int64_t& tileIndex,
-                         ResultWriter& write) {
-  const int64_t kt = ceilDiv(K, kPart), ms = lhsTail.size(1), ns = rhsTile.size(1);
+void buildTransposedTail(KernelBuilder& b, const KSplit& lhsTail, const KSplit& rhsPass, int64_t ms,
+                         int64_t ns, int64_t m0, int64_t n0, const BufferRing& psums,
+                         int64_t& tileIndex, ResultWriter& write) {
+  const int64_t kt = lhsTail.tiles();
   const int64_t perGroup = std::max<int64_t>(1, kPart / ms);  // chunks per PSUM tile
   for (int64_t c0 = 0; c0 < ns;) {
     // A group: full 128-column chunks that fit one PSUM tile, or the narrower last chunk.
@@ -233,20 +241,17 @@ void buildTransposedTail(KernelBuilder& b, const Tile& lhsTail, const Tile& rhsT
     const Tile ps = corner(psums[tileIndex++], width, count * ms);
     b.setNote("matmul (transposed tail)");
     for (int64_t c = 0; c < count; ++c) {
-      const Tile rhsChunk = rhsTile.slice(1, c0 + c * width, c0 + (c + 1) * width);
+      const KSplit rhsChunk = rhsPass.columns(c0 + c * width, c0 + (c + 1) * width);
       const Tile acc = ps.slice(0, c * ms, (c + 1) * ms);
-      for (int64_t k = 0; k < kt; ++k) {
-        const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
-        b.matmul(acc, rhsChunk.partitionSlice(0, ks).select(0, k),
-                 lhsTail.partitionSlice(0, ks).select(0, k), k > 0);
-      }
+      for (int64_t k = 0; k < kt; ++k) b.matmul(acc, rhsChunk[k], lhsTail[k], k > 0);
     }
     write.transposed(ps, m0, ms, n0 + c0, width, count);
     c0 += count * width;
   }
 }
 
-/// Mode both's lhsT tiles: [128, tiles, kt, width] over lhsT columns [col0, col0 + cols).
+/// Mode both's lhsT tiles: [128, tiles, full K tiles, width] over lhsT columns [col0, col0 +
+/// cols).
 struct LhsGroup {
   Tile buf;
   int64_t col0, cols, width, tiles;
@@ -255,32 +260,45 @@ struct LhsGroup {
 /// Resident mode with all of lhsT in SBUF too: the output is computed column tile by column tile
 /// (each rhs tile read once, streamed past every lhsT tile), so after the first tile each step
 /// needs little new data. The last `transposedRows` rows of M are computed transposed. The first
-/// lhsT and rhs tiles load piece by piece along K, the rest in doubling ranges of tiles.
+/// lhsT and rhs tiles load piece by piece along K, the K tails (fewer than 128 rows) of each
+/// operand whole in one DMA, the rest in doubling ranges of tiles.
 void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs,
                        ResultWriter& write, isa::Dtype dtype, const MatmulSchedule& s) {
   const int64_t K = lhsT.size(0), M = lhsT.size(1), N = rhs.size(1);
-  const int64_t kt = ceilDiv(K, kPart), nTiles = ceilDiv(N, s.nTile);
+  const int64_t fullKt = K / kPart, tailRows = K % kPart, nTiles = ceilDiv(N, s.nTile);
   const int64_t rows = s.transposedRows, direct = M - rows, directTiles = ceilDiv(direct, kPart);
   // Transposed rows of at most one tile are lhsT's last tile; wider ones get their own.
   const bool ownTile = rows > kPart;
   const int64_t split = ownTile ? direct : M;
+  const auto bodyBuf = [&](int64_t tiles, int64_t width, const char* name) {
+    return fullKt > 0 ? b.sbuf({kPart, tiles, fullKt, width}, dtype, name) : Tile{};
+  };
   std::vector<LhsGroup> groups;
   if (split > 0)
-    groups.push_back({b.sbuf({kPart, ceilDiv(split, kPart), kt, kPart}, dtype, "lhsT"), 0, split,
-                      kPart, ceilDiv(split, kPart)});
-  if (ownTile)
-    groups.push_back({b.sbuf({kPart, 1, kt, rows}, dtype, "lhsT_t"), direct, rows, rows, 1});
-  const auto lhsTransposed = [&] {
-    return ownTile ? groups.back().buf.select(0, 0)
-                   : groups.front().buf.select(0, directTiles).slice(1, 0, rows);
+    groups.push_back(
+        {bodyBuf(ceilDiv(split, kPart), kPart, "lhsT"), 0, split, kPart, ceilDiv(split, kPart)});
+  if (ownTile) groups.push_back({bodyBuf(1, rows, "lhsT_t"), direct, rows, rows, 1});
+  const Tile rhsBody = bodyBuf(nTiles, s.nTile, "rhs");
+  const Tile lhsTail = tailRows > 0 ? b.sbuf({tailRows, M}, dtype, "lhsT_k_tail") : Tile{};
+  const Tile rhsTail = tailRows > 0 ? b.sbuf({tailRows, N}, dtype, "rhs_k_tail") : Tile{};
+  // Columns [c0, c0 + cols) of lhsT: tile `tile` of group `g` (offset `c0` inside it).
+  const auto lhsColumns = [&](const LhsGroup& g, int64_t tile, int64_t c0, int64_t cols) {
+    const int64_t col = g.col0 + tile * g.width + c0;
+    KSplit out{fullKt > 0 ? g.buf.select(0, tile).slice(1, c0, c0 + cols) : Tile{},
+               tailRows > 0 ? lhsTail.slice(0, col, col + cols) : Tile{}, fullKt};
+    return out;
   };
-  const Tile rhsBuf = b.sbuf({kPart, nTiles, kt, s.nTile}, dtype, "rhs");
+  const auto rhsColumns = [&](int64_t nj, int64_t cols) {
+    const int64_t col = nj * s.nTile;
+    KSplit out{fullKt > 0 ? rhsBody.select(0, nj).slice(1, 0, cols) : Tile{},
+               tailRows > 0 ? rhsTail.slice(0, col, col + cols) : Tile{}, fullKt};
+    return out;
+  };
   const BufferRing psums =
       BufferRing::psum(b, static_cast<int>(s.psumBuffers), {kPart, kFree}, isa::Dtype::Fp32, "acc");
   LoadQueues queues(s.loadQueues, s.scalarRhs, s.sideEngine, MatmulQueues(b.geometry()));
   const auto lhsQueue = [&] { return queues.lhs(); };
   const auto rhsQueue = [&] { return queues.rhs(); };
-  const auto sideQueue = [&] { return queues.side(); };
   const auto rhsCols = [&](int64_t nj) {
     return std::pair{nj * s.nTile, std::min(N, (nj + 1) * s.nTile)};
   };
@@ -288,15 +306,13 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   const LhsGroup& first = groups.front();
   const int64_t ms0 = std::min(first.width, first.cols);
   const auto [n0First, n1First] = rhsCols(0);
-  // The first tiles of both operands, K piece by K piece; the K tail of every tile at once.
+  // The first tiles of both operands, K piece by K piece; the K tail of each operand whole.
   for (const KPiece& piece : kPieces(K, s.loadChunks)) {
     if (piece.tail) {
       b.setNote("load lhsT");
-      for (const LhsGroup& g : groups)
-        loadColumnTiles(b, columnsOf(g), g.buf, g.width, 0, g.tiles, KRows::Tail, sideQueue,
-                        sideQueue);
+      b.dmaCopy(lhsTail, lhsT.slice(0, fullKt * kPart, K), queues.side());
       b.setNote("load rhs");
-      loadColumnTiles(b, rhs, rhsBuf, s.nTile, 0, nTiles, KRows::Tail, sideQueue, sideQueue);
+      b.dmaCopy(rhsTail, rhs.slice(0, fullKt * kPart, K), queues.side());
       continue;
     }
     b.setNote("load lhsT");
@@ -304,7 +320,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
                queues.lhs());
     b.setNote("load rhs");
     loadKPiece(b, rhs.slice(1, n0First, n1First),
-               rhsBuf.select(0, 0).slice(1, 0, n1First - n0First), piece, queues.rhs());
+               rhsBody.select(0, 0).slice(1, 0, n1First - n0First), piece, queues.rhs());
   }
   // Every load is emitted before the compute (nothing is reused, so nothing waits): the rest of
   // lhsT first (the first column pass needs it), then the rest of rhs.
@@ -313,32 +329,30 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
     const bool isFirst = &g == &first;
     for (const auto& [t0, t1] :
          isFirst ? doublingRanges(g.tiles) : std::vector<std::pair<int64_t, int64_t>>{{0, 1}})
-      loadColumnTiles(b, columnsOf(g), g.buf, g.width, t0, t1, KRows::Body, lhsQueue, lhsQueue);
+      loadColumnTiles(b, columnsOf(g), g.buf, g.width, t0, t1, lhsQueue);
   }
   b.setNote("load rhs");
   for (const auto& [t0, t1] : doublingRanges(nTiles))
-    loadColumnTiles(b, rhs, rhsBuf, s.nTile, t0, t1, KRows::Body, rhsQueue, rhsQueue);
+    loadColumnTiles(b, rhs, rhsBody, s.nTile, t0, t1, rhsQueue);
   int64_t tileIndex = 0;
   for (int64_t nj = 0; nj < nTiles; ++nj) {
     const auto [n0, n1] = rhsCols(nj);
     const int64_t ns = n1 - n0;
-    const Tile rhsTile = rhsBuf.select(0, nj).slice(1, 0, ns);
+    const KSplit rhsPass = rhsColumns(nj, ns);
     // The transposed rows go last in the first pass (their lhsT tile loads last) and first in
     // the others, so the kernel ends on a direct tile's wide store.
     const auto tail = [&] {
-      buildTransposedTail(b, lhsTransposed(), rhsTile, K, direct, n0, psums, tileIndex, write);
+      const KSplit lhsRows =
+          ownTile ? lhsColumns(groups.back(), 0, 0, rows) : lhsColumns(first, directTiles, 0, rows);
+      buildTransposedTail(b, lhsRows, rhsPass, rows, ns, direct, n0, psums, tileIndex, write);
     };
     if (rows > 0 && nj > 0) tail();
     for (int64_t mi = 0; mi < directTiles; ++mi) {
       const int64_t m0 = mi * kPart, ms = std::min(kPart, direct - m0);
-      const Tile lhsTile = first.buf.select(0, mi).slice(1, 0, ms);
+      const KSplit lhsTile = lhsColumns(first, mi, 0, ms);
       const Tile ps = corner(psums[tileIndex++], ms, ns);
       b.setNote("matmul");
-      for (int64_t k = 0; k < kt; ++k) {
-        const int32_t ks = static_cast<int32_t>(std::min(kPart, K - k * kPart));
-        b.matmul(ps, lhsTile.partitionSlice(0, ks).select(0, k),
-                 rhsTile.partitionSlice(0, ks).select(0, k), k > 0);
-      }
+      for (int64_t k = 0; k < lhsTile.tiles(); ++k) b.matmul(ps, lhsTile[k], rhsPass[k], k > 0);
       write(ps, m0, ms, n0, ns);
     }
     if (rows > 0 && nj == 0) tail();

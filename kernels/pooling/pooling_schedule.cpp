@@ -39,12 +39,14 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
   };
   if (knobs == ScheduleKnobs::MaxBackward) {
     specs.push_back(scheduleParam("gpsimd_share", ParamType::Int,
-                                  "percent of the output box whose key sweeps run on GpSimd (the "
-                                  "rest on VectorE), 0-100 (auto: balanced by a cost estimate)",
-                                  {"0", "20", "35", "50"})
+                                  "percent of the output box whose compare sweeps run on GpSimd "
+                                  "(the rest on VectorE), 0-100 (auto: the share that finishes "
+                                  "VectorE, GpSimd and ScalarE earliest by a cost estimate from "
+                                  "the machine's engine rates)",
+                                  {"0", "20", "30", "40", "50"})
                         .within(0, 100));
     specs.push_back(scheduleParam("key_ring", ParamType::Int,
-                                  "key buffers per set (sweep look-ahead), 1-16 (auto: 12, fewer "
+                                  "key buffers per set (sweep look-ahead), 1-16 (auto: 16, fewer "
                                   "when SBUF is short)",
                                   {"4", "8", "12", "16"})
                         .within(1, 16));

@@ -84,6 +84,23 @@ inline void addNonFiniteGrad(HostTensors& inputs, uint64_t every, uint64_t seed)
   }
 }
 
+/// Makes max backward's output_tensor not the forward result at seeded windows (about one in
+/// `every`): a value no input holds (the gradient is dropped), NaN where the window may hold
+/// none (dropped unless it does), or -inf (the first -inf input, if any, gets it).
+inline void perturbOutputTensor(HostTensors& inputs, isa::Dtype dtype, uint64_t every,
+                                uint64_t seed) {
+  std::vector<float>& ot = inputs["output_tensor"].values;
+  uint64_t state = seed * 0xD6E8FEB86659FD93ull + 5;
+  for (float& v : ot) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t pick = (state >> 33) % (every * 3);
+    if (pick == 0) v += 0.25f;  // inputs are halves: no input equals it
+    if (pick == 1) v = std::nanf("");
+    if (pick == 2) v = -std::numeric_limits<float>::infinity();
+  }
+  inputs = roundedTo(inputs, dtype);
+}
+
 /// `kernel`'s program for `c` on `machine`; its SBUF/PSUM allocations go to `records` if given.
 inline isa::Program poolProgram(const std::string& kernel, const PoolCase& c, isa::Dtype dtype,
                                 const sim::MachineConfig& machine,
@@ -135,16 +152,19 @@ inline bool hasAllocation(const std::vector<AllocationRecord>& records, const st
 /// Runs `kernel` on `c` (interpreter and timed model) and checks the reference error, reads
 /// of unwritten memory, bit equality of the two runs and the race detector. `nonFiniteEvery`
 /// > 0 puts NaN and Inf into the input (addNonFinite), `nonFiniteGradEvery` > 0 into
-/// grad_output (addNonFiniteGrad).
+/// grad_output (addNonFiniteGrad), `wrongOutputEvery` > 0 into max backward's output_tensor
+/// (perturbOutputTensor).
 inline void checkPoolCase(const std::string& kernel, const PoolCase& c, isa::Dtype dtype,
                           const sim::MachineConfig& machine, uint64_t seed = 1,
-                          uint64_t nonFiniteEvery = 0, uint64_t nonFiniteGradEvery = 0) {
+                          uint64_t nonFiniteEvery = 0, uint64_t nonFiniteGradEvery = 0,
+                          uint64_t wrongOutputEvery = 0) {
   const KernelSpec& spec = findKernel(kernel);
   const ParamValues params = parseParams(spec, c.params);
   const PoolingConfig config = poolingConfig(kernel, c.input, params);
   HostTensors inputs = poolInputs(spec, config, dtype, seed);
   if (nonFiniteEvery > 0) addNonFinite(spec, config, inputs, nonFiniteEvery, seed);
   if (nonFiniteGradEvery > 0) addNonFiniteGrad(inputs, nonFiniteGradEvery, seed);
+  if (wrongOutputEvery > 0) perturbOutputTensor(inputs, dtype, wrongOutputEvery, seed);
   INFO(kernel << " " << isa::dtypeName(dtype) << " " << c.label << " input " << shapeText(c.input));
   const ConsistencyResult both = testing::checkConsistent(spec, params, inputs, machine, dtype);
   // The roofline counts only bytes the kernel must move, so no run may beat it.

@@ -228,34 +228,47 @@ TEST_CASE("max_pooling_3d_backward: planner paths") {
   using neuronsim::kernels::pooling_testing::hasAllocation;
   using neuronsim::kernels::pooling_testing::poolAllocations;
   const auto machine = neuronsim::sim::loadMachine("trn2");
-  // Disjoint windows on stride-aligned chunks: grad_input reuses the input buffer.
+  // Disjoint windows on stride-aligned chunks: grad_input reuses the input buffer, of which
+  // there is one more than buffer sets (a store holds it); the predicated copies write a PSUM
+  // zero and fp32 compares read output_tensor from PSUM.
   const PoolCase disjoint{"k2 s2", {1, 4, 8, 8, 8}, window("2", "", "0")};
   auto records = poolAllocations("max_pooling_3d_backward", disjoint, Dtype::Fp32, machine);
   CHECK_FALSE(hasAllocation(records, "gin0", Space::Sbuf));
-  CHECK(hasAllocation(records, "pick0_0", Space::Psum));
+  CHECK(hasAllocation(records, "in2", Space::Sbuf));
+  CHECK(hasAllocation(records, "zero", Space::Psum));
+  CHECK(hasAllocation(records, "ot_psum0", Space::Psum));
+  CHECK(hasAllocation(records, "last_psum0", Space::Psum));
+  CHECK_FALSE(hasAllocation(records, "pick0_0", Space::Psum));
   checkPoolCase("max_pooling_3d_backward", disjoint, Dtype::Fp32, machine, 80, 7, 9);
+  // bf16 compares stream at N in the performance mode: output_tensor stays in SBUF.
+  records = poolAllocations("max_pooling_3d_backward", disjoint, Dtype::Bf16, machine);
+  CHECK_FALSE(hasAllocation(records, "ot_psum0", Space::Psum));
   // Inputs past the last window (odd extents) are still loaded by their chunk: reused too.
   const PoolCase tail{"k2 s2 odd", {1, 3, 7, 5, 9}, window("2", "", "0")};
   records = poolAllocations("max_pooling_3d_backward", tail, Dtype::Fp32, machine);
   CHECK_FALSE(hasAllocation(records, "gin0", Space::Sbuf));
   checkPoolCase("max_pooling_3d_backward", tail, Dtype::Bf16, machine, 81, 7, 9);
   // Padding shifts windows off the stride-aligned cuts: a chunk then loads inputs it does not
-  // own, so grad_input gets its own buffer.
+  // own, so grad_input gets its own buffer (and the inputs no extra one).
   PoolCase padded{"k2 s2 p1 odd, 3 chunks", {1, 3, 15, 16, 17}, window("2", "", "1")};
   padded.params.push_back({"chunks", "3"});
   records = poolAllocations("max_pooling_3d_backward", padded, Dtype::Fp32, machine);
   CHECK(hasAllocation(records, "gin0", Space::Sbuf));
+  CHECK_FALSE(hasAllocation(records, "in2", Space::Sbuf));
   checkPoolCase("max_pooling_3d_backward", padded, Dtype::Bf16, machine, 83, 7, 9);
-  // Overlapping windows accumulate: a sum buffer per pick.
+  // Overlapping windows accumulate: picks in PSUM and a sum buffer per pick.
   const PoolCase overlapping{"k3 s2", {1, 3, 9, 7, 5}, window("3", "2", "0")};
   records = poolAllocations("max_pooling_3d_backward", overlapping, Dtype::Fp32, machine);
   CHECK(hasAllocation(records, "gin0", Space::Sbuf));
   CHECK(hasAllocation(records, "sum0_0", Space::Sbuf));
-  // Output boxes too large for PSUM keep their picks in SBUF (k1: as many outputs as inputs).
+  CHECK(hasAllocation(records, "pick0_0", Space::Psum));
+  // Output boxes too large for PSUM keep output_tensor and the last NaN in SBUF (k1: as many
+  // outputs as inputs).
   PoolCase large{"k1 large plane", {1, 2, 4, 64, 64}, window("1", "", "0")};
   large.params.push_back({"layout", "channels"});  // whole planes (slabs would fit PSUM)
   records = poolAllocations("max_pooling_3d_backward", large, Dtype::Fp32, machine);
-  CHECK(hasAllocation(records, "pick0_0", Space::Sbuf));
+  CHECK_FALSE(hasAllocation(records, "ot_psum0", Space::Psum));
+  CHECK_FALSE(hasAllocation(records, "last_psum0", Space::Psum));
   checkPoolCase("max_pooling_3d_backward", large, Dtype::Fp32, machine, 82, 7, 9);
 }
 
@@ -453,5 +466,32 @@ TEST_CASE("pooling kernels on a 64-partition machine") {
   for (const std::string kernel :
        {"avg_pooling_3d_backward", "max_pooling_3d_backward", "avg_pooling_3d", "max_pooling_3d"}) {
     for (const PoolCase& c : cases) checkPoolCase(kernel, c, Dtype::Fp32, machine, ++seed);
+  }
+}
+
+TEST_CASE("max_pooling_3d_backward: output_tensor other than the forward result, every lane kind") {
+  // Windows whose output_tensor no input equals drop their gradient; a NaN output_tensor
+  // takes the window's last NaN (none: dropped), -inf its first -inf input. Chained VectorE
+  // lanes (unpadded), keyed lanes (padding), overlapping windows, one lane or two, on trn2 and
+  // trn1 (no performance mode, a shared VectorE/GpSimd port).
+  const std::vector<PoolCase> cases = {
+      {"k2 s2 odd", {2, 5, 7, 9, 11}, window("2", "", "0")},
+      {"k2 s2 p1", {1, 3, 6, 7, 5}, window("2", "", "1")},
+      {"k3 s1 p1", {1, 3, 6, 5, 7}, window("3", "1", "1")},
+      {"k(2,3,1) s(2,3,2)", {2, 3, 8, 9, 6}, window("2,3,1", "2,3,2", "0")},
+      {"k2 s3 p(0,1,1) NDHWC", {1, 5, 7, 8, 6}, window("2", "3", "0,1,1", "NDHWC")},
+  };
+  uint64_t seed = 200;
+  for (const char* name : {"trn2", "trn1"}) {
+    const auto machine = neuronsim::sim::loadMachine(name);
+    for (const PoolCase& base : cases) {
+      for (const char* share : {"auto", "0", "45", "100"}) {
+        PoolCase c = base;
+        c.params.push_back({"gpsimd_share", share});
+        c.label += std::string(" gpsimd_share=") + share + " on " + name;
+        for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
+          checkPoolCase("max_pooling_3d_backward", c, dtype, machine, ++seed, 9, 0, 4);
+      }
+    }
   }
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "isa/error.h"
+#include "kernels/pooling/max_pool_select.h"
 #include "kernels/pooling/pooling_axis.h"
 #include "kernels/pooling/pooling_params.h"
 #include "kernels/pooling/pooling_plan.h"
@@ -214,4 +215,60 @@ TEST_CASE("pooling parameters: errors name the kernel and the culprit") {
                           {"output_tensor", {1, 2, 2, 2, 2}}},
                          params)
             .at("grad_input") == Shape{1, 2, 4, 4, 4});
+}
+
+TEST_CASE("max backward lanes: the share closest to the percentage, an even VectorE lane") {
+  using neuronsim::isa::Engine;
+  auto split = [](const Box& box, int64_t percent) {
+    const std::vector<Lane> lanes = splitLanes(box, percent);
+    int64_t gpsimd = 0, vector = 0;
+    for (const Lane& lane : lanes) {
+      (lane.engine == Engine::GpSimd ? gpsimd : vector) += boxElements(lane.box);
+    }
+    CHECK(gpsimd + vector == boxElements(box));
+    return std::pair{gpsimd, vector};
+  };
+  // 21 x 21 outputs at 37 %: 8 rows would leave 13 x 21 (odd) to VectorE, so 7 go to GpSimd.
+  auto [g, v] = split(Box{Range{0, 1}, Range{0, 21}, Range{0, 21}}, 37);
+  CHECK(g == 7 * 21);
+  CHECK(v % 2 == 0);
+  // D 4 would give 1 of 4 (25 %) at 30 %; H 10 gives 3 of 10 exactly.
+  std::tie(g, v) = split(Box{Range{0, 4}, Range{0, 10}, Range{0, 8}}, 30);
+  CHECK(g == 4 * 3 * 8);
+  // 0 and 100 keep one lane; a single output too.
+  CHECK(split(Box{Range{0, 4}, Range{0, 10}, Range{0, 8}}, 0).first == 0);
+  CHECK(split(Box{Range{0, 4}, Range{0, 10}, Range{0, 8}}, 100).second == 0);
+  CHECK(splitLanes(Box{Range{0, 1}, Range{0, 1}, Range{0, 1}}, 40).size() == 1);
+}
+
+TEST_CASE("max backward balance: the GpSimd share follows the machine's engine rates") {
+  neuronsim::isa::Geometry trn2;  // defaults: the Trn2 preset
+  SelectWork bench;               // B2 C64 16x64x64 k2 fp32: 8 taps, 1024 outputs per chunk
+  bench.taps = 8;
+  bench.inputsPerOutput = 8;
+  bench.otInPsum = true;
+  bench.operandInPsum = true;
+  bench.outputs = 1024;
+  const int64_t base = balancedGpSimdPercent(bench, trn2);
+  CHECK(base > 0);
+  CHECK(base < 60);
+  // A faster GpSimd takes more; a faster VectorE less.
+  neuronsim::isa::Geometry fastPool = trn2;
+  fastPool.gpsimdGhz *= 2;
+  CHECK(balancedGpSimdPercent(bench, fastPool) > base);
+  neuronsim::isa::Geometry fastVector = trn2;
+  fastVector.vectorGhz *= 2;
+  CHECK(balancedGpSimdPercent(bench, fastVector) < base);
+  // Compares from SBUF cost VectorE twice as much: GpSimd takes more.
+  SelectWork sbufCompares = bench;
+  sbufCompares.otInPsum = false;
+  CHECK(balancedGpSimdPercent(bench, trn2) < balancedGpSimdPercent(sbufCompares, trn2));
+  // A shared SBUF port (NC-v2) makes the two take turns: GpSimd's dearer work is not worth it.
+  neuronsim::isa::Geometry shared = trn2;
+  shared.accessConflicts = true;
+  CHECK(balancedGpSimdPercent(bench, shared) < base);
+  // A costlier GpSimd start per instruction takes less on small boxes.
+  neuronsim::isa::Geometry slowStart = trn2;
+  slowStart.gpsimdStartCycles = 1500;
+  CHECK(balancedGpSimdPercent(bench, slowStart) < base);
 }

@@ -18,6 +18,7 @@ sim/calibration/calibration.cpp|dmaSpanNs(m, Engine::GpSimd, 128, 128)|the publi
 kernels/pooling/pooling_specs.cpp|kDefaultInput{2, 64, 16, 16, 16}|default problem shape
 kernels/pooling/pooling_schedule.cpp|"key_ring", s.keyRing, 1, 16)|schedule knob range
 kernels/pooling/pooling_schedule.cpp|.within(1, 16)|schedule knob range
+kernels/pooling/max_pool_backward.cpp|kAutoKeyRings{16, 12, 8, 4, 2, 1}|key ring sizes tried (the key_ring knob range), not a hardware count
 kernels/conv/conv_bwd_spec.cpp|kDefaultX{1, 64, 8, 16, 16}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 32, 32}}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 16, 16}}|default problem shape

@@ -1,0 +1,254 @@
+// max_pooling_3d_backward's selection: compare sweeps over the window taps, chained on VectorE
+// or keyed on any engine, and the engine balance that splits them.
+
+#include "kernels/pooling/max_pool_select.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace neuronsim::kernels {
+
+using isa::AluOp;
+using isa::Engine;
+
+std::vector<TapBox> chunkTaps(const std::array<PoolAxis, 3>& axes, const PoolChunk& chunk) {
+  std::vector<TapBox> taps;
+  for (int64_t kd = 0; kd < axes[0].k; ++kd) {
+    for (int64_t kh = 0; kh < axes[1].k; ++kh) {
+      for (int64_t kw = 0; kw < axes[2].k; ++kw) {
+        TapBox tb;
+        tb.tap = {kd, kh, kw};
+        for (int a = 0; a < 3; ++a) {
+          tb.reach[a] = axes[a].tapOutputs(tb.tap[a], chunk.inputs[a], chunk.outputs[a]);
+          tb.owned[a] = axes[a].tapOutputs(tb.tap[a], chunk.owned[a], chunk.outputs[a]);
+        }
+        if (!boxEmpty(tb.reach)) taps.push_back(tb);
+      }
+    }
+  }
+  return taps;
+}
+
+Tile outputView(const Tile& tile, const Box& base, const Box& r) {
+  Tile view = tile;
+  for (int a = 0; a < 3; ++a) view = view.slice(a, r[a].lo - base[a].lo, r[a].hi - base[a].lo);
+  return compactView(view);
+}
+
+Tile inputView(const std::array<PoolAxis, 3>& axes, const Tile& tile, const Box& base,
+               const Spatial& t, const Box& r) {
+  Tile view = tile;
+  for (int a = 0; a < 3; ++a) {
+    const int64_t first = axes[a].inputOf(r[a].lo, t[a]) - base[a].lo;
+    const int64_t last = axes[a].inputOf(r[a].hi - 1, t[a]) - base[a].lo;
+    view = view.slice(a, first, last + 1, axes[a].s);
+  }
+  return compactView(view);
+}
+
+std::vector<Lane> splitLanes(const Box& box, int64_t gpsimdPercent) {
+  if (gpsimdPercent <= 0 || gpsimdPercent >= 100 || boxElements(box) < 2)
+    return {{box, gpsimdPercent > 50 ? Engine::GpSimd : Engine::Vector}};
+  // The axis (outermost on ties) whose cut comes closest to the share, keeping the VectorE lane
+  // even where it can: bf16 scalar_tensor_tensor streams at N only on even sizes (I2).
+  int axis = -1;
+  int64_t bestCut = 0;
+  double bestError = 2.0;
+  for (int a = 0; a < 3; ++a) {
+    const int64_t size = box[a].size();
+    if (size < 2) continue;
+    int64_t cut = std::clamp<int64_t>((size * gpsimdPercent + 50) / 100, 0, size);
+    const int64_t rest = boxElements(box) / size;
+    if (rest % 2 == 1 && (size - cut) % 2 == 1 && cut > 0) --cut;
+    const double error = std::abs(static_cast<double>(cut) / static_cast<double>(size) -
+                                  static_cast<double>(gpsimdPercent) / 100.0);
+    if (error < bestError - 1e-9) {
+      axis = a;
+      bestCut = cut;
+      bestError = error;
+    }
+  }
+  Box first = box, second = box;
+  first[axis].hi = box[axis].lo + bestCut;
+  second[axis].lo = box[axis].lo + bestCut;
+  std::vector<Lane> lanes;
+  if (!boxEmpty(first)) lanes.push_back({first, Engine::GpSimd});
+  if (!boxEmpty(second)) lanes.push_back({second, Engine::Vector});
+  return lanes;
+}
+
+namespace {
+
+Box intersect(const Box& a, const Box& b) {
+  Box r;
+  for (int x = 0; x < 3; ++x) r[x] = {std::max(a[x].lo, b[x].lo), std::min(a[x].hi, b[x].hi)};
+  return r;
+}
+
+/// A VectorE lane every tap reaches whole runs chains: each step needs all taps.
+bool chains(const Lane& lane, const std::vector<TapBox>& taps) {
+  if (lane.engine != Engine::Vector) return false;
+  return std::all_of(taps.begin(), taps.end(),
+                     [&](const TapBox& tb) { return intersect(tb.reach, lane.box) == lane.box; });
+}
+
+/// One (tap, key kind, lane) step of the sweeps.
+struct Unit {
+  size_t tap;
+  bool isNan;
+  Box r;
+  Engine engine;
+  bool chain;
+  bool first;  ///< a chain's first step: it writes the accumulator itself
+  Tile key;
+};
+
+}  // namespace
+
+// Equality sweep (sel): a chain runs the taps backwards, acc = (acc + 1) * (x_j != ot), which
+// leaves the first equal tap's index (T when none); keys are j where equal, else T, and the
+// sweep keeps their minimum. NaN sweep (last): a chain runs forwards, acc = (acc - 1) *
+// notNan_j from -notNan_0, which leaves (last NaN's index + 1) - T; keys are j where NaN, else
+// -1, and the sweep keeps their maximum. Chain steps are scalar_tensor_tensor subtract-multiply
+// on bf16 (VectorE streams them at N, I2); keys need a ScalarE weight and a max or min each.
+void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
+                const std::array<PoolAxis, 3>& axes, const Box& inputs, const Box& out,
+                const std::vector<TapBox>& taps, const std::vector<Lane>& lanes, size_t ring,
+                const std::function<void(size_t)>& compared) {
+  const size_t count = taps.size();
+  const float taps_f = static_cast<float>(count);
+  std::vector<bool> chained;
+  for (const Lane& lane : lanes) chained.push_back(chains(lane, taps));
+  // Keyed lanes start from no tap (on the other engine, which is not busy with this lane yet).
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    if (chained[l]) continue;
+    const Engine other = lanes[l].engine == Engine::GpSimd ? Engine::Vector : Engine::GpSimd;
+    builder.memset(outputView(tiles.sel, out, lanes[l].box), taps_f, other);
+    builder.memset(outputView(tiles.last, out, lanes[l].box), -1.0f, other);
+  }
+  std::vector<Unit> units;
+  for (size_t i = 0; i < count; ++i) {
+    for (bool isNan : {false, true}) {
+      for (size_t l = 0; l < lanes.size(); ++l) {
+        const bool chain = chained[l];
+        const size_t j = isNan ? i : count - 1 - i;
+        const Box r = chain ? lanes[l].box : intersect(taps[j].reach, lanes[l].box);
+        if (boxEmpty(r)) continue;
+        const Tile key = outputView(
+            boxTile((*tiles.keys)[static_cast<int64_t>(units.size())], tiles.rows, out), out, r);
+        units.push_back({j, isNan, r, lanes[l].engine, chain, i == 0, key});
+      }
+    }
+  }
+  auto x = [&](const Tile& t, const Unit& u) {
+    return inputView(axes, t, inputs, taps[u.tap].tap, u.r);
+  };
+  auto otFor = [&](const Unit& u) {
+    const bool psum = tiles.otPsum && u.engine == Engine::Vector;
+    return outputView(psum ? *tiles.otPsum : tiles.ot, out, u.r);
+  };
+  auto compare = [&](const Unit& u) {
+    if (u.isNan) return;
+    const Tile dst = u.chain && u.first ? outputView(tiles.sel, out, u.r) : u.key;
+    builder.tensorTensor(dst, x(tiles.in, u), otFor(u), AluOp::NotEqual, u.engine);
+  };
+  auto weigh = [&](const Unit& u) {
+    const float j = static_cast<float>(u.tap);
+    if (u.chain) {
+      if (u.isNan && u.first)
+        builder.tensorScalar(outputView(tiles.last, out, u.r), x(tiles.notNan, u), AluOp::Multiply,
+                             -1.0f, AluOp::Bypass, 0.0f, Engine::Scalar);
+    } else if (u.isNan) {
+      builder.tensorScalar(u.key, x(tiles.notNan, u), AluOp::Multiply, -(j + 1.0f), AluOp::Add, j,
+                           Engine::Scalar);
+    } else {
+      builder.tensorScalar(u.key, u.key, AluOp::Multiply, taps_f - j, AluOp::Add, j,
+                           Engine::Scalar);
+    }
+  };
+  auto accumulate = [&](const Unit& u) {
+    const Tile acc = outputView(u.isNan ? tiles.last : tiles.sel, out, u.r);
+    if (!u.chain) {
+      builder.tensorTensor(acc, acc, u.key, u.isNan ? AluOp::Max : AluOp::Min, u.engine);
+    } else if (!u.first) {
+      builder.scalarTensorTensor(acc, acc, AluOp::Subtract, u.isNan ? 1.0f : -1.0f, AluOp::Multiply,
+                                 u.isNan ? x(tiles.notNan, u) : u.key);
+    }
+  };
+  // The last unit comparing each tap.
+  std::vector<size_t> lastCompare(count, units.size());
+  for (size_t u = 0; u < units.size(); ++u)
+    if (!units[u].isNan) lastCompare[units[u].tap] = u;
+  // A key is live from its compare to its accumulate (2 * skew units later): the ring holds
+  // them. The skew lets no engine wait on the one before it.
+  const size_t skew = (ring - 1) / 2;
+  for (size_t step = 0; step < units.size() + 2 * skew; ++step) {
+    if (step < units.size()) compare(units[step]);
+    if (step >= skew && step - skew < units.size()) {
+      const Unit& u = units[step - skew];
+      weigh(u);
+      if (!u.isNan && lastCompare[u.tap] == step - skew) compared(u.tap);
+    }
+    if (step >= 2 * skew) accumulate(units[step - 2 * skew]);
+  }
+  // sel = the last NaN's index where output_tensor is NaN.
+  builder.tensorTensor(compactView(tiles.flags), compactView(tiles.ot), compactView(tiles.ot),
+                       AluOp::NotEqual, Engine::GpSimd);
+  const bool separate = tiles.lastFinal.space() != tiles.last.space() ||
+                        tiles.lastFinal.baseBytes() != tiles.last.baseBytes();
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    const float shift = chained[l] ? taps_f - 1.0f : 0.0f;
+    if (!separate && shift == 0.0f) continue;
+    builder.tensorScalar(outputView(tiles.lastFinal, out, lanes[l].box),
+                         outputView(tiles.last, out, lanes[l].box), AluOp::Add, shift,
+                         AluOp::Bypass, 0.0f, Engine::Scalar);
+  }
+  builder.copyPredicated(compactView(tiles.sel), compactView(tiles.flags),
+                         compactView(tiles.lastFinal));
+}
+
+// Cycles per lane output and tap (I2: tensor_tensor 2N, N with one input in PSUM;
+// scalar_tensor_tensor bf16 subtract-multiply N; A2 performance mode: bf16 tensor_tensor N;
+// GpSimd the same element work plus its start per instruction). A VectorE lane compares and
+// runs two chain steps or two key accumulations; a GpSimd lane compares and accumulates two
+// keys (6 cycles; 8 counts the handoffs of its short instructions, each waiting on a ScalarE
+// weight: it puts the automatic share within 1 % of the best measured on B2 C64 16x64x64 k2
+// fp32 and bf16, NDHWC, k3 s1 p1 and 1x1x64x256x256, against 5 % with 6); ScalarE weighs the
+// keys of every keyed lane. Fixed work: VectorE's predicated copies (one per input, or per tap
+// and output plus picks when windows overlap), GpSimd's NaN mask (per input) and sums,
+// ScalarE's copies and predicates per input. With a shared VectorE / GpSimd SBUF port (NC-v2)
+// chained lanes take turns; keyed lanes wait on ScalarE's weights so often that the measured
+// best share (k3 s1 p1 on trn1: 1010.8 us at 50 %) is the unshared one.
+int64_t balancedGpSimdPercent(const SelectWork& w, const isa::Geometry& geometry) {
+  const double taps = static_cast<double>(w.taps);
+  const double in = w.inputsPerOutput;
+  const bool perfKeys = geometry.vectorPerfMode && w.bf16Keys;
+  const double cmpV = w.otInPsum || (geometry.vectorPerfMode && w.bf16) ? 1.0 : 2.0;
+  const double accV = w.chains ? (w.bf16Keys ? 1.0 : 2.0) : (perfKeys ? 1.0 : 2.0);
+  const double copyV = w.operandInPsum ? 1.0 : 2.0;
+  const double vectorLane = taps * (cmpV + 2.0 * accV);
+  const double gpsimdLane = taps * 8.0 + 3.0 * taps *
+                                             static_cast<double>(geometry.gpsimdStartCycles) /
+                                             static_cast<double>(std::max<int64_t>(w.outputs, 1));
+  const double scalarKeys = 2.0 * taps;
+  const double vectorFixed = w.disjoint ? in * copyV + copyV : taps * (copyV + 1.0) + copyV;
+  const double gpsimdFixed = in + 2.0 + (w.disjoint ? 0.0 : 2.0 * taps);
+  const double scalarFixed = w.disjoint ? 2.0 * in + 2.0 : in + 2.0;
+  int64_t best = 0;
+  double bestTime = 0;
+  for (int64_t percent = 0; percent <= 100; ++percent) {
+    const double f = static_cast<double>(percent) / 100.0;
+    const double vector = (vectorFixed + (1.0 - f) * vectorLane) / geometry.vectorGhz;
+    const double gpsimd = (gpsimdFixed + f * gpsimdLane) / geometry.gpsimdGhz;
+    const double scalar = (scalarFixed + (w.chains ? f : 1.0) * scalarKeys) / geometry.scalarGhz;
+    const double busiest = std::max(
+        geometry.accessConflicts && w.chains ? vector + gpsimd : std::max(vector, gpsimd), scalar);
+    if (percent == 0 || busiest < bestTime) {
+      best = percent;
+      bestTime = busiest;
+    }
+  }
+  return best;
+}
+
+}  // namespace neuronsim::kernels
