@@ -7,8 +7,7 @@
 #
 # Grids: each schedule parameter on its own over its declared candidates (the others automatic),
 # then the kernel's interacting groups below (explicit values for parameters that declare no
-# candidates). The first value of every axis is the default ("auto", or 0 / -1 where that means
-# automatic). A row whose default reaches 100/1.1 % of the roofline stops after the first grid
+# candidates). The first value of every axis is the default, "auto". A row whose default reaches 100/1.1 % of the roofline stops after the first grid
 # (no schedule can be 10% faster) unless --all. Output: a markdown table (docs/sweep.md).
 set -euo pipefail
 
@@ -58,7 +57,7 @@ extraGrids() {
       echo "--param gpsimd_share --param key_ring --param buffers"
       echo "--param layout --param chunks --param buffers"
       ;;
-    conv3d | conv3d_transpose)  # parameters without candidates: 0 and auto are the defaults
+    conv3d | conv3d_transpose)  # parameters without candidates: auto is the default
       echo "--param chunk_positions=auto,256,512,1024,2048 --param psum_buffers=auto,2,6"
       echo "--param evict_engine=auto,vector,scalar --param tap_pack=auto,off"
       echo "--param w_pairs=auto,off --param stationary=auto,filters,positions"

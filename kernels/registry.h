@@ -48,6 +48,20 @@ struct ParamSpec {
   /// Schedule parameters: the values `neuronsim sweep` tries when the parameter is not given
   /// values (`--param NAME`, or no --param at all); empty for an enum: its choices.
   std::vector<std::string> candidates = {};
+  /// Int parameters: the values that mean something, lo..hi, and at most machineHi(geometry)
+  /// when set (a machine's PSUM banks, its DMA queues). A given value outside is an error
+  /// whether or not the run reads the parameter (parseParams checks lo and hi, buildKernel
+  /// machineHi): a value that means nothing is refused, a valid one a run ignores only warns.
+  int64_t lo = std::numeric_limits<int64_t>::min();
+  int64_t hi = std::numeric_limits<int64_t>::max();
+  std::function<int64_t(const isa::Geometry&)> machineHi = nullptr;
+  std::string machineHiMeaning = "";  ///< what machineHi is: "the machine's PSUM banks"
+
+  /// This parameter, taking lo..hi.
+  ParamSpec within(int64_t low, int64_t high = std::numeric_limits<int64_t>::max()) const;
+  /// This parameter, taking low up to what the machine allows, `meaning`.
+  ParamSpec within(int64_t low, std::function<int64_t(const isa::Geometry&)> high,
+                   std::string meaning) const;
 };
 
 /// The value of a schedule parameter that lets the kernel choose ("auto").
@@ -167,6 +181,10 @@ const KernelSpec& findKernel(const std::string& name);
 /// kernel, the parameter and the rule.
 ParamValues parseParams(const KernelSpec& spec,
                         const std::vector<std::pair<std::string, std::string>>& given);
+/// Throws neuronsim::Error "KERNEL: NAME V is not in LO..HI (HI: MEANING)" for a given int
+/// parameter above its machineHi on `geometry`.
+void checkMachineRanges(const KernelSpec& spec, const ParamValues& params,
+                        const isa::Geometry& geometry);
 /// The kernel's schedule parameters, in declaration order.
 std::vector<const ParamSpec*> scheduleParams(const KernelSpec& spec);
 /// The values a sweep tries for `param`: its candidates, else an enum's choices; empty when it

@@ -1,8 +1,10 @@
 // Kernel parameter values: typed getters and parsing from command-line text.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 
 #include "isa/error.h"
 #include "isa/size_limits.h"
@@ -94,13 +96,24 @@ bool leftToKernel(const ParamSpec& param, const std::string& text) {
   return true;
 }
 
+/// "KERNEL: NAME V is not in LO..HI", or "... is below LO" without an upper bound.
+std::string outOfRangeText(const KernelSpec& spec, const ParamSpec& param, int64_t value,
+                           int64_t hi) {
+  if (hi == std::numeric_limits<int64_t>::max())
+    return fmt::format("{}: {} {} is below {}", spec.name, param.name, value, param.lo);
+  return fmt::format("{}: {} {} is not in {}..{}", spec.name, param.name, value, param.lo, hi);
+}
+
 void assign(ParamValues& values, const KernelSpec& spec, const ParamSpec& param,
             const std::string& text) {
   if (leftToKernel(param, text)) {
     values.erase(param.name);
-  } else {
-    values.set(param.name, parseValue(spec, param, text));
+    return;
   }
+  ParamValue value = parseValue(spec, param, text);
+  if (const auto* v = std::get_if<int64_t>(&value); v && (*v < param.lo || *v > param.hi))
+    throw Error(outOfRangeText(spec, param, *v, param.hi));
+  values.set(param.name, std::move(value));
 }
 
 }  // namespace
@@ -201,6 +214,32 @@ ParamValues parseParams(const KernelSpec& spec,
     assign(values, spec, *param, text);
   }
   return values;
+}
+
+ParamSpec ParamSpec::within(int64_t low, int64_t high) const {
+  ParamSpec copy = *this;
+  copy.lo = low;
+  copy.hi = high;
+  return copy;
+}
+
+ParamSpec ParamSpec::within(int64_t low, std::function<int64_t(const isa::Geometry&)> high,
+                            std::string meaning) const {
+  ParamSpec copy = within(low);
+  copy.machineHi = std::move(high);
+  copy.machineHiMeaning = std::move(meaning);
+  return copy;
+}
+
+void checkMachineRanges(const KernelSpec& spec, const ParamValues& params,
+                        const isa::Geometry& geometry) {
+  for (const ParamSpec& p : spec.params) {
+    if (!p.machineHi || !params.has(p.name)) continue;
+    const int64_t value = params.getInt(p.name), hi = std::min(p.hi, p.machineHi(geometry));
+    if (value > hi)
+      throw Error(
+          fmt::format("{} ({}: {})", outOfRangeText(spec, p, value, hi), hi, p.machineHiMeaning));
+  }
 }
 
 std::vector<const ParamSpec*> scheduleParams(const KernelSpec& spec) {

@@ -115,29 +115,30 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   kernels::declareOutputs(outputs, request, names(shapes.outputs));
   kernels::checkHostMemory(
       who, kernels::kernelRunMemory(spec, shapes, dtype, machine.geometry, mode, flags.check));
+  kernels::ProgressMonitor progress(stderr);
+  const auto phase = [&](const std::string& name) { progress.phase(name); };
+  kernels::KernelRun run =
+      kernels::buildRun(spec, params, inputShapes, dtype, machine.geometry, phase);
+  phase("comparing the forced schedule parameters with their other values");
   for (const kernels::IneffectiveParam& param : kernels::ineffectiveScheduleParams(
-           spec, paramTexts, shapes, dtype, machine.geometry, f.strict)) {
+           spec, paramTexts, shapes, dtype, machine.geometry, run.program, f.strict)) {
     const std::string line = kernels::ineffectiveText(param, false);
     if (f.strict) throw Error(fmt::format("{}: --strict: {}", who, line));
     std::fprintf(stderr, "warning: %s: %s\n", who.c_str(), line.c_str());
   }
-  if (f.dryRun) {
-    kernels::buildKernel(spec, params, shapes, dtype, machine.geometry, nullptr);
-    return dryRunDone(who);
-  }
+  if (f.dryRun) return dryRunDone(who);
 
-  // 2. The run.
+  // 2. The run of the program just built.
   traces::EventLog log;
   kernels::RunOptions options;
   options.dtype = dtype;
   options.mode = mode;
   if (request.wantsEvents()) options.sink = &log;
-  kernels::ProgressMonitor progress(stderr);
-  options.phase = [&](const std::string& name) { progress.phase(name); };
+  options.phase = phase;
   const kernels::HostTensors values =
       mode == RunMode::TimingOnly ? kernels::shapesOnly(inputShapes)
                                   : kernels::loadInputs(spec, inputs, inputShapes, dtype, params);
-  const kernels::KernelRun run = kernels::runKernel(spec, params, values, machine, options);
+  kernels::simulateRun(run, values, machine, options);
   progress.done();
   double error = 0;
   if (flags.check) error = kernels::maxNormalizedError(run.outputs, spec.reference(values, params));

@@ -116,22 +116,24 @@ int64_t xStationaryCycles(const ConvCore& core, int64_t ciParts, int64_t coWidth
   return group == 1 ? core.taps[0] * matmul : ceilDiv(matmul, group);
 }
 
-/// The dy depth group of the plan: forced (>= 2, an error when it does not apply), off (1), or
+/// The dy depth group of the plan: 1 with dy stationary (whatever is forced), forced (>= 2, an
+/// error when these shapes cannot pack it), off (1), or
 /// auto: the cheapest group when it saves at least kMinDyStationarySaving cycles over one matmul
 /// per tap and, with dw_stationary auto, beats dy stationary where that applies.
 int64_t chooseDepthGroup(const ConvCore& core, const DwRowsPlan& p, const isa::Geometry& geometry,
                          const ConvBwdOptions& options) {
   const int64_t most = maxDepthGroup(core, p.ciTiles, p.ciParts, p.coWidth, geometry);
   const int64_t forced = options.dwDepthGroup;
+  if (p.dyStationary) return 1;  // packs no depths: a forced group changes nothing (run warns)
   if (forced >= 2) {
-    if (forced > most || p.dyStationary)
+    if (forced > most)
       throw Error(fmt::format(
           "{}: dw_depth_group {} does not apply here (at most {}: packing needs x stationary, D "
           "stride and dilation 1, (group + Kd - 1) x C_in <= {} and group x C_out <= {})",
           core.kernel, forced, most, geometry.maxStationaryFree(), geometry.psumBankBytes() / 4));
     return forced;
   }
-  if (forced == 1 || options.dwStationary == "dy") return 1;
+  if (forced == 1) return 1;
   int64_t best = 1;
   for (int64_t g = 2; g <= most; ++g)
     if (xStationaryCycles(core, p.ciParts, p.coWidth, g) <

@@ -35,7 +35,10 @@ std::vector<ParamSpec> dwScheduleParams() {
                     "PSUM banks for dw accumulators with dw_method rows, 1 up to the banks but 2 "
                     "(auto: all but the 2 transpose banks; depth-packed: the banks every shift "
                     "needs)",
-                    {"2", "4", "6"}),
+                    {"2", "4", "6"})
+          .within(
+              1, [](const isa::Geometry& g) -> int64_t { return g.psumBanks - 2; },
+              "the machine's PSUM banks but the 2 that hold transposes"),
       scheduleParam("dy_transpose", ParamType::Enum,
                     "how dw with dw_method rows gets dy as [positions, C_out] (pe: load chunks "
                     "and PE-transpose per box; dma: one DMA transpose from HBM per box and depth; "
@@ -52,7 +55,8 @@ std::vector<ParamSpec> dwScheduleParams() {
                     "Kd - 1 depths of C_in, moving dyT group depths of C_out; needs D stride and "
                     "dilation 1 and C_in * (group + Kd - 1) <= 128; 1: off; auto: the group "
                     "taking the fewest PE cycles)",
-                    {"1", "2", "4"}),
+                    {"1", "2", "4"})
+          .within(1),
       scheduleParam("dw_overlap", ParamType::Enum,
                     "with dx, how dw (dw_method rows, depth-packed with shared kh taps) meets dx: "
                     "tail allocates dw's SBUF beside dx and emits its first loads 3 chunks before "
@@ -83,15 +87,13 @@ std::vector<ParamSpec> dwScheduleParams() {
       scheduleParam("dw_lead", ParamType::Int,
                     "with dw_overlap spread, dw chunks emitted before dx's first chunk, >= 0 "
                     "(auto: 0); the rest are spread evenly over dx's chunks",
-                    {"1", "2", "4"}),
+                    {"1", "2", "4"})
+          .within(0),
   };
 }
 
 ShapeMap inferBwd(const ShapeMap& inputs, const ParamValues& params) {
   const ConvCore core = conv3dBwdCore(inputs, params);
-  params.intIn("conv3d_bwd", "dw_acc_banks", 0, 1);
-  params.intIn("conv3d_bwd", "dw_depth_group", 0, 1);
-  params.intIn("conv3d_bwd", "dw_lead", 0, 0);
   ShapeMap out;
   for (const std::string& name : requested(params)) {
     if (name == "dx") out["dx"] = inputs.at("x_in");

@@ -685,12 +685,14 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "kernel = stride path: output positions of the first store group, "
                     "1..16777216 (auto: half an input plane's outputs); later groups follow "
                     "store_ramp",
-                    {"1024", "2048", "4096"}),
+                    {"1024", "2048", "4096"})
+          .within(1, 16777216),
       scheduleParam("x_loads", ParamType::Int,
                     "kernel = stride path: x loads per batch, 1..64, of 1, 2, 4.. planes, the "
                     "last taking the rest (auto: about 1 KiB per partition; half the rest, at "
                     "most what the DMA moves while TensorE starts on the first; the rest)",
-                    {"1", "2", "3", "4"}),
+                    {"1", "2", "3", "4"})
+          .within(1, 64),
       scheduleParam(
           "store_ramp", ParamType::Enum,
           "kernel = stride path: store groups after the first plane (grow: each as "

@@ -71,6 +71,7 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
         "{} is written for a PE array of at least {}x{}; the machine's is {}x{} (--set pe_rows, "
         "pe_cols)",
         spec.name, spec.minPartitions, spec.minPartitions, geometry.peRows, geometry.peCols));
+  checkMachineRanges(spec, params, geometry);
   KernelBuilder builder(spec.name, geometry);
   KernelArgs args{params, dtype, {}, {}};
   for (const TensorSpec& t : spec.inputs) {
@@ -89,43 +90,36 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
   return program;
 }
 
-KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
-                    const sim::MachineConfig& machine, const RunOptions& options) {
-  if (options.dtype != isa::Dtype::Fp32 && options.dtype != isa::Dtype::Bf16)
-    throw Error(fmt::format("{}: dtype must be fp32 or bf16", spec.name));
-  const bool numerics = options.mode != RunMode::TimingOnly;
-  ShapeMap inputShapes;
-  for (const auto& [name, tensor] : inputs) {
-    const bool shapeOnly = !numerics && tensor.values.empty();
-    if (!shapeOnly && static_cast<int64_t>(tensor.values.size()) != shapeElements(tensor.shape))
-      throw Error(fmt::format("{}: {} has {} values for shape {}", spec.name, name,
-                              tensor.values.size(), shapeText(tensor.shape)));
-    inputShapes[name] = tensor.shape;
-  }
+KernelRun buildRun(const KernelSpec& spec, const ParamValues& params, const ShapeMap& inputShapes,
+                   isa::Dtype dtype, const isa::Geometry& geometry,
+                   const std::function<void(const std::string&)>& phase) {
   KernelRun run;
   run.shapes = checkShapes(spec, inputShapes, params);
-
-  if (options.phase) options.phase(fmt::format("building {}", spec.name));
-  auto start = std::chrono::steady_clock::now();
-  run.program =
-      buildKernel(spec, params, run.shapes, options.dtype, machine.geometry, &run.allocations);
+  if (phase) phase(fmt::format("building {}", spec.name));
+  const auto start = std::chrono::steady_clock::now();
+  run.program = buildKernel(spec, params, run.shapes, dtype, geometry, &run.allocations);
   run.buildSeconds = secondsSince(start);
   // Outputs the kernel declared itself while building (a Python kernel declares its own).
   for (const isa::TensorDecl& t : run.program.tensors)
     if (t.kind == isa::TensorKind::Output) run.shapes.outputs.emplace(t.name, t.shape);
+  return run;
+}
 
+void simulateRun(KernelRun& run, const HostTensors& inputs, const sim::MachineConfig& machine,
+                 const RunOptions& options) {
+  const bool numerics = options.mode != RunMode::TimingOnly;
   if (options.phase)
     options.phase(fmt::format("{} {} instructions",
                               options.mode == RunMode::Interpret ? "interpreting" : "simulating",
                               run.program.instructions.size()));
-  start = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
   if (!numerics) {
     sim::SimOptions simOptions;
     simOptions.timingOnly = true;
     simOptions.sink = options.sink;
     run.sim = sim::simulate(run.program, machine, nullptr, simOptions);
     run.runSeconds = secondsSince(start);
-    return run;
+    return;
   }
   isa::MemoryState memory(run.program, machine.geometry);
   for (const auto& [name, tensor] : inputs)
@@ -141,6 +135,24 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
   run.uninitializedReads = memory.uninitializedReads();
   for (const auto& [name, shape] : run.shapes.outputs)
     run.outputs[name] = HostTensor{shape, memory.getTensor(run.program.tensorIndex(name))};
+}
+
+KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
+                    const sim::MachineConfig& machine, const RunOptions& options) {
+  if (options.dtype != isa::Dtype::Fp32 && options.dtype != isa::Dtype::Bf16)
+    throw Error(fmt::format("{}: dtype must be fp32 or bf16", spec.name));
+  const bool numerics = options.mode != RunMode::TimingOnly;
+  ShapeMap inputShapes;
+  for (const auto& [name, tensor] : inputs) {
+    const bool shapeOnly = !numerics && tensor.values.empty();
+    if (!shapeOnly && static_cast<int64_t>(tensor.values.size()) != shapeElements(tensor.shape))
+      throw Error(fmt::format("{}: {} has {} values for shape {}", spec.name, name,
+                              tensor.values.size(), shapeText(tensor.shape)));
+    inputShapes[name] = tensor.shape;
+  }
+  KernelRun run =
+      buildRun(spec, params, inputShapes, options.dtype, machine.geometry, options.phase);
+  simulateRun(run, inputs, machine, options);
   return run;
 }
 

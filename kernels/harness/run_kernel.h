@@ -59,7 +59,16 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
                          const KernelShapes& shapes, isa::Dtype dtype,
                          const isa::Geometry& geometry,
                          std::vector<AllocationRecord>* allocations = nullptr);
-/// Builds and runs the kernel on `inputs` (fp32 values, converted to the kernel dtype on load).
+/// Checks the shapes (checkShapes) and builds the program: a KernelRun with shapes, program,
+/// allocations and buildSeconds, nothing simulated yet. `phase`, when set, hears "building K".
+KernelRun buildRun(const KernelSpec& spec, const ParamValues& params, const ShapeMap& inputShapes,
+                   isa::Dtype dtype, const isa::Geometry& geometry,
+                   const std::function<void(const std::string&)>& phase = {});
+/// Simulates (or interprets) the program buildRun built on `inputs`, which must have the shapes
+/// it was built for: fills outputs, sim, uninitializedReads and runSeconds.
+void simulateRun(KernelRun& run, const HostTensors& inputs, const sim::MachineConfig& machine,
+                 const RunOptions& options);
+/// buildRun then simulateRun on `inputs` (fp32 values, converted to the kernel dtype on load).
 /// In TimingOnly mode an input may carry its shape alone (no values): no memory is allocated.
 KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const HostTensors& inputs,
                     const sim::MachineConfig& machine, const RunOptions& options);

@@ -6,25 +6,13 @@
 #include <algorithm>
 
 #include "isa/error.h"
+#include "kernels/harness/program_identity.h"
 
 namespace neuronsim::kernels {
 
 namespace {
 
 using ParamTexts = std::vector<std::pair<std::string, std::string>>;
-
-/// The same tensors, semaphores and instructions; notes (free text) may differ.
-bool sameProgram(const isa::Program& a, const isa::Program& b) {
-  if (a.tensors != b.tensors || a.semaphores != b.semaphores ||
-      a.instructions.size() != b.instructions.size())
-    return false;
-  for (size_t i = 0; i < a.instructions.size(); ++i) {
-    isa::Instruction x = a.instructions[i];
-    x.note = b.instructions[i].note;
-    if (!(x == b.instructions[i])) return false;
-  }
-  return true;
-}
 
 /// The values `param` is compared against: auto, then what a sweep tries, without `given`.
 std::vector<std::string> otherValues(const ParamSpec& param, const std::string& given) {
@@ -45,7 +33,7 @@ std::string valueList(const std::vector<std::string>& values) {
 
 std::vector<IneffectiveParam> ineffectiveScheduleParams(
     const KernelSpec& spec, const ParamTexts& texts, const KernelShapes& shapes, isa::Dtype dtype,
-    const isa::Geometry& geometry, bool always) {
+    const isa::Geometry& geometry, const isa::Program& program, bool always) {
   std::vector<std::pair<size_t, const ParamSpec*>> forced;  // index in texts, parameter
   for (size_t i = 0; i < texts.size(); ++i)
     for (const ParamSpec& p : spec.params)
@@ -56,7 +44,6 @@ std::vector<IneffectiveParam> ineffectiveScheduleParams(
   const auto build = [&](const ParamTexts& given) {
     return buildKernel(spec, parseParams(spec, given), shapes, dtype, geometry);
   };
-  const isa::Program program = build(texts);
   if (!always && program.instructions.size() > kEffectCheckInstructions) return found;
   for (const auto& [index, param] : forced) {
     std::vector<std::string> others = otherValues(*param, texts[index].second);

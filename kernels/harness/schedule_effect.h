@@ -19,13 +19,14 @@ struct IneffectiveParam {
 
 /// For each schedule parameter `texts` (API name -> text, as given) forces to a value other than
 /// auto, builds the kernel again with auto and with every other value a sweep tries (an enum's
-/// choices); when every one of those programs equals the forced one (instruction notes aside),
-/// the parameter has no effect. A value that does not build counts as a change. Builds nothing
-/// when no schedule parameter is forced; unless `always`, checks no program of more than
-/// kEffectCheckInstructions (each comparison is a whole build: a large kernel's run would double).
+/// choices); when every one of those programs is the same as `program`, the one `texts` build
+/// (sameProgram: notes aside), the parameter has no effect. A value that does not build counts
+/// as a change. Builds nothing when no schedule parameter is forced; unless `always`, checks no
+/// program of more than kEffectCheckInstructions (each comparison is a whole build).
 std::vector<IneffectiveParam> ineffectiveScheduleParams(
     const KernelSpec& spec, const std::vector<std::pair<std::string, std::string>>& texts,
-    const KernelShapes& shapes, isa::Dtype dtype, const isa::Geometry& geometry, bool always);
+    const KernelShapes& shapes, isa::Dtype dtype, const isa::Geometry& geometry,
+    const isa::Program& program, bool always);
 
 /// Programs up to this many instructions are checked on every run; larger ones under --strict.
 inline constexpr size_t kEffectCheckInstructions = 5000;

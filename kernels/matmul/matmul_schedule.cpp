@@ -136,6 +136,14 @@ int64_t autoNTile(int64_t n) {
 }  // namespace
 
 std::vector<ParamSpec> matmulScheduleParams() {
+  const auto psumBanks = [](const isa::Geometry& g) -> int64_t { return g.psumBanks; };
+  const std::string kBanks = "the machine's PSUM banks";
+  const auto maxLoads = [](const isa::Geometry& g) -> int64_t {
+    return MatmulQueues(g).maxLoads();
+  };
+  const auto maxStores = [](const isa::Geometry& g) -> int64_t {
+    return MatmulQueues(g).maxStores();
+  };
   const auto knobSpec = [](std::string name, std::string meaning,
                            std::vector<std::string> candidates) {
     return scheduleParam(std::move(name), ParamType::Int, std::move(meaning),
@@ -155,40 +163,50 @@ std::vector<ParamSpec> matmulScheduleParams() {
       knobSpec("block_m",
                "kblocked: 128-row M tiles per PSUM block, 1..PSUM banks (auto: the block moving "
                "the fewest HBM bytes)",
-               {"1", "2", "4"}),
+               {"1", "2", "4"})
+          .within(1, psumBanks, kBanks),
       knobSpec("block_n", "kblocked: 512-column N tiles per PSUM block (auto: as block_m)",
-               {"1", "2", "4"}),
+               {"1", "2", "4"})
+          .within(1, psumBanks, kBanks),
       knobSpec("n_tile",
                "mode both: rhs columns per PSUM tile, 64..512 (auto: 384 when N > 512 is not a "
                "multiple of 512 and the last 384-column pass has at least 128 columns or the "
                "last 512-column pass fewer, else 512)",
-               {"256", "384", "512"}),
+               {"256", "384", "512"})
+          .within(64, kMatmulFree),
       knobSpec("k_chunk",
                "kblocked: 128-row K tiles per operand load (auto: 8, fewer when SBUF is short)",
-               {"2", "4", "8", "16"}),
+               {"2", "4", "8", "16"})
+          .within(1, int64_t{1} << 20),
       knobSpec("load_buffers",
                "kblocked: operand chunk buffers, 1-8 (auto: 3); resident: lhsT buffers (auto: 4 "
                "when they fit, else 2)",
-               {"2", "3", "4"}),
+               {"2", "3", "4"})
+          .within(1, 8),
       knobSpec("load_chunks",
                "DMAs per multi-K-tile load (mode both: of the first tiles), 1-64 (auto: resident "
                "4, both 1 for bf16, 2 for fp32)",
-               {"1", "2", "4", "8"}),
+               {"1", "2", "4", "8"})
+          .within(1, 64),
       knobSpec("psum_buffers",
                "PSUM banks the accumulators rotate through (auto: resident 4, kblocked all)",
-               {"2", "4", "8"}),
+               {"2", "4", "8"})
+          .within(1, psumBanks, kBanks),
       knobSpec("out_buffers",
                "SBUF staging tiles for evicted results, 1-16 (auto: 4; 8 in mode both when it "
                "fits)",
-               {"2", "4", "8"}),
+               {"2", "4", "8"})
+          .within(1, 16),
       knobSpec("load_queues",
                "DMA queues the Sync-triggered loads spread over, q0..q(n-1), 1 to 3/8 of the "
                "machine's queues (6 of 16; auto: 1, so loads land in order)",
-               {"1", "2", "4"}),
+               {"1", "2", "4"})
+          .within(1, maxLoads, "3/8 of the machine's DMA queues"),
       knobSpec("store_queues",
                "DMA queues the GpSimd-triggered stores spread over, the last n queues, 1 to a "
                "quarter of the machine's queues (4 of 16; auto: 2)",
-               {"1", "2", "4"}),
+               {"1", "2", "4"})
+          .within(1, maxStores, "a quarter of the machine's DMA queues"),
       choiceSpec("store_engines",
                  "engines triggering the stores: gpsimd, or alternate (GpSimd and Sync on its own "
                  "queues, q6-q7 of 16); auto: alternate in mode both (Sync is idle once its loads "
@@ -208,7 +226,8 @@ std::vector<ParamSpec> matmulScheduleParams() {
       knobSpec("ramp_chunks",
                "kblocked: the first block's chunks grow 1, 2, 4, ... K tiles so its first "
                "matmuls start early, 0 or 1 (auto: 1)",
-               {"0", "1"}),
+               {"0", "1"})
+          .within(0, 1),
       choiceSpec("evict", "engines copying PSUM results to SBUF; auto: alternate VectorE, ScalarE",
                  {"auto", "alternate", "vector", "scalar"}),
       choiceSpec("m_tail",
@@ -225,7 +244,8 @@ std::vector<ParamSpec> matmulScheduleParams() {
                "0-3, so that at fp32 each rhs chunk's stationary load hides behind at least 128 "
                "moving rows (auto: with m_tail auto at fp32 the fewest tiles that do, when that "
                "costs TensorE fewer cycles than all direct; else 0)",
-               {"0", "1", "2"}),
+               {"0", "1", "2"})
+          .within(0, kMaxTransposedTiles),
   };
 }
 

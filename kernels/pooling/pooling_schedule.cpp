@@ -11,23 +11,31 @@
 namespace neuronsim::kernels {
 
 std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
+  const auto halfTheQueues = [](const isa::Geometry& g) -> int64_t {
+    return std::max(1, g.dmaQueues / 2);
+  };
+  const std::string kHalf = "loads and stores each get half of the machine's DMA queues";
   std::vector<ParamSpec> specs = {
       scheduleParam("buffers", ParamType::Int,
                     knobs == ScheduleKnobs::Common
                         ? "buffer sets rotated over work items, 1-4 (auto 3)"
                         : "buffer sets rotated over work items, 1-4 (auto 2)",
-                    {"1", "2", "3", "4"}),
+                    {"1", "2", "3", "4"})
+          .within(1, 4),
       scheduleParam("chunks", ParamType::Int,
                     "work items per row tile when a plane fits SBUF, 1-64 (auto: ~4 items in all)",
-                    {"1", "2", "4", "8"}),
+                    {"1", "2", "4", "8"})
+          .within(1, 64),
       scheduleParam(
           "load_queues", ParamType::Int,
           "DMA queues loads spread over, 1 to half the machine's queues (auto 1: one queue "
           "completes in order, so the first item's data arrive first; all 8 for halo slabs)",
-          {"1", "2", "4", "8"}),
+          {"1", "2", "4", "8"})
+          .within(1, halfTheQueues, kHalf),
       scheduleParam("store_queues", ParamType::Int,
                     "DMA queues stores spread over, 1 to half the machine's queues (auto 4)",
-                    {"1", "2", "4", "8"}),
+                    {"1", "2", "4", "8"})
+          .within(1, halfTheQueues, kHalf),
   };
   if (knobs == ScheduleKnobs::MaxBackward) {
     specs.push_back(scheduleParam("gpsimd_share", ParamType::Int,
@@ -35,11 +43,13 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
                                   "(the rest on VectorE), 0-100 (auto: the share that finishes "
                                   "VectorE, GpSimd and ScalarE earliest by a cost estimate from "
                                   "the machine's engine rates)",
-                                  {"0", "20", "30", "40", "50"}));
+                                  {"0", "20", "30", "40", "50"})
+                        .within(0, 100));
     specs.push_back(scheduleParam("key_ring", ParamType::Int,
                                   "key buffers per set (sweep look-ahead), 1-16 (auto: 16, fewer "
                                   "when SBUF is short)",
-                                  {"4", "8", "12", "16"}));
+                                  {"4", "8", "12", "16"})
+                        .within(1, 16));
   }
   if (knobs == ScheduleKnobs::Common) {
     specs.push_back(scheduleParam(

@@ -63,6 +63,7 @@ Child start(int64_t job, const std::function<std::string(int64_t)>& work) {
   if (::pipe(fds) != 0)
     throw Error(fmt::format("sweep: cannot create a pipe: {}", strerror(errno)));
   std::fflush(nullptr);
+  const Clock::time_point started = Clock::now();  // before: the child may run first
   const pid_t pid = ::fork();
   if (pid < 0) throw Error(fmt::format("sweep: cannot fork: {}", strerror(errno)));
   if (pid == 0) {
@@ -71,7 +72,7 @@ Child start(int64_t job, const std::function<std::string(int64_t)>& work) {
   }
   ::close(fds[1]);
   ::fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  return Child{job, pid, fds[0], {}, Clock::now()};
+  return Child{job, pid, fds[0], {}, started};
 }
 
 ChildOutcome finish(Child& child) {

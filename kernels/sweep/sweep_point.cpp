@@ -1,6 +1,7 @@
 // A sweep configuration: parameters parsed, shapes resolved, a timing-only run, its summary.
 #include "kernels/sweep/sweep_point.h"
 
+#include "kernels/harness/program_identity.h"
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
 #include "kernels/harness/run_summary.h"
@@ -40,7 +41,8 @@ nlohmann::json runSweepPoint(const SweepSetup& setup, const SweepPoint& point) {
           {"bound_engine", boundingEngine(summary)},
           {"mfu_percent", summary.at("mfu_percent")},
           {"mbu_percent", summary.at("mbu_percent")},
-          {"instructions", summary.at("instructions")}};
+          {"instructions", summary.at("instructions")},
+          {"program", programFingerprint(run.program)}};
 }
 
 }  // namespace neuronsim::kernels

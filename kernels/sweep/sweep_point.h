@@ -23,7 +23,8 @@ struct SweepSetup {
 
 /// Simulates `point` timing-only and returns its metrics: total_ns, roofline_percent,
 /// roofline_bound, bound_engine (the busiest engine, or "dma"), mfu_percent, mbu_percent,
-/// instructions. Throws neuronsim::Error when the configuration cannot run (a bad parameter
+/// instructions, program (programFingerprint: equal for configurations that build the same
+/// program). Throws neuronsim::Error when the configuration cannot run (a bad parameter
 /// combination, SBUF overflow, ...).
 nlohmann::json runSweepPoint(const SweepSetup& setup, const SweepPoint& point);
 

@@ -25,6 +25,20 @@ bool fasterFirst(const nlohmann::json& a, const nlohmann::json& b) {
   return a.at("index").get<int64_t>() < b.at("index").get<int64_t>();
 }
 
+/// Sets same_program_as on every result whose program an earlier result has: the first such
+/// result's index. (A merge marks again: a row a shard marked is marked in the whole sweep too,
+/// perhaps as the same as a row of another shard.)
+void markSamePrograms(std::vector<nlohmann::json>& results) {
+  std::map<std::string, int64_t> first;  // program fingerprint -> index of its first result
+  for (nlohmann::json& result : results) {
+    const auto program = result.find("program");
+    if (program == result.end() || !program->is_string()) continue;
+    const auto [it, isFirst] =
+        first.emplace(program->get<std::string>(), result.at("index").get<int64_t>());
+    if (!isFirst) result["same_program_as"] = it->second;
+  }
+}
+
 /// Throws unless `result` is an entry sweepResult() could have written for a grid of `size`.
 void checkResult(const nlohmann::json& result, int64_t size) {
   if (!result.is_object() || !result.contains("index") || !result["index"].is_number_integer() ||
@@ -92,6 +106,7 @@ nlohmann::json sweepResult(const SweepPoint& point, const ChildOutcome& outcome)
 nlohmann::json sweepDocument(nlohmann::json header, std::optional<Shard> shard,
                              std::vector<nlohmann::json> results) {
   std::sort(results.begin(), results.end(), fasterFirst);
+  markSamePrograms(results);
   nlohmann::json document = {{"sweep", std::move(header)}};
   if (shard && shard->count > 1)
     document["shard"] = fmt::format("{}/{}", shard->index, shard->count);

@@ -24,7 +24,8 @@ nlohmann::json sweepHeader(const SweepSetup& setup, const std::vector<SweepAxis>
 nlohmann::json sweepResult(const SweepPoint& point, const ChildOutcome& outcome);
 
 /// {"sweep": header, "shard": "I/N" (a shard of several only), "results": [...]}, the results
-/// in table order: fastest first, ties and failures by grid index, failures last.
+/// in table order: fastest first, ties and failures by grid index, failures last. A result whose
+/// program (fingerprint) an earlier one in that order has gets same_program_as: that one's index.
 nlohmann::json sweepDocument(nlohmann::json header, std::optional<Shard> shard,
                              std::vector<nlohmann::json> results);
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 namespace neuronsim::kernels {
@@ -50,10 +51,18 @@ std::string sweepTable(const nlohmann::json& document) {
   out += failed > 0 ? fmt::format(", {} failed\n", failed) : "\n";
 
   const std::vector<std::string> names = paramNames(document);
+  std::map<int64_t, int> rankOf;  // grid index -> rank
+  for (const nlohmann::json& r : results)
+    if (r.at("status") == "ok")
+      rankOf.emplace(r.at("index").get<int64_t>(), static_cast<int>(rankOf.size()) + 1);
+  const bool repeats = std::any_of(results.begin(), results.end(), [](const nlohmann::json& r) {
+    return r.contains("same_program_as");
+  });
   Row header = {"rank"};
   header.insert(header.end(), names.begin(), names.end());
   for (const char* column : {"time us", "roofline", "bound", "busiest", "MFU", "MBU"})
     header.push_back(column);
+  if (repeats) header.push_back("program");
   std::vector<Row> rows = {header};
   int rank = 0;
   for (const nlohmann::json& r : results) {
@@ -67,6 +76,11 @@ std::string sweepTable(const nlohmann::json& document) {
       row.push_back(text(r, "bound_engine"));
       row.push_back(fmt::format("{:.1f}%", r.at("mfu_percent").get<double>()));
       row.push_back(fmt::format("{:.1f}%", r.at("mbu_percent").get<double>()));
+      if (repeats) {
+        const auto same = r.find("same_program_as");
+        row.push_back(same == r.end() ? ""
+                                      : fmt::format("same as {}", rankOf.at(same->get<int64_t>())));
+      }
     } else {
       row.push_back(fmt::format("failed: {}", text(r, "reason")));
     }
@@ -76,6 +90,7 @@ std::string sweepTable(const nlohmann::json& document) {
   std::vector<bool> right(header.size(), true);
   for (size_t c = 1; c <= names.size(); ++c) right[c] = false;
   right[names.size() + 3] = right[names.size() + 4] = false;
+  if (repeats) right.back() = false;
   std::vector<size_t> width(header.size(), 0);
   for (const Row& row : rows)
     for (size_t c = 0; c < row.size(); ++c)
@@ -93,6 +108,7 @@ std::string sweepTable(const nlohmann::json& document) {
                          : fmt::format(" {:<{}}", row[c], width[c]);
       }
     }
+    line.erase(line.find_last_not_of(' ') + 1);  // an empty last column
     out += fmt::format("{}\n", line);
   }
   return out;
@@ -100,10 +116,10 @@ std::string sweepTable(const nlohmann::json& document) {
 
 std::string sweepCsv(const nlohmann::json& document) {
   const std::vector<std::string> names = paramNames(document);
-  const std::vector<const char*> metrics = {"status",         "total_ns",      "roofline_percent",
-                                            "roofline_bound", "bound_engine",  "mfu_percent",
-                                            "mbu_percent",    "instructions",  "reason",
-                                            "host_seconds",   "peak_rss_bytes"};
+  const std::vector<const char*> metrics = {
+      "status",      "total_ns",     "roofline_percent", "roofline_bound", "bound_engine",
+      "mfu_percent", "mbu_percent",  "instructions",     "program",        "same_program_as",
+      "reason",      "host_seconds", "peak_rss_bytes"};
   std::string out = "index";
   for (const std::string& name : names) out.append(",").append(csvField(name));
   for (const char* metric : metrics) out.append(",").append(metric);

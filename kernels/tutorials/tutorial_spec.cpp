@@ -21,23 +21,13 @@ constexpr int64_t kAutoLoopBuffers = 4;
 const char* const kBlockParams[3] = {"tiles_in_block_m", "tiles_in_block_n", "tiles_in_block_k"};
 
 /// Tiles per block of `variant`: the tutorial's constants, or for t1_optimized its
-/// meta-parameters (defaults 16, 2, 8) when given. Throws for a block parameter another
-/// variant does not take.
+/// meta-parameters (defaults 16, 2, 8) when given. Another variant's blocks are fixed: a block
+/// parameter given there changes nothing (run warns, docs/kernels.md "--strict").
 TutorialBlocks blocksOf(const std::string& variant, const ParamValues& params) {
-  TutorialBlocks blocks;
-  if (variant == "t1_blocked") blocks = {2, 2, 1};
-  if (variant == "t1_optimized") blocks = {16, 2, 8};
-  int64_t* fields[3] = {&blocks.m, &blocks.n, &blocks.k};
-  for (int i = 0; i < 3; ++i) {
-    if (!params.has(kBlockParams[i])) continue;
-    if (variant != "t1_optimized")
-      throw Error(fmt::format("{}: parameter {} is a meta-parameter of t1_optimized only, not {}",
-                              kName, kBlockParams[i], variant));
-    *fields[i] = params.getInt(kBlockParams[i]);
-    if (*fields[i] < 1)
-      throw Error(fmt::format("{}: parameter {} must be at least 1", kName, kBlockParams[i]));
-  }
-  return blocks;
+  if (variant == "t1_blocked") return {2, 2, 1};
+  if (variant != "t1_optimized") return {};
+  return {params.intOr(kBlockParams[0], 16), params.intOr(kBlockParams[1], 2),
+          params.intOr(kBlockParams[2], 8)};
 }
 
 void requireMultiple(const std::string& variant, const char* axis, const char* where, int64_t size,
@@ -68,9 +58,6 @@ ShapeMap inferTutorial(const ShapeMap& inputs, const ParamValues& params) {
                   fmt::format("{} x {}: {}", blocks.m, kTutorialTileM, tiles));
   requireMultiple(variant, "N", "rhs axis 1", rhs[1], kTutorialTileN * blocks.n,
                   fmt::format("{} x {}: {}", blocks.n, kTutorialTileN, tiles));
-  const int64_t buffers = params.intOr("loop_buffers", kAutoLoopBuffers);
-  if (buffers < 1 || buffers > 8)
-    throw Error(fmt::format("{}parameter loop_buffers must be 1..8, not {}", prefix, buffers));
   return {{"out", {lhsT[1], rhs[1]}}};
 }
 
@@ -106,15 +93,17 @@ KernelSpec matmulTutorialSpec() {
       {"variant", ParamType::Enum, "t1_tiled",
        "tutorial stage (T1: matrix multiplication tutorial, T2: kernel optimization)", kVariants},
       scheduleParam(kBlockParams[0], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_M (auto: 16)",
-                    {}),
-      scheduleParam(kBlockParams[1], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_N (auto: 2)",
-                    {}),
-      scheduleParam(kBlockParams[2], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_K (auto: 8)",
-                    {}),
+                    {})
+          .within(1),
+      scheduleParam(kBlockParams[1], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_N (auto: 2)", {})
+          .within(1),
+      scheduleParam(kBlockParams[2], ParamType::Int, "t1_optimized: TILES_IN_BLOCK_K (auto: 8)", {})
+          .within(1),
       scheduleParam("loop_buffers", ParamType::Int,
                     "most buffers per tensor declared in a loop body (our stand-in for the NKI "
                     "compiler's pipelining; auto: 4)",
-                    {"1", "2", "3", "4"}),
+                    {"1", "2", "3", "4"})
+          .within(1, 8),
   };
   // Fits every variant's block rules with their default blocks and runs in about a second.
   spec.defaultShapes = {{"lhsT", {1024, 2048}}, {"rhs", {1024, 1024}}};

@@ -180,9 +180,10 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   const kernels::ParamValues& params = r.params;
   const sim::MachineConfig& machine = r.machine;
   RunOutput out;
+  const kernels::KernelShapes shapesChecked = kernels::checkShapes(*spec, r.inputShapes, params);
+  kernels::KernelRun run = kernels::buildRun(*spec, params, r.inputShapes, dtype, machine.geometry);
   for (const kernels::IneffectiveParam& param : kernels::ineffectiveScheduleParams(
-           *spec, paramTexts, kernels::checkShapes(*spec, r.inputShapes, params), dtype,
-           machine.geometry, strict))
+           *spec, paramTexts, shapesChecked, dtype, machine.geometry, run.program, strict))
     out.ineffectiveParams.push_back(kernels::ineffectiveText(param, true));
   const kernels::HostTensors inputs =
       kernels::loadInputs(*spec, std::move(r.inputs), r.inputShapes, dtype, params);
@@ -192,7 +193,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   options.dtype = dtype;
   options.mode = mode;
   if (trace && mode != kernels::RunMode::Interpret) options.sink = &log;
-  kernels::KernelRun run = kernels::runKernel(*spec, params, inputs, machine, options);
+  kernels::simulateRun(run, inputs, machine, options);
 
   out.outputs = numpyDict(run.outputs);
   out.inputs = numpyDict(inputs);

@@ -28,6 +28,28 @@ err=$("$bin" run matmul --mode kblocked --block-m 2 --strict --timing-only 2>&1 
   [ -z "$err" ] && ok || bad "effective schedule parameter: $err"
 err=$("$bin" run conv3d --slot-copies auto --strict --timing-only 2>&1 >/dev/null) &&
   [ -z "$err" ] && ok || bad "auto: $err"
+# A block parameter on a tutorial variant with fixed blocks is valid but changes nothing: a
+# warning like the rest (it was an error before session 11); a value that means nothing on any
+# path is an error even where this shape never reads the parameter.
+err=$("$bin" run matmul_tutorial --tiles-in-block-m 4 --timing-only 2>&1 >/dev/null) &&
+  [ "$err" = "warning: run matmul_tutorial: --tiles-in-block-m 4 has no effect here (auto builds the same program)" ] &&
+  ok || bad "tutorial block parameter on t1_tiled: $err"
+expect_error "strict tutorial block parameter" \
+  "run matmul_tutorial: --strict: --tiles-in-block-m 4 has no effect here" \
+  run matmul_tutorial --tiles-in-block-m 4 --strict --dry-run
+err=$("$bin" run conv3d_bwd --dw-stationary dy --dw-depth-group 2 --dry-run 2>&1 >/dev/null) &&
+  [ "$err" = "warning: run conv3d_bwd: --dw-depth-group 2 has no effect here (auto, 1 and 4 build the same program)" ] &&
+  ok || bad "dw_depth_group with dy stationary: $err"
+expect_error "range of a knob mode both does not read" "^error: matmul: block_m 0 is below 1$" \
+  run matmul --block-m 0 --dry-run
+expect_error "machine range of a knob mode both does not read" \
+  "^error: matmul: block_m 9 is not in 1..8 (8: the machine's PSUM banks)$" run matmul --block-m 9 --dry-run
+expect_error "range of a dw knob without dw" "^error: conv3d_bwd: dw_acc_banks 7 is not in 1..6" \
+  run conv3d_bwd --compute-dw false --dw-acc-banks 7 --dry-run
+expect_error "range of a stride-path knob at stride 1" "^error: conv3d_transpose: x_loads 0 is not in 1..64$" \
+  run conv3d_transpose --x-loads 0 --dry-run
+expect_error "sweep value out of range" "^error: matmul: block_m 0 is below 1$" \
+  sweep matmul --param block_m=0,1 --dry-run
 
 # 2. A --strict failure prints no summary: stdout stays empty, no file appears.
 mkdir -p "$tmp/p"

@@ -290,7 +290,7 @@ TEST_CASE("matmul: schedule parameters out of range are one-line errors") {
                        "matmul: parameters block_m x block_n are 4 x 4 but a PSUM block holds at "
                        "most 8 banks",
                        neuronsim::Error);
-  CHECK_THROWS_WITH_AS(build({{"load_queues", "0"}}), "matmul: load_queues 0 is not in 1..6",
+  CHECK_THROWS_WITH_AS(build({{"load_queues", "0"}}), "matmul: load_queues 0 is below 1",
                        neuronsim::Error);
   CHECK_THROWS_WITH_AS(build({{"m_tail", "transposed"}, {"m_tail_tiles", "5"}}),
                        "matmul: m_tail_tiles 5 is not in 0..3", neuronsim::Error);

@@ -8,6 +8,7 @@
 #include "isa/error.h"
 #include "kernel_check.h"
 #include "kernels/harness/run_kernel.h"
+#include "kernels/harness/schedule_effect.h"
 #include "kernels/tutorials/tutorial_kernel.h"
 #include "test_builder_oracle.h"
 
@@ -240,16 +241,13 @@ TEST_CASE("matmul_tutorial: shapes a variant cannot take are errors naming the r
   checkShapeError("t1_optimized", 1024, 1024, 1024,
                   "matmul_tutorial: t1_optimized needs M (lhsT axis 1) a multiple of 2048 (16 x "
                   "128: tiles per block), not 1024");
-  checkShapeError("t1_tiled", 128, 128, 512,
-                  "matmul_tutorial: parameter tiles_in_block_m is a meta-parameter of t1_optimized "
-                  "only, not t1_tiled",
-                  {{"tiles_in_block_m", "2"}});
-  checkShapeError("t2_tiled", 128, 128, 512,
-                  "matmul_tutorial: parameter loop_buffers must be 1..8, not 0",
+  checkShapeError("t2_tiled", 128, 128, 512, "matmul_tutorial: loop_buffers 0 is not in 1..8",
                   {{"loop_buffers", "0"}});
-  checkShapeError("t1_optimized", 128, 128, 512,
-                  "matmul_tutorial: parameter tiles_in_block_k must be at least 1",
+  checkShapeError("t1_optimized", 128, 128, 512, "matmul_tutorial: tiles_in_block_k 0 is below 1",
                   {{"tiles_in_block_k", "0"}});
+  // Meaningless on every variant, not only the one that reads it.
+  checkShapeError("t1_tiled", 128, 128, 512, "matmul_tutorial: tiles_in_block_m 0 is below 1",
+                  {{"tiles_in_block_m", "0"}});
   using namespace neuronsim::kernels;
   const KernelSpec& spec = findKernel("matmul_tutorial");
   CHECK_THROWS_WITH_AS(
@@ -257,6 +255,25 @@ TEST_CASE("matmul_tutorial: shapes a variant cannot take are errors naming the r
       "matmul_tutorial: lhsT has shape [128,128] and rhs [256,512] but their first axes (K) must "
       "be equal",
       neuronsim::Error);
+}
+
+TEST_CASE("matmul_tutorial: a block parameter on a variant with fixed blocks changes nothing") {
+  using namespace neuronsim::kernels;
+  const KernelSpec& spec = findKernel("matmul_tutorial");
+  for (const char* variant : {"t1_tiled", "t1_hoisted", "t1_blocked", "t2_tiled", "t2_hoisted"}) {
+    CAPTURE(variant);
+    const std::vector<std::pair<std::string, std::string>> texts = {{"variant", variant},
+                                                                    {"tiles_in_block_m", "4"}};
+    const ParamValues params = parseParams(spec, texts);
+    const KernelShapes shapes =
+        checkShapes(spec, {{"lhsT", {256, 256}}, {"rhs", {256, 1024}}}, params);
+    const neuronsim::isa::Program program =
+        buildKernel(spec, params, shapes, Dtype::Bf16, neuronsim::isa::Geometry{});
+    const auto found = ineffectiveScheduleParams(spec, texts, shapes, Dtype::Bf16,
+                                                 neuronsim::isa::Geometry{}, program, true);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].name == "tiles_in_block_m");
+  }
 }
 
 TEST_CASE("matmul_tutorial: an optimized M too large for SBUF is a build error naming the tile") {

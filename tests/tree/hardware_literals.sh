@@ -17,12 +17,14 @@ sim/simulator.cpp|kObjectAhead = 32, kArraysAhead = 16|software prefetch distanc
 sim/calibration/calibration.cpp|dmaSpanNs(m, Engine::GpSimd, 128, 128)|the published D1 measurement is a [128, 128] transfer
 kernels/pooling/pooling_specs.cpp|kDefaultInput{2, 64, 16, 16, 16}|default problem shape
 kernels/pooling/pooling_schedule.cpp|"key_ring", s.keyRing, 1, 16)|schedule knob range
+kernels/pooling/pooling_schedule.cpp|.within(1, 16)|schedule knob range
 kernels/pooling/max_pool_backward.cpp|kAutoKeyRings{16, 12, 8, 4, 2, 1}|key ring sizes tried (the key_ring knob range), not a hardware count
 kernels/conv/conv_bwd_spec.cpp|kDefaultX{1, 64, 8, 16, 16}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 32, 32}}|default problem shape
 kernels/conv/conv_specs.cpp|{"x_in", {1, 128, 8, 16, 16}}|default problem shape
 kernels/conv/conv_plan.cpp|kPackedShortRowBytes = 128;|a measured staging threshold in bytes (rows of two 64 B descriptors), not a partition count
 kernels/matmul/matmul_schedule.cpp|"out_buffers", 1, 16, 4)|schedule knob range
+kernels/matmul/matmul_schedule.cpp|.within(1, 16)|schedule knob range
 kernels/conv/conv_bwd_plan.cpp|kPackedWindowCap = 16 * 1024;|a measured tuning threshold (window bytes per partition), not a hardware size
 kernels/conv/conv_transpose_phases.cpp|kGroupBytes = 16 * 1024;|a tuning cap (store group and x load bytes per partition), not a hardware size
 kernels/conv/conv_dw_rows.cpp|kLoadPieceBytes = 128 * 1024;|bytes per DMA of a cut load (tuning), not a hardware size
@@ -30,7 +32,7 @@ kernels/matmul/matmul_schedule.h|kMatmulPart = 128;|matmul tiles by 128 and decl
 kernels/matmul/matmul_schedule.cpp|kThinBf16TailRows = 16|a measured tuning threshold for the transposed M tail (rows), not a hardware size
 kernels/tutorials/tutorial_build.h|kTutorialTileM = 128;|the NKI tutorial TILE_M; the tutorials are refused below 128 (minPartitions)
 kernels/tutorials/tutorial_build.h|kTutorialTileK = 128;|the NKI tutorial TILE_K; the tutorials are refused below 128 (minPartitions)
-kernels/tutorials/tutorial_spec.cpp|blocks = {16, 2, 8}|the tutorial meta-parameters (TILES_IN_BLOCK_M/N/K)
+kernels/tutorials/tutorial_spec.cpp|intOr(kBlockParams[0], 16)|the tutorial meta-parameters (TILES_IN_BLOCK_M/N/K)
 '
 
 # Every code line (comments and string contents removed) with a standalone 128 or 16.
