@@ -24,11 +24,6 @@ using isa::Engine;
 /// Key ring sizes the automatic choice tries, largest first.
 constexpr std::array<size_t, 6> kAutoKeyRings{16, 12, 8, 4, 2, 1};
 
-/// Below this many outputs per partition a work item's sweeps run as one lane: a second lane
-/// doubles the instructions, whose fixed costs then outweigh the parallelism (measured on the
-/// default shape: 45.3 us with two lanes, 39.3 us with one).
-constexpr int64_t kMinLaneSplitOutputs = 512;
-
 }  // namespace
 
 void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
@@ -234,8 +229,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
           t.flags = boxTile(buf.flags, tile.count, out);
           t.keys = &buf.keys;
           const Tile go = boxTile(buf.go, tile.count, out);
-          const bool small = schedule.gpsimdPercent < 0 && boxElements(out) < kMinLaneSplitOutputs;
-          const std::vector<Lane> lanes = splitLanes(out, small ? 0 : gpsimdPercent);
+          // An automatic split only where the GpSimd lane pays for its starts.
+          std::vector<Lane> lanes = splitLanes(out, gpsimdPercent);
+          if (schedule.gpsimdPercent < 0 && !lanesPay(lanes, work.chains, geometry))
+            lanes = splitLanes(out, 0);
           // 1 where the input is not NaN (NaN >= -inf is false).
           builder.tensorScalar(compactView(t.notNan), compactView(t.in), AluOp::IsGe,
                                -std::numeric_limits<float>::infinity(), AluOp::Bypass, 0.0f,

@@ -77,6 +77,13 @@ std::vector<Lane> splitLanes(const Box& box, int64_t gpsimdPercent) {
   return lanes;
 }
 
+bool lanesPay(const std::vector<Lane>& lanes, bool chained, const isa::Geometry& geometry) {
+  int64_t gpsimd = 0;
+  for (const Lane& lane : lanes)
+    if (lane.engine == Engine::GpSimd) gpsimd += boxElements(lane.box);
+  return 2 * gpsimd >= (chained ? 1 : 2) * geometry.gpsimdStartCycles;
+}
+
 namespace {
 
 Box intersect(const Box& a, const Box& b) {

@@ -44,6 +44,13 @@ struct Lane {
 /// of it goes to a GpSimd lane and the rest to a VectorE lane; empty lanes are dropped.
 std::vector<Lane> splitLanes(const Box& box, int64_t gpsimdPercent);
 
+/// Whether `lanes` pay for their split: the GpSimd lane's elements, at the 2 cycles each of its
+/// compare or accumulation (I2: tensor_tensor 2N), at least match GpSimd's fixed start per
+/// instruction, or twice it where the VectorE lane is not `chained` (a keyed VectorE lane needs
+/// ScalarE weights too, which the split doubles). Below that the starts and handoffs of the
+/// short instructions outweigh what the GpSimd lane takes off VectorE.
+bool lanesPay(const std::vector<Lane>& lanes, bool chained, const isa::Geometry& geometry);
+
 /// One chunk's tiles, each a [rows, box] view over the chunk's inputs or outputs box.
 struct SelectTiles {
   Tile in;                           ///< forward input (inputs box)

@@ -272,6 +272,36 @@ TEST_CASE("max_pooling_3d_backward: planner paths") {
   checkPoolCase("max_pooling_3d_backward", large, Dtype::Fp32, machine, 82, 7, 9);
 }
 
+TEST_CASE("max_pooling_3d_backward: work items split into lanes where GpSimd's lane pays") {
+  using neuronsim::kernels::pooling_testing::poolProgram;
+  const auto machine = neuronsim::sim::loadMachine("trn2");
+  auto gpsimdInstructions = [&](const PoolCase& c) {
+    int64_t n = 0;
+    for (const auto& inst :
+         poolProgram("max_pooling_3d_backward", c, Dtype::Fp32, machine).instructions)
+      n += inst.engine == neuronsim::isa::Engine::GpSimd ? 1 : 0;
+    return n;
+  };
+  // 2x64x18x63x63 k3: 6 items of 1x21x21 outputs (441, under the former 512-output rule), 27
+  // taps each. Split, GpSimd compares and accumulates a lane: 3 instructions per tap and item.
+  const PoolCase row{"18x63x63 k3", {2, 64, 18, 63, 63}, window("3", "", "0")};
+  CHECK(gpsimdInstructions(row) >= 6 * 3 * 27);
+  // The default shape's items (2x8x8 outputs, a 32-output GpSimd lane) stay one VectorE lane,
+  // unless the share is given.
+  PoolCase small{"default k2", {2, 64, 16, 16, 16}, window("2", "", "0")};
+  const int64_t oneLane = gpsimdInstructions(small);
+  CHECK(oneLane < 3 * 8);
+  small.params.push_back({"gpsimd_share", "25"});
+  CHECK(gpsimdInstructions(small) >= 4 * 3 * 8);
+  // Small items that split automatically (k3, 1x16x16 outputs among others): bit-exact.
+  PoolCase split{"items of up to 256 outputs", {1, 128, 3, 48, 48}, window("3", "", "0")};
+  split.params.push_back({"layout", "channels"});
+  split.params.push_back({"chunks", "1"});
+  CHECK(gpsimdInstructions(split) >= 3 * 27);
+  checkPoolCase("max_pooling_3d_backward", split, Dtype::Fp32, machine, 84, 7, 9);
+  checkPoolCase("max_pooling_3d_backward", split, Dtype::Bf16, machine, 85);
+}
+
 TEST_CASE("pooling kernels: spatial layout puts D and H slabs on partitions") {
   using neuronsim::kernels::pooling_testing::allocationPartitions;
   using neuronsim::kernels::pooling_testing::poolAllocations;

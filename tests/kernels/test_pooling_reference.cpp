@@ -272,3 +272,20 @@ TEST_CASE("max backward balance: the GpSimd share follows the machine's engine r
   slowStart.gpsimdStartCycles = 1500;
   CHECK(balancedGpSimdPercent(bench, slowStart) < base);
 }
+
+TEST_CASE("max backward lanes pay where GpSimd's lane outweighs its start") {
+  neuronsim::isa::Geometry trn2;
+  // 1x21x21 outputs (2x64x18x63x63 k3's items) at 31 %: a 7x21 GpSimd lane, 294 cycles of
+  // element work per instruction against a 150-cycle start.
+  const std::vector<Lane> wide = splitLanes(Box{Range{0, 1}, Range{0, 21}, Range{0, 21}}, 31);
+  CHECK(lanesPay(wide, true, trn2));
+  // Keyed lanes (padding) need twice the start: the split doubles ScalarE's weights.
+  CHECK_FALSE(lanesPay(wide, false, trn2));
+  // 2x8x8 outputs (the default shape's items) at 25 %: a 32-output lane does not pay.
+  CHECK_FALSE(lanesPay(splitLanes(Box{Range{0, 2}, Range{0, 8}, Range{0, 8}}, 25), true, trn2));
+  // A costlier start refuses the wide lane too; one lane has nothing to pay for.
+  neuronsim::isa::Geometry slowStart = trn2;
+  slowStart.gpsimdStartCycles = 300;
+  CHECK_FALSE(lanesPay(wide, true, slowStart));
+  CHECK_FALSE(lanesPay(splitLanes(Box{Range{0, 1}, Range{0, 21}, Range{0, 21}}, 0), true, trn2));
+}
