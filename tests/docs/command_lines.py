@@ -192,11 +192,16 @@ def undocumented_options(neuronsim, docs_text):
     return missing
 
 
+def doc_pages(source):
+    """README.md and every docs/*.md page under `source`."""
+    docs = os.path.join(source, "docs")
+    return [os.path.join(source, "README.md")] + sorted(
+        os.path.join(docs, name) for name in os.listdir(docs) if name.endswith(".md"))
+
+
 def main():
     neuronsim, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    pages = sys.argv[3:] or [os.path.join(source, "README.md")] + sorted(
-        os.path.join(source, "docs", name) for name in os.listdir(os.path.join(source, "docs"))
-        if name.endswith(".md"))
+    pages = sys.argv[3:] or doc_pages(source)
     checked = skipped = 0
     failures = []
     for page_path in pages:

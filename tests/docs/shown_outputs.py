@@ -54,9 +54,7 @@ def matches(shown, got):
 
 def main():
     neuronsim, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    pages = sys.argv[3:] or [os.path.join(source, "README.md")] + sorted(
-        os.path.join(source, "docs", name) for name in os.listdir(os.path.join(source, "docs"))
-        if name.endswith(".md"))
+    pages = sys.argv[3:] or command_lines.doc_pages(source)
     failures = checked = 0
     for page in pages:
         found = examples(page)
