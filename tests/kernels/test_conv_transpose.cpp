@@ -83,7 +83,7 @@ PhasePlan phasePlanOf(const ConvCase& c, const isa::Geometry& geometry = testing
   const ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
   const ParamValues params = parseParams(conv3dTransposeSpec(), c.params);
   return planPhases(conv3dTransposeCore(shapes, params), c.dtype, geometry,
-                    convOptions("conv3d_transpose", params), phaseOptions(params));
+                    convOptions(params), phaseOptions(params));
 }
 
 /// Rows (d * H + h) of batch-major input positions a span covers: [first, last).
