@@ -278,8 +278,7 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
   const auto residentBytes = [&](int64_t lhsBuffers) {
     return outBytes(s) + lhsBuffers * kt * kMatmulPart * bytes + 2 * rhsTileBytes;
   };
-  const int64_t lhsBuffers =
-      params.intOr("load_buffers", residentBytes(4) <= capacity ? 4 : 2);
+  const int64_t lhsBuffers = params.intOr("load_buffers", residentBytes(4) <= capacity ? 4 : 2);
   const int64_t residentFixed = outBytes(s) + lhsBuffers * kt * kMatmulPart * bytes;
   const bool residentFits = capacity - residentFixed >= 2 * rhsTileBytes;
   const int64_t operandBytes =
@@ -367,9 +366,10 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
               params.has("block_n"));
   s.psumBuffers = params.intOr("psum_buffers", banks);
   if (s.psumBuffers < s.blockM * s.blockN)
-    throw Error(fmt::format("matmul: psum_buffers {} is below block_m x block_n = {}, the banks "
-                            "one kblocked PSUM block accumulates in",
-                            s.psumBuffers, s.blockM * s.blockN));
+    throw Error(
+        fmt::format("matmul: psum_buffers {} is below block_m x block_n = {}, the banks "
+                    "one kblocked PSUM block accumulates in",
+                    s.psumBuffers, s.blockM * s.blockN));
   int64_t autoChunk = std::min<int64_t>(8, kt);
   while (autoChunk > 1 && kblockedSbufBytes(s, autoChunk, m, n, bytes) > capacity) --autoChunk;
   s.kChunk = std::min(params.intOr("k_chunk", autoChunk), kt);
