@@ -50,6 +50,8 @@ int run(int argc, char** argv) {
   app.footer("'neuronsim COMMAND --help' describes a command's options.");
   app.allow_extras();
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", fmt::format("neuronsim {}", NEURONSIM_VERSION),
+                       "print the version and exit");
   std::vector<Command> commands = {
       addListCommand(app), addRunCommand(app),  addAsmCommand(app),   addReportCommand(app),
       addViewCommand(app), addDiffCommand(app), addSweepCommand(app), addCalibrateCommand(app)};
@@ -57,6 +59,9 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    std::printf("%s\n", e.what());
     return 0;
   } catch (const CLI::ParseError& e) {
     const std::string where = chosenPath(app);

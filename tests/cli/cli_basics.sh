@@ -12,6 +12,10 @@ check() { # check NAME EXPECTED_STATUS COMMAND...
   fi
 }
 check help 0 "$bin" --help
+# --version prints the project() version of the top CMakeLists.txt.
+want=$(sed -n 's/^project(neuronsim VERSION \([0-9.]*\) .*/neuronsim \1/p' "$(dirname "$0")/../../CMakeLists.txt")
+got=$("$bin" --version); status=$?
+[ "$status" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] || { echo "FAIL --version: '$got' (exit $status), want '$want'"; fail=1; }
 check no-args 2 "$bin"
 check unknown-command 2 "$bin" frobnicate
 out=$("$bin" --help)
