@@ -90,15 +90,11 @@ class ParamValues {
   void set(const std::string& name, ParamValue value) { values_[name] = std::move(value); }
   /// Unsets `name` (a schedule parameter given as auto).
   void erase(const std::string& name) { values_.erase(name); }
-  /// A schedule parameter's int value, or `autoValue` when it is auto (unset).
+  /// A schedule parameter's int value, or `autoValue` when it is auto (unset). Its declared
+  /// range (ParamSpec::lo, hi, machineHi) was checked by parseParams and buildKernel.
   int64_t intOr(const std::string& name, int64_t autoValue) const {
     return has(name) ? getInt(name) : autoValue;
   }
-  /// intOr() with a given value checked against [lo, hi]: outside it throws neuronsim::Error
-  /// "KERNEL: NAME V is not in LO..HI" ("... is below LO" when `hi` is kNoUpperBound).
-  int64_t intIn(std::string_view kernel, const std::string& name, int64_t autoValue, int64_t lo,
-                int64_t hi = kNoUpperBound) const;
-  static constexpr int64_t kNoUpperBound = std::numeric_limits<int64_t>::max();
   int64_t getInt(const std::string& name) const;
   std::array<int64_t, 3> getInt3(const std::string& name) const;
   std::array<int64_t, 6> getInt6(const std::string& name) const;

@@ -148,19 +148,6 @@ int64_t ParamValues::getInt(const std::string& name) const {
   throw Error(fmt::format("parameter {} is not an int", name));
 }
 
-int64_t ParamValues::intIn(std::string_view kernel, const std::string& name, int64_t autoValue,
-                           int64_t lo, int64_t hi) const {
-  if (!has(name)) return autoValue;
-  const int64_t value = getInt(name);
-  if (value < lo)
-    throw Error(hi == kNoUpperBound
-                    ? fmt::format("{}: {} {} is below {}", kernel, name, value, lo)
-                    : fmt::format("{}: {} {} is not in {}..{}", kernel, name, value, lo, hi));
-  if (value > hi)
-    throw Error(fmt::format("{}: {} {} is not in {}..{}", kernel, name, value, lo, hi));
-  return value;
-}
-
 std::array<int64_t, 3> ParamValues::getInt3(const std::string& name) const {
   const ParamValue& v = at(name);
   if (const auto* p = std::get_if<std::array<int64_t, 3>>(&v)) return *p;

@@ -41,7 +41,7 @@ const std::vector<std::string> kDxKnobs = {"chunk_positions", "w_pairs",
 }  // namespace
 
 ConvOptions dxOptions(const ParamValues& params) {
-  return convOptions("conv3d_bwd", params, "dx_", kDxKnobs);
+  return convOptions(params, "dx_", kDxKnobs);
 }
 
 std::vector<ParamSpec> dxScheduleParams() {

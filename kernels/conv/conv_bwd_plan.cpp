@@ -383,6 +383,7 @@ ConvBwdPlan planConvBwd(const ConvCore& core, isa::Dtype dtype, const isa::Geome
   const std::string& method = options.dwMethod;
   if (method != "auto" && method != "boxes" && method != "rows")
     throw Error(fmt::format("{}: dw_method '{}' is not auto, boxes or rows", core.kernel, method));
+  // Beside the declared range: with dw_overlap, `geometry` holds only the banks dx leaves.
   if (options.dwAccBanks < 0 || options.dwAccBanks > geometry.psumBanks - 2)
     throw Error(fmt::format("{}: dw_acc_banks {} is outside 1..{} (2 PSUM banks hold transposes)",
                             core.kernel, options.dwAccBanks, geometry.psumBanks - 2));

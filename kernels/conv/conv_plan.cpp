@@ -385,12 +385,6 @@ bool psumFits(const ConvPlan& plan, const isa::Geometry& geometry) {
 
 ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                   const ConvOptions& options) {
-  if (options.chunkPositions < 0)
-    throw Error(fmt::format("{}: {}chunk_positions {} is below 1", core.kernel, options.paramPrefix,
-                            options.chunkPositions));
-  if (options.psumBuffers < 0 || options.psumBuffers > geometry.psumBanks)
-    throw Error(fmt::format("{}: {}psum_buffers {} is outside 1..{} (or auto)", core.kernel,
-                            options.paramPrefix, options.psumBuffers, geometry.psumBanks));
   ConvPlan plan = planWith(core, dtype, geometry, options, options.tapPack != "off");
   // Positions as the stationary keeps SBUF for its sub-block results: where that leaves no room
   // for rolling planes and filters as the stationary rolls, the ring wins (each plane read once
@@ -505,8 +499,8 @@ bool named(const std::vector<std::string>& knobs, const std::string& name) {
 
 }  // namespace
 
-ConvOptions convOptions(std::string_view kernel, const ParamValues& params,
-                        const std::string& prefix, const std::vector<std::string>& knobs) {
+ConvOptions convOptions(const ParamValues& params, const std::string& prefix,
+                        const std::vector<std::string>& knobs) {
   ConvOptions options;
   options.paramPrefix = prefix;
   for (const ConvKnob& knob : convKnobs()) {
@@ -514,7 +508,7 @@ ConvOptions convOptions(std::string_view kernel, const ParamValues& params,
     const std::string name = fmt::format("{}{}", prefix, knob.spec.name);
     if (knob.choice) options.*knob.choice = params.getString(name);
     if (!knob.number) continue;
-    options.*knob.number = params.intIn(kernel, name, 0, 1);
+    options.*knob.number = params.intOr(name, 0);
   }
   return options;
 }

@@ -5,7 +5,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "isa/dtype.h"
@@ -127,10 +126,9 @@ ConvPlan planConv(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
 
 /// The conv core schedule options of the parameters `prefix` + knob, for the knobs named in
 /// `knobs` (all when empty: chunk_positions, psum_buffers, tap_pack, evict_engine, w_pairs,
-/// stationary, slot_copies); the others keep their defaults (auto). Throws neuronsim::Error
-/// naming `kernel` for a count below 1.
-ConvOptions convOptions(std::string_view kernel, const ParamValues& params,
-                        const std::string& prefix = "", const std::vector<std::string>& knobs = {});
+/// stationary, slot_copies); the others keep their defaults (auto).
+ConvOptions convOptions(const ParamValues& params, const std::string& prefix = "",
+                        const std::vector<std::string>& knobs = {});
 /// Those parameters as declared schedule knobs (default auto, sweep candidates), for the
 /// registry entries of the kernels built on the conv core (with a prefix, each meaning starts
 /// with the prefix's word: "dx ...").

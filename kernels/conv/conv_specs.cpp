@@ -53,12 +53,11 @@ void buildSpec(KernelBuilder& builder, const KernelArgs& args, const ConvCore& c
   if (args.hasInput("bias")) bias = args.in("bias");
   if (transposePhasesApply(core, builder.geometry())) {
     buildConvTransposePhases(builder, core, args.dtype, args.in("x_in"), args.in("filters"), bias,
-                             args.out("out"), convOptions(core.kernel, args.params),
-                             phaseOptions(args.params));
+                             args.out("out"), convOptions(args.params), phaseOptions(args.params));
     return;
   }
   buildConv(builder, core, args.dtype, args.in("x_in"), args.in("filters"), bias, args.out("out"),
-            convOptions(core.kernel, args.params));
+            convOptions(args.params));
 }
 
 ShapeMap shapesOf(const HostTensors& inputs) {

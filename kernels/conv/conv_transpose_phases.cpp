@@ -686,13 +686,13 @@ std::vector<ParamSpec> phaseScheduleParams() {
                     "1..16777216 (auto: half an input plane's outputs); later groups follow "
                     "store_ramp",
                     {"1024", "2048", "4096"})
-          .within(1, 16777216),
+          .within(1, kMostFirstStorePositions),
       scheduleParam("x_loads", ParamType::Int,
                     "kernel = stride path: x loads per batch, 1..64, of 1, 2, 4.. planes, the "
                     "last taking the rest (auto: about 1 KiB per partition; half the rest, at "
                     "most what the DMA moves while TensorE starts on the first; the rest)",
                     {"1", "2", "3", "4"})
-          .within(1, 64),
+          .within(1, kMostXLoads),
       scheduleParam(
           "store_ramp", ParamType::Enum,
           "kernel = stride path: store groups after the first plane (grow: each as "
@@ -709,9 +709,8 @@ std::vector<ParamSpec> phaseScheduleParams() {
 
 PhaseOptions phaseOptions(const ParamValues& params) {
   PhaseOptions options;
-  options.firstStorePositions =
-      params.intIn("conv3d_transpose", "first_store_positions", 0, 1, kMostFirstStorePositions);
-  options.xLoads = params.intIn("conv3d_transpose", "x_loads", 0, 1, kMostXLoads);
+  options.firstStorePositions = params.intOr("first_store_positions", 0);
+  options.xLoads = params.intOr("x_loads", 0);
   options.storeRamp = params.getString("store_ramp");
   return options;
 }

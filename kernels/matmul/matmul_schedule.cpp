@@ -17,12 +17,6 @@ namespace {
 
 using isa::ceilDiv;
 
-/// The integer parameter `name` when given, checked against [lo, hi]; `fallback` when unset.
-int64_t knob(const ParamValues& params, const std::string& name, int64_t lo, int64_t hi,
-             int64_t fallback) {
-  return params.intIn("matmul", name, fallback, lo, hi);
-}
-
 std::string choice(const ParamValues& params, const std::string& name) {
   return params.has(name) ? params.getString(name) : "auto";
 }
@@ -270,12 +264,11 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
   s.evict = evict == "vector"   ? EvictEngines::Vector
             : evict == "scalar" ? EvictEngines::Scalar
                                 : EvictEngines::Alternate;
-  s.outBuffers = knob(params, "out_buffers", 1, 16, 4);
-  const MatmulQueues queues(geometry);
-  s.loadQueues = knob(params, "load_queues", 1, queues.maxLoads(), 1);
-  s.storeQueues = knob(params, "store_queues", 1, queues.maxStores(), 2);
+  s.outBuffers = params.intOr("out_buffers", 4);
+  s.loadQueues = params.intOr("load_queues", 1);
+  s.storeQueues = params.intOr("store_queues", 2);
   s.scalarRhs = choice(params, "rhs_engine") == "scalar";
-  s.rampChunks = knob(params, "ramp_chunks", 0, 1, 1) == 1;
+  s.rampChunks = params.intOr("ramp_chunks", 1) == 1;
   s.sideEngine =
       choice(params, "side_engine") == "gpsimd" ? isa::Engine::GpSimd : isa::Engine::Sync;
 
@@ -285,8 +278,7 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
   const auto residentBytes = [&](int64_t lhsBuffers) {
     return outBytes(s) + lhsBuffers * kt * kMatmulPart * bytes + 2 * rhsTileBytes;
   };
-  const int64_t lhsBuffers =
-      knob(params, "load_buffers", 1, 8, residentBytes(4) <= capacity ? 4 : 2);
+  const int64_t lhsBuffers = params.intOr("load_buffers", residentBytes(4) <= capacity ? 4 : 2);
   const int64_t residentFixed = outBytes(s) + lhsBuffers * kt * kMatmulPart * bytes;
   const bool residentFits = capacity - residentFixed >= 2 * rhsTileBytes;
   const int64_t operandBytes =
@@ -310,12 +302,12 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
                       "but SBUF has {}",
                       bothBytes, capacity));
     // fp32 tiles are twice the bytes: two pieces let the first matmuls start on half of them.
-    s.loadChunks = knob(params, "load_chunks", 1, 64, dtype == isa::Dtype::Fp32 ? 2 : 1);
-    s.nTile = knob(params, "n_tile", 64, kMatmulFree, autoNTile(n));
-    s.psumBuffers = knob(params, "psum_buffers", 1, banks, std::min<int64_t>(4, banks));
+    s.loadChunks = params.intOr("load_chunks", dtype == isa::Dtype::Fp32 ? 2 : 1);
+    s.nTile = params.intOr("n_tile", autoNTile(n));
+    s.psumBuffers = params.intOr("psum_buffers", std::min<int64_t>(4, banks));
     const std::string tail = choice(params, "m_tail");
     const int64_t tailRows = m % kMatmulPart;
-    const int64_t tiles = knob(params, "m_tail_tiles", 0, kMaxTransposedTiles, -1);
+    const int64_t tiles = params.intOr("m_tail_tiles", -1);
     const int64_t givenRows = tailRows + std::max<int64_t>(0, tiles) * kMatmulPart;
     if (tail == "transposed" && givenRows > m)
       throw Error(fmt::format("matmul: parameter m_tail_tiles is {} but M = {} has {} full tiles",
@@ -357,25 +349,30 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
           "K={} but SBUF has {}; use mode kblocked",
           residentFixed + 2 * rhsTileBytes, k, capacity));
     s.loadBuffers = lhsBuffers;
-    s.loadChunks = knob(params, "load_chunks", 1, 64, 4);
-    s.psumBuffers = knob(params, "psum_buffers", 1, banks, std::min<int64_t>(4, banks));
+    s.loadChunks = params.intOr("load_chunks", 4);
+    s.psumBuffers = params.intOr("psum_buffers", std::min<int64_t>(4, banks));
     return s;
   }
 
-  s.blockM = knob(params, "block_m", 1, banks, 1);
-  s.blockN = knob(params, "block_n", 1, banks, 1);
+  s.blockM = params.intOr("block_m", 1);
+  s.blockN = params.intOr("block_n", 1);
   if (s.blockM * s.blockN > banks)
     throw Error(
         fmt::format("matmul: parameters block_m x block_n are {} x {} but a PSUM block "
                     "holds at most {} banks",
                     s.blockM, s.blockN, banks));
-  s.loadBuffers = knob(params, "load_buffers", 1, 8, 3);
+  s.loadBuffers = params.intOr("load_buffers", 3);
   chooseBlock(s, mTiles, nTiles, m, n, bytes, banks, capacity, params.has("block_m"),
               params.has("block_n"));
-  s.psumBuffers = knob(params, "psum_buffers", s.blockM * s.blockN, banks, banks);
+  s.psumBuffers = params.intOr("psum_buffers", banks);
+  if (s.psumBuffers < s.blockM * s.blockN)
+    throw Error(
+        fmt::format("matmul: psum_buffers {} is below block_m x block_n = {}, the banks "
+                    "one kblocked PSUM block accumulates in",
+                    s.psumBuffers, s.blockM * s.blockN));
   int64_t autoChunk = std::min<int64_t>(8, kt);
   while (autoChunk > 1 && kblockedSbufBytes(s, autoChunk, m, n, bytes) > capacity) --autoChunk;
-  s.kChunk = std::min(knob(params, "k_chunk", 1, 1 << 20, autoChunk), kt);
+  s.kChunk = std::min(params.intOr("k_chunk", autoChunk), kt);
   const int64_t need = kblockedSbufBytes(s, s.kChunk, m, n, bytes);
   if (need > capacity)
     throw Error(

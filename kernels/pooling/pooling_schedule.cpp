@@ -1,12 +1,8 @@
-// The pooling kernels' schedule parameters: table, defaults and range checks.
+// The pooling kernels' schedule parameters: table and defaults (the table declares the ranges).
 
 #include "kernels/pooling/pooling_schedule.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-
-#include "isa/error.h"
 
 namespace neuronsim::kernels {
 
@@ -67,28 +63,16 @@ std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
   return specs;
 }
 
-PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params,
-                          const isa::Geometry& geometry) {
+PoolSchedule poolSchedule(const ParamValues& params, const isa::Geometry& geometry) {
   PoolSchedule s;
+  s.buffers = static_cast<int>(params.intOr("buffers", s.buffers));
+  s.chunksPerTile = params.intOr("chunks", s.chunksPerTile);
   const int32_t half = std::max(1, geometry.dmaQueues / 2);
-  s.buffers = static_cast<int>(params.intIn(kernel, "buffers", s.buffers, 1, 4));
-  s.chunksPerTile = params.intIn(kernel, "chunks", s.chunksPerTile, 1, 64);
   s.firstStoreQueue = geometry.dmaQueues - half;
-  const auto queues = [&](const std::string& name, int32_t fallback) {
-    const int64_t count =
-        params.intIn(kernel, name, std::min(fallback, half), 1, geometry.dmaQueues);
-    if (count > half) {
-      throw Error(
-          fmt::format("{}: {} {} is more than {}: loads and stores each get half of the "
-                      "machine's {} DMA queues",
-                      kernel, name, count, half, geometry.dmaQueues));
-    }
-    return static_cast<int32_t>(count);
-  };
-  s.loadQueues = queues("load_queues", s.loadQueues);
-  s.storeQueues = queues("store_queues", s.storeQueues);
-  s.gpsimdPercent = params.intIn(kernel, "gpsimd_share", -1, 0, 100);
-  s.keyRing = static_cast<int>(params.intIn(kernel, "key_ring", s.keyRing, 1, 16));
+  s.loadQueues = static_cast<int32_t>(params.intOr("load_queues", std::min(s.loadQueues, half)));
+  s.storeQueues = static_cast<int32_t>(params.intOr("store_queues", std::min(s.storeQueues, half)));
+  s.gpsimdPercent = params.intOr("gpsimd_share", -1);
+  s.keyRing = static_cast<int>(params.intOr("key_ring", s.keyRing));
   if (params.has("acc_engines") && params.getString("acc_engines") != kAuto) {
     s.accEngines.clear();
     for (char c : params.getString("acc_engines"))
@@ -109,9 +93,8 @@ std::vector<isa::Engine> forwardAccEngines(int64_t taps, int64_t boxOutputs) {
   return {Engine::Vector, Engine::Vector, Engine::GpSimd};
 }
 
-PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params,
-                                 const isa::Geometry& geometry) {
-  PoolSchedule s = poolSchedule(kernel, params, geometry);
+PoolSchedule poolForwardSchedule(const ParamValues& params, const isa::Geometry& geometry) {
+  PoolSchedule s = poolSchedule(params, geometry);
   if (!params.has("buffers")) s.buffers = 3;
   return s;
 }

@@ -36,11 +36,10 @@ enum class ScheduleKnobs : uint8_t { Common, MaxBackward, AvgBackward };
 /// The schedule parameters (empty default: automatic) for a kernel with `knobs`.
 std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs);
 
-/// Reads the schedule parameters present in `params`; throws neuronsim::Error naming
-/// `kernel`, the parameter and its range. Loads and stores each get half of `geometry`'s DMA
-/// queues: a queue count above that is refused, an automatic one capped.
-PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params,
-                          const isa::Geometry& geometry);
+/// Reads the schedule parameters present in `params` (their declared ranges are checked before
+/// the build). Loads and stores each get half of `geometry`'s DMA queues: an automatic count
+/// is capped at that.
+PoolSchedule poolSchedule(const ParamValues& params, const isa::Geometry& geometry);
 /// The forward kernels' automatic accumulator chains for windows of `taps` taps whose largest
 /// output box has `boxOutputs` elements per partition: one VectorE and one GpSimd chain (the taps
 /// split evenly over the two engines: B2 C64 16x64x64 k2 139.9 -> 119.9 us against two VectorE
@@ -50,7 +49,6 @@ PoolSchedule poolSchedule(std::string_view kernel, const ParamValues& params,
 std::vector<isa::Engine> forwardAccEngines(int64_t taps, int64_t boxOutputs);
 /// poolSchedule for the forward kernels: 3 buffer sets unless given (the sweeps in
 /// docs/pooling.md: up to 8% faster than 2 on large planes, within 1% elsewhere).
-PoolSchedule poolForwardSchedule(std::string_view kernel, const ParamValues& params,
-                                 const isa::Geometry& geometry);
+PoolSchedule poolForwardSchedule(const ParamValues& params, const isa::Geometry& geometry);
 
 }  // namespace neuronsim::kernels

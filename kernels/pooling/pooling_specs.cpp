@@ -107,7 +107,7 @@ KernelSpec forwardSpec(const std::string& name, const std::string& description, 
   };
   spec.build = [name, isMax](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule asked = poolForwardSchedule(name, args.params, builder.geometry());
+    const PoolSchedule asked = poolForwardSchedule(args.params, builder.geometry());
     const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::Forward);
     const PoolSchedule schedule = run.tuned(asked, args.params);
     const HbmView input = run.view(args.in("input_tensor"), given.dataFormat);
@@ -187,7 +187,7 @@ KernelSpec avgPooling3dBackwardSpec() {
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule asked = poolSchedule(name, args.params, builder.geometry());
+    const PoolSchedule asked = poolSchedule(args.params, builder.geometry());
     const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::Backward);
     const PoolSchedule schedule = run.tuned(asked, args.params);
     buildAvgPool3dBackward(builder, run.config,
@@ -235,7 +235,7 @@ KernelSpec maxPooling3dBackwardSpec() {
   };
   spec.build = [name](KernelBuilder& builder, const KernelArgs& args) {
     const PoolingConfig given = poolingConfig(name, args.in("input_tensor").shape(), args.params);
-    const PoolSchedule asked = poolSchedule(name, args.params, builder.geometry());
+    const PoolSchedule asked = poolSchedule(args.params, builder.geometry());
     const RunLayout run(name, given, asked, builder.geometry().partitions, HaloKind::MaxBackward);
     const PoolSchedule schedule = run.tuned(asked, args.params);
     buildMaxPool3dBackward(builder, run.config,

@@ -40,7 +40,7 @@ inline ConvPlan corePlanOf(const KernelSpec& spec, const ConvCase& c,
   const ParamValues params = parseParams(spec, c.params);
   const ConvCore core = spec.name == "conv3d_transpose" ? conv3dTransposeCore(shapes, params)
                                                         : conv3dCore(shapes, params);
-  return planConv(core, c.dtype, machine.geometry, convOptions(spec.name, params));
+  return planConv(core, c.dtype, machine.geometry, convOptions(params));
 }
 
 /// Trn2 with 64 partitions (`--set partitions=64`): kernels must take tile sizes from the machine.

@@ -82,8 +82,8 @@ TEST_CASE("conv3d_transpose: kernel = stride runs as phase matmuls") {
 PhasePlan phasePlanOf(const ConvCase& c, const isa::Geometry& geometry = testing::trn2().geometry) {
   const ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
   const ParamValues params = parseParams(conv3dTransposeSpec(), c.params);
-  return planPhases(conv3dTransposeCore(shapes, params), c.dtype, geometry,
-                    convOptions("conv3d_transpose", params), phaseOptions(params));
+  return planPhases(conv3dTransposeCore(shapes, params), c.dtype, geometry, convOptions(params),
+                    phaseOptions(params));
 }
 
 /// Rows (d * H + h) of batch-major input positions a span covers: [first, last).

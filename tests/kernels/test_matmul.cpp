@@ -292,6 +292,11 @@ TEST_CASE("matmul: schedule parameters out of range are one-line errors") {
                        neuronsim::Error);
   CHECK_THROWS_WITH_AS(build({{"load_queues", "0"}}), "matmul: load_queues 0 is below 1",
                        neuronsim::Error);
+  CHECK_THROWS_WITH_AS(
+      build({{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "2"}, {"psum_buffers", "3"}}),
+      "matmul: psum_buffers 3 is below block_m x block_n = 4, the banks one kblocked PSUM block "
+      "accumulates in",
+      neuronsim::Error);
   CHECK_THROWS_WITH_AS(build({{"m_tail", "transposed"}, {"m_tail_tiles", "5"}}),
                        "matmul: m_tail_tiles 5 is not in 0..3", neuronsim::Error);
   CHECK_THROWS_AS(build({{"mode", "kblocked"}, {"k_chunk", "0"}}), neuronsim::Error);

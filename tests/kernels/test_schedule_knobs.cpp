@@ -241,6 +241,9 @@ TEST_CASE("schedule knobs: conv values out of range are one-line errors") {
                        "conv3d_transpose: psum_buffers -2 is below 1", neuronsim::Error);
   CHECK_THROWS_WITH_AS(build("conv3d_bwd", "dx_chunk_positions", "0"),
                        "conv3d_bwd: dx_chunk_positions 0 is below 1", neuronsim::Error);
+  CHECK_THROWS_WITH_AS(build("conv3d_bwd", "dx_psum_buffers", "9"),
+                       "conv3d_bwd: dx_psum_buffers 9 is not in 1..8 (8: the machine's PSUM banks)",
+                       neuronsim::Error);
   CHECK_THROWS_WITH_AS(parseParams(findKernel("conv3d"), {{"psum_buffers", "many"}}),
                        "conv3d: parameter psum_buffers takes integers or auto, not 'many'",
                        neuronsim::Error);
