@@ -117,8 +117,7 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
       who, kernels::kernelRunMemory(spec, shapes, dtype, machine.geometry, mode, flags.check));
   kernels::ProgressMonitor progress(stderr);
   const auto phase = [&](const std::string& name) { progress.phase(name); };
-  kernels::KernelRun run =
-      kernels::buildRun(spec, params, inputShapes, dtype, machine.geometry, phase);
+  kernels::KernelRun run = kernels::buildRun(spec, params, shapes, dtype, machine.geometry, phase);
   phase("comparing the forced schedule parameters with their other values");
   for (const kernels::IneffectiveParam& param : kernels::ineffectiveScheduleParams(
            spec, paramTexts, shapes, dtype, machine.geometry, run.program, f.strict)) {

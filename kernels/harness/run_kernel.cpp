@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "isa/dtype.h"
 #include "isa/error.h"
@@ -90,11 +91,11 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
   return program;
 }
 
-KernelRun buildRun(const KernelSpec& spec, const ParamValues& params, const ShapeMap& inputShapes,
+KernelRun buildRun(const KernelSpec& spec, const ParamValues& params, KernelShapes shapes,
                    isa::Dtype dtype, const isa::Geometry& geometry,
                    const std::function<void(const std::string&)>& phase) {
   KernelRun run;
-  run.shapes = checkShapes(spec, inputShapes, params);
+  run.shapes = std::move(shapes);
   if (phase) phase(fmt::format("building {}", spec.name));
   const auto start = std::chrono::steady_clock::now();
   run.program = buildKernel(spec, params, run.shapes, dtype, geometry, &run.allocations);
@@ -150,8 +151,8 @@ KernelRun runKernel(const KernelSpec& spec, const ParamValues& params, const Hos
                               tensor.values.size(), shapeText(tensor.shape)));
     inputShapes[name] = tensor.shape;
   }
-  KernelRun run =
-      buildRun(spec, params, inputShapes, options.dtype, machine.geometry, options.phase);
+  KernelRun run = buildRun(spec, params, checkShapes(spec, inputShapes, params), options.dtype,
+                           machine.geometry, options.phase);
   simulateRun(run, inputs, machine, options);
   return run;
 }

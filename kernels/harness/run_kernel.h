@@ -59,9 +59,9 @@ isa::Program buildKernel(const KernelSpec& spec, const ParamValues& params,
                          const KernelShapes& shapes, isa::Dtype dtype,
                          const isa::Geometry& geometry,
                          std::vector<AllocationRecord>* allocations = nullptr);
-/// Checks the shapes (checkShapes) and builds the program: a KernelRun with shapes, program,
-/// allocations and buildSeconds, nothing simulated yet. `phase`, when set, hears "building K".
-KernelRun buildRun(const KernelSpec& spec, const ParamValues& params, const ShapeMap& inputShapes,
+/// Builds the program for `shapes` (checkShapes'): a KernelRun with shapes, program, allocations
+/// and buildSeconds, nothing simulated yet. `phase`, when set, hears "building K".
+KernelRun buildRun(const KernelSpec& spec, const ParamValues& params, KernelShapes shapes,
                    isa::Dtype dtype, const isa::Geometry& geometry,
                    const std::function<void(const std::string&)>& phase = {});
 /// Simulates (or interprets) the program buildRun built on `inputs`, which must have the shapes

@@ -180,10 +180,10 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   const kernels::ParamValues& params = r.params;
   const sim::MachineConfig& machine = r.machine;
   RunOutput out;
-  const kernels::KernelShapes shapesChecked = kernels::checkShapes(*spec, r.inputShapes, params);
-  kernels::KernelRun run = kernels::buildRun(*spec, params, r.inputShapes, dtype, machine.geometry);
+  const kernels::KernelShapes checked = kernels::checkShapes(*spec, r.inputShapes, params);
+  kernels::KernelRun run = kernels::buildRun(*spec, params, checked, dtype, machine.geometry);
   for (const kernels::IneffectiveParam& param : kernels::ineffectiveScheduleParams(
-           *spec, paramTexts, shapesChecked, dtype, machine.geometry, run.program, strict))
+           *spec, paramTexts, checked, dtype, machine.geometry, run.program, strict))
     out.ineffectiveParams.push_back(kernels::ineffectiveText(param, true));
   const kernels::HostTensors inputs =
       kernels::loadInputs(*spec, std::move(r.inputs), r.inputShapes, dtype, params);
