@@ -72,6 +72,10 @@ struct Geometry {
   int64_t peTile() const { return std::min(maxContraction(), maxStationaryFree()); }
   /// Largest nc_matmul N whose fp32 result fits one PSUM bank (maxMovingFree within the bank).
   int64_t matmulFreeFp32() const { return std::min<int64_t>(maxMovingFree, psumBankBytes() / 4); }
+  /// Partitions each DMA engine serves (D1: engine e the e-th group of consecutive partitions).
+  int64_t partitionsPerDmaEngine() const {
+    return std::max<int64_t>(1, partitions / std::max(1, dmaEngines));
+  }
 };
 
 }  // namespace neuronsim::isa

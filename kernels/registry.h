@@ -62,6 +62,8 @@ struct ParamSpec {
   /// This parameter, taking low up to what the machine allows, `meaning`.
   ParamSpec within(int64_t low, std::function<int64_t(const isa::Geometry&)> high,
                    std::string meaning) const;
+  /// This parameter, taking 1 up to the machine's PSUM banks.
+  ParamSpec withinPsumBanks() const;
 };
 
 /// The value of a schedule parameter that lets the kernel choose ("auto").

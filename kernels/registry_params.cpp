@@ -218,6 +218,11 @@ ParamSpec ParamSpec::within(int64_t low, std::function<int64_t(const isa::Geomet
   return copy;
 }
 
+ParamSpec ParamSpec::withinPsumBanks() const {
+  return within(
+      1, [](const isa::Geometry& g) -> int64_t { return g.psumBanks; }, "the machine's PSUM banks");
+}
+
 void checkMachineRanges(const KernelSpec& spec, const ParamValues& params,
                         const isa::Geometry& geometry) {
   for (const ParamSpec& p : spec.params) {

@@ -423,16 +423,12 @@ struct ConvKnob {
   std::string ConvOptions::*choice = nullptr;  // Enum knobs
 };
 
-/// An int knob taking lo up to machineHi (unbounded when null).
+/// An int knob taking 1 and up, or with `psumBanks` 1 up to the machine's PSUM banks.
 ConvKnob countKnob(std::string name, std::string meaning, std::vector<std::string> candidates,
-                   int64_t ConvOptions::*number, int64_t lo,
-                   std::function<int64_t(const isa::Geometry&)> machineHi,
-                   std::string machineHiMeaning = "") {
+                   int64_t ConvOptions::*number, bool psumBanks) {
   const ParamSpec spec =
       scheduleParam(std::move(name), ParamType::Int, std::move(meaning), std::move(candidates));
-  return {machineHi ? spec.within(lo, std::move(machineHi), std::move(machineHiMeaning))
-                    : spec.within(lo),
-          number};
+  return {psumBanks ? spec.withinPsumBanks() : spec.within(1), number};
 }
 
 ConvKnob choiceKnob(std::string name, std::string meaning, std::vector<std::string> choices,
@@ -449,14 +445,11 @@ const std::vector<ConvKnob>& convKnobs() {
                 "of work, windows up to 48 KiB per partition; packed windows up to a quarter of "
                 "the output, or single planes over a ring of input planes; a forced value drops "
                 "both)",
-                {"1024", "4096", "16384"}, &ConvOptions::chunkPositions, 1, nullptr),
-      countKnob(
-          "psum_buffers",
-          "PSUM accumulation blocks in flight, 1..PSUM banks (auto: 4; with positions as "
-          "the stationary the sub-block results need PSUM too)",
-          {"2", "4", "6"}, &ConvOptions::psumBuffers, 1,
-          [](const isa::Geometry& g) -> int64_t { return g.psumBanks; },
-          "the machine's PSUM banks"),
+                {"1024", "4096", "16384"}, &ConvOptions::chunkPositions, false),
+      countKnob("psum_buffers",
+                "PSUM accumulation blocks in flight, 1..PSUM banks (auto: 4; with positions as "
+                "the stationary the sub-block results need PSUM too)",
+                {"2", "4", "6"}, &ConvOptions::psumBuffers, true),
       choiceKnob("tap_pack",
                  "kw taps sharing one matmul on partition slots when C_in is small (auto: when "
                  "C_in fits half the partitions; off: one tap per matmul)",

@@ -281,7 +281,7 @@ class PhasePlanner {
   static double busiestDmaEngineElements(const ConvCore& core, int64_t stack,
                                          const isa::Geometry& geometry) {
     const int64_t parts = geometry.peTile();
-    const int64_t perEngine = std::max(1, geometry.partitions / std::max(1, geometry.dmaEngines));
+    const int64_t perEngine = geometry.partitionsPerDmaEngine();
     const int64_t positions = core.batch * core.in[0] * core.in[1] * core.in[2];
     const int64_t ciTiles = isa::ceilDiv(core.cin, parts), coTiles = isa::ceilDiv(core.cout, parts);
     const int64_t xParts = std::min(perEngine, std::min(core.cin, parts));
@@ -486,7 +486,7 @@ class PhaseEmitter {
   /// filters back on every DMA engine (first matmul 2.07 -> 1.94 us on the benchmark).
   bool staggered() const {
     return plan_.bands && queues_.staggered() && b_.geometry().dmaEngines > 1 &&
-           b_.geometry().partitions / b_.geometry().dmaEngines < ciCount(0);
+           b_.geometry().partitionsPerDmaEngine() < ciCount(0);
   }
 
   /// Filters as [ci, C_in tile, kh, kw, kd, co] (stored taps): a group of `stack_` kd taps
@@ -497,7 +497,7 @@ class PhaseEmitter {
   void loadFilters() {
     b_.setNote("load filters");
     const DmaOptions onScalar = queues_.filters();
-    const int64_t head = staggered() ? b_.geometry().partitions / b_.geometry().dmaEngines : 0;
+    const int64_t head = staggered() ? b_.geometry().partitionsPerDmaEngine() : 0;
     for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
       const int64_t ci0 = t * parts_, cs = ciCount(t);
       auto rows = [&](int64_t p0, int64_t p1, const DmaOptions& on) {

@@ -130,8 +130,6 @@ int64_t autoNTile(int64_t n) {
 }  // namespace
 
 std::vector<ParamSpec> matmulScheduleParams() {
-  const auto psumBanks = [](const isa::Geometry& g) -> int64_t { return g.psumBanks; };
-  const std::string kBanks = "the machine's PSUM banks";
   const auto maxLoads = [](const isa::Geometry& g) -> int64_t {
     return MatmulQueues(g).maxLoads();
   };
@@ -158,10 +156,10 @@ std::vector<ParamSpec> matmulScheduleParams() {
                "kblocked: 128-row M tiles per PSUM block, 1..PSUM banks (auto: the block moving "
                "the fewest HBM bytes)",
                {"1", "2", "4"})
-          .within(1, psumBanks, kBanks),
+          .withinPsumBanks(),
       knobSpec("block_n", "kblocked: 512-column N tiles per PSUM block (auto: as block_m)",
                {"1", "2", "4"})
-          .within(1, psumBanks, kBanks),
+          .withinPsumBanks(),
       knobSpec("n_tile",
                "mode both: rhs columns per PSUM tile, 64..512 (auto: 384 when N > 512 is not a "
                "multiple of 512 and the last 384-column pass has at least 128 columns or the "
@@ -185,7 +183,7 @@ std::vector<ParamSpec> matmulScheduleParams() {
       knobSpec("psum_buffers",
                "PSUM banks the accumulators rotate through (auto: resident 4, kblocked all)",
                {"2", "4", "8"})
-          .within(1, psumBanks, kBanks),
+          .withinPsumBanks(),
       knobSpec("out_buffers",
                "SBUF staging tiles for evicted results, 1-16 (auto: 4; 8 in mode both when it "
                "fits)",

@@ -6,10 +6,16 @@
 
 namespace neuronsim::kernels {
 
+namespace {
+
+/// The DMA queues loads get, and as many stores: half of the machine's each.
+int64_t halfTheQueues(const isa::Geometry& geometry) {
+  return std::max(1, geometry.dmaQueues / 2);
+}
+
+}  // namespace
+
 std::vector<ParamSpec> poolScheduleParamSpecs(ScheduleKnobs knobs) {
-  const auto halfTheQueues = [](const isa::Geometry& g) -> int64_t {
-    return std::max(1, g.dmaQueues / 2);
-  };
   const std::string kHalf = "loads and stores each get half of the machine's DMA queues";
   std::vector<ParamSpec> specs = {
       scheduleParam("buffers", ParamType::Int,
@@ -67,7 +73,7 @@ PoolSchedule poolSchedule(const ParamValues& params, const isa::Geometry& geomet
   PoolSchedule s;
   s.buffers = static_cast<int>(params.intOr("buffers", s.buffers));
   s.chunksPerTile = params.intOr("chunks", s.chunksPerTile);
-  const int32_t half = std::max(1, geometry.dmaQueues / 2);
+  const auto half = static_cast<int32_t>(halfTheQueues(geometry));
   s.firstStoreQueue = geometry.dmaQueues - half;
   s.loadQueues = static_cast<int32_t>(params.intOr("load_queues", std::min(s.loadQueues, half)));
   s.storeQueues = static_cast<int32_t>(params.intOr("store_queues", std::min(s.storeQueues, half)));
