@@ -14,7 +14,6 @@
 #include <cstring>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <thread>
 
 #include "fuzz/memory_file.h"
@@ -82,8 +81,10 @@ class Fifo {
     try {
       array = neuronsim::isa::readNpy(path_);
     } catch (const neuronsim::Error& e) {
-      interrupted =
-          std::string_view(e.what()).find("Interrupted system call") != std::string_view::npos;
+      // Only the open or a read of the FIFO itself: a header may quote any text, this too.
+      const std::string eintr = std::strerror(EINTR);
+      interrupted = e.what() == fmt::format("{}: cannot open: {}", path_, eintr) ||
+                    e.what() == fmt::format("{}: read error: {}", path_, eintr);
     }
     readerDone = true;
     writer.join();
