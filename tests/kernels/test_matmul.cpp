@@ -136,6 +136,8 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
       {{"mode", "both"}, {"n_tile", "128"}, {"load_chunks", "3"}, {"store_engines", "gpsimd"}},
       {{"mode", "both"}, {"m_tail", "transposed"}, {"n_tile", "200"}, {"out_buffers", "2"}},
       {{"mode", "both"}, {"m_tail", "direct"}, {"side_engine", "gpsimd"}},
+      {{"mode", "both"}, {"k_tail_delay", "2"}, {"load_chunks", "2"}},
+      {{"mode", "both"}, {"k_tail_delay", "64"}, {"rhs_engine", "scalar"}},
       {{"mode", "kblocked"}},
       {{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "1"}, {"k_chunk", "3"}},
       {{"mode", "kblocked"},
@@ -159,6 +161,17 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
       checkKernelCase(matmulCase(1030, 520, 700, dtype, seed++, params));
       checkKernelCase(matmulCase(300, 130, 1100, dtype, seed++, params));
     }
+}
+
+TEST_CASE("matmul: K tails loaded after any number of Sync loads (k_tail_delay)") {
+  // A 1-row and a 127-row K tail, one and several M tiles and column passes; 64 puts the tails
+  // after every other load.
+  const Shape3 shapes[] = {{129, 300, 513}, {255, 129, 700}, {513, 513, 130}};
+  uint64_t seed = 420;
+  for (const Shape3& s : shapes)
+    for (const char* delay : {"0", "1", "3", "64"})
+      checkKernelCase(matmulCase(s.k, s.m, s.n, Dtype::Bf16, seed++,
+                                 {{"mode", "both"}, {"k_tail_delay", delay}}));
 }
 
 TEST_CASE("matmul: kblocked with more than 63 K chunks (the chunk ramp must not overflow)") {
