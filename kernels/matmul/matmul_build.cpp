@@ -126,11 +126,12 @@ struct ResultWriter {
   const HbmView& out;
   BufferRing outs;
   PsumEvictor evict;
-  bool syncStores = false;      ///< every other store triggered by Sync on its own queues
+  bool syncStores = false;      ///< every other wide store triggered by Sync on its own queues
   QueueCycle syncQueues;        ///< Sync's stores and transposes
   BufferRing tailEvicted = {};  ///< transposed(): [128, rows] fp32 staging of the evictions
   BufferRing tailRows = {};     ///< transposed(): [128, 128] blocks of them turned into rows
   int64_t written = 0;
+  int64_t wideStores = 0;  ///< stores of more rows than one DMA engine's partitions
   std::function<void()> pendingStore = {};
   int64_t pendingAfter = 0;  ///< direct writes before pendingStore is emitted
 
@@ -140,8 +141,11 @@ struct ResultWriter {
     b.setNote("evict psum");
     evict(ot, ps);
     b.setNote("store out");
-    const DmaOptions options =
-        syncStores && index % 2 == 1 ? DmaOptions{.queue = syncQueues.next()} : kStore;
+    // A thin store (rows on one DMA engine, a few descriptors) is cheaper as GpSimd's software
+    // descriptors than as Sync's 600 ns hwdge trigger; the wide ones alternate.
+    const bool thin = ms <= b.geometry().partitionsPerDmaEngine();
+    const bool onSync = syncStores && !thin && wideStores++ % 2 == 1;
+    const DmaOptions options = onSync ? DmaOptions{.queue = syncQueues.next()} : kStore;
     b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot, options);
     if (pendingStore && --pendingAfter <= 0) flush();
   }

@@ -244,7 +244,11 @@ std::vector<ParamSpec> matmulScheduleParams() {
                "matmuls start early, 0 or 1 (auto: 1)",
                {"0", "1"})
           .within(0, 1),
-      choiceSpec("evict", "engines copying PSUM results to SBUF; auto: alternate VectorE, ScalarE",
+      choiceSpec("evict",
+                 "engines copying PSUM results to SBUF; auto: in mode both ScalarE alone when its "
+                 "clock beats VectorE's (one fp32 element per cycle each) and it copies a tile "
+                 "in less time than TensorE computes one, so the last tiles' copies are shorter; "
+                 "else alternate VectorE, ScalarE",
                  {"auto", "alternate", "vector", "scalar"}),
       choiceSpec("m_tail",
                  "mode both: the last M tile of fewer than 128 rows (with m_tail_tiles full tiles "
@@ -371,6 +375,17 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
     const int64_t firstBytes = fullTiles * kMatmulPart * (firstRows + std::min(s.nTile, n)) * bytes;
     s.kTailDelay = params.intOr(
         "k_tail_delay", deferTails ? autoKTailDelay(firstBytes, s.scalarRhs ? 1 : 2, geometry) : 0);
+    // Evictions (one fp32 PSUM element per engine cycle): ScalarE alone when it is the faster
+    // copier and keeps pace with TensorE's tiles, so each result, the last ones too, reaches
+    // its store sooner; not when it also triggers rhs loads.
+    const double evictNs = static_cast<double>(std::min(s.nTile, n)) / geometry.scalarGhz;
+    const double tileNs =
+        static_cast<double>(kt) *
+        matmulCycles(geometry, kMatmulPart, std::min(s.nTile, n), dtype == isa::Dtype::Fp32) /
+        geometry.peGhz;
+    if (evict == "auto" && !s.scalarRhs && geometry.scalarGhz > geometry.vectorGhz &&
+        evictNs <= tileNs)
+      s.evict = EvictEngines::Scalar;
     // Mode both has room for a deeper out ring (narrow tiles' stores queue less).
     if (!params.has("out_buffers") &&
         2 * outBytes(s) + transposedStagingBytes(s.transposedRows) + operandBytes <= capacity)

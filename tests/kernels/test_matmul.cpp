@@ -136,7 +136,7 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
       {{"mode", "both"}, {"n_tile", "128"}, {"load_chunks", "3"}, {"store_engines", "gpsimd"}},
       {{"mode", "both"}, {"m_tail", "transposed"}, {"n_tile", "200"}, {"out_buffers", "2"}},
       {{"mode", "both"}, {"m_tail", "direct"}, {"side_engine", "gpsimd"}},
-      {{"mode", "both"}, {"k_tail_delay", "2"}, {"load_chunks", "2"}},
+      {{"mode", "both"}, {"k_tail_delay", "2"}, {"load_chunks", "2"}, {"evict", "alternate"}},
       {{"mode", "both"}, {"k_tail_delay", "64"}, {"rhs_engine", "scalar"}},
       {{"mode", "kblocked"}},
       {{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "1"}, {"k_chunk", "3"}},
@@ -335,30 +335,18 @@ TEST_CASE("matmul: large shapes stay near their roofline (timing only)") {
   }
 }
 
-// Issue 10's goal over generated shapes, not only the hand-picked set above. 513x513x513 bf16
-// stays under 50% (48.2%; docs/kernels.md, "matmul"): its 1-row K and M tails each cost TensorE
-// full passes, and its 5.8 us roofline is about as long as the fixed costs around the first and
-// last matmul. It keeps its measured floor.
+// Issue 10's goal over generated shapes, not only the hand-picked set above. The tightest is
+// 513x513x513 bf16 (50.9%; docs/kernels.md, "matmul"): its 5.8 us roofline is about as long as
+// the fixed costs around the first and last matmul.
 TEST_CASE("matmul: generated shapes above 512 in every dim reach 50% of roofline (timing only)") {
-  struct Shortfall {
-    Shape3 shape;
-    Dtype dtype;
-    double floor;  ///< measured percent, rounded down
-  };
-  const Shortfall shortfalls[] = {{{513, 513, 513}, Dtype::Bf16, 48.0}};
   std::vector<Shape3> shapes = {{513, 513, 513}, {600, 600, 600}, {520, 1030, 700}};
   for (const Shape3& s : generatedLargeShapes(12)) shapes.push_back(s);
   for (const Shape3& s : shapes)
     for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
-      double floor = 50.0;
-      for (const Shortfall& f : shortfalls)
-        if (f.dtype == dtype && f.shape.k == s.k && f.shape.m == s.m && f.shape.n == s.n)
-          floor = f.floor;
       CAPTURE(s.k);
       CAPTURE(s.m);
       CAPTURE(s.n);
-      CAPTURE(floor);
-      CHECK(rooflinePercent(s, dtype) >= floor);
+      CHECK(rooflinePercent(s, dtype) >= 50.0);
     }
 }
 
