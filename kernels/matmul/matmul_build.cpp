@@ -142,8 +142,11 @@ struct ResultWriter {
     evict(ot, ps);
     b.setNote("store out");
     // A thin store (rows on one DMA engine, a few descriptors) is cheaper as GpSimd's software
-    // descriptors than as Sync's 600 ns hwdge trigger; the wide ones alternate.
-    const bool thin = ms <= b.geometry().partitionsPerDmaEngine();
+    // descriptors (about its fixed start) than as Sync's hwdge trigger where that takes longer
+    // (Trn2: 125 against 600 ns); the wide ones alternate.
+    const isa::Geometry& g = b.geometry();
+    const bool thin = ms <= g.partitionsPerDmaEngine() &&
+                      static_cast<double>(g.gpsimdStartCycles) / g.gpsimdGhz < g.dmaTriggerNs;
     const bool onSync = syncStores && !thin && wideStores++ % 2 == 1;
     const DmaOptions options = onSync ? DmaOptions{.queue = syncQueues.next()} : kStore;
     b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot, options);
