@@ -247,7 +247,7 @@ std::vector<ParamSpec> matmulScheduleParams() {
       choiceSpec("evict",
                  "engines copying PSUM results to SBUF; auto: in mode both ScalarE alone when its "
                  "clock beats VectorE's (one fp32 element per cycle each) and it copies a tile "
-                 "in less time than TensorE computes one, so the last tiles' copies are shorter; "
+                 "in no longer than TensorE computes one, so the last tiles' copies are shorter; "
                  "else alternate VectorE, ScalarE",
                  {"auto", "alternate", "vector", "scalar"}),
       choiceSpec("m_tail",
