@@ -27,6 +27,11 @@ struct Geometry {
   /// kernels' scheduling heuristics; 0: unknown.
   double dmaBytesPerPeCycle = 0;
   int32_t dmaEngines = 16;
+  /// A hwdge DMA trigger's hold on its issuing engine and a transfer part's engine overhead (ns),
+  /// copied by loadMachine for kernels' scheduling heuristics (the preset's dma_trigger_ns and
+  /// dma_transfer_overhead_ns; defaults Trn2).
+  double dmaTriggerNs = 600;
+  double dmaTransferOverheadNs = 230;
   /// Engine clocks (GHz) and the fp32 nc_matmul cost factor, copied by loadMachine for kernels'
   /// scheduling heuristics (the preset's dve/act/pool_ghz and fp32_matmul_factor; defaults Trn2).
   double vectorGhz = 0.96;

@@ -309,6 +309,8 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   config.geometry.dmaBytesPerPeCycle =
       config.dmaEngines * config.dmaEngineBytesPerNs / config.peGhz;
   config.geometry.dmaEngines = config.dmaEngines;
+  config.geometry.dmaTriggerNs = config.dmaTriggerNs;
+  config.geometry.dmaTransferOverheadNs = config.dmaTransferOverheadNs;
   config.geometry.vectorGhz = config.dveGhz;
   config.geometry.scalarGhz = config.actGhz;
   config.geometry.gpsimdGhz = config.poolGhz;

@@ -42,7 +42,12 @@ class LoadQueues {
         scalar_(QueueCycle::span(layout.scalarRhs(), layout.unit)),
         scalarRhs_(scalarRhs),
         sideEngine_(sideEngine) {}
-  DmaOptions lhs() { return {.queue = lhs_.next()}; }
+  DmaOptions lhs() {
+    ++syncLoads_;
+    return {.queue = lhs_.next()};
+  }
+  /// Loads triggered by Sync so far.
+  int64_t syncLoads() const { return syncLoads_; }
   DmaOptions side() { return {.queue = side_.next(), .issue = sideEngine_}; }
   DmaOptions rhs() {
     if (!scalarRhs_) return lhs();
@@ -55,6 +60,7 @@ class LoadQueues {
   QueueCycle scalar_;
   bool scalarRhs_;
   isa::Engine sideEngine_;
+  int64_t syncLoads_ = 0;
 };
 
 /// One DMA's share of a K-row load: K tiles [t0, t1), or the tail of fewer than 128 rows.
@@ -120,11 +126,12 @@ struct ResultWriter {
   const HbmView& out;
   BufferRing outs;
   PsumEvictor evict;
-  bool syncStores = false;      ///< every other store triggered by Sync on its own queues
+  bool syncStores = false;      ///< every other wide store triggered by Sync on its own queues
   QueueCycle syncQueues;        ///< Sync's stores and transposes
   BufferRing tailEvicted = {};  ///< transposed(): [128, rows] fp32 staging of the evictions
   BufferRing tailRows = {};     ///< transposed(): [128, 128] blocks of them turned into rows
   int64_t written = 0;
+  int64_t wideStores = 0;  ///< stores of more rows than one DMA engine's partitions
   std::function<void()> pendingStore = {};
   int64_t pendingAfter = 0;  ///< direct writes before pendingStore is emitted
 
@@ -134,8 +141,14 @@ struct ResultWriter {
     b.setNote("evict psum");
     evict(ot, ps);
     b.setNote("store out");
-    const DmaOptions options =
-        syncStores && index % 2 == 1 ? DmaOptions{.queue = syncQueues.next()} : kStore;
+    // A thin store (rows on one DMA engine, a few descriptors) is cheaper as GpSimd's software
+    // descriptors (about its fixed start) than as Sync's hwdge trigger where that takes longer
+    // (Trn2: 125 against 600 ns); the wide ones alternate.
+    const isa::Geometry& g = b.geometry();
+    const bool thin = ms <= g.partitionsPerDmaEngine() &&
+                      static_cast<double>(g.gpsimdStartCycles) / g.gpsimdGhz < g.dmaTriggerNs;
+    const bool onSync = syncStores && !thin && wideStores++ % 2 == 1;
+    const DmaOptions options = onSync ? DmaOptions{.queue = syncQueues.next()} : kStore;
     b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot, options);
     if (pendingStore && --pendingAfter <= 0) flush();
   }
@@ -306,15 +319,22 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
   const LhsGroup& first = groups.front();
   const int64_t ms0 = std::min(first.width, first.cols);
   const auto [n0First, n1First] = rhsCols(0);
-  // The first tiles of both operands, K piece by K piece; the K tail of each operand whole.
+  // The K tail of each operand whole, on the side queues, once `kTailDelay` Sync loads have
+  // followed the first tiles: a tail's few partitions are all one DMA engine's, and it holds that
+  // engine while the first tiles' slice on it waits.
+  bool tailsLoaded = tailRows == 0;
+  int64_t tailsAfter = 0;
+  const auto loadTails = [&](bool now) {
+    if (tailsLoaded || (!now && queues.syncLoads() < tailsAfter)) return;
+    b.setNote("load lhsT");
+    b.dmaCopy(lhsTail, lhsT.slice(0, fullKt * kPart, K), queues.side());
+    b.setNote("load rhs");
+    b.dmaCopy(rhsTail, rhs.slice(0, fullKt * kPart, K), queues.side());
+    tailsLoaded = true;
+  };
+  // The first tiles of both operands, K piece by K piece.
   for (const KPiece& piece : kPieces(K, s.loadChunks)) {
-    if (piece.tail) {
-      b.setNote("load lhsT");
-      b.dmaCopy(lhsTail, lhsT.slice(0, fullKt * kPart, K), queues.side());
-      b.setNote("load rhs");
-      b.dmaCopy(rhsTail, rhs.slice(0, fullKt * kPart, K), queues.side());
-      continue;
-    }
+    if (piece.tail) continue;
     b.setNote("load lhsT");
     loadKPiece(b, columnsOf(first).slice(1, 0, ms0), first.buf.select(0, 0).slice(1, 0, ms0), piece,
                queues.lhs());
@@ -322,18 +342,24 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
     loadKPiece(b, rhs.slice(1, n0First, n1First),
                rhsBody.select(0, 0).slice(1, 0, n1First - n0First), piece, queues.rhs());
   }
+  tailsAfter = queues.syncLoads() + s.kTailDelay;
   // Every load is emitted before the compute (nothing is reused, so nothing waits): the rest of
   // lhsT first (the first column pass needs it), then the rest of rhs.
-  b.setNote("load lhsT");
   for (const LhsGroup& g : groups) {
     const bool isFirst = &g == &first;
     for (const auto& [t0, t1] :
-         isFirst ? doublingRanges(g.tiles) : std::vector<std::pair<int64_t, int64_t>>{{0, 1}})
+         isFirst ? doublingRanges(g.tiles) : std::vector<std::pair<int64_t, int64_t>>{{0, 1}}) {
+      loadTails(false);
+      b.setNote("load lhsT");
       loadColumnTiles(b, columnsOf(g), g.buf, g.width, t0, t1, lhsQueue);
+    }
   }
-  b.setNote("load rhs");
-  for (const auto& [t0, t1] : doublingRanges(nTiles))
+  for (const auto& [t0, t1] : doublingRanges(nTiles)) {
+    loadTails(false);
+    b.setNote("load rhs");
     loadColumnTiles(b, rhs, rhsBody, s.nTile, t0, t1, rhsQueue);
+  }
+  loadTails(true);
   int64_t tileIndex = 0;
   for (int64_t nj = 0; nj < nTiles; ++nj) {
     const auto [n0, n1] = rhsCols(nj);

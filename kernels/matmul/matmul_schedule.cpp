@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -114,6 +115,21 @@ int64_t autoTransposedRows(int64_t m, int64_t n, int64_t nTile, int64_t tiles, i
              : 0;
 }
 
+/// Mode both's Sync loads between the first tiles' pieces and the K-tail loads (auto): the tails
+/// move a few partitions, so one DMA engine carries them, and that engine's slice of the first
+/// tiles waits while it does. They start their data a trigger time after each other, as the
+/// first tiles did, so the tails go behind enough Sync triggers to cover the first tiles' data
+/// (at the DMA engines' or the HBM share's rate, whichever is lower) and one transfer overhead.
+int64_t autoKTailDelay(int64_t firstBytes, int64_t firstPieces, const isa::Geometry& geometry) {
+  const double bytesPerNs =
+      std::min(geometry.dmaBytesPerPeCycle, geometry.hbmBytesPerPeCycle) * geometry.peGhz;
+  if (bytesPerNs <= 0 || geometry.dmaTriggerNs <= 0) return 0;
+  const double dataNs =
+      static_cast<double>(firstBytes) / bytesPerNs + geometry.dmaTransferOverheadNs;
+  const auto triggers = static_cast<int64_t>(std::ceil(dataNs / geometry.dmaTriggerNs));
+  return std::max<int64_t>(0, triggers - firstPieces);
+}
+
 /// Mode both's columns per pass: a ragged N (not a multiple of 512) ends in a narrow pass, and
 /// 384-column passes (measured on the test shapes) trade a little per-matmul overhead for less
 /// data before the first matmul; unless they end in a pass narrower than one 128-column chunk
@@ -215,12 +231,24 @@ std::vector<ParamSpec> matmulScheduleParams() {
                  "less than a 600 ns hwdge trigger, so Sync's next loads start sooner, but the "
                  "tails then share DMA engine 0 with the first tiles' loads); auto: sync",
                  {"auto", "sync", "gpsimd"}),
+      knobSpec("k_tail_delay",
+               "mode both, K tails triggered by Sync: Sync loads triggered after the first "
+               "tiles and before the two K-tail loads, 0-64 (auto: when the first tiles load in "
+               "one piece each and a tail's rows sit on one DMA engine, the fewest loads whose "
+               "triggers outlast the first tiles' data, so the tails do not hold that engine "
+               "while the first matmul waits for its slice; else 0)",
+               {"0", "1", "2", "3"})
+          .within(0, 64),
       knobSpec("ramp_chunks",
                "kblocked: the first block's chunks grow 1, 2, 4, ... K tiles so its first "
                "matmuls start early, 0 or 1 (auto: 1)",
                {"0", "1"})
           .within(0, 1),
-      choiceSpec("evict", "engines copying PSUM results to SBUF; auto: alternate VectorE, ScalarE",
+      choiceSpec("evict",
+                 "engines copying PSUM results to SBUF; auto: in mode both ScalarE alone when its "
+                 "clock beats VectorE's (one fp32 element per cycle each) and it copies a tile "
+                 "in no longer than TensorE computes one, so the last tiles' copies are shorter; "
+                 "else alternate VectorE, ScalarE",
                  {"auto", "alternate", "vector", "scalar"}),
       choiceSpec("m_tail",
                  "mode both: the last M tile of fewer than 128 rows (with m_tail_tiles full tiles "
@@ -333,6 +361,31 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
           fmt::format("matmul: mode both with {} transposed rows needs more than the {} "
                       "bytes per partition SBUF has; use fewer m_tail_tiles",
                       s.transposedRows, capacity));
+    // The K tails go behind later Sync loads when the first matmul waits for the whole first
+    // tiles (one piece each) and each tail sits on one DMA engine's partitions: a wider tail
+    // moves enough bytes on its engines to delay whichever load it lands beside (measured: 9 to
+    // 103 rows lose up to 5%), and with several pieces the first matmuls start on the first.
+    const int64_t fullTiles = k / kMatmulPart, kTailRows = k % kMatmulPart;
+    const bool onePiece = std::min(s.loadChunks, fullTiles) == 1;
+    const bool deferTails = s.sideEngine == isa::Engine::Sync && kTailRows > 0 && fullTiles > 0 &&
+                            onePiece && kTailRows <= geometry.partitionsPerDmaEngine();
+    // The first tiles: lhsT's first direct M tile and rhs's first pass, their full K tiles.
+    const int64_t firstRows =
+        std::min(kMatmulPart, s.transposedRows > kMatmulPart ? m - s.transposedRows : m);
+    const int64_t firstBytes = fullTiles * kMatmulPart * (firstRows + std::min(s.nTile, n)) * bytes;
+    s.kTailDelay = params.intOr(
+        "k_tail_delay", deferTails ? autoKTailDelay(firstBytes, s.scalarRhs ? 1 : 2, geometry) : 0);
+    // Evictions (one fp32 PSUM element per engine cycle): ScalarE alone when it is the faster
+    // copier and keeps pace with TensorE's tiles, so each result, the last ones too, reaches
+    // its store sooner; not when it also triggers rhs loads.
+    const double evictNs = static_cast<double>(std::min(s.nTile, n)) / geometry.scalarGhz;
+    const double tileNs =
+        static_cast<double>(kt) *
+        matmulCycles(geometry, kMatmulPart, std::min(s.nTile, n), dtype == isa::Dtype::Fp32) /
+        geometry.peGhz;
+    if (evict == "auto" && !s.scalarRhs && geometry.scalarGhz > geometry.vectorGhz &&
+        evictNs <= tileNs)
+      s.evict = EvictEngines::Scalar;
     // Mode both has room for a deeper out ring (narrow tiles' stores queue less).
     if (!params.has("out_buffers") &&
         2 * outBytes(s) + transposedStagingBytes(s.transposedRows) + operandBytes <= capacity)

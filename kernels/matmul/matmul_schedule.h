@@ -38,6 +38,7 @@ struct MatmulSchedule {
   int64_t storeQueues = 2;      ///< GpSimd-triggered store queues, the machine's last ones
   bool syncStores = false;      ///< every other store triggered by Sync instead of GpSimd
   isa::Engine sideEngine = isa::Engine::Sync;  ///< both: triggers the K-tail loads
+  int64_t kTailDelay = 0;  ///< both: Sync loads triggered after the first tiles, before the K tails
   EvictEngines evict = EvictEngines::Alternate;
   int64_t transposedRows = 0;  ///< both: the last rows of M (at most 512) computed as out^T
 };

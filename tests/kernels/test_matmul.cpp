@@ -136,6 +136,8 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
       {{"mode", "both"}, {"n_tile", "128"}, {"load_chunks", "3"}, {"store_engines", "gpsimd"}},
       {{"mode", "both"}, {"m_tail", "transposed"}, {"n_tile", "200"}, {"out_buffers", "2"}},
       {{"mode", "both"}, {"m_tail", "direct"}, {"side_engine", "gpsimd"}},
+      {{"mode", "both"}, {"k_tail_delay", "2"}, {"load_chunks", "2"}, {"evict", "alternate"}},
+      {{"mode", "both"}, {"k_tail_delay", "64"}, {"rhs_engine", "scalar"}},
       {{"mode", "kblocked"}},
       {{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "1"}, {"k_chunk", "3"}},
       {{"mode", "kblocked"},
@@ -159,6 +161,17 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
       checkKernelCase(matmulCase(1030, 520, 700, dtype, seed++, params));
       checkKernelCase(matmulCase(300, 130, 1100, dtype, seed++, params));
     }
+}
+
+TEST_CASE("matmul: K tails loaded after any number of Sync loads (k_tail_delay)") {
+  // A 1-row and a 127-row K tail, one and several M tiles and column passes; 64 puts the tails
+  // after every other load.
+  const Shape3 shapes[] = {{129, 300, 513}, {255, 129, 700}, {513, 513, 130}};
+  uint64_t seed = 420;
+  for (const Shape3& s : shapes)
+    for (const char* delay : {"0", "1", "3", "64"})
+      checkKernelCase(matmulCase(s.k, s.m, s.n, Dtype::Bf16, seed++,
+                                 {{"mode", "both"}, {"k_tail_delay", delay}}));
 }
 
 TEST_CASE("matmul: kblocked with more than 63 K chunks (the chunk ramp must not overflow)") {
@@ -322,30 +335,18 @@ TEST_CASE("matmul: large shapes stay near their roofline (timing only)") {
   }
 }
 
-// Issue 10's goal over generated shapes, not only the hand-picked set above. 513x513x513 bf16
-// stays under 50% (48.2%; docs/kernels.md, "matmul"): its 1-row K and M tails each cost TensorE
-// full passes, and its 5.8 us roofline is about as long as the fixed costs around the first and
-// last matmul. It keeps its measured floor.
+// Issue 10's goal over generated shapes, not only the hand-picked set above. The tightest is
+// 513x513x513 bf16 (50.9%; docs/kernels.md, "matmul"): its 5.8 us roofline is about as long as
+// the fixed costs around the first and last matmul.
 TEST_CASE("matmul: generated shapes above 512 in every dim reach 50% of roofline (timing only)") {
-  struct Shortfall {
-    Shape3 shape;
-    Dtype dtype;
-    double floor;  ///< measured percent, rounded down
-  };
-  const Shortfall shortfalls[] = {{{513, 513, 513}, Dtype::Bf16, 48.0}};
   std::vector<Shape3> shapes = {{513, 513, 513}, {600, 600, 600}, {520, 1030, 700}};
   for (const Shape3& s : generatedLargeShapes(12)) shapes.push_back(s);
   for (const Shape3& s : shapes)
     for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
-      double floor = 50.0;
-      for (const Shortfall& f : shortfalls)
-        if (f.dtype == dtype && f.shape.k == s.k && f.shape.m == s.m && f.shape.n == s.n)
-          floor = f.floor;
       CAPTURE(s.k);
       CAPTURE(s.m);
       CAPTURE(s.n);
-      CAPTURE(floor);
-      CHECK(rooflinePercent(s, dtype) >= floor);
+      CHECK(rooflinePercent(s, dtype) >= 50.0);
     }
 }
 
