@@ -50,6 +50,9 @@ struct Geometry {
   int64_t matmulMinCycles = 64;
   double lsSpeedup = 4;
   double lsSpeedupFp32 = 1;
+  /// A hardware-triggered DMA's time on its issuing engine (ns), copied by loadMachine for
+  /// kernels' scheduling heuristics (the preset's dma_trigger_ns; default Trn2).
+  double dmaTriggerNs = 600;
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
   /// The PSUM banks (bit per bank) that bytes [byteBegin, byteEnd) of a partition touch; banks
   /// past the 64th (or past the last) share the last bit. Empty for an empty range.

@@ -320,6 +320,7 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   config.geometry.matmulMinCycles = config.mmMinCycles;
   config.geometry.lsSpeedup = config.lsSpeedup;
   config.geometry.lsSpeedupFp32 = config.lsSpeedupFp32;
+  config.geometry.dmaTriggerNs = config.dmaTriggerNs;
   return config;
 }
 

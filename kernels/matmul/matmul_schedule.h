@@ -37,6 +37,8 @@ struct MatmulSchedule {
   bool scalarRhs = false;       ///< rhs loads triggered by ScalarE on its own queues
   int64_t storeQueues = 2;      ///< GpSimd-triggered store queues, the machine's last ones
   bool syncStores = false;      ///< every other store triggered by Sync instead of GpSimd
+  int64_t storeTiles = 1;       ///< direct results of consecutive M tiles per store DMA
+  int64_t narrowStoreTiles = 1;  ///< both: the same in a last column pass narrower than nTile
   isa::Engine sideEngine = isa::Engine::Sync;  ///< both: triggers the K-tail loads
   EvictEngines evict = EvictEngines::Alternate;
   int64_t transposedRows = 0;  ///< both: the last rows of M (at most 512) computed as out^T
