@@ -161,9 +161,9 @@ struct ResultWriter {
     b.setNote("store out");
     const DmaOptions options =
         syncStores && stores++ % 2 == 1 ? DmaOptions{.queue = syncQueues.next()} : kStore;
-    const Tile src = outRing.slice(0, g.slot0, g.slot0 + g.count)
-                         .partitionSlice(0, static_cast<int32_t>(g.ms))
-                         .slice(1, 0, g.ns);
+    const Tile rows = outRing.partitionSlice(0, static_cast<int32_t>(g.ms));
+    const Tile src = g.count == 1 ? rows.select(0, g.slot0).slice(0, 0, g.ns)
+                                  : rows.slice(0, g.slot0, g.slot0 + g.count).slice(1, 0, g.ns);
     b.dmaCopy(out.slice(0, g.m0, g.m0 + g.count * g.ms)
                   .slice(1, g.n0, g.n0 + g.ns)
                   .split(0, {g.count, g.ms})
