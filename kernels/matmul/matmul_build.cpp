@@ -140,13 +140,12 @@ struct ResultWriter {
 
   void operator()(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t ns) {
     const int64_t slot = written++ % slots();
-    const bool continues = group.count > 0 && slot == group.slot0 + group.count &&
-                           ms == group.ms && n0 == group.n0 && ns == group.ns &&
+    const bool continues = group.count > 0 && slot == group.slot0 + group.count && ms == group.ms &&
+                           n0 == group.n0 && ns == group.ns &&
                            m0 == group.m0 + group.count * group.ms;
     if (!continues) storeGroup();
     b.setNote("evict psum");
-    evict(outRing.select(0, slot).partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns),
-          ps);
+    evict(outRing.select(0, slot).partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns), ps);
     if (continues)
       ++group.count;
     else

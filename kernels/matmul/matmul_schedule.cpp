@@ -360,8 +360,8 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
         2 * outBytes(s) + transposedStagingBytes(s.transposedRows) + operandBytes <= capacity)
       s.outBuffers = 8;
     const int64_t narrow = n % s.nTile == 0 ? s.nTile : n % s.nTile;
-    s.storeTiles = params.intOr("store_tiles",
-                                autoStoreTiles(kt, s.nTile, s.outBuffers, dtype, geometry));
+    s.storeTiles =
+        params.intOr("store_tiles", autoStoreTiles(kt, s.nTile, s.outBuffers, dtype, geometry));
     s.narrowStoreTiles =
         params.intOr("store_tiles", autoStoreTiles(kt, narrow, s.outBuffers, dtype, geometry));
     return s;
