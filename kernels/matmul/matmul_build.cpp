@@ -120,46 +120,76 @@ Tile corner(const Tile& t, int64_t ms, int64_t ns) {
   return t.partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns);
 }
 
-/// Evicts `ps` through the out ring and stores it to out[m0:m0+ms, n0:n0+ns].
+/// Evicts `ps` through the out ring and stores it to out[m0:m0+ms, n0:n0+ns]; the results of up
+/// to `storeTiles` consecutive M tiles of one column pass (adjacent ring slots) go out in one DMA.
 struct ResultWriter {
   KernelBuilder& b;
   const HbmView& out;
-  BufferRing outs;
+  Tile outRing;  ///< [128, slots, 512] fp32: the evicted results, slot by slot
   PsumEvictor evict;
   bool syncStores = false;      ///< every other wide store triggered by Sync on its own queues
   QueueCycle syncQueues;        ///< Sync's stores and transposes
+  int64_t storeTiles = 1;       ///< direct results per store DMA
   BufferRing tailEvicted = {};  ///< transposed(): [128, rows] fp32 staging of the evictions
   BufferRing tailRows = {};     ///< transposed(): [128, 128] blocks of them turned into rows
   int64_t written = 0;
   int64_t wideStores = 0;  ///< stores of more rows than one DMA engine's partitions
   std::function<void()> pendingStore = {};
   int64_t pendingAfter = 0;  ///< direct writes before pendingStore is emitted
+  /// The direct results evicted but not yet stored: ring slots [slot0, slot0 + count) holding
+  /// out[m0:m0+count*ms, n0:n0+ns].
+  struct Group {
+    int64_t slot0 = 0, count = 0, m0 = 0, ms = 0, n0 = 0, ns = 0;
+  } group = {};
+
+  int64_t slots() const { return outRing.size(0); }
 
   void operator()(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t ns) {
-    const int64_t index = written++;
-    const Tile ot = corner(outs[index], ms, ns);
+    const int64_t slot = written++ % slots();
+    const bool continues = group.count > 0 && slot == group.slot0 + group.count && ms == group.ms &&
+                           n0 == group.n0 && ns == group.ns &&
+                           m0 == group.m0 + group.count * group.ms;
+    if (!continues) storeGroup();
     b.setNote("evict psum");
-    evict(ot, ps);
+    evict(outRing.select(0, slot).partitionSlice(0, static_cast<int32_t>(ms)).slice(0, 0, ns), ps);
+    if (continues)
+      ++group.count;
+    else
+      group = {slot, 1, m0, ms, n0, ns};
+    if (group.count >= storeTiles) storeGroup();
+    if (pendingStore && --pendingAfter <= 0) storeTransposed();
+  }
+  /// Stores the pending group of direct results in one DMA.
+  void storeGroup() {
+    if (group.count == 0) return;
+    const Group g = std::exchange(group, Group{});
     b.setNote("store out");
     // A thin store (rows on one DMA engine, a few descriptors) is cheaper as GpSimd's software
     // descriptors (about its fixed start) than as Sync's hwdge trigger where that takes longer
     // (Trn2: 125 against 600 ns); the wide ones alternate.
-    const isa::Geometry& g = b.geometry();
-    const bool thin = ms <= g.partitionsPerDmaEngine() &&
-                      static_cast<double>(g.gpsimdStartCycles) / g.gpsimdGhz < g.dmaTriggerNs;
+    const isa::Geometry& machine = b.geometry();
+    const bool thin = g.ms <= machine.partitionsPerDmaEngine() &&
+                      static_cast<double>(machine.gpsimdStartCycles) / machine.gpsimdGhz <
+                          machine.dmaTriggerNs;
     const bool onSync = syncStores && !thin && wideStores++ % 2 == 1;
     const DmaOptions options = onSync ? DmaOptions{.queue = syncQueues.next()} : kStore;
-    b.dmaCopy(out.slice(0, m0, m0 + ms).slice(1, n0, n0 + ns), ot, options);
-    if (pendingStore && --pendingAfter <= 0) flush();
+    const Tile rows = outRing.partitionSlice(0, static_cast<int32_t>(g.ms));
+    const Tile src = g.count == 1 ? rows.select(0, g.slot0).slice(0, 0, g.ns)
+                                  : rows.slice(0, g.slot0, g.slot0 + g.count).slice(1, 0, g.ns);
+    b.dmaCopy(out.slice(0, g.m0, g.m0 + g.count * g.ms)
+                  .slice(1, g.n0, g.n0 + g.ns)
+                  .split(0, {g.count, g.ms})
+                  .permute({1, 0, 2}),
+              src, options);
   }
   /// Evicts `ps` [width, count * ms], the transposed result of `count` column chunks of `width`
   /// (count * ms <= 128, or count 1), turns it back by SBUF-to-SBUF DMA transposes (Sync,
   /// q6/q7), one per 128 rows, into [rows, width] blocks and stores them to out[m0:m0+ms,
   /// n0:n0+count*width] in rows. The stores are emitted two direct results later (or at
-  /// flush()), so that GpSimd's in-order stream of stores does not wait for the transposes.
+  /// finish()), so that GpSimd's in-order stream of stores does not wait for the transposes.
   void transposed(const Tile& ps, int64_t m0, int64_t ms, int64_t n0, int64_t width,
                   int64_t count) {
-    flush();
+    finish();
     const int64_t rows = count * ms;
     const Tile ot = corner(tailEvicted.next(), width, rows);
     b.setNote("evict psum");
@@ -183,8 +213,13 @@ struct ResultWriter {
     };
     pendingAfter = 2;
   }
+  /// Emits every store still pending.
+  void finish() {
+    storeGroup();
+    storeTransposed();
+  }
   /// Emits the deferred store of the last transposed result, if any.
-  void flush() {
+  void storeTransposed() {
     if (!pendingStore) return;
     pendingStore();
     pendingStore = nullptr;
@@ -373,6 +408,7 @@ void buildBothResident(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs
       buildTransposedTail(b, lhsRows, rhsPass, rows, ns, direct, n0, psums, tileIndex, write);
     };
     if (rows > 0 && nj > 0) tail();
+    write.storeTiles = ns < s.nTile ? s.narrowStoreTiles : s.storeTiles;
     for (int64_t mi = 0; mi < directTiles; ++mi) {
       const int64_t m0 = mi * kPart, ms = std::min(kPart, direct - m0);
       const KSplit lhsTile = lhsColumns(first, mi, 0, ms);
@@ -569,11 +605,11 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
   b.setDmaQueues(storeQueues, isa::Engine::GpSimd);
   ResultWriter write{b,
                      out,
-                     BufferRing::sbuf(b, static_cast<int>(schedule.outBuffers), {kPart, kFree},
-                                      isa::Dtype::Fp32, "out"),
+                     b.sbuf({kPart, schedule.outBuffers, kFree}, isa::Dtype::Fp32, "out"),
                      PsumEvictor(b, evictEngines(schedule.evict)),
                      schedule.syncStores,
-                     QueueCycle::span(layout.syncStores(), layout.unit)};
+                     QueueCycle::span(layout.syncStores(), layout.unit),
+                     schedule.storeTiles};
   if (const int64_t rows = schedule.transposedRows; rows > 0) {
     write.tailEvicted =
         BufferRing::sbuf(b, 2, {kPart, std::max(kPart, rows)}, isa::Dtype::Fp32, "out_tail_t");
@@ -587,7 +623,7 @@ void buildMatmul(KernelBuilder& b, const HbmView& lhsT, const HbmView& rhs, cons
   } else {
     buildKBlocked(b, lhsT, rhs, write, dtype, schedule);
   }
-  write.flush();
+  write.finish();
 }
 
 }  // namespace neuronsim::kernels

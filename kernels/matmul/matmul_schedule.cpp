@@ -130,6 +130,19 @@ int64_t autoKTailDelay(int64_t firstBytes, int64_t firstPieces, const isa::Geome
   return std::max<int64_t>(0, triggers - firstPieces);
 }
 
+/// Mode both's automatic store_tiles for a column pass of `ns` columns: as many results as
+/// TensorE computes in one hwdge DMA trigger time (each K tile's matmul costs `ns` moving
+/// columns), so that the pass's stores are triggered no more often than Sync can trigger one;
+/// at most half of `outBuffers`, so the next group evicts while one stores.
+int64_t autoStoreTiles(int64_t kt, int64_t ns, int64_t outBuffers, isa::Dtype dtype,
+                       const isa::Geometry& geometry) {
+  const double tileNs = static_cast<double>(kt) *
+                        matmulCycles(geometry, kMatmulPart, ns, dtype == isa::Dtype::Fp32) /
+                        geometry.peGhz;
+  const auto tiles = static_cast<int64_t>(std::ceil(geometry.dmaTriggerNs / tileNs));
+  return std::clamp<int64_t>(tiles, 1, std::max<int64_t>(1, outBuffers / 2));
+}
+
 /// Mode both's columns per pass: a ragged N (not a multiple of 512) ends in a narrow pass, and
 /// 384-column passes (measured on the test shapes) trade a little per-matmul overhead for less
 /// data before the first matmul; unless they end in a pass narrower than one 128-column chunk
@@ -221,6 +234,13 @@ std::vector<ParamSpec> matmulScheduleParams() {
                  "are out), else "
                  "gpsimd",
                  {"auto", "gpsimd", "alternate"}),
+      knobSpec("store_tiles",
+               "results of up to n consecutive 128-row M tiles of one column pass stored by one "
+               "DMA, 1-8 (auto: mode both, per pass, the tiles TensorE computes in one hwdge "
+               "trigger time, 600 ns, at most half the out ring, so a narrow pass's stores do "
+               "not queue behind their triggers; else 1)",
+               {"1", "2", "4"})
+          .within(1, 8),
       choiceSpec("rhs_engine",
                  "engine triggering the rhs loads: sync (with lhsT) or scalar (q10, q11: two "
                  "engines share the 600 ns hwdge trigger cost); auto: sync",
@@ -293,6 +313,7 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
   s.outBuffers = params.intOr("out_buffers", 4);
   s.loadQueues = params.intOr("load_queues", 1);
   s.storeQueues = params.intOr("store_queues", 2);
+  s.storeTiles = params.intOr("store_tiles", 1);
   s.scalarRhs = choice(params, "rhs_engine") == "scalar";
   s.rampChunks = params.intOr("ramp_chunks", 1) == 1;
   s.sideEngine =
@@ -390,6 +411,11 @@ MatmulSchedule resolveMatmulSchedule(const ParamValues& params, int64_t k, int64
     if (!params.has("out_buffers") &&
         2 * outBytes(s) + transposedStagingBytes(s.transposedRows) + operandBytes <= capacity)
       s.outBuffers = 8;
+    const int64_t narrow = n % s.nTile == 0 ? s.nTile : n % s.nTile;
+    s.storeTiles =
+        params.intOr("store_tiles", autoStoreTiles(kt, s.nTile, s.outBuffers, dtype, geometry));
+    s.narrowStoreTiles =
+        params.intOr("store_tiles", autoStoreTiles(kt, narrow, s.outBuffers, dtype, geometry));
     return s;
   }
 

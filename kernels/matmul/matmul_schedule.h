@@ -24,19 +24,21 @@ enum class EvictEngines { Alternate, Vector, Scalar };
 /// A resolved schedule: every choice made.
 struct MatmulSchedule {
   MatmulMode mode = MatmulMode::Resident;
-  int64_t nTile = kMatmulFree;  ///< both: rhs columns per PSUM tile (a column pass)
-  int64_t blockM = 1;           ///< kblocked: M tiles (128 rows) per PSUM block
-  int64_t blockN = 1;           ///< kblocked: N tiles (512 columns) per PSUM block
-  int64_t kChunk = 1;           ///< kblocked: K tiles per operand load
-  int64_t loadBuffers = 2;      ///< kblocked: operand chunk ring; resident: lhsT buffers
-  int64_t loadChunks = 4;       ///< resident: DMAs per multi-K-tile load
-  int64_t psumBuffers = 4;      ///< PSUM banks the accumulators rotate through
-  bool rampChunks = true;       ///< kblocked: the first block's chunks grow 1, 2, 4, ... K tiles
-  int64_t outBuffers = 4;       ///< SBUF staging tiles for evicted results
-  int64_t loadQueues = 1;       ///< Sync-triggered load queues from q0 (MatmulQueues)
-  bool scalarRhs = false;       ///< rhs loads triggered by ScalarE on its own queues
-  int64_t storeQueues = 2;      ///< GpSimd-triggered store queues, the machine's last ones
-  bool syncStores = false;      ///< every other store triggered by Sync instead of GpSimd
+  int64_t nTile = kMatmulFree;   ///< both: rhs columns per PSUM tile (a column pass)
+  int64_t blockM = 1;            ///< kblocked: M tiles (128 rows) per PSUM block
+  int64_t blockN = 1;            ///< kblocked: N tiles (512 columns) per PSUM block
+  int64_t kChunk = 1;            ///< kblocked: K tiles per operand load
+  int64_t loadBuffers = 2;       ///< kblocked: operand chunk ring; resident: lhsT buffers
+  int64_t loadChunks = 4;        ///< resident: DMAs per multi-K-tile load
+  int64_t psumBuffers = 4;       ///< PSUM banks the accumulators rotate through
+  bool rampChunks = true;        ///< kblocked: the first block's chunks grow 1, 2, 4, ... K tiles
+  int64_t outBuffers = 4;        ///< SBUF staging tiles for evicted results
+  int64_t loadQueues = 1;        ///< Sync-triggered load queues from q0 (MatmulQueues)
+  bool scalarRhs = false;        ///< rhs loads triggered by ScalarE on its own queues
+  int64_t storeQueues = 2;       ///< GpSimd-triggered store queues, the machine's last ones
+  bool syncStores = false;       ///< every other store triggered by Sync instead of GpSimd
+  int64_t storeTiles = 1;        ///< direct results of consecutive M tiles per store DMA
+  int64_t narrowStoreTiles = 1;  ///< both: the same in a last column pass narrower than nTile
   isa::Engine sideEngine = isa::Engine::Sync;  ///< both: triggers the K-tail loads
   int64_t kTailDelay = 0;  ///< both: Sync loads triggered after the first tiles, before the K tails
   EvictEngines evict = EvictEngines::Alternate;

@@ -135,11 +135,15 @@ TEST_CASE("matmul: every mode and schedule knob on odd shapes") {
       {{"mode", "resident"}},
       {{"mode", "both"}, {"n_tile", "128"}, {"load_chunks", "3"}, {"store_engines", "gpsimd"}},
       {{"mode", "both"}, {"m_tail", "transposed"}, {"n_tile", "200"}, {"out_buffers", "2"}},
-      {{"mode", "both"}, {"m_tail", "direct"}, {"side_engine", "gpsimd"}},
+      {{"mode", "both"}, {"m_tail", "direct"}, {"side_engine", "gpsimd"}, {"store_tiles", "3"}},
       {{"mode", "both"}, {"k_tail_delay", "2"}, {"load_chunks", "2"}, {"evict", "alternate"}},
       {{"mode", "both"}, {"k_tail_delay", "64"}, {"rhs_engine", "scalar"}},
       {{"mode", "kblocked"}},
-      {{"mode", "kblocked"}, {"block_m", "2"}, {"block_n", "1"}, {"k_chunk", "3"}},
+      {{"mode", "kblocked"},
+       {"block_m", "2"},
+       {"block_n", "1"},
+       {"k_chunk", "3"},
+       {"store_tiles", "2"}},
       {{"mode", "kblocked"},
        {"block_m", "1"},
        {"block_n", "2"},
@@ -266,6 +270,39 @@ TEST_CASE("matmul: automatic column passes avoid a last pass narrower than 128 c
   uint64_t seed = 450;
   for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16})
     checkKernelCase(matmulCase(200, 130, 790, dtype, seed++));
+}
+
+TEST_CASE("matmul: automatic store groups follow the machine's DMA trigger time") {
+  using namespace neuronsim::kernels;
+  const ParamValues params = parseParams(findKernel("matmul"), {});
+  const auto schedule = [&](const neuronsim::sim::MachineConfig& machine, Shape3 s, Dtype dtype) {
+    return resolveMatmulSchedule(params, s.k, s.m, s.n, dtype, machine.geometry);
+  };
+  const auto trn2 = neuronsim::sim::loadMachine("trn2");
+  const auto trn1 = neuronsim::sim::loadMachine("trn1");
+  // 513^3 bf16 on Trn2: a 129-column pass takes TensorE 5 x 129 cycles per tile (269 ns at 2.4
+  // GHz), three of them one 600 ns trigger; a 384-column pass takes 800 ns per tile, alone.
+  const auto bf16 = schedule(trn2, {513, 513, 513}, Dtype::Bf16);
+  CHECK(bf16.narrowStoreTiles == 3);
+  CHECK(bf16.storeTiles == 1);
+  // fp32 matmuls cost four times the cycles; Trn1 triggers in 46 ns: nothing to group.
+  CHECK(schedule(trn2, {513, 513, 513}, Dtype::Fp32).narrowStoreTiles == 1);
+  CHECK(schedule(trn1, {513, 513, 513}, Dtype::Bf16).narrowStoreTiles == 1);
+  // A slower trigger groups more, up to half the out ring.
+  CHECK(schedule(neuronsim::sim::loadMachine("trn2", {"dma_trigger_ns=900"}), {513, 513, 513},
+                 Dtype::Bf16)
+            .narrowStoreTiles == 4);
+  CHECK(schedule(neuronsim::sim::loadMachine("trn2", {"dma_trigger_ns=5000"}), {513, 513, 513},
+                 Dtype::Bf16)
+            .narrowStoreTiles == 4);
+  // Grouped stores are exact on odd shapes (a thin K tail, an M tail, several groups per pass).
+  uint64_t seed = 470;
+  for (const Shape3& s : {Shape3{513, 513, 513}, Shape3{130, 1000, 600}})
+    for (Dtype dtype : {Dtype::Fp32, Dtype::Bf16}) {
+      CAPTURE(s.k);
+      checkKernelCase(matmulCase(s.k, s.m, s.n, dtype, seed++, {{"mode", "both"}}), trn2);
+      checkKernelCase(matmulCase(s.k, s.m, s.n, dtype, seed++, {{"store_tiles", "4"}}), trn2);
+    }
 }
 
 TEST_CASE("matmul: automatic transposed rows follow the machine's fp32 stationary load") {
