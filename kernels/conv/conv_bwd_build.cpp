@@ -36,7 +36,8 @@ namespace {
 
 const std::vector<std::string> kDxKnobs = {"chunk_positions", "w_pairs",
                                            "stationary",      "psum_buffers",
-                                           "slot_copies",     "slot_copy_engines"};  // as dx_<name>
+                                           "slot_copies",     "slot_copy_engines",
+                                           "plane_pairs"};  // as dx_<name>
 
 }  // namespace
 

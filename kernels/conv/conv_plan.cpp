@@ -148,6 +148,49 @@ void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budge
                     window[2] > 2 * core.dilation[2] + 1;
 }
 
+/// PE cycles of one (kh, kw group) row of matmuls over two output planes: Kd + 1 matmuls of
+/// `half` + F stationary columns with plane pairs, else 2 x Kd of F, each max(matmul, the next
+/// stationary's load) (P1, I2).
+double planePairCycles(const ConvCore& core, const ConvPlan& plan, const isa::Geometry& geometry,
+                       bool fp32, bool paired) {
+  const int64_t columns = plan.pairs > 1 ? plan.pairStride + core.cout : core.cout;
+  const int64_t stationary = paired ? geometry.partitionHalf() + columns : columns;
+  const int64_t matmuls = paired ? core.taps[0] + 1 : 2 * core.taps[0];
+  const int64_t moving = product(plan.block);
+  return static_cast<double>(matmuls) *
+         std::max(matmulCycles(geometry, stationary, moving, fp32),
+                  stationaryLoadCycles(geometry, stationary, fp32));
+}
+
+/// Plane pairs (ConvPlan::planePairs) for a rolling plan with filters as the stationary: chunks
+/// of two planes over a ring of their window plus kRingLookahead x 2 planes, where the ring, the
+/// out tiles (one plane on all partitions) and the paired filters fit the budget; auto only
+/// where planePairCycles says it takes fewer PE cycles.
+void planPlanePairs(const ConvCore& core, ConvPlan& plan, const Budget& budget,
+                    const isa::Geometry& geometry, const std::string& option) {
+  const int64_t columns = plan.pairs > 1 ? plan.pairStride + core.cout : core.cout;
+  if (option == "off" || !plan.rollingPlanes || plan.positionsStationary ||
+      core.hasBias || core.act != isa::ActFn::Copy || core.out[0] < 2 || core.dilation[0] != 1 ||
+      plan.coGroup != core.cout || columns > geometry.partitionHalf() || plan.block[0] != 1)
+    return;
+  const bool fp32 = budget.elemBytes == 4;
+  if (option == "auto" && planePairCycles(core, plan, geometry, fp32, true) >=
+                              planePairCycles(core, plan, geometry, fp32, false))
+    return;
+  const Int3 chunk{2, core.out[1], core.out[2]};
+  Int3 window = budget.windowOf(chunk);
+  window[0] += kRingLookahead * chunk[0];
+  const int64_t pairedFilters =
+      (core.taps[0] + 1) * plan.tapColumns / core.taps[0] * plan.parts * budget.elemBytes;
+  const int64_t outBytes = chunk[1] * chunk[2] * budget.elemBytes;
+  if (!stepsFit(window) || product(window) * budget.elemBytes + 2 * outBytes + pairedFilters >
+                               budget.available)
+    return;
+  plan.planePairs = true;
+  plan.chunk = chunk;
+  plan.window = window;
+}
+
 }  // namespace
 
 bool stepsFit(const Int3& e, int64_t scaleD, int64_t scaleH) {
@@ -357,6 +400,7 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.block = blockFor(core, plan.chunk, plan.window, geometry.matmulFreeFp32(), plan.phase);
   if (options.chunkPositions == 0)
     planRollingPlanes(core, plan, budget, geometry, options.slotCopies);
+  planPlanePairs(core, plan, budget, geometry, options.planePairs);
   plan.quadrantGroups = plan.positionsStationary && !core.hasBias && plan.block[0] == 1 &&
                         plan.phase[0] == 1 && plan.phase[1] == 1 &&
                         plan.block[2] == ceilDiv(plan.chunk[2], plan.phase[2]);
@@ -482,6 +526,13 @@ const std::vector<ConvKnob>& convKnobs() {
                  "longer than the plane's matmuls, e.g. without VectorE's bf16 performance "
                  "mode on trn1)",
                  {"auto", "vector", "spread"}, &ConvOptions::slotCopyEngines),
+      choiceKnob("plane_pairs",
+                 "rolling planes with filters as the stationary: one matmul per window plane "
+                 "serves two output planes (tap kd's filters in the lower PE columns, kd - 1's in "
+                 "the upper half), Kd + 1 matmuls per plane pair instead of 2 x Kd (auto: where "
+                 "the PE cycle estimate says it pays, e.g. fp32 C_out <= 32 on trn2; on: wherever "
+                 "it applies)",
+                 {"auto", "on", "off"}, &ConvOptions::planePairs),
   };
   return knobs;
 }
