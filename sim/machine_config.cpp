@@ -309,6 +309,7 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   config.geometry.dmaBytesPerPeCycle =
       config.dmaEngines * config.dmaEngineBytesPerNs / config.peGhz;
   config.geometry.dmaEngines = config.dmaEngines;
+  config.geometry.dmaStridedHbmEfficiency = config.dmaStridedHbmEfficiency;
   config.geometry.vectorGhz = config.dveGhz;
   config.geometry.scalarGhz = config.actGhz;
   config.geometry.gpsimdGhz = config.poolGhz;

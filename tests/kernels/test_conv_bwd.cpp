@@ -193,7 +193,12 @@ TEST_CASE("conv3d_bwd: dx plane pairs, two output planes per matmul, on odd shap
   // trn1 fp32 (filters: positions do not fit beside the ring), bf16 forced onto filters with
   // slot copies, dx C_out 40 without W pairs
   const ConvCase onTrn1 = with({{1, 32, 5, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}});
-  REQUIRE(dxPlan(onTrn1, trn1).planePairs);
+  const ConvPlan trn1Plan = dxPlan(onTrn1, trn1);
+  REQUIRE(trn1Plan.planePairs);
+  // trn1's strided HBM share: a plane's slot loads outlast its paired matmuls, so the slot pairs
+  // share them (trn2: the loads hide)
+  CHECK(trn1Plan.slotCopies);
+  CHECK_FALSE(dxPlan(paired[0], testing::trn2()).slotCopies);
   testing::checkConvCase(conv3dBwdSpec(), onTrn1, trn1);
   const ConvCase bf16 = with({{1, 40, 5, 40, 64},
                               {3, 3, 3, 40, 32},
