@@ -215,9 +215,10 @@ class ConvEmitter {
       const Tile src = packed.slice(0, block * r, (block + 1) * r);
       copyOn(b_, pairedWeights_.slice(0, z * r, (z + 1) * r).slice(1, 0, filterColumns()), src,
              isa::Engine::GpSimd);
-      copyOn(b_,
-             pairedWeights_.slice(0, (z + 1) * r, (z + 2) * r).slice(1, half, half + filterColumns()),
-             src, isa::Engine::GpSimd);
+      copyOn(
+          b_,
+          pairedWeights_.slice(0, (z + 1) * r, (z + 2) * r).slice(1, half, half + filterColumns()),
+          src, isa::Engine::GpSimd);
     }
   }
 
@@ -414,8 +415,7 @@ class ConvEmitter {
     b_.setNote("load window");
     loadingItem_ = item;
     ring_.place(item, chunk.batch, chunk.origin[0] * core_.stride[0],
-                windowExtent(core_, 0, chunk.extent[0]),
-                [&](const SlidingRing::Fill& fill) {
+                windowExtent(core_, 0, chunk.extent[0]), [&](const SlidingRing::Fill& fill) {
                   return loadRingPlane(chunk, fill.index, fill.position, !fill.firstFill);
                 });
   }
@@ -703,7 +703,8 @@ class ConvEmitter {
         rows[use.start] = use.start[0] * rowColumns() + use.stored % rowColumns();
     b_.setNote("matmul");
     if (rows.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
-    const Tile window = windows_[0].partitionSlice(0, static_cast<int32_t>(plan_.parts)).select(0, 0);
+    const Tile window =
+        windows_[0].partitionSlice(0, static_cast<int32_t>(plan_.parts)).select(0, 0);
     const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
     bool first = true;
     for (const auto& [start, row] : rows) {

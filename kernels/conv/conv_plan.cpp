@@ -151,9 +151,8 @@ double planePairCycles(const ConvCore& core, const ConvPlan& plan, const isa::Ge
   const int64_t stationary = paired ? geometry.partitionHalf() + columns : columns;
   const int64_t matmuls = paired ? core.taps[0] + 1 : 2 * core.taps[0];
   const int64_t moving = product(plan.block);
-  return static_cast<double>(matmuls) *
-         std::max(matmulCycles(geometry, stationary, moving, fp32),
-                  stationaryLoadCycles(geometry, stationary, fp32));
+  return static_cast<double>(matmuls) * std::max(matmulCycles(geometry, stationary, moving, fp32),
+                                                 stationaryLoadCycles(geometry, stationary, fp32));
 }
 
 /// Plane pairs (ConvPlan::planePairs) for a rolling plan with filters as the stationary: chunks
@@ -163,8 +162,8 @@ double planePairCycles(const ConvCore& core, const ConvPlan& plan, const isa::Ge
 void planPlanePairs(const ConvCore& core, ConvPlan& plan, const Budget& budget,
                     const isa::Geometry& geometry, const std::string& option) {
   const int64_t columns = plan.pairs > 1 ? plan.pairStride + core.cout : core.cout;
-  if (option == "off" || !plan.rollingPlanes || plan.positionsStationary ||
-      core.hasBias || core.act != isa::ActFn::Copy || core.out[0] < 2 || core.dilation[0] != 1 ||
+  if (option == "off" || !plan.rollingPlanes || plan.positionsStationary || core.hasBias ||
+      core.act != isa::ActFn::Copy || core.out[0] < 2 || core.dilation[0] != 1 ||
       plan.coGroup != core.cout || columns > geometry.partitionHalf() || plan.block[0] != 1)
     return;
   const bool fp32 = budget.elemBytes == 4;
@@ -177,8 +176,8 @@ void planPlanePairs(const ConvCore& core, ConvPlan& plan, const Budget& budget,
   const int64_t pairedFilters =
       (core.taps[0] + 1) * plan.tapColumns / core.taps[0] * plan.parts * budget.elemBytes;
   const int64_t outBytes = chunk[1] * chunk[2] * budget.elemBytes;
-  if (!stepsFit(window) || product(window) * budget.elemBytes + 2 * outBytes + pairedFilters >
-                               budget.available)
+  if (!stepsFit(window) ||
+      product(window) * budget.elemBytes + 2 * outBytes + pairedFilters > budget.available)
     return;
   plan.planePairs = true;
   plan.chunk = chunk;
@@ -296,11 +295,11 @@ void planSlotCopies(const ConvCore& core, ConvPlan& plan, const isa::Geometry& g
       geometry.partitionHalf() % (2 * plan.slotParts) != 0 ||
       plan.window[2] <= 2 * core.dilation[2] + 1)
     return;
-  const double bytes = static_cast<double>(plan.pack * core.cin * core.in[1] * core.in[2] *
-                                           elemBytes);
+  const double bytes =
+      static_cast<double>(plan.pack * core.cin * core.in[1] * core.in[2] * elemBytes);
   const double hbm = geometry.hbmBytesPerPeCycle * geometry.dmaStridedHbmEfficiency;
-  const bool loadBound = hbm > 0 && bytes / hbm > planeMatmulCycles(core, plan, geometry,
-                                                                      elemBytes == 4);
+  const bool loadBound =
+      hbm > 0 && bytes / hbm > planeMatmulCycles(core, plan, geometry, elemBytes == 4);
   plan.slotCopies = option == "on" || elemBytes < 4 || loadBound;
 }
 

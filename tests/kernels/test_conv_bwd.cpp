@@ -170,7 +170,7 @@ TEST_CASE("conv3d_bwd: dx plane pairs, two output planes per matmul, on odd shap
     return planConv(dxCore(forward), c.dtype, machine.geometry, dxOptions(params));
   };
   const std::vector<std::pair<std::string, std::string>> dxOnly = {{"compute_dw", "false"},
-                                                                      {"compute_db", "false"}};
+                                                                   {"compute_db", "false"}};
   auto with = [&](ConvCase c) {
     c.params.insert(c.params.end(), dxOnly.begin(), dxOnly.end());
     return c;
@@ -179,8 +179,8 @@ TEST_CASE("conv3d_bwd: dx plane pairs, two output planes per matmul, on odd shap
       with({{1, 32, 4, 40, 53}, {3, 3, 3, 32, 32}, 0, {{"padding", "1,1,0,2,1,1"}}}),
       with({{1, 20, 5, 33, 71}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}}),
       with({{2, 32, 3, 32, 64}, {3, 3, 3, 32, 30}, 0, {{"padding", "1,0,1,1,0,1"}}}),
-      with({{1, 17, 7, 45, 50}, {2, 3, 3, 17, 20}, 0, {{"padding", "0,1,1,0,1,1"}}}),
-      with({{1, 9, 6, 37, 61}, {3, 3, 2, 9, 13}, 0, {{"padding", "2,0,1,1,1,0"}}}),
+      with({{1, 17, 5, 45, 50}, {2, 3, 3, 17, 20}, 0, {{"padding", "0,1,1,0,1,1"}}}),
+      with({{1, 9, 4, 37, 61}, {3, 3, 2, 9, 13}, 0, {{"padding", "2,0,1,1,1,0"}}}),
   };
   for (const ConvCase& c : paired) {
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
@@ -192,7 +192,7 @@ TEST_CASE("conv3d_bwd: dx plane pairs, two output planes per matmul, on odd shap
   }
   // trn1 fp32 (filters: positions do not fit beside the ring), bf16 forced onto filters with
   // slot copies, dx C_out 40 without W pairs
-  const ConvCase onTrn1 = with({{1, 32, 5, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}});
+  const ConvCase onTrn1 = with({{1, 32, 3, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}});
   const ConvPlan trn1Plan = dxPlan(onTrn1, trn1);
   REQUIRE(trn1Plan.planePairs);
   // trn1's strided HBM share: a plane's slot loads outlast its paired matmuls, so the slot pairs
@@ -200,7 +200,7 @@ TEST_CASE("conv3d_bwd: dx plane pairs, two output planes per matmul, on odd shap
   CHECK(trn1Plan.slotCopies);
   CHECK_FALSE(dxPlan(paired[0], testing::trn2()).slotCopies);
   testing::checkConvCase(conv3dBwdSpec(), onTrn1, trn1);
-  const ConvCase bf16 = with({{1, 40, 5, 40, 64},
+  const ConvCase bf16 = with({{1, 40, 3, 40, 64},
                               {3, 3, 3, 40, 32},
                               0,
                               {{"padding", "1"}, {"dx_stationary", "filters"}},
@@ -309,8 +309,8 @@ TEST_CASE("conv3d_bwd: the dx parameters are the conv core's, named dx_") {
     CHECK(p.schedule);
   }
   CHECK(names == std::vector<std::string>{"dx_chunk_positions", "dx_psum_buffers", "dx_w_pairs",
-                                          "dx_stationary", "dx_slot_copies",
-                                          "dx_slot_copy_engines", "dx_plane_pairs"});
+                                          "dx_stationary", "dx_slot_copies", "dx_slot_copy_engines",
+                                          "dx_plane_pairs"});
   const ParamValues params = parseParams(conv3dBwdSpec(), {{"dx_chunk_positions", "77"},
                                                            {"dx_psum_buffers", "3"},
                                                            {"dx_w_pairs", "off"},

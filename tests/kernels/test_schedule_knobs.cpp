@@ -62,8 +62,8 @@ std::vector<std::pair<std::string, std::string>> candidateSettings(const std::st
 const std::set<std::string> kPoolKnobs = {"buffers", "chunks", "load_queues", "store_queues",
                                           "layout"};
 
-const std::set<std::string> kConvKnobs = {"chunk_positions", "psum_buffers",     "tap_pack",
-                                          "evict_engine",    "w_pairs",          "stationary",
+const std::set<std::string> kConvKnobs = {"chunk_positions", "psum_buffers",      "tap_pack",
+                                          "evict_engine",    "w_pairs",           "stationary",
                                           "slot_copies",     "slot_copy_engines", "plane_pairs"};
 
 }  // namespace
