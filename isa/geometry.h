@@ -32,6 +32,9 @@ struct Geometry {
   /// dma_transfer_overhead_ns; defaults Trn2).
   double dmaTriggerNs = 600;
   double dmaTransferOverheadNs = 230;
+  /// The HBM share left to DMAs reading HBM rows at a stride (dma_strided_hbm_efficiency), set by
+  /// loadMachine for kernels' scheduling heuristics.
+  double dmaStridedHbmEfficiency = 1;
   /// Engine clocks (GHz) and the fp32 nc_matmul cost factor, copied by loadMachine for kernels'
   /// scheduling heuristics (the preset's dve/act/pool_ghz and fp32_matmul_factor; defaults Trn2).
   double vectorGhz = 0.96;

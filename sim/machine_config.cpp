@@ -311,6 +311,7 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   config.geometry.dmaEngines = config.dmaEngines;
   config.geometry.dmaTriggerNs = config.dmaTriggerNs;
   config.geometry.dmaTransferOverheadNs = config.dmaTransferOverheadNs;
+  config.geometry.dmaStridedHbmEfficiency = config.dmaStridedHbmEfficiency;
   config.geometry.vectorGhz = config.dveGhz;
   config.geometry.scalarGhz = config.actGhz;
   config.geometry.gpsimdGhz = config.poolGhz;

@@ -13,7 +13,7 @@
 
 namespace neuronsim::kernels {
 
-/// Ring positions 0..size-1 holding windows of `span` consecutive indices that slide by one.
+/// Ring positions 0..size-1 holding windows of consecutive indices that slide forward.
 class SlidingRing {
  public:
   /// What a fill gets: the index entering the window, its ring position, and whether no earlier
@@ -31,8 +31,8 @@ class SlidingRing {
   explicit SlidingRing(int64_t size) : size_(size) {}
 
   /// Places the window [first, first + span) of `series` (a batch, a pass) for `key`. When the
-  /// previous window was the same series starting at first - 1, the shared indices keep their
-  /// positions and only the last one is filled; otherwise every index is. Each filled index
+  /// previous window was the same series starting before `first`, the indices it shares keep
+  /// their positions and only the others are filled; otherwise every index is. Each filled index
   /// takes the next position in turn.
   void place(int64_t key, int64_t series, int64_t first, int64_t span, const Filler& fill);
 

@@ -71,9 +71,7 @@ class ConvEmitter {
                   firstStoredTap(*step.chunk));
     };
     // rolling planes: the ring holds the planes of (lookahead + 1) chunks
-    const int sets = plan_.rollingPlanes
-                         ? static_cast<int>(plan_.window[0] / windowExtent(core_, 0, 1))
-                         : kBuffers;
+    const int sets = plan_.rollingPlanes ? static_cast<int>(kRingLookahead + 1) : kBuffers;
     runPipelined(
         static_cast<int64_t>(steps.size()), sets,
         [&](int64_t item, int set) {
@@ -103,6 +101,7 @@ class ConvEmitter {
  private:
   void releaseAll() {
     b_.release(weights_);
+    if (plan_.planePairs) b_.release(pairedWeights_);
     if (bias_) b_.release(biasTile_);
     for (BufferRing* ring : {&windows_, &stages_, &outs_, &psums_, &pairPsums_, &pairTiles_})
       ring->release(b_);
@@ -115,6 +114,11 @@ class ConvEmitter {
     weights_ = b_.sbuf({plan_.ciParts, plan_.ciTiles, plan_.tapColumns, filterColumns()}, dtype_,
                        "filters");
     if (plan_.pack > 1) b_.memset(weights_, 0.0f, isa::Engine::Vector);
+    if (plan_.planePairs) {
+      pairedWeights_ = b_.sbuf({plan_.parts, (core_.taps[0] + 1) * rowColumns(), pairedColumns()},
+                               dtype_, "paired_filters");
+      b_.memset(pairedWeights_, 0.0f, isa::Engine::GpSimd);
+    }
     if (bias_)
       biasTile_ =
           b_.sbuf({coParts, isa::ceilDiv(plan_.coGroup, plan_.parts)}, isa::Dtype::Fp32, "bias");
@@ -136,9 +140,12 @@ class ConvEmitter {
       if (halfBase(quadrants - 1) + filterColumns() <= plan_.parts) quadrants_ = quadrants;
     }
     const bool allParts = quadrants_ > 1 || plan_.quadrantGroups;
-    outs_ = BufferRing::sbuf(b_, kBuffers, {allParts ? plan_.parts : coParts, c[0], c[1], c[2]},
+    // plane pairs: plane p on partitions from 0, plane p + 1 from the half
+    outs_ = BufferRing::sbuf(b_, kBuffers,
+                             {allParts || plan_.planePairs ? plan_.parts : coParts,
+                              plan_.planePairs ? 1 : c[0], c[1], c[2]},
                              out_.dtype(), "out");
-    const int64_t accRows = halfBase(quadrants_ - 1) > 0 || plan_.quadrantGroups
+    const int64_t accRows = halfBase(quadrants_ - 1) > 0 || plan_.quadrantGroups || plan_.planePairs
                                 ? plan_.parts
                                 : std::min(filterColumns(), plan_.parts);
     psums_ = BufferRing::psum(b_, static_cast<int>(plan_.psumBuffers),
@@ -189,6 +196,30 @@ class ConvEmitter {
   /// Filter (and PSUM) columns of a C_out group: both W offsets' blocks when outputs are paired.
   int64_t filterColumns() const {
     return plan_.pairs > 1 ? plan_.pairStride + plan_.coGroup : plan_.coGroup;
+  }
+
+  /// Packed filter columns per kd tap: its (kh, kw group) rows.
+  int64_t rowColumns() const { return plan_.tapColumns / core_.taps[0]; }
+
+  /// Plane pairs: stationary columns of a paired filter row (plane p + 1's from the half).
+  int64_t pairedColumns() const { return b_.geometry().partitionHalf() + filterColumns(); }
+
+  /// Plane pairs: paired row (z, r) holds packed row r of tap kd = z in columns [0, F) and of
+  /// kd = z - 1 from the half (zeros where the tap does not exist); r is a packed row's place
+  /// within its kd block, the same for every kd (flipped taps store kd blocks in reverse).
+  void pairFilters() {
+    const int64_t kd = core_.taps[0], r = rowColumns(), half = b_.geometry().partitionHalf();
+    const Tile packed = weights_.select(0, 0);
+    for (int64_t z = 0; z < kd; ++z) {
+      const int64_t block = core_.flipTaps ? kd - 1 - z : z;
+      const Tile src = packed.slice(0, block * r, (block + 1) * r);
+      copyOn(b_, pairedWeights_.slice(0, z * r, (z + 1) * r).slice(1, 0, filterColumns()), src,
+             isa::Engine::GpSimd);
+      copyOn(
+          b_,
+          pairedWeights_.slice(0, (z + 1) * r, (z + 2) * r).slice(1, half, half + filterColumns()),
+          src, isa::Engine::GpSimd);
+    }
   }
 
   int64_t ciCount(int64_t t) const { return std::min(plan_.parts, core_.cin - t * plan_.parts); }
@@ -318,6 +349,7 @@ class ConvEmitter {
     b_.setNote("load filters");
     const int64_t taps = core_.tapCount();
     if (plan_.pack > 1) loadPackedFilters(g0, group);
+    if (plan_.planePairs) pairFilters();
     for (int64_t t = 0; t < plan_.ciTiles && plan_.pack == 1; ++t) {
       const int64_t ci0 = t * plan_.parts, cs = ciCount(t);
       const Tile dst = weights_.partitionSlice(0, static_cast<int32_t>(cs)).select(0, t);
@@ -382,8 +414,8 @@ class ConvEmitter {
   void loadRing(int64_t item, const Chunk& chunk) {
     b_.setNote("load window");
     loadingItem_ = item;
-    ring_.place(item, chunk.batch, chunk.origin[0] * core_.stride[0], windowExtent(core_, 0, 1),
-                [&](const SlidingRing::Fill& fill) {
+    ring_.place(item, chunk.batch, chunk.origin[0] * core_.stride[0],
+                windowExtent(core_, 0, chunk.extent[0]), [&](const SlidingRing::Fill& fill) {
                   return loadRingPlane(chunk, fill.index, fill.position, !fill.firstFill);
                 });
   }
@@ -582,6 +614,7 @@ class ConvEmitter {
 
   void computeChunk(const Chunk& chunk, int slot, int64_t g0, int64_t group) {
     if (plan_.quadrantGroups) return computeGroups(chunk, slot, g0, group);
+    if (plan_.planePairs && chunk.extent[0] == 2) return computePlanePair(chunk, group);
     // When every block lies in one depth plane and blocks come depth by depth, finished planes
     // are stored while later ones compute: the last chunk's store is one plane, not the chunk.
     // With quadrants, plane d sits on partition quadrant d % 4 (its transposes in PSUM half
@@ -621,6 +654,63 @@ class ConvEmitter {
       });
       defer([=, this, &chunk] { store(outAll, chunk, co0, cw, storedTo, chunk.extent[0]); });
       settle(0);
+    }
+  }
+
+  /// Plane pairs: per block of the first plane's (h, w) boxes, the matmuls of both planes
+  /// (`multiplyPlanePair`), each plane's rows evicted within their half (A1) to its half of the
+  /// out tile; one store per plane.
+  void computePlanePair(const Chunk& chunk, int64_t cw) {
+    const Tile outAll = outs_.next();
+    const int32_t half = b_.geometry().partitionHalf();
+    const int32_t rows = static_cast<int32_t>(plan_.pairs > 1 ? plan_.pairStride + cw : cw);
+    forEachBlock(chunk, [&](const Int3& origin, const Int3& count) {
+      if (origin[0] != 0) return;
+      const Tile ps = psums_.next().slice(0, 0, product(count));
+      multiplyPlanePair(ps.partitionSlice(0, static_cast<int32_t>(pairedColumns())), chunk, origin,
+                        count);
+      for (int32_t i = 0; i < 2; ++i) {
+        const Tile outTile = outAll.partitionSlice(i * half, static_cast<int32_t>(cw));
+        const Tile block = ps.partitionSlice(i * half, rows);
+        evict(box(outTile, origin, count, plan_.phase),
+              block.partitionSlice(0, static_cast<int32_t>(cw)), 0, cw, evictEngines_.next());
+        if (plan_.pairs > 1)
+          evictOdd(outTile, block, chunk, origin, count, 0, cw, evictEngines_.next());
+      }
+    });
+    b_.setNote("store out");
+    for (int32_t i = 0; i < 2; ++i) {
+      const int64_t d = chunk.origin[0] + i;
+      const HbmView dst = out_.select(0, chunk.batch)
+                              .slice(0, 0, cw)
+                              .slice(1, d, d + 1)
+                              .slice(2, chunk.origin[1], chunk.origin[1] + chunk.extent[1])
+                              .slice(3, chunk.origin[2], chunk.origin[2] + chunk.extent[2]);
+      const Tile src = outAll.partitionSlice(i * half, static_cast<int32_t>(cw));
+      b_.dmaCopy(dst, box(src, {0, 0, 0}, {1, chunk.extent[1], chunk.extent[2]}, {1, 1, 1}),
+                 DmaOptions{-1, isa::Engine::Scalar});
+    }
+  }
+
+  /// One matmul per window plane z and (kh, kw group) live for either plane of the block at
+  /// `origin` (plane p's tap kd = z, plane p + 1's kd = z - 1), paired filter row (z, r) against
+  /// window plane z, into `ps` [plane p rows | plane p + 1 rows from the half].
+  void multiplyPlanePair(const Tile& ps, const Chunk& chunk, const Int3& origin,
+                         const Int3& count) {
+    std::map<Int3, int64_t> rows;  // window start -> paired filter row
+    for (int64_t p = 0; p < 2; ++p)
+      for (const TapUse& use : packedTapsFor(chunk, {p, origin[1], origin[2]}, count))
+        rows[use.start] = use.start[0] * rowColumns() + use.stored % rowColumns();
+    b_.setNote("matmul");
+    if (rows.empty()) return b_.memset(ps, 0.0f, isa::Engine::Vector);
+    const Tile window =
+        windows_[0].partitionSlice(0, static_cast<int32_t>(plan_.parts)).select(0, 0);
+    const Int3 step{blockStep(0), blockStep(1), blockStep(2)};
+    bool first = true;
+    for (const auto& [start, row] : rows) {
+      b_.matmul(ps, pairedWeights_.select(0, row), box(window, windowAt(start), count, step),
+                !first);
+      first = false;
     }
   }
 
@@ -930,6 +1020,7 @@ class ConvEmitter {
   std::optional<HbmView> bias_;
   HbmView out_;
   Tile weights_, biasTile_;
+  Tile pairedWeights_;  ///< plane pairs: [(slot, C_in), (Kd + 1) x rowColumns, pairedColumns]
   EngineCycle placeEngines_, evictEngines_, copyEngines_;
   EngineCycle filterIssue_{{isa::Engine::GpSimd, isa::Engine::Scalar}};
   BufferRing pairPsums_, pairTiles_;

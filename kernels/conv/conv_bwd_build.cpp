@@ -34,9 +34,9 @@ void buildConvDx(KernelBuilder& builder, const ConvCore& forward, isa::Dtype dty
 
 namespace {
 
-const std::vector<std::string> kDxKnobs = {"chunk_positions", "w_pairs",
-                                           "stationary",      "psum_buffers",
-                                           "slot_copies",     "slot_copy_engines"};  // as dx_<name>
+const std::vector<std::string> kDxKnobs = {"chunk_positions", "w_pairs",     "stationary",
+                                           "psum_buffers",    "slot_copies", "slot_copy_engines",
+                                           "plane_pairs"};  // as dx_<name>
 
 }  // namespace
 

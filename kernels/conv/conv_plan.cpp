@@ -124,7 +124,7 @@ ConvPlan planPerTap(const ConvCore& core, ConvPlan plan, int64_t elemBytes, int6
 /// of (kRingLookahead + 1) x span input planes, so each plane is read from HBM once per slot
 /// (chunks of several planes re-read span - 1 planes each) and loads come one plane at a time.
 void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budget,
-                       const isa::Geometry& geometry, const std::string& slotCopies) {
+                       const isa::Geometry& geometry) {
   if (plan.pack == 1 || plan.staged || plan.dilated || core.stride[0] != 1 ||
       core.out[1] * core.out[2] < kRollingPlanePositions)
     return;
@@ -140,12 +140,48 @@ void planRollingPlanes(const ConvCore& core, ConvPlan& plan, const Budget& budge
   plan.chunk = chunk;
   plan.window = window;
   plan.block = blockFor(core, chunk, window, geometry.matmulFreeFp32(), plan.phase);
-  // Slot pairs within a partition half (A1: VectorE moves rows within a half) split the load;
-  // auto only with full-rate matmuls: behind fp32's (4x the PE cycles) the loads hide anyway and
-  // the copies cost VectorE and the evictions' engine (conv3d_bwd C 32 fp32 1110 -> 1121 us).
-  plan.slotCopies = (slotCopies == "on" || (slotCopies == "auto" && budget.columnCycles == 1)) &&
-                    geometry.partitionHalf() % (2 * plan.slotParts) == 0 &&
-                    window[2] > 2 * core.dilation[2] + 1;
+}
+
+/// PE cycles of one (kh, kw group) row of matmuls over two output planes: Kd + 1 matmuls of
+/// `half` + F stationary columns with plane pairs, else 2 x Kd of F, each max(matmul, the next
+/// stationary's load) (P1, I2).
+double planePairCycles(const ConvCore& core, const ConvPlan& plan, const isa::Geometry& geometry,
+                       bool fp32, bool paired) {
+  const int64_t columns = plan.pairs > 1 ? plan.pairStride + core.cout : core.cout;
+  const int64_t stationary = paired ? geometry.partitionHalf() + columns : columns;
+  const int64_t matmuls = paired ? core.taps[0] + 1 : 2 * core.taps[0];
+  const int64_t moving = product(plan.block);
+  return static_cast<double>(matmuls) * std::max(matmulCycles(geometry, stationary, moving, fp32),
+                                                 stationaryLoadCycles(geometry, stationary, fp32));
+}
+
+/// Plane pairs (ConvPlan::planePairs) for a rolling plan with filters as the stationary: chunks
+/// of two planes over a ring of their window plus kRingLookahead x 2 planes, where the ring, the
+/// out tiles (one plane on all partitions) and the paired filters fit the budget; auto only
+/// where planePairCycles says it takes fewer PE cycles.
+void planPlanePairs(const ConvCore& core, ConvPlan& plan, const Budget& budget,
+                    const isa::Geometry& geometry, const std::string& option) {
+  const int64_t columns = plan.pairs > 1 ? plan.pairStride + core.cout : core.cout;
+  if (option == "off" || !plan.rollingPlanes || plan.positionsStationary || core.hasBias ||
+      core.act != isa::ActFn::Copy || core.out[0] < 2 || core.dilation[0] != 1 ||
+      plan.coGroup != core.cout || columns > geometry.partitionHalf() || plan.block[0] != 1)
+    return;
+  const bool fp32 = budget.elemBytes == 4;
+  if (option == "auto" && planePairCycles(core, plan, geometry, fp32, true) >=
+                              planePairCycles(core, plan, geometry, fp32, false))
+    return;
+  const Int3 chunk{2, core.out[1], core.out[2]};
+  Int3 window = budget.windowOf(chunk);
+  window[0] += kRingLookahead * chunk[0];
+  const int64_t pairedFilters =
+      (core.taps[0] + 1) * plan.tapColumns / core.taps[0] * plan.parts * budget.elemBytes;
+  const int64_t outBytes = chunk[1] * chunk[2] * budget.elemBytes;
+  if (!stepsFit(window) ||
+      product(window) * budget.elemBytes + 2 * outBytes + pairedFilters > budget.available)
+    return;
+  plan.planePairs = true;
+  plan.chunk = chunk;
+  plan.window = window;
 }
 
 }  // namespace
@@ -240,8 +276,31 @@ double planeMatmulCycles(const ConvCore& core, const ConvPlan& plan, const isa::
     return static_cast<double>(ceilDiv(pairs, plan.parts) * plan.tapColumns) *
            matmulCycles(geometry, plan.parts, plan.pairColumns, fp32);
   const int64_t stationary = std::min(core.cout, plan.parts) * plan.pairs;
-  return static_cast<double>(plan.tapColumns * plan.ciTiles * ceilDiv(core.cout, plan.parts)) *
+  // plane pairs: Kd + 1 matmuls per (kh, kw group) serve two planes
+  const double share = plan.planePairs ? (core.taps[0] + 1) / (2.0 * core.taps[0]) : 1.0;
+  return share *
+         static_cast<double>(plan.tapColumns * plan.ciTiles * ceilDiv(core.cout, plan.parts)) *
          matmulCycles(geometry, stationary, pairs, fp32);
+}
+
+/// Slot pairs within a partition half (A1: VectorE moves rows within a half) split a rolling
+/// plane's load; auto with full-rate matmuls, or where the plane's slot loads at the HBM share
+/// (rows read at a stride: `dmaStridedHbmEfficiency`) outlast its matmuls: behind fp32's (4x the
+/// PE cycles) the loads hide on trn2 and the copies cost VectorE and the evictions' engine
+/// (conv3d_bwd C 32 fp32 1110 -> 1121 us), but not on trn1 (plane pairs: dx alone 429.8 us
+/// DMA-bound, 315.4 with the copies).
+void planSlotCopies(const ConvCore& core, ConvPlan& plan, const isa::Geometry& geometry,
+                    int64_t elemBytes, const std::string& option) {
+  if (!plan.rollingPlanes || option == "off" ||
+      geometry.partitionHalf() % (2 * plan.slotParts) != 0 ||
+      plan.window[2] <= 2 * core.dilation[2] + 1)
+    return;
+  const double bytes =
+      static_cast<double>(plan.pack * core.cin * core.in[1] * core.in[2] * elemBytes);
+  const double hbm = geometry.hbmBytesPerPeCycle * geometry.dmaStridedHbmEfficiency;
+  const bool loadBound =
+      hbm > 0 && bytes / hbm > planeMatmulCycles(core, plan, geometry, elemBytes == 4);
+  plan.slotCopies = option == "on" || elemBytes < 4 || loadBound;
 }
 
 /// Slot copies on VectorE alone while its copies of a plane (each slot pair's window columns
@@ -355,8 +414,9 @@ ConvPlan planWith(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& g
   plan.window = budget.windowOf(plan.chunk);
   plan.stage = budget.stageOf(plan.window);
   plan.block = blockFor(core, plan.chunk, plan.window, geometry.matmulFreeFp32(), plan.phase);
-  if (options.chunkPositions == 0)
-    planRollingPlanes(core, plan, budget, geometry, options.slotCopies);
+  if (options.chunkPositions == 0) planRollingPlanes(core, plan, budget, geometry);
+  planPlanePairs(core, plan, budget, geometry, options.planePairs);
+  planSlotCopies(core, plan, geometry, elemBytes, options.slotCopies);
   plan.quadrantGroups = plan.positionsStationary && !core.hasBias && plan.block[0] == 1 &&
                         plan.phase[0] == 1 && plan.phase[1] == 1 &&
                         plan.block[2] == ceilDiv(plan.chunk[2], plan.phase[2]);
@@ -482,6 +542,13 @@ const std::vector<ConvKnob>& convKnobs() {
                  "longer than the plane's matmuls, e.g. without VectorE's bf16 performance "
                  "mode on trn1)",
                  {"auto", "vector", "spread"}, &ConvOptions::slotCopyEngines),
+      choiceKnob("plane_pairs",
+                 "rolling planes with filters as the stationary: one matmul per window plane "
+                 "serves two output planes (tap kd's filters in the lower PE columns, kd - 1's in "
+                 "the upper half), Kd + 1 matmuls per plane pair instead of 2 x Kd (auto: where "
+                 "the PE cycle estimate says it pays, e.g. fp32 C_out <= 32 on trn2; on: wherever "
+                 "it applies)",
+                 {"auto", "on", "off"}, &ConvOptions::planePairs),
   };
   return knobs;
 }

@@ -28,6 +28,9 @@ struct ConvOptions {
   /// auto | vector | spread: the engines making the slot copies (spread: VectorE and ScalarE in
   /// turn); auto: spread where VectorE's copies of a plane outlast the plane's matmuls
   std::string slotCopyEngines = "auto";
+  /// auto | on | off: rolling planes with filters as the stationary compute two output planes
+  /// per matmul (ConvPlan::planePairs); auto: where the planner's PE estimate says it pays
+  std::string planePairs = "auto";
   /// Not a parameter: the prefix of these options' parameter names, for errors (dx_ for
   /// conv3d_bwd's dx)
   std::string paramPrefix;
@@ -56,6 +59,13 @@ struct ConvPlan {
   /// Rolling planes with slots of a quadrant: slot pairs (2k, 2k + 1) share a partition half,
   /// so each loads half of a plane's columns and VectorE copies its share into the other
   bool slotCopies = false;
+  /// Rolling planes, filters as the stationary, filter columns within a partition half: chunks
+  /// are two output planes p, p + 1 (the last one plane when D is odd). Per (kh, kw group) the
+  /// matmul of window plane z holds tap kd = z's filter columns for plane p in columns
+  /// [0, F) and tap kd = z - 1's for plane p + 1 in [half, half + F) (zeros where the tap does
+  /// not exist), so Kd + 1 matmuls serve both planes instead of 2 x Kd; PSUM rows from the half
+  /// accumulate plane p + 1, evicted within their half (A1) to out partitions from the half
+  bool planePairs = false;
   /// Slot copies: the engines making them in turn (VectorE, or VectorE and ScalarE)
   std::vector<isa::Engine> copyEngines{isa::Engine::Vector};
   Int3 stage{1, 1, 1};   ///< x_in extent a window can hold (staging tile, input dilation only)

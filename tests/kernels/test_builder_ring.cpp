@@ -1,4 +1,4 @@
-// SlidingRing: windows sliding by one keep their shared positions; a restart refills every index.
+// SlidingRing: sliding windows keep their shared positions; a restart refills every index.
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -46,6 +46,22 @@ TEST_CASE("sliding ring: a window sliding by one fills only the index it adds") 
   CHECK(same(r.fills[6], {6, 0, false}));
   CHECK(ring.take(4) == std::vector<int64_t>{4, 5, 0});
   CHECK_THROWS(ring.take(4));  // taken once
+}
+
+TEST_CASE("sliding ring: a window sliding by two keeps the indices it shares, a shorter one too") {
+  SlidingRing ring(8);
+  Recorder r;
+  ring.place(0, 0, 0, 4, r.filler());
+  ring.place(1, 0, 2, 4, r.filler());  // plane pairs: two planes on
+  ring.place(2, 0, 4, 3, r.filler());  // the last, single plane: a shorter window
+  REQUIRE(r.fills.size() == 7);
+  CHECK(same(r.fills[4], {4, 4, true}));
+  CHECK(same(r.fills[5], {5, 5, true}));
+  CHECK(same(r.fills[6], {6, 6, true}));
+  CHECK(ring.take(1) == std::vector<int64_t>{2, 3, 4, 5});
+  CHECK(ring.take(2) == std::vector<int64_t>{4, 5, 6});
+  ring.place(3, 0, 9, 4, r.filler());  // past the whole window: nothing shared
+  CHECK(ring.take(3) == std::vector<int64_t>{7, 0, 1, 2});
 }
 
 TEST_CASE("sliding ring: another series or a jump refills the whole window") {

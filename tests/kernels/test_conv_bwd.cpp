@@ -160,6 +160,69 @@ TEST_CASE("conv3d_bwd: fp32 dx on trn1 keeps its plane ring with filters as the 
       buildKernel(spec, params, checkShapes(spec, shapes, params), c.dtype, trn1.geometry));
 }
 
+TEST_CASE("conv3d_bwd: dx plane pairs, two output planes per matmul, on odd shapes") {
+  // fp32 on trn2 (filters as the stationary of 64 columns): one matmul per window plane serves
+  // planes p and p + 1 (plane p + 1's rows from partition 64); odd D ends with a one-plane chunk
+  const sim::MachineConfig trn1 = sim::loadMachine("trn1");
+  auto dxPlan = [](const ConvCase& c, const sim::MachineConfig& machine) {
+    const ParamValues params = parseParams(conv3dBwdSpec(), c.params);
+    const ConvCore forward = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+    return planConv(dxCore(forward), c.dtype, machine.geometry, dxOptions(params));
+  };
+  const std::vector<std::pair<std::string, std::string>> dxOnly = {{"compute_dw", "false"},
+                                                                   {"compute_db", "false"}};
+  auto with = [&](ConvCase c) {
+    c.params.insert(c.params.end(), dxOnly.begin(), dxOnly.end());
+    return c;
+  };
+  const std::vector<ConvCase> paired = {
+      with({{1, 32, 4, 40, 53}, {3, 3, 3, 32, 32}, 0, {{"padding", "1,1,0,2,1,1"}}}),
+      with({{1, 20, 5, 33, 71}, {3, 3, 3, 20, 24}, 0, {{"padding", "1"}}}),
+      with({{2, 32, 3, 32, 64}, {3, 3, 3, 32, 30}, 0, {{"padding", "1,0,1,1,0,1"}}}),
+      with({{1, 17, 5, 45, 50}, {2, 3, 3, 17, 20}, 0, {{"padding", "0,1,1,0,1,1"}}}),
+      with({{1, 9, 4, 37, 61}, {3, 3, 2, 9, 13}, 0, {{"padding", "2,0,1,1,1,0"}}}),
+  };
+  for (const ConvCase& c : paired) {
+    INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
+    const ConvPlan plan = dxPlan(c, testing::trn2());
+    REQUIRE(plan.planePairs);
+    CHECK(plan.chunk[0] == 2);
+    CHECK_FALSE(plan.positionsStationary);
+    check(c);
+  }
+  // trn1 fp32 (filters: positions do not fit beside the ring), bf16 forced onto filters with
+  // slot copies, dx C_out 40 without W pairs
+  const ConvCase onTrn1 = with({{1, 32, 3, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}});
+  const ConvPlan trn1Plan = dxPlan(onTrn1, trn1);
+  REQUIRE(trn1Plan.planePairs);
+  // trn1's strided HBM share: a plane's slot loads outlast its paired matmuls, so the slot pairs
+  // share them (trn2: the loads hide)
+  CHECK(trn1Plan.slotCopies);
+  CHECK_FALSE(dxPlan(paired[0], testing::trn2()).slotCopies);
+  testing::checkConvCase(conv3dBwdSpec(), onTrn1, trn1);
+  const ConvCase bf16 = with({{1, 40, 3, 40, 64},
+                              {3, 3, 3, 40, 32},
+                              0,
+                              {{"padding", "1"}, {"dx_stationary", "filters"}},
+                              Dtype::Bf16});
+  const ConvPlan bf16Plan = dxPlan(bf16, testing::trn2());
+  REQUIRE(bf16Plan.planePairs);
+  CHECK(bf16Plan.slotCopies);
+  CHECK(bf16Plan.pairs == 1);
+  check(bf16);
+  // off keeps single planes; auto leaves positions-stationary bf16 and C_out above the half alone
+  ConvCase off = paired[0];
+  off.params.emplace_back("dx_plane_pairs", "off");
+  CHECK_FALSE(dxPlan(off, testing::trn2()).planePairs);
+  CHECK(dxPlan(off, testing::trn2()).chunk[0] == 1);
+  ConvCase positions = paired[0];
+  positions.dtype = Dtype::Bf16;
+  CHECK_FALSE(dxPlan(positions, testing::trn2()).planePairs);
+  const ConvCase wide = with({{1, 72, 4, 40, 53}, {3, 3, 3, 72, 32}, 0, {{"padding", "1"}}});
+  CHECK(dxPlan(wide, testing::trn2()).rollingPlanes);
+  CHECK_FALSE(dxPlan(wide, testing::trn2()).planePairs);
+}
+
 TEST_CASE("conv3d_bwd: dx slot copies spread over VectorE and ScalarE where VectorE lags") {
   // Without VectorE's bf16 performance mode (trn1) a plane's slot copies outlast its matmuls, so
   // auto spreads them; on trn2 (4x copies) VectorE keeps them. Odd W and C_in below 32.
@@ -246,8 +309,8 @@ TEST_CASE("conv3d_bwd: the dx parameters are the conv core's, named dx_") {
     CHECK(p.schedule);
   }
   CHECK(names == std::vector<std::string>{"dx_chunk_positions", "dx_psum_buffers", "dx_w_pairs",
-                                          "dx_stationary", "dx_slot_copies",
-                                          "dx_slot_copy_engines"});
+                                          "dx_stationary", "dx_slot_copies", "dx_slot_copy_engines",
+                                          "dx_plane_pairs"});
   const ParamValues params = parseParams(conv3dBwdSpec(), {{"dx_chunk_positions", "77"},
                                                            {"dx_psum_buffers", "3"},
                                                            {"dx_w_pairs", "off"},

@@ -62,9 +62,9 @@ std::vector<std::pair<std::string, std::string>> candidateSettings(const std::st
 const std::set<std::string> kPoolKnobs = {"buffers", "chunks", "load_queues", "store_queues",
                                           "layout"};
 
-const std::set<std::string> kConvKnobs = {"chunk_positions", "psum_buffers",     "tap_pack",
-                                          "evict_engine",    "w_pairs",          "stationary",
-                                          "slot_copies",     "slot_copy_engines"};
+const std::set<std::string> kConvKnobs = {"chunk_positions", "psum_buffers",      "tap_pack",
+                                          "evict_engine",    "w_pairs",           "stationary",
+                                          "slot_copies",     "slot_copy_engines", "plane_pairs"};
 
 }  // namespace
 
@@ -184,7 +184,7 @@ TEST_CASE("schedule knobs: the conv kernels declare theirs") {
   checkDeclared("conv3d_transpose", transpose);
   std::set<std::string> dx;
   for (const char* knob : {"chunk_positions", "psum_buffers", "w_pairs", "stationary",
-                           "slot_copies", "slot_copy_engines"})
+                           "slot_copies", "slot_copy_engines", "plane_pairs"})
     dx.insert(std::string("dx_") + knob);
   std::set<std::string> bwd;  // the dw knobs are dw's, not the conv core's
   for (const std::string& name : scheduleNames("conv3d_bwd"))
