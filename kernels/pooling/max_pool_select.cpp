@@ -237,46 +237,89 @@ struct EngineCycles {
   }
 };
 
-}  // namespace
+/// VectorE's element work per output of the balanced instructions: I2 (tensor_tensor 2N, N with
+/// one input in PSUM; copy_predicated N with an operand outside SBUF; tensor_scalar N) and A2
+/// (performance mode: bf16 tensor_tensor N, tensor_scalar N/2 or N/4).
+struct SelectRates {
+  double compareV, keyV, copyV, pickV;
+  SelectRates(const SelectWork& w, const isa::Geometry& geometry) {
+    const bool perfKeys = geometry.vectorPerfMode && w.bf16Keys;
+    compareV = w.otInPsum || (geometry.vectorPerfMode && w.bf16) ? 1.0 : 2.0;
+    keyV = perfKeys ? 1.0 : 2.0;
+    copyV = w.operandInPsum ? 1.0 : 2.0;
+    pickV = perfKeys ? 0.5 : 1.0;
+  }
+};
 
-// Element work per instruction (I2: tensor_tensor 2N, N on VectorE with one input in PSUM;
-// A2 performance mode: bf16 tensor_tensor N; scalar_tensor_tensor bf16 subtract-multiply N on
-// even sizes; memset, tensor_scalar and copies N). Per lane, what selectTaps emits: a chained
-// lane compares every tap and steps both chains; a keyed lane's engine compares and keeps two
-// keys per tap that ScalarE weighs, from two memsets on the other engine. Per item: GpSimd's NaN
-// mask and flags, VectorE's final predicated copy, ScalarE's shifts and output_tensor copy, and
-// the scatter: per owning tap ScalarE's copy and predicate and VectorE's predicated copy
-// (disjoint windows), or VectorE's pick, GpSimd's sum and VectorE's predicated copy. With a
-// shared VectorE / GpSimd SBUF port (NC-v2) the two take turns, chained lanes or keyed.
-std::vector<Lane> balancedLanes(const SelectWork& w, const Box& inputs, const Box& owned,
-                                const Box& out, const std::vector<TapBox>& taps,
-                                const isa::Geometry& geometry) {
-  const bool perfKeys = geometry.vectorPerfMode && w.bf16Keys;
-  const double cmpV = w.otInPsum || (geometry.vectorPerfMode && w.bf16) ? 1.0 : 2.0;
-  const double accV = perfKeys ? 1.0 : 2.0;
-  const double copyV = w.operandInPsum ? 1.0 : 2.0;
-  EngineCycles fixed{geometry};
-  fixed.add(Engine::GpSimd, static_cast<double>(boxElements(inputs)));
-  fixed.add(Engine::GpSimd, 2.0 * static_cast<double>(boxElements(out)));
-  fixed.add(Engine::Vector, (w.lastInPsum ? 1.0 : 2.0) * static_cast<double>(boxElements(out)));
-  if (w.otInPsum) fixed.add(Engine::Scalar, static_cast<double>(boxElements(out)));
+/// What an item emits whatever its lanes: GpSimd's NaN mask and flags, VectorE's final
+/// predicated copy, ScalarE's output_tensor copy, and the scatter per owning tap (ScalarE's copy
+/// and predicate, or VectorE's pick and GpSimd's sum; VectorE's predicated copy).
+void addItemWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& rate,
+                 const Box& inputs, const Box& owned, const Box& out,
+                 const std::vector<TapBox>& taps) {
+  const double outputs = static_cast<double>(boxElements(out));
+  cycles.add(Engine::GpSimd, static_cast<double>(boxElements(inputs)));
+  cycles.add(Engine::GpSimd, 2.0 * outputs);
+  cycles.add(Engine::Vector, (w.lastInPsum ? 1.0 : 2.0) * outputs);
+  if (w.otInPsum) cycles.add(Engine::Scalar, outputs);
   int64_t covered = 0;
   for (const TapBox& tb : taps) {
     const double n = static_cast<double>(boxElements(tb.owned));
     if (n == 0) continue;
     covered += boxElements(tb.owned);
     if (w.disjoint) {
-      fixed.add(Engine::Scalar, n);
-      fixed.add(Engine::Scalar, n);
+      cycles.add(Engine::Scalar, n);
+      cycles.add(Engine::Scalar, n);
     } else {
-      fixed.add(Engine::Vector, perfKeys ? n / 2.0 : n);
-      fixed.add(Engine::GpSimd, 2.0 * n);
+      cycles.add(Engine::Vector, rate.pickV * n);
+      cycles.add(Engine::GpSimd, 2.0 * n);
     }
-    fixed.add(Engine::Vector, copyV * n);
+    cycles.add(Engine::Vector, rate.copyV * n);
   }
   if (!w.disjoint || covered != boxElements(owned))
-    fixed.add(Engine::Scalar, static_cast<double>(boxElements(owned)));
+    cycles.add(Engine::Scalar, static_cast<double>(boxElements(owned)));
+}
 
+/// What selectTaps emits for one lane: a chained lane compares every tap and steps both chains;
+/// a keyed lane's engine compares and keeps two keys per tap that ScalarE weighs, from two
+/// memsets on the other engine; then the last NaN's shift on ScalarE.
+void addLaneWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& rate,
+                 const Lane& lane, const std::vector<TapBox>& taps) {
+  const double n = static_cast<double>(boxElements(lane.box));
+  const bool chain = chains(lane, taps);
+  if (w.lastInPsum || chain) cycles.add(Engine::Scalar, n);
+  if (chain) {
+    const double step = w.bf16Keys && boxElements(lane.box) % 2 == 0 ? n : 2.0 * n;
+    for (size_t j = 0; j < taps.size(); ++j) cycles.add(Engine::Vector, rate.compareV * n);
+    for (size_t j = 1; j < taps.size(); ++j) {
+      cycles.add(Engine::Vector, step);
+      cycles.add(Engine::Vector, step);
+    }
+    cycles.add(Engine::Scalar, n);
+    return;
+  }
+  const bool onGpsimd = lane.engine == Engine::GpSimd;
+  cycles.add(onGpsimd ? Engine::Vector : Engine::GpSimd, n);
+  cycles.add(onGpsimd ? Engine::Vector : Engine::GpSimd, n);
+  for (const TapBox& tb : taps) {
+    const double m = static_cast<double>(boxElements(intersect(tb.reach, lane.box)));
+    if (m == 0) continue;
+    cycles.add(lane.engine, (onGpsimd ? 2.0 + kGpsimdLaneWait : rate.compareV) * m);
+    for (int key = 0; key < 2; ++key) {
+      cycles.add(Engine::Scalar, m);
+      cycles.add(lane.engine, (onGpsimd ? 2.0 : rate.keyV) * m);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Lane> balancedLanes(const SelectWork& w, const Box& inputs, const Box& owned,
+                                const Box& out, const std::vector<TapBox>& taps,
+                                const isa::Geometry& geometry) {
+  const SelectRates rate(w, geometry);
+  EngineCycles fixed{geometry};
+  addItemWork(fixed, w, rate, inputs, owned, out, taps);
   std::vector<Lane> best;
   double bestTime = 0;
   int64_t previous = -1;  // GpSimd outputs of the previous percent's cut
@@ -286,41 +329,14 @@ std::vector<Lane> balancedLanes(const SelectWork& w, const Box& inputs, const Bo
     for (const Lane& lane : lanes)
       if (lane.engine == Engine::GpSimd) gpsimdOutputs += boxElements(lane.box);
     if (gpsimdOutputs == previous) continue;
+    previous = gpsimdOutputs;
     EngineCycles cycles = fixed;
-    for (const Lane& lane : lanes) {
-      const double n = static_cast<double>(boxElements(lane.box));
-      const bool chain = chains(lane, taps);
-      if (w.lastInPsum || chain) cycles.add(Engine::Scalar, n);  // the last NaN's shift
-      if (chain) {
-        const double step = w.bf16Keys && boxElements(lane.box) % 2 == 0 ? n : 2.0 * n;
-        for (size_t j = 0; j < taps.size(); ++j) cycles.add(Engine::Vector, cmpV * n);
-        for (size_t j = 1; j < taps.size(); ++j) {
-          cycles.add(Engine::Vector, step);
-          cycles.add(Engine::Vector, step);
-        }
-        cycles.add(Engine::Scalar, n);
-        continue;
-      }
-      const bool onGpsimd = lane.engine == Engine::GpSimd;
-      const Engine other = onGpsimd ? Engine::Vector : Engine::GpSimd;
-      cycles.add(other, n);
-      cycles.add(other, n);
-      for (const TapBox& tb : taps) {
-        const double m = static_cast<double>(boxElements(intersect(tb.reach, lane.box)));
-        if (m == 0) continue;
-        cycles.add(lane.engine, (onGpsimd ? 2.0 + kGpsimdLaneWait : cmpV) * m);
-        for (int key = 0; key < 2; ++key) {
-          cycles.add(Engine::Scalar, m);
-          cycles.add(lane.engine, (onGpsimd ? 2.0 : accV) * m);
-        }
-      }
-    }
+    for (const Lane& lane : lanes) addLaneWork(cycles, w, rate, lane, taps);
     const double time = cycles.busiest(geometry.accessConflicts);
     if (best.empty() || time < bestTime) {
       best = std::move(lanes);
       bestTime = time;
     }
-    previous = gpsimdOutputs;
   }
   return best;
 }
