@@ -46,11 +46,13 @@ struct Geometry {
   /// vector_perf_mode; defaults Trn2).
   double peGhz = 2.4;
   bool vectorPerfMode = true;
-  /// NC-v2's shared VectorE/GpSimd SBUF port and GpSimd's fixed start per instruction, copied
-  /// by loadMachine for kernels' engine balance (the preset's access_conflicts and
-  /// gpsimd_start_cycles; defaults Trn2).
+  /// NC-v2's shared VectorE/GpSimd SBUF port, GpSimd's fixed start per instruction and the
+  /// VectorE/ScalarE floor per instruction (MIN_II), copied by loadMachine for kernels' engine
+  /// balance (the preset's access_conflicts, gpsimd_start_cycles and min_ii_cycles; defaults
+  /// Trn2).
   bool accessConflicts = false;
   int64_t gpsimdStartCycles = 150;
+  int64_t minIiCycles = 64;
   /// TensorE's matmul floor and LoadStationary rates, copied by loadMachine for kernels'
   /// scheduling heuristics (the preset's mm_min_cycles, ls_speedup and ls_speedup_fp32: a
   /// stationary of M columns loads in M / lsSpeedup PE cycles, fp32 in M x fp32MatmulFactor /

@@ -320,6 +320,7 @@ MachineConfig loadMachine(const std::string& nameOrPath,
   config.geometry.vectorPerfMode = config.vectorPerfMode;
   config.geometry.accessConflicts = config.accessConflicts;
   config.geometry.gpsimdStartCycles = config.gpsimdStartCycles;
+  config.geometry.minIiCycles = config.minIiCycles;
   config.geometry.matmulMinCycles = config.mmMinCycles;
   config.geometry.lsSpeedup = config.lsSpeedup;
   config.geometry.lsSpeedupFp32 = config.lsSpeedupFp32;

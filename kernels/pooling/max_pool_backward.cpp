@@ -179,17 +179,12 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const std::array<PoolAxis, 3> axes = poolAxes(config);
   const int64_t numChunks = static_cast<int64_t>(chunks.size());
   SelectWork work;
-  work.taps = windowTaps;
-  work.inputsPerOutput = static_cast<double>(maxIn) / static_cast<double>(maxOut);
   work.bf16 = dtype == isa::Dtype::Bf16;
   work.bf16Keys = keyType == isa::Dtype::Bf16;
   work.disjoint = disjoint;
-  work.chains = config.padding[0] == 0 && config.padding[1] == 0 && config.padding[2] == 0;
   work.otInPsum = otInPsum;
   work.operandInPsum = picksInPsum;
-  work.outputs = maxOut;
-  const int64_t gpsimdPercent =
-      schedule.gpsimdPercent >= 0 ? schedule.gpsimdPercent : balancedGpSimdPercent(work, geometry);
+  work.lastInPsum = lastInPsum;
 
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),
@@ -229,10 +224,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
           t.flags = boxTile(buf.flags, tile.count, out);
           t.keys = &buf.keys;
           const Tile go = boxTile(buf.go, tile.count, out);
-          // An automatic split only where the GpSimd lane pays for its starts.
-          std::vector<Lane> lanes = splitLanes(out, gpsimdPercent);
-          if (schedule.gpsimdPercent < 0 && !lanesPay(lanes, work.chains, geometry))
-            lanes = splitLanes(out, 0);
+          const std::vector<Lane> lanes =
+              schedule.gpsimdPercent >= 0
+                  ? splitLanes(out, schedule.gpsimdPercent)
+                  : balancedLanes(work, chunk.inputs, chunk.owned, out, taps, geometry);
           // 1 where the input is not NaN (NaN >= -inf is false).
           builder.tensorScalar(compactView(t.notNan), compactView(t.in), AluOp::IsGe,
                                -std::numeric_limits<float>::infinity(), AluOp::Bypass, 0.0f,

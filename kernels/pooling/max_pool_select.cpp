@@ -77,13 +77,6 @@ std::vector<Lane> splitLanes(const Box& box, int64_t gpsimdPercent) {
   return lanes;
 }
 
-bool lanesPay(const std::vector<Lane>& lanes, bool chained, const isa::Geometry& geometry) {
-  int64_t gpsimd = 0;
-  for (const Lane& lane : lanes)
-    if (lane.engine == Engine::GpSimd) gpsimd += boxElements(lane.box);
-  return 2 * gpsimd >= (chained ? 1 : 2) * geometry.gpsimdStartCycles;
-}
-
 namespace {
 
 Box intersect(const Box& a, const Box& b) {
@@ -214,45 +207,135 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
                          compactView(tiles.lastFinal));
 }
 
-// Cycles per lane output and tap (I2: tensor_tensor 2N, N with one input in PSUM;
-// scalar_tensor_tensor bf16 subtract-multiply N; A2 performance mode: bf16 tensor_tensor N;
-// GpSimd the same element work plus its start per instruction). A VectorE lane compares and
-// runs two chain steps or two key accumulations; a GpSimd lane compares and accumulates two
-// keys (6 cycles; 8 counts the handoffs of its short instructions, each waiting on a ScalarE
-// weight: it puts the automatic share within 1 % of the best measured on B2 C64 16x64x64 k2
-// fp32 and bf16, NDHWC, k3 s1 p1 and 1x1x64x256x256, against 5 % with 6); ScalarE weighs the
-// keys of every keyed lane. Fixed work: VectorE's predicated copies (one per input, or per tap
-// and output plus picks when windows overlap), GpSimd's NaN mask (per input) and sums,
-// ScalarE's copies and predicates per input. With a shared VectorE / GpSimd SBUF port (NC-v2)
-// chained lanes take turns; keyed lanes wait on ScalarE's weights so often that the measured
-// best share (k3 s1 p1 on trn1: 1010.8 us at 50 %) is the unshared one.
-int64_t balancedGpSimdPercent(const SelectWork& w, const isa::Geometry& geometry) {
-  const double taps = static_cast<double>(w.taps);
-  const double in = w.inputsPerOutput;
-  const bool perfKeys = geometry.vectorPerfMode && w.bf16Keys;
-  const double cmpV = w.otInPsum || (geometry.vectorPerfMode && w.bf16) ? 1.0 : 2.0;
-  const double accV = w.chains ? (w.bf16Keys ? 1.0 : 2.0) : (perfKeys ? 1.0 : 2.0);
-  const double copyV = w.operandInPsum ? 1.0 : 2.0;
-  const double vectorLane = taps * (cmpV + 2.0 * accV);
-  const double gpsimdLane = taps * 8.0 + 3.0 * taps *
-                                             static_cast<double>(geometry.gpsimdStartCycles) /
-                                             static_cast<double>(std::max<int64_t>(w.outputs, 1));
-  const double scalarKeys = 2.0 * taps;
-  const double vectorFixed = w.disjoint ? in * copyV + copyV : taps * (copyV + 1.0) + copyV;
-  const double gpsimdFixed = in + 2.0 + (w.disjoint ? 0.0 : 2.0 * taps);
-  const double scalarFixed = w.disjoint ? 2.0 * in + 2.0 : in + 2.0;
-  int64_t best = 0;
+namespace {
+
+/// Cycles per output and tap that a GpSimd lane loses beyond its instructions' cost: its
+/// accumulations wait on ScalarE's weights and its item's NaN mask sits ahead of VectorE's
+/// chains. A fit: over 22 shapes (trn2 and trn1, fp32 and bf16, k2-k4, padded and not; docs/
+/// pooling.md) 1 gives auto's least mean loss against the best share (1.1 %), 0 costs the
+/// B2 C64 16x64x64 k2 benchmark 2.6 % and 2 gives 1.8 %.
+constexpr double kGpsimdLaneWait = 1.0;
+
+/// Busy cycles of VectorE, GpSimd and ScalarE on one work item; each instruction costs its
+/// element work, at least MIN_II on VectorE and ScalarE, plus the start on GpSimd (I2).
+struct EngineCycles {
+  const isa::Geometry& geometry;
+  double vector = 0, gpsimd = 0, scalar = 0;
+
+  void add(Engine engine, double work) {
+    if (engine == Engine::GpSimd) {
+      gpsimd += static_cast<double>(geometry.gpsimdStartCycles) + work;
+    } else {
+      (engine == Engine::Scalar ? scalar : vector) +=
+          std::max(static_cast<double>(geometry.minIiCycles), work);
+    }
+  }
+  /// The busiest engine's time (ns); VectorE and GpSimd take turns where they share a port.
+  double busiest(bool sharedPort) const {
+    const double v = vector / geometry.vectorGhz, g = gpsimd / geometry.gpsimdGhz;
+    return std::max(sharedPort ? v + g : std::max(v, g), scalar / geometry.scalarGhz);
+  }
+};
+
+/// VectorE's element work per output of the balanced instructions: I2 (tensor_tensor 2N, N with
+/// one input in PSUM; copy_predicated N with an operand outside SBUF; tensor_scalar N) and A2
+/// (performance mode: bf16 tensor_tensor N, tensor_scalar N/2 or N/4).
+struct SelectRates {
+  double compareV, keyV, copyV, pickV;
+  SelectRates(const SelectWork& w, const isa::Geometry& geometry) {
+    const bool perfKeys = geometry.vectorPerfMode && w.bf16Keys;
+    compareV = w.otInPsum || (geometry.vectorPerfMode && w.bf16) ? 1.0 : 2.0;
+    keyV = perfKeys ? 1.0 : 2.0;
+    copyV = w.operandInPsum ? 1.0 : 2.0;
+    pickV = perfKeys ? 0.5 : 1.0;
+  }
+};
+
+/// What an item emits whatever its lanes: GpSimd's NaN mask and flags, VectorE's final
+/// predicated copy, ScalarE's output_tensor copy, and the scatter per owning tap (ScalarE's copy
+/// and predicate, or VectorE's pick and GpSimd's sum; VectorE's predicated copy).
+void addItemWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& rate,
+                 const Box& inputs, const Box& owned, const Box& out,
+                 const std::vector<TapBox>& taps) {
+  const double outputs = static_cast<double>(boxElements(out));
+  cycles.add(Engine::GpSimd, static_cast<double>(boxElements(inputs)));
+  cycles.add(Engine::GpSimd, 2.0 * outputs);
+  cycles.add(Engine::Vector, (w.lastInPsum ? 1.0 : 2.0) * outputs);
+  if (w.otInPsum) cycles.add(Engine::Scalar, outputs);
+  int64_t covered = 0;
+  for (const TapBox& tb : taps) {
+    const double n = static_cast<double>(boxElements(tb.owned));
+    if (n == 0) continue;
+    covered += boxElements(tb.owned);
+    if (w.disjoint) {
+      cycles.add(Engine::Scalar, n);
+      cycles.add(Engine::Scalar, n);
+    } else {
+      cycles.add(Engine::Vector, rate.pickV * n);
+      cycles.add(Engine::GpSimd, 2.0 * n);
+    }
+    cycles.add(Engine::Vector, rate.copyV * n);
+  }
+  if (!w.disjoint || covered != boxElements(owned))
+    cycles.add(Engine::Scalar, static_cast<double>(boxElements(owned)));
+}
+
+/// What selectTaps emits for one lane: a chained lane compares every tap and steps both chains;
+/// a keyed lane's engine compares and keeps two keys per tap that ScalarE weighs, from two
+/// memsets on the other engine; then the last NaN's shift on ScalarE.
+void addLaneWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& rate,
+                 const Lane& lane, const std::vector<TapBox>& taps) {
+  const double n = static_cast<double>(boxElements(lane.box));
+  const bool chain = chains(lane, taps);
+  if (w.lastInPsum || chain) cycles.add(Engine::Scalar, n);
+  if (chain) {
+    const double step = w.bf16Keys && boxElements(lane.box) % 2 == 0 ? n : 2.0 * n;
+    for (size_t j = 0; j < taps.size(); ++j) cycles.add(Engine::Vector, rate.compareV * n);
+    for (size_t j = 1; j < taps.size(); ++j) {
+      cycles.add(Engine::Vector, step);
+      cycles.add(Engine::Vector, step);
+    }
+    cycles.add(Engine::Scalar, n);
+    return;
+  }
+  const bool onGpsimd = lane.engine == Engine::GpSimd;
+  cycles.add(onGpsimd ? Engine::Vector : Engine::GpSimd, n);
+  cycles.add(onGpsimd ? Engine::Vector : Engine::GpSimd, n);
+  for (const TapBox& tb : taps) {
+    const double m = static_cast<double>(boxElements(intersect(tb.reach, lane.box)));
+    if (m == 0) continue;
+    cycles.add(lane.engine, (onGpsimd ? 2.0 + kGpsimdLaneWait : rate.compareV) * m);
+    for (int key = 0; key < 2; ++key) {
+      cycles.add(Engine::Scalar, m);
+      cycles.add(lane.engine, (onGpsimd ? 2.0 : rate.keyV) * m);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Lane> balancedLanes(const SelectWork& w, const Box& inputs, const Box& owned,
+                                const Box& out, const std::vector<TapBox>& taps,
+                                const isa::Geometry& geometry) {
+  const SelectRates rate(w, geometry);
+  EngineCycles fixed{geometry};
+  addItemWork(fixed, w, rate, inputs, owned, out, taps);
+  std::vector<Lane> best;
   double bestTime = 0;
+  int64_t previous = -1;  // GpSimd outputs of the previous percent's cut
   for (int64_t percent = 0; percent <= 100; ++percent) {
-    const double f = static_cast<double>(percent) / 100.0;
-    const double vector = (vectorFixed + (1.0 - f) * vectorLane) / geometry.vectorGhz;
-    const double gpsimd = (gpsimdFixed + f * gpsimdLane) / geometry.gpsimdGhz;
-    const double scalar = (scalarFixed + (w.chains ? f : 1.0) * scalarKeys) / geometry.scalarGhz;
-    const double busiest = std::max(
-        geometry.accessConflicts && w.chains ? vector + gpsimd : std::max(vector, gpsimd), scalar);
-    if (percent == 0 || busiest < bestTime) {
-      best = percent;
-      bestTime = busiest;
+    std::vector<Lane> lanes = splitLanes(out, percent);
+    int64_t gpsimdOutputs = 0;
+    for (const Lane& lane : lanes)
+      if (lane.engine == Engine::GpSimd) gpsimdOutputs += boxElements(lane.box);
+    if (gpsimdOutputs == previous) continue;
+    previous = gpsimdOutputs;
+    EngineCycles cycles = fixed;
+    for (const Lane& lane : lanes) addLaneWork(cycles, w, rate, lane, taps);
+    const double time = cycles.busiest(geometry.accessConflicts);
+    if (best.empty() || time < bestTime) {
+      best = std::move(lanes);
+      bestTime = time;
     }
   }
   return best;

@@ -44,13 +44,6 @@ struct Lane {
 /// of it goes to a GpSimd lane and the rest to a VectorE lane; empty lanes are dropped.
 std::vector<Lane> splitLanes(const Box& box, int64_t gpsimdPercent);
 
-/// Whether `lanes` pay for their split: the GpSimd lane's elements, at the 2 cycles each of its
-/// compare or accumulation (I2: tensor_tensor 2N), at least match GpSimd's fixed start per
-/// instruction, or twice it where the VectorE lane is not `chained` (a keyed VectorE lane needs
-/// ScalarE weights too, which the split doubles). Below that the starts and handoffs of the
-/// short instructions outweigh what the GpSimd lane takes off VectorE.
-bool lanesPay(const std::vector<Lane>& lanes, bool chained, const isa::Geometry& geometry);
-
 /// One chunk's tiles, each a [rows, box] view over the chunk's inputs or outputs box.
 struct SelectTiles {
   Tile in;                           ///< forward input (inputs box)
@@ -79,20 +72,21 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
 
 /// What the engine balance of max backward needs to know about a problem.
 struct SelectWork {
-  int64_t taps = 1;            ///< window taps
-  double inputsPerOutput = 1;  ///< inputs per output of a chunk
   bool bf16 = false;           ///< kernel dtype bf16 (else fp32)
   bool bf16Keys = true;        ///< keys fit bf16
   bool disjoint = true;        ///< windows do not overlap (predicated zeros, not sums)
-  bool chains = true;          ///< VectorE lanes run chains (every tap reaches every output)
   bool otInPsum = false;       ///< VectorE compares read output_tensor from PSUM
   bool operandInPsum = false;  ///< the predicated copies read an operand from PSUM
-  int64_t outputs = 1;         ///< outputs per chunk (GpSimd's fixed start per instruction)
+  bool lastInPsum = false;     ///< the last NaN's index is shifted into PSUM
 };
 
-/// The GpSimd share (percent of the output box) that finishes the busiest of VectorE, GpSimd
-/// and ScalarE earliest, from per-element costs of the I2 table and `geometry`'s clocks,
-/// performance mode, port sharing and GpSimd start.
-int64_t balancedGpSimdPercent(const SelectWork& work, const isa::Geometry& geometry);
+/// The lanes, among the cuts `splitLanes` makes at 0-100 %, that finish the busiest of VectorE,
+/// GpSimd and ScalarE earliest on one work item (outputs `out`, loaded inputs `inputs`, owned
+/// inputs `owned`, window taps `taps`), by a cost estimate of every instruction the item emits:
+/// the I2 table's element work and `geometry`'s clocks, performance mode, port sharing and
+/// fixed cost per instruction (VectorE and ScalarE at least MIN_II, GpSimd its start on top).
+std::vector<Lane> balancedLanes(const SelectWork& work, const Box& inputs, const Box& owned,
+                                const Box& out, const std::vector<TapBox>& taps,
+                                const isa::Geometry& geometry);
 
 }  // namespace neuronsim::kernels

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -241,51 +242,90 @@ TEST_CASE("max backward lanes: the share closest to the percentage, an even Vect
   CHECK(splitLanes(Box{Range{0, 1}, Range{0, 1}, Range{0, 1}}, 40).size() == 1);
 }
 
-TEST_CASE("max backward balance: the GpSimd share follows the machine's engine rates") {
+namespace {
+
+/// One work item of a pooling problem whose chunk is the whole of `axes`: the GpSimd lane's
+/// outputs that balancedLanes gives it.
+int64_t balancedGpsimd(const SelectWork& work, const std::array<PoolAxis, 3>& axes,
+                       const neuronsim::isa::Geometry& geometry) {
+  PoolChunk chunk;
+  for (int a = 0; a < 3; ++a) {
+    chunk.inputs[a] = chunk.owned[a] = Range{0, axes[a].n};
+    chunk.outputs[a] = Range{0, axes[a].outputs()};
+  }
+  const std::vector<TapBox> taps = chunkTaps(axes, chunk);
+  int64_t gpsimd = 0, all = 0;
+  for (const Lane& lane :
+       balancedLanes(work, chunk.inputs, chunk.owned, chunk.outputs, taps, geometry)) {
+    all += boxElements(lane.box);
+    if (lane.engine == neuronsim::isa::Engine::GpSimd) gpsimd += boxElements(lane.box);
+  }
+  CHECK(all == boxElements(chunk.outputs));
+  return gpsimd;
+}
+
+}  // namespace
+
+TEST_CASE("max backward balance: the GpSimd lane follows the machine's engine rates") {
   neuronsim::isa::Geometry trn2;  // defaults: the Trn2 preset
-  SelectWork bench;               // B2 C64 16x64x64 k2 fp32: 8 taps, 1024 outputs per chunk
-  bench.taps = 8;
-  bench.inputsPerOutput = 8;
+  SelectWork bench;               // B2 C64 16x64x64 k2 fp32: 2x32x32 outputs per item
   bench.otInPsum = true;
   bench.operandInPsum = true;
-  bench.outputs = 1024;
-  const int64_t base = balancedGpSimdPercent(bench, trn2);
+  bench.lastInPsum = true;
+  const std::array<PoolAxis, 3> k2{PoolAxis{4, 2, 2, 0}, PoolAxis{64, 2, 2, 0},
+                                   PoolAxis{64, 2, 2, 0}};
+  const int64_t base = balancedGpsimd(bench, k2, trn2);
   CHECK(base > 0);
-  CHECK(base < 60);
+  CHECK(base < 2 * 32 * 32 * 6 / 10);
   // A faster GpSimd takes more; a faster VectorE less.
   neuronsim::isa::Geometry fastPool = trn2;
   fastPool.gpsimdGhz *= 2;
-  CHECK(balancedGpSimdPercent(bench, fastPool) > base);
+  CHECK(balancedGpsimd(bench, k2, fastPool) > base);
   neuronsim::isa::Geometry fastVector = trn2;
   fastVector.vectorGhz *= 2;
-  CHECK(balancedGpSimdPercent(bench, fastVector) < base);
+  CHECK(balancedGpsimd(bench, k2, fastVector) < base);
   // Compares from SBUF cost VectorE twice as much: GpSimd takes more.
   SelectWork sbufCompares = bench;
   sbufCompares.otInPsum = false;
-  CHECK(balancedGpSimdPercent(bench, trn2) < balancedGpSimdPercent(sbufCompares, trn2));
+  CHECK(balancedGpsimd(sbufCompares, k2, trn2) > base);
   // A shared SBUF port (NC-v2) makes the two take turns: GpSimd's dearer work is not worth it.
   neuronsim::isa::Geometry shared = trn2;
   shared.accessConflicts = true;
-  CHECK(balancedGpSimdPercent(bench, shared) < base);
-  // A costlier GpSimd start per instruction takes less on small boxes.
+  CHECK(balancedGpsimd(bench, k2, shared) < base);
+  // A costlier GpSimd start per instruction takes less.
   neuronsim::isa::Geometry slowStart = trn2;
   slowStart.gpsimdStartCycles = 1500;
-  CHECK(balancedGpSimdPercent(bench, slowStart) < base);
+  CHECK(balancedGpsimd(bench, k2, slowStart) < base);
 }
 
-TEST_CASE("max backward lanes pay where GpSimd's lane outweighs its start") {
+TEST_CASE("max backward balance: each engine's fixed cost per instruction") {
   neuronsim::isa::Geometry trn2;
-  // 1x21x21 outputs (2x64x18x63x63 k3's items) at 31 %: a 7x21 GpSimd lane, 294 cycles of
-  // element work per instruction against a 150-cycle start.
-  const std::vector<Lane> wide = splitLanes(Box{Range{0, 1}, Range{0, 21}, Range{0, 21}}, 31);
-  CHECK(lanesPay(wide, true, trn2));
-  // Keyed lanes (padding) need twice the start: the split doubles ScalarE's weights.
-  CHECK_FALSE(lanesPay(wide, false, trn2));
-  // 2x8x8 outputs (the default shape's items) at 25 %: a 32-output lane does not pay.
-  CHECK_FALSE(lanesPay(splitLanes(Box{Range{0, 2}, Range{0, 8}, Range{0, 8}}, 25), true, trn2));
-  // A costlier start refuses the wide lane too; one lane has nothing to pay for.
+  SelectWork work;
+  work.otInPsum = true;
+  work.operandInPsum = true;
+  work.lastInPsum = true;
+  // 1x21x21 outputs, k3 (2x64x18x63x63's items): a GpSimd lane of 6 or 7 rows of 21.
+  const std::array<PoolAxis, 3> k3{PoolAxis{3, 3, 3, 0}, PoolAxis{63, 3, 3, 0},
+                                   PoolAxis{63, 3, 3, 0}};
+  const int64_t wide = balancedGpsimd(work, k3, trn2);
+  CHECK(wide >= 5 * 21);
+  CHECK(wide <= 7 * 21);
+  // 2x4x4 outputs, k2: a split would pay two starts and a second VectorE floor per step.
+  const std::array<PoolAxis, 3> small{PoolAxis{4, 2, 2, 0}, PoolAxis{8, 2, 2, 0},
+                                      PoolAxis{8, 2, 2, 0}};
+  CHECK(balancedGpsimd(work, small, trn2) == 0);
+  // Without GpSimd's start and VectorE's floor the same item is split.
+  neuronsim::isa::Geometry noFixed = trn2;
+  noFixed.gpsimdStartCycles = 0;
+  noFixed.minIiCycles = 0;
+  CHECK(balancedGpsimd(work, small, noFixed) > 0);
+  // A costlier start refuses the wide lane too.
   neuronsim::isa::Geometry slowStart = trn2;
-  slowStart.gpsimdStartCycles = 300;
-  CHECK_FALSE(lanesPay(wide, true, slowStart));
-  CHECK_FALSE(lanesPay(splitLanes(Box{Range{0, 1}, Range{0, 21}, Range{0, 21}}, 0), true, trn2));
+  slowStart.gpsimdStartCycles = 3000;
+  CHECK(balancedGpsimd(work, k3, slowStart) == 0);
+  // Padding keys both lanes: the split doubles ScalarE's weights and their floors, so the
+  // padded item takes a smaller GpSimd lane than the chained one, or none.
+  const std::array<PoolAxis, 3> k3p1{PoolAxis{3, 3, 3, 0}, PoolAxis{63, 3, 3, 1},
+                                     PoolAxis{63, 3, 3, 1}};
+  CHECK(balancedGpsimd(work, k3p1, trn2) < wide);
 }
