@@ -90,6 +90,7 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   checkExtras(app, who);
   const CommonRunFlags& f = flags.common;
   const RunMode mode = f.mode("run");
+  const bool detectRaces = f.detectRaces("run");
   if (mode == RunMode::TimingOnly && flags.check)
     throw Error("run: --timing-only computes no outputs to --check");
   if (flags.check && spec.reference == nullptr)
@@ -132,6 +133,7 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   kernels::RunOptions options;
   options.dtype = dtype;
   options.mode = mode;
+  options.detectRaces = detectRaces;
   if (request.wantsEvents()) options.sink = &log;
   options.phase = phase;
   const kernels::HostTensors values =

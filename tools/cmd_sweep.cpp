@@ -69,7 +69,7 @@ struct SweepFiles {
 struct SweepFlags {
   std::vector<std::string> kernel, params, shapes, sets;
   std::string dtype, machine, jobs, shard;
-  bool dryRun = false;
+  bool dryRun = false, noRaceCheck = false;
   CLI::Option *dtypeOption = nullptr, *machineOption = nullptr, *jobsOption = nullptr,
               *shardOption = nullptr;
   SweepFiles files;
@@ -115,6 +115,7 @@ int runSweep(CLI::App* app, const SweepFlags& flags) {
   if (flags.dtypeOption->count() > 0) setup.dtype = parseDtype("sweep", flags.dtype);
   if (flags.machineOption->count() > 0) setup.machine = flags.machine;
   setup.sets = flags.sets;
+  setup.raceCheck = !flags.noRaceCheck;
   sim::loadMachine(setup.machine, setup.sets);  // throws: unknown machine, bad --set
   for (const std::string& text : flags.shapes) {
     const auto [name, shape] = kernels::splitAssignment(text, "--shape");
@@ -200,6 +201,10 @@ Command addSweepCommand(CLI::App& app) {
                                "configurations simulated at once (default: local cores)", "N");
   flags->shardOption = addValue(sweep, "--shard", flags->shard,
                                 "run only slice I of N of the grid (for sweep merge)", "I/N");
+  addFlag(sweep, "--no-race-check", flags->noRaceCheck,
+          "skip race detection, which finds missing synchronization and fails a racy "
+          "configuration (on by default); one thread then drives every engine (the fast path); "
+          "the same times");
   flags->files.add(sweep);
   addFlag(sweep, "--dry-run", flags->dryRun,
           "check the arguments, the grid and the output paths, then stop: nothing is simulated "
