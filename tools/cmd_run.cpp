@@ -3,6 +3,7 @@
 // `neuronsim run KERNEL --help` lists that kernel's parameters.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -77,6 +78,18 @@ void refuseOtherKernelsParam(const KernelSpec& spec, const CLI::App* app, const 
   for (const KernelSpec& other : kernels::kernelRegistry())
     for (const kernels::ParamSpec& p : other.params)
       if (kernels::flagName(p.name) == flag) owners.push_back(other.name);
+  if (flag == "param") {  // sweep's NAME=V1,V2 axis: run takes one value as --NAME V
+    const size_t eq = extras[0].find('=');
+    const std::string axis =
+        eq != std::string::npos ? extras[0].substr(eq + 1) : (extras.size() > 1 ? extras[1] : "");
+    const size_t split = axis.find('=');
+    std::string value = axis.substr(split + 1, axis.find(',') - split - 1);
+    std::replace(value.begin(), value.end(), ':', ',');
+    throw Error(fmt::format(
+        "{}: unknown option --param (sweep's; run takes a parameter as a flag: --{} {})", who,
+        split == std::string::npos || split == 0 ? "NAME" : kernels::flagName(axis.substr(0, split)),
+        split == std::string::npos || split == 0 ? "VALUE" : value));
+  }
   if (owners.empty()) return;
   throw Error(
       fmt::format("{}: unknown option --{} (a parameter of {}; {}'s are in neuronsim run {} "

@@ -99,7 +99,31 @@ std::string runPoint(const kernels::SweepSetup& setup, const kernels::SweepPoint
   }
 }
 
+/// Throws "sweep: unknown option --x (why)" when the first unknown option is one of run's or a
+/// parameter of KERNEL given as a flag; does nothing otherwise (checkExtras reports the rest).
+void refuseRunOptions(const CLI::App* app, const std::vector<std::string>& kernel) {
+  const std::vector<std::string> extras = app->remaining();
+  if (extras.empty() || extras[0].rfind("--", 0) != 0) return;
+  const std::string flag = extras[0].substr(0, extras[0].find('='));
+  if (flag == "--timing-only")
+    throw Error("sweep: unknown option --timing-only (every configuration runs timing-only)");
+  for (const char* runOnly : {"--input", "--seed", "--output-dir", "--trace", "--summary-json",
+                              "--dump-asm", "--interpret", "--check", "--strict"})
+    if (flag == runOnly)
+      throw Error(fmt::format(
+          "sweep: unknown option {} (run's: sweep simulates timing-only with no tensor data and "
+          "no trace; run one configuration with neuronsim run {} ... {})",
+          flag, kernel.empty() ? "KERNEL" : kernel[0], flag));
+  for (const kernels::KernelSpec& spec : kernels::kernelRegistry())
+    for (const kernels::ParamSpec& p : spec.params)
+      if (!kernel.empty() && spec.name == kernel[0] && flag == fmt::format("--{}", kernels::flagName(p.name)))
+        throw Error(fmt::format("sweep: unknown option {} (a parameter of {}: --param {}=V1,V2,... "
+                                "sweeps it, one value fixes it)",
+                                flag, spec.name, p.name));
+}
+
 int runSweep(CLI::App* app, const SweepFlags& flags) {
+  refuseRunOptions(app, flags.kernel);
   checkExtras(app, "sweep");
   if (flags.kernel.empty()) throw Error("sweep: expected a KERNEL (neuronsim list shows them)");
   if (flags.kernel.size() > 1)
