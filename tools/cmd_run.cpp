@@ -87,7 +87,8 @@ void refuseOtherKernelsParam(const KernelSpec& spec, const CLI::App* app, const 
     std::replace(value.begin(), value.end(), ':', ',');
     throw Error(fmt::format(
         "{}: unknown option --param (sweep's; run takes a parameter as a flag: --{} {})", who,
-        split == std::string::npos || split == 0 ? "NAME" : kernels::flagName(axis.substr(0, split)),
+        split == std::string::npos || split == 0 ? "NAME"
+                                                 : kernels::flagName(axis.substr(0, split)),
         split == std::string::npos || split == 0 ? "VALUE" : value));
   }
   if (owners.empty()) return;

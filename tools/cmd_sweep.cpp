@@ -116,10 +116,12 @@ void refuseRunOptions(const CLI::App* app, const std::vector<std::string>& kerne
           flag, kernel.empty() ? "KERNEL" : kernel[0], flag));
   for (const kernels::KernelSpec& spec : kernels::kernelRegistry())
     for (const kernels::ParamSpec& p : spec.params)
-      if (!kernel.empty() && spec.name == kernel[0] && flag == fmt::format("--{}", kernels::flagName(p.name)))
-        throw Error(fmt::format("sweep: unknown option {} (a parameter of {}: --param {}=V1,V2,... "
-                                "sweeps it, one value fixes it)",
-                                flag, spec.name, p.name));
+      if (!kernel.empty() && spec.name == kernel[0] &&
+          flag == fmt::format("--{}", kernels::flagName(p.name)))
+        throw Error(
+            fmt::format("sweep: unknown option {} (a parameter of {}: --param {}=V1,V2,... "
+                        "sweeps it, one value fixes it)",
+                        flag, spec.name, p.name));
 }
 
 int runSweep(CLI::App* app, const SweepFlags& flags) {

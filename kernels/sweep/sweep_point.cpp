@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "isa/error.h"
-
 #include "kernels/harness/program_identity.h"
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"

@@ -51,11 +51,11 @@ TEST_CASE("race check: only an untraced timing-only run without race detection i
     traces::EventSink* sink;
     bool oneThread;
   };
-  for (const Case& c : {Case{RunMode::TimingOnly, false, nullptr, true},
-                        Case{RunMode::TimingOnly, true, nullptr, false},
-                        Case{RunMode::TimingOnly, false, &log, false},
-                        Case{RunMode::Timed, false, nullptr, false},
-                        Case{RunMode::Timed, true, nullptr, false}}) {
+  for (const Case& c :
+       {Case{RunMode::TimingOnly, false, nullptr, true},
+        Case{RunMode::TimingOnly, true, nullptr, false},
+        Case{RunMode::TimingOnly, false, &log, false}, Case{RunMode::Timed, false, nullptr, false},
+        Case{RunMode::Timed, true, nullptr, false}}) {
     CAPTURE(static_cast<int>(c.mode));
     CAPTURE(c.detectRaces);
     CAPTURE(c.sink != nullptr);
@@ -69,7 +69,8 @@ TEST_CASE("race check: only an untraced timing-only run without race detection i
   }
 }
 
-TEST_CASE("race check: a racy sweep configuration fails with its first race, unless detection is off") {
+TEST_CASE(
+    "race check: a racy sweep configuration fails with its first race, unless detection is off") {
   const KernelSpec spec = exponentSpec();
   SweepSetup setup;
   setup.spec = &spec;
@@ -84,8 +85,9 @@ TEST_CASE("race check: a racy sweep configuration fails with its first race, unl
   // The same time as the racy program's run with detection on.
   RunOptions options;
   options.mode = RunMode::TimingOnly;
-  const KernelRun timed = runKernel(spec, parseParams(spec, {{"racy", "true"}}),
-                                    shapesOnly({{"x", {64, 32}}}), sim::loadMachine("trn2"), options);
+  const KernelRun timed =
+      runKernel(spec, parseParams(spec, {{"racy", "true"}}), shapesOnly({{"x", {64, 32}}}),
+                sim::loadMachine("trn2"), options);
   CHECK(timed.sim.races.size() >= 1);
   CHECK(unchecked.at("total_ns").get<double>() == timed.sim.totals.total.ns());
 }
