@@ -114,14 +114,15 @@ void refuseRunOptions(const CLI::App* app, const std::vector<std::string>& kerne
           "sweep: unknown option {} (run's: sweep simulates timing-only with no tensor data and "
           "no trace; run one configuration with neuronsim run {} ... {})",
           flag, kernel.empty() ? "KERNEL" : kernel[0], flag));
-  for (const kernels::KernelSpec& spec : kernels::kernelRegistry())
+  for (const kernels::KernelSpec& spec : kernels::kernelRegistry()) {
+    if (kernel.empty() || spec.name != kernel[0]) continue;
     for (const kernels::ParamSpec& p : spec.params)
-      if (!kernel.empty() && spec.name == kernel[0] &&
-          flag == fmt::format("--{}", kernels::flagName(p.name)))
+      if (flag == fmt::format("--{}", kernels::flagName(p.name)))
         throw Error(
             fmt::format("sweep: unknown option {} (a parameter of {}: --param {}=V1,V2,... "
                         "sweeps it, one value fixes it)",
                         flag, spec.name, p.name));
+  }
 }
 
 int runSweep(CLI::App* app, const SweepFlags& flags) {

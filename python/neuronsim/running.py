@@ -44,9 +44,9 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     ``mode``: "timed" (default), "timing_only" (no outputs) or "interpret" (no time).
     ``check``: compare with the kernel's reference and raise CheckError above the tolerance
     (1e-4 fp32, 2e-2 bf16). ``races``: "raise" (RaceError naming the kernel lines), "warn"
-    (left in ``result.races``) or "off" (not detected: faster, the same times; with
-    mode="timing_only" and trace=False one thread drives every engine). ``strict=True`` (the CLI's --strict): races, even with
-    races="warn", reads of never-written memory, outputs no instruction writes and schedule
+    (left in ``result.races``) or "off" (not detected, the CLI's --no-race-check: the same
+    times, less host time; with mode="timing_only" and trace=False one thread drives every
+    engine). ``strict=True`` (the CLI's --strict): races, even with races="warn", reads of never-written memory, outputs no instruction writes and schedule
     parameters that change nothing here raise StrictError. ``raise_on_failure=False``: neither races nor a failed check
     raise (the command line reports them itself).
     """
