@@ -134,6 +134,7 @@ SimResult simulate(const isa::Program& program, const MachineConfig& machine,
           ctx, static_cast<isa::Engine>(e), std::move(streams[static_cast<size_t>(e)])));
     const bool together = !options.sink && !ctx.races() && !ctx.memory();
     std::vector<std::unique_ptr<EngineModule>> engines = engineThreads(ctx, sequencers, together);
+    result.oneThread = together;
     sc_core::sc_start();
     if (ctx.error()) std::rethrow_exception(ctx.error());
 

@@ -22,6 +22,8 @@ struct SimOptions {
 struct SimResult {
   traces::RunTotals totals;
   std::vector<std::string> races;  ///< one line each, both instructions named
+  /// One SystemC thread drove every engine: timing-only, no sink, no race detection.
+  bool oneThread = false;
 };
 
 /// Runs `program` on a fresh simulated NeuronCore. `memory` holds the inputs and receives

@@ -3,6 +3,7 @@
 // `neuronsim run KERNEL --help` lists that kernel's parameters.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -68,11 +69,24 @@ std::vector<std::string> names(const kernels::ShapeMap& shapes) {
 }
 
 /// Throws "run KERNEL: unknown option --x (a parameter of K1, K2; ...)" when the first unknown
-/// option is another kernel's parameter; does nothing otherwise (checkExtras reports the rest).
+/// option is another kernel's parameter, or says how to write sweep's --param NAME=V; does
+/// nothing otherwise (checkExtras reports the rest).
 void refuseOtherKernelsParam(const KernelSpec& spec, const CLI::App* app, const std::string& who) {
   const std::vector<std::string> extras = app->remaining();
   if (extras.empty() || extras[0].rfind("--", 0) != 0) return;
   const std::string flag = extras[0].substr(2, extras[0].find('=') - 2);
+  if (flag == "param") {  // sweep's NAME=V1,V2 axis: run takes one value as --NAME V
+    const size_t eq = extras[0].find('=');
+    const std::string axis =
+        eq != std::string::npos ? extras[0].substr(eq + 1) : (extras.size() > 1 ? extras[1] : "");
+    const size_t split = axis.find('=');
+    const bool named = split != std::string::npos && split > 0;
+    std::string value = named ? axis.substr(split + 1, axis.find(',') - split - 1) : "VALUE";
+    std::replace(value.begin(), value.end(), ':', ',');  // an int3's colons
+    throw Error(fmt::format(
+        "{}: unknown option --param (sweep's; run takes a parameter as a flag: --{} {})", who,
+        named ? kernels::flagName(axis.substr(0, split)) : "NAME", value));
+  }
   std::vector<std::string> owners;
   for (const KernelSpec& other : kernels::kernelRegistry())
     for (const kernels::ParamSpec& p : other.params)
@@ -90,6 +104,7 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   checkExtras(app, who);
   const CommonRunFlags& f = flags.common;
   const RunMode mode = f.mode("run");
+  const bool detectRaces = f.detectRaces("run");
   if (mode == RunMode::TimingOnly && flags.check)
     throw Error("run: --timing-only computes no outputs to --check");
   if (flags.check && spec.reference == nullptr)
@@ -132,6 +147,7 @@ int runKernelCommand(const KernelSpec& spec, const CLI::App* app, const RunFlags
   kernels::RunOptions options;
   options.dtype = dtype;
   options.mode = mode;
+  options.detectRaces = detectRaces;
   if (request.wantsEvents()) options.sink = &log;
   options.phase = phase;
   const kernels::HostTensors values =

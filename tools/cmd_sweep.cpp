@@ -69,7 +69,7 @@ struct SweepFiles {
 struct SweepFlags {
   std::vector<std::string> kernel, params, shapes, sets;
   std::string dtype, machine, jobs, shard;
-  bool dryRun = false;
+  bool dryRun = false, noRaceCheck = false;
   CLI::Option *dtypeOption = nullptr, *machineOption = nullptr, *jobsOption = nullptr,
               *shardOption = nullptr;
   SweepFiles files;
@@ -99,7 +99,34 @@ std::string runPoint(const kernels::SweepSetup& setup, const kernels::SweepPoint
   }
 }
 
+/// Throws "sweep: unknown option --x (why)" when the first unknown option is one of run's or a
+/// parameter of KERNEL given as a flag; does nothing otherwise (checkExtras reports the rest).
+void refuseRunOptions(const CLI::App* app, const std::vector<std::string>& kernel) {
+  const std::vector<std::string> extras = app->remaining();
+  if (extras.empty() || extras[0].rfind("--", 0) != 0) return;
+  const std::string flag = extras[0].substr(0, extras[0].find('='));
+  if (flag == "--timing-only")
+    throw Error("sweep: unknown option --timing-only (every configuration runs timing-only)");
+  for (const char* runOnly : {"--input", "--seed", "--output-dir", "--trace", "--summary-json",
+                              "--dump-asm", "--interpret", "--check", "--strict"})
+    if (flag == runOnly)
+      throw Error(fmt::format(
+          "sweep: unknown option {} (run's: sweep simulates timing-only with no tensor data and "
+          "no trace; run one configuration with neuronsim run {} ... {})",
+          flag, kernel.empty() ? "KERNEL" : kernel[0], flag));
+  for (const kernels::KernelSpec& spec : kernels::kernelRegistry()) {
+    if (kernel.empty() || spec.name != kernel[0]) continue;
+    for (const kernels::ParamSpec& p : spec.params)
+      if (flag == fmt::format("--{}", kernels::flagName(p.name)))
+        throw Error(
+            fmt::format("sweep: unknown option {} (a parameter of {}: --param {}=V1,V2,... "
+                        "sweeps it, one value fixes it)",
+                        flag, spec.name, p.name));
+  }
+}
+
 int runSweep(CLI::App* app, const SweepFlags& flags) {
+  refuseRunOptions(app, flags.kernel);
   checkExtras(app, "sweep");
   if (flags.kernel.empty()) throw Error("sweep: expected a KERNEL (neuronsim list shows them)");
   if (flags.kernel.size() > 1)
@@ -115,6 +142,7 @@ int runSweep(CLI::App* app, const SweepFlags& flags) {
   if (flags.dtypeOption->count() > 0) setup.dtype = parseDtype("sweep", flags.dtype);
   if (flags.machineOption->count() > 0) setup.machine = flags.machine;
   setup.sets = flags.sets;
+  setup.raceCheck = !flags.noRaceCheck;
   sim::loadMachine(setup.machine, setup.sets);  // throws: unknown machine, bad --set
   for (const std::string& text : flags.shapes) {
     const auto [name, shape] = kernels::splitAssignment(text, "--shape");
@@ -200,6 +228,10 @@ Command addSweepCommand(CLI::App& app) {
                                "configurations simulated at once (default: local cores)", "N");
   flags->shardOption = addValue(sweep, "--shard", flags->shard,
                                 "run only slice I of N of the grid (for sweep merge)", "I/N");
+  addFlag(sweep, "--no-race-check", flags->noRaceCheck,
+          "skip race detection, which finds missing synchronization and fails a racy "
+          "configuration (on by default); one thread then drives every engine (the fast path); "
+          "the same times");
   flags->files.add(sweep);
   addFlag(sweep, "--dry-run", flags->dryRun,
           "check the arguments, the grid and the output paths, then stop: nothing is simulated "

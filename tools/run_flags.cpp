@@ -48,6 +48,11 @@ void CommonRunFlags::add(CLI::App* app, Command command) {
       app, "--strict", strict,
       "races, never-written reads, unwritten outputs and schedule parameters with no effect are "
       "errors (exit 2, nothing printed or written), not warnings");
+  if (command == Command::Run)
+    addFlag(app, "--no-race-check", noRaceCheck,
+            "skip race detection, which finds missing synchronization (on by default); faster, "
+            "and with --timing-only and no --trace or --csv one thread drives every engine "
+            "(the fast path); the same simulated times");
   addFlag(app, "--dry-run", dryRun,
           "check every argument, input file header and output path (run: and build the "
           "kernel), then stop: nothing is simulated or written");
@@ -72,6 +77,16 @@ kernels::OutputRequest CommonRunFlags::outputRequest(const std::string& who, Run
     throw Error(fmt::format(
         "{}: --interpret measures no time; drop --trace, --csv and --summary-json", who));
   return request;
+}
+
+bool CommonRunFlags::detectRaces(const std::string& who) const {
+  if (!noRaceCheck) return true;
+  if (strict)
+    throw Error(fmt::format(
+        "{}: --strict makes races errors but --no-race-check detects none; drop one of them", who));
+  if (interpret)
+    throw Error(fmt::format("{}: --interpret detects no races; drop --no-race-check", who));
+  return false;
 }
 
 std::string CommonRunFlags::machineName() const {

@@ -21,15 +21,18 @@ struct CommonRunFlags {
   std::vector<std::string> inputs;  ///< NAME=FILE.npy
   std::vector<std::string> sets;    ///< KEY=VALUE machine overrides
   std::string outputDir, trace, summaryJson, csv, dumpAsm, machine;
-  bool timingOnly = false, interpret = false, strict = false, dryRun = false;
+  bool timingOnly = false, interpret = false, strict = false, dryRun = false, noRaceCheck = false;
 
-  /// Adds the options to `app` (--dump-asm for run only).
+  /// Adds the options to `app` (--dump-asm and --no-race-check for run only).
   void add(CLI::App* app, Command command);
   /// The mode asked for; throws neuronsim::Error "<who>: ..." when --timing-only and --interpret
   /// meet.
   RunMode mode(const std::string& who) const;
   /// The files asked for; throws neuronsim::Error "<who>: ..." for a file the mode cannot produce.
   kernels::OutputRequest outputRequest(const std::string& who, RunMode mode) const;
+  /// Whether the timed run detects races; throws neuronsim::Error "<who>: ..." when
+  /// --no-race-check meets --strict or --interpret.
+  bool detectRaces(const std::string& who) const;
   /// --machine, default trn2.
   std::string machineName() const;
 

@@ -118,6 +118,7 @@ void simulateRun(KernelRun& run, const HostTensors& inputs, const sim::MachineCo
     sim::SimOptions simOptions;
     simOptions.timingOnly = true;
     simOptions.sink = options.sink;
+    simOptions.detectRaces = options.detectRaces;
     run.sim = sim::simulate(run.program, machine, nullptr, simOptions);
     run.runSeconds = secondsSince(start);
     return;
@@ -130,6 +131,7 @@ void simulateRun(KernelRun& run, const HostTensors& inputs, const sim::MachineCo
   } else {
     sim::SimOptions simOptions;
     simOptions.sink = options.sink;
+    simOptions.detectRaces = options.detectRaces;
     run.sim = sim::simulate(run.program, machine, &memory, simOptions);
   }
   run.runSeconds = secondsSince(start);

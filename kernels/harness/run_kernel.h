@@ -26,6 +26,9 @@ struct RunOptions {
   isa::Dtype dtype = isa::Dtype::Fp32;  ///< kernel dtype (fp32 or bf16)
   RunMode mode = RunMode::Timed;
   traces::EventSink* sink = nullptr;  ///< timed modes: receives events when set
+  /// Timed modes: report races (KernelRun::sim.races). Off, an untraced TimingOnly run is
+  /// driven by one SystemC thread (sim::SimResult::oneThread); times are the same either way.
+  bool detectRaces = true;
   /// Called with the name of each phase as it starts ("building", "simulating", ...).
   std::function<void(const std::string&)> phase;
 };

@@ -85,7 +85,10 @@ std::vector<SweepPoint> expandGrid(const KernelSpec& spec, const std::vector<Swe
       parseParams(spec, {{axis.param, value}});  // throws: unknown parameter or bad value
     count *= static_cast<int64_t>(axis.values.size());
     if (count > kMaxSweepPoints)
-      throw Error(fmt::format("sweep: the grid has more than {} configurations", kMaxSweepPoints));
+      throw Error(fmt::format(
+          "sweep: the grid of {} parameters has more than {} configurations; sweep fewer "
+          "parameters or values (--param NAME=V1,V2,...)",
+          axes.size(), kMaxSweepPoints));
   }
   std::vector<SweepPoint> points;
   points.reserve(static_cast<size_t>(count));

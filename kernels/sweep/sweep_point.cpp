@@ -1,6 +1,9 @@
 // A sweep configuration: parameters parsed, shapes resolved, a timing-only run, its summary.
 #include "kernels/sweep/sweep_point.h"
 
+#include <fmt/format.h>
+
+#include "isa/error.h"
 #include "kernels/harness/program_identity.h"
 #include "kernels/harness/run_inputs.h"
 #include "kernels/harness/run_kernel.h"
@@ -32,7 +35,12 @@ nlohmann::json runSweepPoint(const SweepSetup& setup, const SweepPoint& point) {
   RunOptions options;
   options.dtype = setup.dtype;
   options.mode = RunMode::TimingOnly;
+  options.detectRaces = setup.raceCheck;
   const KernelRun run = runKernel(spec, params, shapesOnly(inputShapes), machine, options);
+  if (!run.sim.races.empty())
+    throw Error(run.sim.races.size() == 1
+                    ? run.sim.races[0]
+                    : fmt::format("{} (and {} more)", run.sim.races[0], run.sim.races.size() - 1));
   const nlohmann::json summary =
       runSummary(kernelRunInfo(spec, run.shapes, setup.dtype, machine, params), run.sim, 0);
   return {{"total_ns", summary.at("total_ns")},

@@ -79,6 +79,7 @@ nlohmann::json sweepHeader(const SweepSetup& setup, const std::vector<SweepAxis>
           {"dtype", std::string(isa::dtypeName(setup.dtype))},
           {"machine", setup.machine},
           {"sets", setup.sets},
+          {"race_check", setup.raceCheck},
           {"shapes", shapes},
           {"axes", axisList},
           {"configurations", configurations}};

@@ -43,17 +43,22 @@ def run(kernel, *, dtype="fp32", machine="trn2", overrides=None, mode="timed", t
     parameters (the CLI's --set).
     ``mode``: "timed" (default), "timing_only" (no outputs) or "interpret" (no time).
     ``check``: compare with the kernel's reference and raise CheckError above the tolerance
-    (1e-4 fp32, 2e-2 bf16). ``races``: "raise" (RaceError naming the kernel lines) or "warn"
-    (left in ``result.races``). ``strict=True`` (the CLI's --strict): races, even with
-    races="warn", reads of never-written memory, outputs no instruction writes and schedule
+    (1e-4 fp32, 2e-2 bf16). ``races``: "raise" (RaceError naming the kernel lines), "warn"
+    (left in ``result.races``) or "off" (not detected, the CLI's --no-race-check: the same
+    times, less host time; with mode="timing_only" and trace=False one thread drives every
+    engine). ``strict=True`` (the CLI's --strict): races, even with races="warn", reads of never-written memory, outputs no instruction writes and schedule
     parameters that change nothing here raise StrictError. ``raise_on_failure=False``: neither races nor a failed check
     raise (the command line reports them itself).
     """
     spec, tensors, params = _request(kernel, mode, tensors_and_params)
-    if races not in ("raise", "warn"):
-        raise Error(f"races takes 'raise' or 'warn', not '{races}'")
+    if races not in ("raise", "warn", "off"):
+        raise Error(f"races takes 'raise', 'warn' or 'off', not '{races}'")
+    if races == "off" and strict:
+        raise Error("strict=True makes races errors but races='off' detects none; drop one of them")
+    if races == "off" and mode == "interpret":
+        raise Error("mode='interpret' detects no races; drop races='off'")
     core = _core.run(spec, tensors, _shape_map(shapes), params, dtype, machine, _sets(overrides), mode, bool(trace),
-                     int(seed), bool(check), bool(strict))
+                     int(seed), bool(check), bool(strict), races != "off")
     result = Result(spec.name, core)
     raise_races = result.races and races == "raise" and (raise_on_failure or strict)
     if raise_races:

@@ -172,7 +172,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
                   const std::vector<std::pair<std::string, std::string>>& paramTexts,
                   const std::string& dtypeText, const std::string& machineName,
                   const std::vector<std::string>& sets, const std::string& modeText, bool trace,
-                  uint64_t seed, bool check, bool strict) {
+                  uint64_t seed, bool check, bool strict, bool detectRaces) {
   RunRequest r = checkRequest(spec, tensors, shapes, paramTexts, dtypeText, machineName, sets,
                               modeText, seed, check);
   const isa::Dtype dtype = r.dtype;
@@ -192,6 +192,7 @@ RunOutput runSpec(const SpecPtr& spec, const py::dict& tensors, const kernels::S
   kernels::RunOptions options;
   options.dtype = dtype;
   options.mode = mode;
+  options.detectRaces = detectRaces;
   if (trace && mode != kernels::RunMode::Interpret) options.sink = &log;
   kernels::simulateRun(run, inputs, machine, options);
 
@@ -326,7 +327,7 @@ void bindRun(py::module_& m) {
       "the summary block neuronsim run prints");
   m.def("run", &runSpec, py::arg("spec"), py::arg("tensors"), py::arg("shapes"), py::arg("params"),
         py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"), py::arg("trace"),
-        py::arg("seed"), py::arg("check"), py::arg("strict"));
+        py::arg("seed"), py::arg("check"), py::arg("strict"), py::arg("detect_races"));
   m.def("dry_run", &dryRun, py::arg("spec"), py::arg("tensors"), py::arg("shapes"),
         py::arg("params"), py::arg("dtype"), py::arg("machine"), py::arg("sets"), py::arg("mode"),
         py::arg("seed"), py::arg("check"),

@@ -9,6 +9,10 @@ out="$tmp/out"
 expect_error "unknown kernel" "unknown kernel 'nope'" run nope
 expect_error "no kernel" "expected a KERNEL" run
 expect_error "unknown option" "unknown option --frobnicate" run matmul --frobnicate 3 --output-dir "$out"
+expect_error "sweep's --param" "^error: run matmul: unknown option --param (sweep's; run takes a parameter as a flag: --n-tile 128)$" \
+  run matmul --param n_tile=128,256
+expect_error "sweep's --param, int3" "run conv3d: unknown option --param (sweep's; run takes a parameter as a flag: --stride 1,2,2)$" \
+  run conv3d --param=stride=1:2:2,2
 expect_error "kernel param of another kernel" "run matmul: unknown option --kernel-size (a parameter of avg_pooling_3d_backward, max_pooling_3d_backward, avg_pooling_3d, max_pooling_3d; matmul.s are in neuronsim run matmul --help)" run matmul --kernel-size 2
 expect_error "schedule param of another kernel" "run conv3d: unknown option --dx-slot-copies (a parameter of conv3d_bwd; " run conv3d --dx-slot-copies=on
 expect_error "bad shape text" "shape '4xq'" run matmul --shape lhsT=4xq --shape rhs=4x4 --output-dir "$out"

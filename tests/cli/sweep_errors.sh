@@ -30,6 +30,17 @@ expect_error "bad dtype" "--dtype takes fp32 or bf16" sweep $k --dtype fp64
 expect_error "bad machine" "nosuchmachine" sweep $k --machine nosuchmachine
 expect_error "bad shape" "shape '4xq'" sweep $k --shape lhsT=4xq
 expect_error "unknown option" "unknown option --frobnicate" sweep $k --frobnicate
+# What a developer used to run types: its options, and a parameter as a flag, say why and what to type.
+expect_error "timing-only" "^error: sweep: unknown option --timing-only (every configuration runs timing-only)$" \
+  sweep $k --timing-only
+expect_error "run's trace" "^error: sweep: unknown option --trace (run's: sweep simulates timing-only with no tensor data and no trace; run one configuration with neuronsim run $k ... --trace)$" \
+  sweep $k --trace "$tmp/t.json"
+expect_error "run's seed" "unknown option --seed (run's: " sweep $k --seed=3
+expect_error "parameter as a flag" "^error: sweep: unknown option --loop-buffers (a parameter of $k: --param loop_buffers=V1,V2,... sweeps it, one value fixes it)$" \
+  sweep $k --loop-buffers 2
+expect_error "grid too large" "^error: sweep: the grid of 4 parameters has more than 1000000 configurations; sweep fewer parameters or values (--param NAME=V1,V2,...)$" \
+  sweep matmul --param n_tile="$(seq -s, 64 512)" --param load_chunks="$(seq -s, 1 64)" \
+  --param load_buffers="$(seq -s, 1 8)" --param out_buffers="$(seq -s, 1 16)"
 expect_error "csv in missing dir" "does not exist" sweep $k "${small[@]}" --param loop_buffers=1 --csv "$tmp/nodir/x.csv"
 [ ! -e "$csv" ] && ok || bad "nothing written on errors"
 

@@ -97,6 +97,18 @@ def test_races_can_be_left_as_warnings():
     assert any(at("MARK-race-use") in r for r in result.races)
 
 
+def test_races_off_detects_none_and_refuses_strict_and_interpret():
+    result = neuronsim.run(racy, x=X, races="off")
+    assert result.races == []
+    assert result.total_ns == neuronsim.run(racy, x=X, races="warn").total_ns
+    with pytest.raises(neuronsim.Error, match="^strict=True makes races errors but races='off' detects none"):
+        neuronsim.run(racy, x=X, races="off", strict=True)
+    with pytest.raises(neuronsim.Error, match="^mode='interpret' detects no races; drop races='off'$"):
+        neuronsim.run(racy, x=X, races="off", mode="interpret")
+    with pytest.raises(neuronsim.Error, match="^races takes 'raise', 'warn' or 'off', not 'no'$"):
+        neuronsim.run(racy, x=X, races="no")
+
+
 def test_synchronized_version_has_no_race():
     @neuronsim.kernel
     def synced(x):

@@ -109,6 +109,25 @@ def test_timing_only_has_time_but_no_outputs():
     assert result.total_ns > 0
 
 
+HOST_FIELDS = {"host_seconds", "sim_instructions_per_second", "build_seconds"}
+
+
+@pytest.mark.parametrize("kernel,shapes,params,dtype", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_races_off_changes_nothing_but_host_time(kernel, shapes, params, dtype):
+    """races="off" with mode="timing_only" and trace=False is the one-thread path; with numerics
+    it only skips race detection: the same summary either way, the same outputs."""
+    def summary(result):
+        return {k: v for k, v in result.summary.items() if k not in HOST_FIELDS}
+    for machine in ("trn2", "trn1"):
+        for mode in ("timing_only", "timed"):
+            kwargs = dict(shapes=shapes, dtype=dtype, machine=machine, mode=mode, trace=False, **params)
+            on = neuronsim.run(kernel, **kwargs)
+            off = neuronsim.run(kernel, races="off", **kwargs)
+            assert summary(on) == summary(off), (machine, mode)
+            assert on.outputs.keys() == off.outputs.keys()
+            assert all(np.array_equal(on[name], off[name]) for name in on.outputs)
+
+
 def test_machine_and_overrides_match_the_cli(tmp_path):
     shapes = {"lhsT": (256, 256), "rhs": (256, 1024)}
     for machine, overrides, flags in [("trn1", {}, []), ("trn2", {"pe_ghz": 1.2}, ["--set", "pe_ghz=1.2"])]:
