@@ -168,9 +168,9 @@ struct ResultWriter {
     // descriptors (about its fixed start) than as Sync's hwdge trigger where that takes longer
     // (Trn2: 125 against 600 ns); the wide ones alternate.
     const isa::Geometry& machine = b.geometry();
-    const bool thin = g.ms <= machine.partitionsPerDmaEngine() &&
-                      static_cast<double>(machine.gpsimdStartCycles) / machine.gpsimdGhz <
-                          machine.dmaTriggerNs;
+    const bool thin =
+        g.ms <= machine.partitionsPerDmaEngine() &&
+        static_cast<double>(machine.gpsimdStartCycles) / machine.gpsimdGhz < machine.dmaTriggerNs;
     const bool onSync = syncStores && !thin && wideStores++ % 2 == 1;
     const DmaOptions options = onSync ? DmaOptions{.queue = syncQueues.next()} : kStore;
     const Tile rows = outRing.partitionSlice(0, static_cast<int32_t>(g.ms));

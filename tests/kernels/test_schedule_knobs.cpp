@@ -69,11 +69,11 @@ const std::set<std::string> kConvKnobs = {"chunk_positions", "psum_buffers",    
 }  // namespace
 
 TEST_CASE("schedule knobs: matmul and the pooling kernels declare theirs") {
-  checkDeclared("matmul", {"mode", "block_m", "block_n", "n_tile", "k_chunk", "load_buffers",
-                           "load_chunks", "psum_buffers", "out_buffers", "load_queues",
-                           "store_queues", "store_engines", "store_tiles", "rhs_engine",
-                           "side_engine", "k_tail_delay", "ramp_chunks", "evict", "m_tail",
-                           "m_tail_tiles"});
+  checkDeclared("matmul",
+                {"mode",         "block_m",       "block_n",      "n_tile",      "k_chunk",
+                 "load_buffers", "load_chunks",   "psum_buffers", "out_buffers", "load_queues",
+                 "store_queues", "store_engines", "store_tiles",  "rhs_engine",  "side_engine",
+                 "k_tail_delay", "ramp_chunks",   "evict",        "m_tail",      "m_tail_tiles"});
   std::set<std::string> forward = kPoolKnobs, maxBackward = kPoolKnobs;
   forward.insert("acc_engines");
   maxBackward.insert({"gpsimd_share", "key_ring"});
