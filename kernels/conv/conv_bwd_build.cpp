@@ -18,10 +18,11 @@ namespace {
 constexpr int64_t kDbChunk = 8192;            // dy elements per partition per load
 constexpr int64_t kAutoLead = 0;              // overlapped dw steps before dx's first chunk
 constexpr int64_t kOverlapDxPsumBuffers = 2;  // dx's PSUM blocks when dw shares PSUM
-// tail: dx chunks after which dw's first loads are emitted, before dx's last (C 32: 0 214.4 us,
-// 1 211.0, 2 206.9, 3 206.7, 4 213.0, at dx's start 230.1; earlier they delay dx's loads; with
-// dy groups: 2 204.3, 3 201.1, 4 210.9)
-constexpr int64_t kTailPrimeChunks = 3;
+// tail: dw's first loads are emitted this share of dx's chunks before dx's last (rounded): they
+// run beside dx's remaining chunks but queue ahead of those chunks' loads, so the lead grows with
+// dx's length (measured best leads: 4 chunks 1, 7 chunks 1, 16 chunks 3 of 0..4; a fixed 3
+// delayed the last loads of short dx runs: conv3d_bwd C 32 8x32x32 61.7 -> 55.9 us)
+constexpr int64_t kTailPrimeShare = 5;
 constexpr int64_t kTransientSlack = 256;  // bytes per partition: allocation rounding
 
 }  // namespace
@@ -154,7 +155,8 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
   }
   if (!program_) return;
   if (tail()) {
-    if (item == std::max<int64_t>(0, items - 1 - kTailPrimeChunks)) program_->prime();
+    const int64_t lead = (items + kTailPrimeShare / 2) / kTailPrimeShare;
+    if (item == std::max<int64_t>(0, items - 1 - lead)) program_->prime();
     return;
   }
   const int64_t steps = program_->steps(), first = std::min(lead(), steps);
