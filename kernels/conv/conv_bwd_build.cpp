@@ -18,10 +18,10 @@ namespace {
 constexpr int64_t kDbChunk = 8192;            // dy elements per partition per load
 constexpr int64_t kAutoLead = 0;              // overlapped dw steps before dx's first chunk
 constexpr int64_t kOverlapDxPsumBuffers = 2;  // dx's PSUM blocks when dw shares PSUM
-// tail: dw's first loads are emitted this share of dx's chunks before dx's last (rounded): they
-// run beside dx's remaining chunks but queue ahead of those chunks' loads, so the lead grows with
-// dx's length (measured best leads: 4 chunks 1, 7 chunks 1, 16 chunks 3 of 0..4; a fixed 3
-// delayed the last loads of short dx runs: conv3d_bwd C 32 8x32x32 61.7 -> 55.9 us)
+// tail: dw's first loads are emitted this share of dx's chunks (rounded, at least one) before
+// dx's last: they run beside dx's remaining chunks but queue ahead of those chunks' loads, so the
+// lead grows with dx's length (measured best leads: 4 chunks 1, 7 chunks 1, 16 chunks 3 of 0..4;
+// a fixed 3 delayed the last loads of short dx runs: conv3d_bwd C 32 8x32x32 61.7 -> 55.9 us)
 constexpr int64_t kTailPrimeShare = 5;
 constexpr int64_t kTransientSlack = 256;  // bytes per partition: allocation rounding
 
@@ -155,7 +155,7 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
   }
   if (!program_) return;
   if (tail()) {
-    const int64_t lead = (items + kTailPrimeShare / 2) / kTailPrimeShare;
+    const int64_t lead = std::max<int64_t>(1, (items + kTailPrimeShare / 2) / kTailPrimeShare);
     if (item == std::max<int64_t>(0, items - 1 - lead)) program_->prime();
     return;
   }
