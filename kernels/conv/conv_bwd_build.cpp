@@ -2,6 +2,7 @@
 #include "kernels/conv/conv_bwd_build.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,10 +20,12 @@ constexpr int64_t kDbChunk = 8192;            // dy elements per partition per l
 constexpr int64_t kAutoLead = 0;              // overlapped dw steps before dx's first chunk
 constexpr int64_t kOverlapDxPsumBuffers = 2;  // dx's PSUM blocks when dw shares PSUM
 // tail: dw's first loads are emitted this share of dx's chunks (rounded, at least one) before
-// dx's last: they run beside dx's remaining chunks but queue ahead of those chunks' loads, so the
-// lead grows with dx's length (measured best leads: 4 chunks 1, 7 chunks 1, 16 chunks 3 of 0..4;
-// a fixed 3 delayed the last loads of short dx runs: conv3d_bwd C 32 8x32x32 61.7 -> 55.9 us)
-constexpr int64_t kTailPrimeShare = 5;
+// dx's last, times fp32_matmul_factor when dx's matmuls are fp32: they run beside dx's remaining
+// chunks but queue ahead of those chunks' loads, which delays load-bound (bf16) chunks and leaves
+// slack-rich (fp32, TensorE-bound) ones alone. Measured best leads of 0..5, bf16: 4 chunks 1,
+// 7 chunks 1, 16 chunks 2-3; fp32: 4 chunks 2-3. The fixed 3 before delayed short bf16 dx runs'
+// last loads (conv3d_bwd C 32 8x32x32 61.7 -> 55.9 us).
+constexpr double kTailPrimeShare = 0.2;
 constexpr int64_t kTransientSlack = 256;  // bytes per partition: allocation rounding
 
 }  // namespace
@@ -155,7 +158,9 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
   }
   if (!program_) return;
   if (tail()) {
-    const int64_t lead = std::max<int64_t>(1, (items + kTailPrimeShare / 2) / kTailPrimeShare);
+    const double factor = dtype_ == isa::Dtype::Fp32 ? b_.geometry().fp32MatmulFactor : 1.0;
+    const auto lead = std::max<int64_t>(
+        1, std::llround(static_cast<double>(items) * kTailPrimeShare * factor));
     if (item == std::max<int64_t>(0, items - 1 - lead)) program_->prime();
     return;
   }
