@@ -159,8 +159,8 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
   if (!program_) return;
   if (tail()) {
     const double factor = dtype_ == isa::Dtype::Fp32 ? b_.geometry().fp32MatmulFactor : 1.0;
-    const auto lead = std::max<int64_t>(
-        1, std::llround(static_cast<double>(items) * kTailPrimeShare * factor));
+    const auto lead =
+        std::max<int64_t>(1, std::llround(static_cast<double>(items) * kTailPrimeShare * factor));
     if (item == std::max<int64_t>(0, items - 1 - lead)) program_->prime();
     return;
   }

@@ -230,8 +230,7 @@ class DwRowsEmitter {
                     int64_t groupDepths, int64_t depths) {
     if (channels < groupParts) {
       const auto parts = static_cast<int32_t>(groups * groupParts);
-      b_.memset(tile.partitionSlice(0, parts).select(0, 0).merge(0, 3), 0.0f,
-                isa::Engine::GpSimd);
+      b_.memset(tile.partitionSlice(0, parts).select(0, 0).merge(0, 3), 0.0f, isa::Engine::GpSimd);
       return;
     }
     for (int64_t g = 0; g < groups; ++g) {
