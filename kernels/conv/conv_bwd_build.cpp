@@ -2,6 +2,7 @@
 #include "kernels/conv/conv_bwd_build.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,10 +19,13 @@ namespace {
 constexpr int64_t kDbChunk = 8192;            // dy elements per partition per load
 constexpr int64_t kAutoLead = 0;              // overlapped dw steps before dx's first chunk
 constexpr int64_t kOverlapDxPsumBuffers = 2;  // dx's PSUM blocks when dw shares PSUM
-// tail: dx chunks after which dw's first loads are emitted, before dx's last (C 32: 0 214.4 us,
-// 1 211.0, 2 206.9, 3 206.7, 4 213.0, at dx's start 230.1; earlier they delay dx's loads; with
-// dy groups: 2 204.3, 3 201.1, 4 210.9)
-constexpr int64_t kTailPrimeChunks = 3;
+// tail: dw's first loads are emitted this share of dx's chunks (rounded, at least one) before
+// dx's last, times fp32_matmul_factor when dx's matmuls are fp32: they run beside dx's remaining
+// chunks but queue ahead of those chunks' loads, which delays load-bound (bf16) chunks and leaves
+// slack-rich (fp32, TensorE-bound) ones alone. Measured best leads of 0..5, bf16: 4 chunks 1,
+// 7 chunks 1, 16 chunks 2-3; fp32: 4 chunks 2-3. The fixed 3 before delayed short bf16 dx runs'
+// last loads (conv3d_bwd C 32 8x32x32 61.7 -> 55.9 us).
+constexpr double kTailPrimeShare = 0.2;
 constexpr int64_t kTransientSlack = 256;  // bytes per partition: allocation rounding
 
 }  // namespace
@@ -154,7 +158,10 @@ void OverlappedDw::afterDxChunk(int64_t item, int64_t items) {
   }
   if (!program_) return;
   if (tail()) {
-    if (item == std::max<int64_t>(0, items - 1 - kTailPrimeChunks)) program_->prime();
+    const double factor = dtype_ == isa::Dtype::Fp32 ? b_.geometry().fp32MatmulFactor : 1.0;
+    const auto lead =
+        std::max<int64_t>(1, std::llround(static_cast<double>(items) * kTailPrimeShare * factor));
+    if (item == std::max<int64_t>(0, items - 1 - lead)) program_->prime();
     return;
   }
   const int64_t steps = program_->steps(), first = std::min(lead(), steps);

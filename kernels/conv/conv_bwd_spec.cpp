@@ -59,8 +59,9 @@ std::vector<ParamSpec> dwScheduleParams() {
           .within(1),
       scheduleParam("dw_overlap", ParamType::Enum,
                     "with dx, how dw (dw_method rows, depth-packed with shared kh taps) meets dx: "
-                    "tail allocates dw's SBUF beside dx and emits its first loads 3 chunks before "
-                    "dx's last, then runs dw on the whole PSUM; spread emits dw's chunks between "
+                    "tail allocates dw's SBUF beside dx and emits its first loads a fifth of dx's "
+                    "chunks (times fp32_matmul_factor for fp32, at least one) before dx's last, "
+                    "then runs dw on the whole PSUM; spread emits dw's chunks between "
                     "dx's in the PSUM and SBUF dx leaves (dx_psum_buffers auto 2, dx evicts on "
                     "Scalar and dw on Vector); off: dx, then dw (auto: tail where dw's plan "
                     "beside dx keeps its chunks, else off)",

@@ -223,20 +223,23 @@ class DwRowsEmitter {
   }
 
   /// Zeroes what the loads of a grouped tile ([parts; 1, bands, group depths, rows, w]) never
-  /// write but its transposes read: a group's partitions when `channels` leave some of them
-  /// unloaded, else its depth slots past the `depths` loaded ones.
+  /// write but its transposes read: every group's partitions when `channels` leave some of them
+  /// unloaded (one memset: an engine's time goes by elements per partition, not by partitions),
+  /// else a group's depth slots past the `depths` loaded ones.
   void zeroUnloaded(const Tile& tile, int64_t groups, int64_t groupParts, int64_t channels,
                     int64_t groupDepths, int64_t depths) {
+    if (channels < groupParts) {
+      const auto parts = static_cast<int32_t>(groups * groupParts);
+      b_.memset(tile.partitionSlice(0, parts).select(0, 0).merge(0, 3), 0.0f, isa::Engine::GpSimd);
+      return;
+    }
     for (int64_t g = 0; g < groups; ++g) {
       const Tile part = tile.partitionSlice(static_cast<int32_t>(g * groupParts),
                                             static_cast<int32_t>(groupParts))
                             .select(0, 0);
       const int64_t loaded = std::clamp<int64_t>(depths - g * groupDepths, 0, groupDepths);
-      if (channels < groupParts) {
-        b_.memset(part.merge(0, 3), 0.0f, isa::Engine::GpSimd);
-      } else if (loaded < groupDepths) {
+      if (loaded < groupDepths)
         b_.memset(part.slice(1, loaded, groupDepths).merge(1, 3), 0.0f, isa::Engine::GpSimd);
-      }
     }
   }
 

@@ -24,13 +24,17 @@ enum class Schedule {
   After,   ///< no dw instruction before dx's last matmul
 };
 
-Schedule scheduleOf(const ConvCase& c) {
+isa::Program buildCase(const ConvCase& c) {
   const KernelSpec spec = conv3dBwdSpec();
   const ParamValues params = parseParams(spec, c.params);
   ShapeMap shapes{{"x_in", c.x}, {"filters", c.filters}};
   for (const auto& [name, shape] : spec.deriveShapes(shapes, params)) shapes.emplace(name, shape);
-  const isa::Program program = buildKernel(spec, params, checkShapes(spec, shapes, params), c.dtype,
-                                           testing::trn2().geometry);
+  return buildKernel(spec, params, checkShapes(spec, shapes, params), c.dtype,
+                     testing::trn2().geometry);
+}
+
+Schedule scheduleOf(const ConvCase& c) {
+  const isa::Program program = buildCase(c);
   int64_t firstDw = -1, firstLoad = -1, lastDx = -1;
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const std::string& note = program.instructions[i].note;
@@ -43,6 +47,19 @@ Schedule scheduleOf(const ConvCase& c) {
   REQUIRE(lastDx >= 0);
   if (firstDw < lastDx) return Schedule::Spread;
   return firstLoad < lastDx ? Schedule::Tail : Schedule::After;
+}
+
+/// The share of dx's matmuls emitted after dw's first load (tail: after dw's prime).
+double dxShareAfterPrime(const ConvCase& c) {
+  const isa::Program program = buildCase(c);
+  int64_t before = 0, after = 0;
+  bool primed = false;
+  for (const isa::Instruction& instruction : program.instructions) {
+    primed = primed || instruction.note == "dw load";
+    if (instruction.note == "matmul") ++(primed ? after : before);
+  }
+  REQUIRE(primed);
+  return static_cast<double>(after) / static_cast<double>(before + after);
 }
 
 void checkOverlapped(const ConvCase& c, Schedule expected) {
@@ -70,6 +87,20 @@ TEST_CASE("conv3d_bwd overlap: dw primed beside dx, run after it (tail), odd sha
                     {"compute_db", "false"}},
                    Dtype::Bf16},
                   Schedule::Tail);
+}
+
+TEST_CASE("conv3d_bwd overlap: tail primes dw a share of dx's chunks before its last") {
+  // bf16 dx chunks are load-bound: dw's first loads wait for dx's last chunks (4 and 7 chunks:
+  // one left); fp32 dx chunks are TensorE-bound and take them early (built only)
+  for (const auto& [x, filters] : {std::pair{Shape{1, 32, 8, 32, 32}, Shape{3, 3, 3, 32, 32}},
+                                   std::pair{Shape{1, 16, 7, 33, 31}, Shape{3, 3, 3, 16, 16}}}) {
+    INFO("x_in " << shapeText(x));
+    const double bf16 = dxShareAfterPrime({x, filters, 0, {{"padding", "1"}}, Dtype::Bf16});
+    const double fp32 = dxShareAfterPrime({x, filters, 0, {{"padding", "1"}}, Dtype::Fp32});
+    CHECK(bf16 > 0);
+    CHECK(bf16 < 0.4);
+    CHECK(fp32 > 0.6);
+  }
 }
 
 TEST_CASE("conv3d_bwd overlap: depth-packed dw runs between dx's chunks (spread), odd shapes") {
