@@ -156,7 +156,8 @@ int64_t chooseDepthGroup(const ConvCore& core, const DwRowsPlan& p, const isa::G
 /// Whether depth pairs (DwRowsPlan::depthPairs) apply: x stationary, Kd 3, D stride and dilation
 /// 1, one C_in tile of more than a quarter and at most half the PE columns, 3 column groups
 /// within a PSUM bank, 2 dy depths; auto: when they take fewer PE cycles per dy depth and shift
-/// than one matmul per tap and (where it applies) dy stationary (I2, as xStationaryCycles).
+/// than one matmul per tap and (where it applies) dy stationary (I2, as xStationaryCycles); on:
+/// wherever they apply.
 bool depthPairsPay(const ConvCore& core, const DwRowsPlan& p, const isa::Geometry& geometry,
                    const ConvBwdOptions& options) {
   constexpr int64_t kMinCycles = 64;
@@ -168,7 +169,8 @@ bool depthPairsPay(const ConvCore& core, const DwRowsPlan& p, const isa::Geometr
     return false;
   if (options.dwDepthPairs == "on") return true;
   const int64_t unpacked = std::max(std::min(kMinCycles, p.ciParts), p.coWidth);
-  const int64_t pairs = (std::max(std::min(kMinCycles, 2 * p.ciParts), 2 * p.coWidth) + 2 * unpacked) / 2;
+  const int64_t pairs =
+      (std::max(std::min(kMinCycles, 2 * p.ciParts), 2 * p.coWidth) + 2 * unpacked) / 2;
   const int64_t dy = std::max(std::min(kMinCycles, p.coWidth), core.taps[0] * p.ciParts);
   const bool dyApplies = options.dwStationary == "auto" && p.coWidth <= p.parts;
   return pairs < core.taps[0] * unpacked && (!dyApplies || pairs < dy);
@@ -217,12 +219,6 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
                             core.kernel, p.parts, core.cout));
   p.depthGroup = chooseDepthGroup(core, p, geometry, options);
   p.depthPairs = p.depthGroup == 1 && depthPairsPay(core, p, geometry, options);
-  if (options.dwDepthPairs == "on" && !p.depthPairs)
-    throw Error(fmt::format(
-        "{}: dw_depth_pairs on does not apply here (needs x stationary, Kd 3, D stride and "
-        "dilation 1, {} < C_in <= {}, 3 x C_out <= {} and 2 dy depths)",
-        core.kernel, geometry.maxStationaryFree() / 4, geometry.maxStationaryFree() / 2,
-        geometry.psumBankBytes() / 4));
   if (p.depthPairs) p.depthGroup = 2;
   p.dyStationary = p.dyStationary || (p.depthGroup == 1 && options.dwStationary == "auto" &&
                                       dyStationaryPays(core, p.ciParts, p.coWidth, p.parts));
@@ -341,9 +337,6 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     if (options.dwDepthGroup >= 2)
       throw Error(fmt::format("{}: dw_depth_group {} exceeds the {} dy depths of a chunk",
                               core.kernel, options.dwDepthGroup, p.chunk[0]));
-    if (options.dwDepthPairs == "on")
-      throw Error(fmt::format("{}: dw_depth_pairs on needs 2 dy depths a chunk, not {}",
-                              core.kernel, p.chunk[0]));
     ConvBwdOptions unpacked = options;
     unpacked.dwDepthGroup = 1;
     unpacked.dwDepthPairs = "off";

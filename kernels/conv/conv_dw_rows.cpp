@@ -189,9 +189,8 @@ class DwRowsEmitter {
       }
     }
     if (packed()) {
-      accSb_ =
-          b_.sbuf({accParts(), plan_.passUnits / fwd_.taps[0], plan_.accGroups, plan_.coWidth},
-                  isa::Dtype::Fp32, "dw_acc_evicted");
+      accSb_ = b_.sbuf({accParts(), plan_.passUnits / fwd_.taps[0], plan_.accGroups, plan_.coWidth},
+                       isa::Dtype::Fp32, "dw_acc_evicted");
       identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
     }
   }
@@ -932,8 +931,10 @@ class DwRowsEmitter {
     const int64_t group = plan_.depthGroup, cp = plan_.ciParts;
     const int32_t rows = static_cast<int32_t>(plan_.depthSlots * cp);
     const auto evictedOf = [&](size_t k, int32_t parts, int64_t g) {
-      return accSb_.partitionSlice(0, parts).select(0, static_cast<int64_t>(k)).select(0, g).slice(
-          0, 0, s.cw);
+      return accSb_.partitionSlice(0, parts)
+          .select(0, static_cast<int64_t>(k))
+          .select(0, g)
+          .slice(0, 0, s.cw);
     };
     for (size_t k = 0; k < sets.size(); ++k) {
       const auto kk = static_cast<int64_t>(k);
