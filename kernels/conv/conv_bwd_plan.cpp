@@ -153,11 +153,17 @@ int64_t chooseDepthGroup(const ConvCore& core, const DwRowsPlan& p, const isa::G
   return best;
 }
 
+/// Depth pairs save at least this many matmul cycles on paper: the plan also packs the
+/// transposes, but adds the selection tail (bf16, pad 1, C_in = C_out, session 12, trn2 / trn1:
+/// C 40 4x8x8 2304 cycles 23.4 -> 25.3 / 23.3 -> 27.0 us, C 64 4x16x16 4608: 32.9 -> 32.3 /
+/// 36.0 -> 39.3 us, C 40 8x16x16 5760: 53.1 -> 41.9 / 52.2 -> 49.8 us).
+constexpr int64_t kMinDepthPairsSaving = 5000;
+
 /// Whether depth pairs (DwRowsPlan::depthPairs) apply: x stationary, Kd 3, D stride and dilation
 /// 1, one C_in tile of more than a quarter and at most half the PE columns, 3 column groups
-/// within a PSUM bank, 2 dy depths; auto: when they take fewer PE cycles per dy depth and shift
-/// than one matmul per tap and (where it applies) dy stationary (I2, as xStationaryCycles); on:
-/// wherever they apply.
+/// within a PSUM bank, 2 dy depths; auto: when they save at least kMinDepthPairsSaving PE
+/// cycles (I2, as xStationaryCycles) over one matmul per tap and (where it applies) dy
+/// stationary; on: wherever they apply.
 bool depthPairsPay(const ConvCore& core, const DwRowsPlan& p, const isa::Geometry& geometry,
                    const ConvBwdOptions& options) {
   constexpr int64_t kMinCycles = 64;
@@ -173,7 +179,10 @@ bool depthPairsPay(const ConvCore& core, const DwRowsPlan& p, const isa::Geometr
       (std::max(std::min(kMinCycles, 2 * p.ciParts), 2 * p.coWidth) + 2 * unpacked) / 2;
   const int64_t dy = std::max(std::min(kMinCycles, p.coWidth), core.taps[0] * p.ciParts);
   const bool dyApplies = options.dwStationary == "auto" && p.coWidth <= p.parts;
-  return pairs < core.taps[0] * unpacked && (!dyApplies || pairs < dy);
+  const int64_t best = dyApplies ? std::min(dy, core.taps[0] * unpacked) : core.taps[0] * unpacked;
+  const int64_t depthsOfBoxes =
+      core.batch * core.out[0] * ceilDiv(core.out[1] * core.out[2], p.parts);
+  return (best - pairs) * core.taps[1] * core.taps[2] * depthsOfBoxes >= kMinDepthPairsSaving;
 }
 
 /// Distinct (kh, kw, C_in tile) sets a pass transposes.

@@ -40,6 +40,11 @@ TEST_CASE("conv3d_bwd plan: dw pairs depths where C_in is too wide for depth pac
   off.params.emplace_back("dw_depth_pairs", "off");
   CHECK_FALSE(rowsOf(off).depthPairs);
   CHECK(rowsOf(off).depthGroup == 1);
+  // auto needs kMinDepthPairsSaving matmul cycles on paper: C 40 4x8x8 saves 2304, 8x16x16 5760
+  const ConvCase tiny{{1, 40, 4, 8, 8}, {3, 3, 3, 40, 40}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  CHECK_FALSE(rowsOf(tiny).depthPairs);
+  const ConvCase small{{1, 40, 8, 16, 16}, {3, 3, 3, 40, 40}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  CHECK(rowsOf(small).depthPairs);
   // C 32 packs 4 slots: pairs do not apply, even when asked for
   ConvCase c32{{1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
   CHECK(rowsOf(c32).depthSlots == 4);
