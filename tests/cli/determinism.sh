@@ -1,25 +1,10 @@
 #!/usr/bin/env bash
 # The same run twice gives byte-identical outputs, traces, CSV tables, assembly dumps and
-# summaries, host-time fields aside (host_seconds, sim_instructions_per_second, build_seconds);
+# summaries, host-side fields aside (strip_host, lib/cli_test.sh);
 # for run and for asm, on a kernel with several outputs and on generated and given inputs.
 set -u
 bin=$1
 source "$(dirname "$0")/lib/cli_test.sh"
-
-# strip_host FILE.json: the JSON (a summary, or a trace with its embedded summary) without host-time fields.
-strip_host() {
-  "$py" - "$1" <<'EOF2'
-import json, sys
-HOST = {'host_seconds', 'sim_instructions_per_second', 'build_seconds'}
-def strip(x):
-    if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in HOST}
-    if isinstance(x, list):
-        return [strip(v) for v in x]
-    return x
-print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
-EOF2
-}
 
 # same NAME DIR_A DIR_B: every file of the two runs is identical (JSON files after strip_host).
 same() {

@@ -7,21 +7,6 @@ set -u
 bin=$1
 source "$(dirname "$0")/lib/cli_test.sh"
 
-# strip_host FILE.json: the JSON without host-time fields (a sweep's race_check header aside).
-strip_host() {
-  "$py" - "$1" <<'EOF2'
-import json, sys
-HOST = {'host_seconds', 'sim_instructions_per_second', 'build_seconds', 'peak_rss_bytes', 'race_check'}
-def strip(x):
-    if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in HOST}
-    if isinstance(x, list):
-        return [strip(v) for v in x]
-    return x
-print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
-EOF2
-}
-
 # same_json NAME A B: equal after strip_host.
 same_json() {
   [ "$(strip_host "$2")" = "$(strip_host "$3")" ] && ok || bad "$1: $(basename "$2") differs with --no-race-check"

@@ -45,3 +45,19 @@ finish() {
 # helpers with `from npy import read_npy, write_npy`.
 py=/usr/bin/python3
 export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+
+# strip_host FILE.json: the JSON (a summary, a sweep, or a trace with its embedded summary) without
+# host-side fields: host times, peak RSS and a sweep's race_check header.
+strip_host() {
+  "$py" - "$1" <<'EOF2'
+import json, sys
+HOST = {'host_seconds', 'sim_instructions_per_second', 'build_seconds', 'peak_rss_bytes', 'race_check'}
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k not in HOST}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+print(json.dumps(strip(json.load(open(sys.argv[1]))), sort_keys=True))
+EOF2
+}
