@@ -153,6 +153,38 @@ int64_t chooseDepthGroup(const ConvCore& core, const DwRowsPlan& p, const isa::G
   return best;
 }
 
+/// Depth pairs save at least this many matmul cycles on paper: the plan also packs the
+/// transposes, but adds the selection tail (bf16, pad 1, C_in = C_out, session 12, trn2 / trn1:
+/// C 40 4x8x8 2304 cycles 23.4 -> 25.3 / 23.3 -> 27.0 us, C 64 4x16x16 4608: 32.9 -> 32.3 /
+/// 36.0 -> 39.3 us, C 40 8x16x16 5760: 53.1 -> 41.9 / 52.2 -> 49.8 us).
+constexpr int64_t kMinDepthPairsSaving = 5000;
+
+/// Whether depth pairs (DwRowsPlan::depthPairs) apply: x stationary, Kd 3, D stride and dilation
+/// 1, one C_in tile of more than a quarter and at most half the PE columns, 3 column groups
+/// within a PSUM bank, 2 dy depths; auto: when they save at least kMinDepthPairsSaving PE
+/// cycles (I2, as xStationaryCycles) over one matmul per tap and (where it applies) dy
+/// stationary; on: wherever they apply.
+bool depthPairsPay(const ConvCore& core, const DwRowsPlan& p, const isa::Geometry& geometry,
+                   const ConvBwdOptions& options) {
+  constexpr int64_t kMinCycles = 64;
+  if (options.dwDepthPairs == "off" || p.dyStationary || options.dwDepthGroup != 0) return false;
+  const int64_t columns = geometry.maxStationaryFree();
+  if (core.taps[0] != 3 || core.stride[0] != 1 || core.dilation[0] != 1 || p.ciTiles != 1 ||
+      4 * p.ciParts <= columns || 2 * p.ciParts > columns ||
+      3 * p.coWidth > geometry.psumBankBytes() / 4 || core.out[0] < 2)
+    return false;
+  if (options.dwDepthPairs == "on") return true;
+  const int64_t unpacked = std::max(std::min(kMinCycles, p.ciParts), p.coWidth);
+  const int64_t pairs =
+      (std::max(std::min(kMinCycles, 2 * p.ciParts), 2 * p.coWidth) + 2 * unpacked) / 2;
+  const int64_t dy = std::max(std::min(kMinCycles, p.coWidth), core.taps[0] * p.ciParts);
+  const bool dyApplies = options.dwStationary == "auto" && p.coWidth <= p.parts;
+  const int64_t best = dyApplies ? std::min(dy, core.taps[0] * unpacked) : core.taps[0] * unpacked;
+  const int64_t depthsOfBoxes =
+      core.batch * core.out[0] * ceilDiv(core.out[1] * core.out[2], p.parts);
+  return (best - pairs) * core.taps[1] * core.taps[2] * depthsOfBoxes >= kMinDepthPairsSaving;
+}
+
 /// Distinct (kh, kw, C_in tile) sets a pass transposes.
 int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t ciTiles) {
   std::vector<int64_t> keys;
@@ -195,10 +227,13 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
     throw Error(fmt::format("{}: dw_stationary dy needs C_out <= {} (the PE columns), not {}",
                             core.kernel, p.parts, core.cout));
   p.depthGroup = chooseDepthGroup(core, p, geometry, options);
+  p.depthPairs = p.depthGroup == 1 && depthPairsPay(core, p, geometry, options);
+  if (p.depthPairs) p.depthGroup = 2;
   p.dyStationary = p.dyStationary || (p.depthGroup == 1 && options.dwStationary == "auto" &&
                                       dyStationaryPays(core, p.ciParts, p.coWidth, p.parts));
-  p.depthSlots = p.depthGroup == 1 ? 1 : p.depthGroup + core.taps[0] - 1;
-  const int64_t accColumns = p.dyStationary ? p.ciParts : p.depthGroup * p.coWidth;
+  p.depthSlots = p.depthGroup == 1 ? 1 : p.depthPairs ? 2 : p.depthGroup + core.taps[0] - 1;
+  p.accGroups = p.depthGroup + (p.depthPairs ? 1 : 0);
+  const int64_t accColumns = p.dyStationary ? p.ciParts : p.accGroups * p.coWidth;
   p.accsPerBank = std::max<int64_t>(1, bankBytes / (accColumns * 4));
   // packed (banks not forced): accumulators take the banks all shifts need, db one, and the
   // transposes ring through the rest
@@ -245,7 +280,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   const int64_t outBytes = outUnits * p.coWidth * e;
   // packed: the evicted accumulators (fp32) and the selection identity
   const int64_t packedBytes =
-      p.depthGroup > 1 ? (p.passUnits / core.taps[0] * p.depthGroup * p.coWidth + p.parts) * 4 : 0;
+      p.depthGroup > 1 ? (p.passUnits / core.taps[0] * p.accGroups * p.coWidth + p.parts) * 4 : 0;
   const int64_t available = geometry.sbufPartitionBytes - kReserveBytes - packedBytes -
                             2 * outBytes * (p.dyStationary ? 2 : 1);  // + [co, ci] evictions
   // shareKh: boxes stack whole rows of `groups` bands; a chunk loads c[1] padded x rows of each
@@ -313,6 +348,7 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
                               core.kernel, options.dwDepthGroup, p.chunk[0]));
     ConvBwdOptions unpacked = options;
     unpacked.dwDepthGroup = 1;
+    unpacked.dwDepthPairs = "off";
     return planDwRows(core, dtype, geometry, unpacked);
   }
   const int64_t coGroupParts = ceilDiv(p.coWidth, kQuadrant) * kQuadrant;

@@ -52,6 +52,8 @@ struct ConvBwdOptions {
   std::string dwDyGroups = "auto";
   /// auto | on | off: shareKh matmuls of one xT row run together (DwRowsPlan::rowReuse)
   std::string dwRowReuse = "auto";
+  /// auto | on | off: depth pairs where depth packing cannot apply (DwRowsPlan::depthPairs)
+  std::string dwDepthPairs = "auto";
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -79,7 +81,15 @@ struct DwRowsPlan {
   /// (kh, kw) shift is [depthSlots x ci, depthGroup x coWidth] and a selection matmul per kd adds
   /// its blocks (j = kd + g, g) before the store. depthGroup 1: no packing (one matmul per tap).
   int64_t depthGroup = 1;
-  int64_t depthSlots = 1;  ///< depthGroup + Kd - 1 when packed
+  int64_t depthSlots = 1;  ///< depthGroup + Kd - 1 when packed (2 with depthPairs)
+  /// Depth pairs (Kd 3, D stride and dilation 1, C_in within half the PE columns but too wide
+  /// for 4 slots): depthGroup 2 and 2 slots, window depths d0 + 1 and d0 + 2, so slot j meets dy
+  /// depth d0 + g at kd = 1 + j - g (all 4 blocks live); the edge taps (kd 0 of dy d0, kd 2 of dy
+  /// d0 + 1) are unpacked matmuls into partitions 0.. (the start-partition rule, A1): kd 0 into
+  /// block (slot 0, group 1), kd 2 into a third column group. 256 PE cycles per dy depth pair
+  /// and shift at C 64, against 6 x 64 unpacked.
+  bool depthPairs = false;
+  int64_t accGroups = 1;  ///< column groups of a packed accumulator: depthGroup, 3 with depthPairs
   /// Packed, H stride 1, W_out within the partitions: dy rows are cut into boxH bands of
   /// ceil(H_out / boxH) rows and a partition box holds row hh of every band (position (r, w) is
   /// dy row r x bandRows + hh), so the xT row of one kw shift serves every kh tap (kh is a row

@@ -85,6 +85,12 @@ std::vector<ParamSpec> dwScheduleParams() {
                     "the stationary's load outlasts a matmul, fp32 on trn2; on: wherever it "
                     "applies)",
                     {}, {"on", "off"}),
+      scheduleParam("dw_depth_pairs", ParamType::Enum,
+                    "dw with Kd 3 and C_in in (P/4, P/2] (too wide for depth packing): x depths "
+                    "d + 1, d + 2 stationary against dy depths d, d + 1 give 4 live taps in one "
+                    "matmul, the 2 edge taps run unpacked (auto: when it takes fewer PE cycles "
+                    "than one matmul per tap and than dy stationary; on: wherever it applies)",
+                    {}, {"on", "off"}),
       scheduleParam("dw_lead", ParamType::Int,
                     "with dw_overlap spread, dw chunks emitted before dx's first chunk, >= 0 "
                     "(auto: 0); the rest are spread evenly over dx's chunks",
@@ -130,6 +136,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwXGroups = params.getString("dw_x_groups");
   options.dwDyGroups = params.getString("dw_dy_groups");
   options.dwRowReuse = params.getString("dw_row_reuse");
+  options.dwDepthPairs = params.getString("dw_depth_pairs");
   options.fuseDb = params.getBool("compute_db");
   return options;
 }

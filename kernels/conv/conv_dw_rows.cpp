@@ -189,9 +189,8 @@ class DwRowsEmitter {
       }
     }
     if (packed()) {
-      accSb_ =
-          b_.sbuf({accParts(), plan_.passUnits / fwd_.taps[0], plan_.depthGroup, plan_.coWidth},
-                  isa::Dtype::Fp32, "dw_acc_evicted");
+      accSb_ = b_.sbuf({accParts(), plan_.passUnits / fwd_.taps[0], plan_.accGroups, plan_.coWidth},
+                       isa::Dtype::Fp32, "dw_acc_evicted");
       identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
     }
   }
@@ -210,7 +209,7 @@ class DwRowsEmitter {
       accs_.push_back(
           b_.psum({plan_.parts, bankColumns}, isa::Dtype::Fp32, fmt::format("dw_acc_{}", i)));
     if (db_ && !plan_.dbOnGpSimd) {
-      const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.depthGroup * plan_.coWidth;
+      const int64_t lastSlot = (plan_.accsPerBank - 1) * plan_.accGroups * plan_.coWidth;
       // dbDepths() > 1: a column [depths x co, 1]; else a row [1, co]
       const auto rows = static_cast<int32_t>(dbDepths() > 1 ? dbDepths() * fwd_.cout : 1);
       const int64_t cols = dbDepths() > 1 ? 1 : plan_.coWidth;
@@ -309,14 +308,14 @@ class DwRowsEmitter {
   }
 
   /// Depth-packed accumulator `k` of a pass: [slots x ci; groups, cw] of its [depthSlots x ci,
-  /// depthGroup x coWidth] region.
+  /// accGroups x coWidth] region.
   Tile packedAcc(int64_t k, int64_t slots, int64_t groups, int64_t cw) const {
-    const int64_t width = plan_.depthGroup * plan_.coWidth;
+    const int64_t width = plan_.accGroups * plan_.coWidth;
     const int64_t first = k % plan_.accsPerBank * width;
     return accs_[k / plan_.accsPerBank]
         .partitionSlice(0, static_cast<int32_t>(slots * plan_.ciParts))
         .slice(0, first, first + width)
-        .reshape({plan_.depthGroup, plan_.coWidth})
+        .reshape({plan_.accGroups, plan_.coWidth})
         .slice(0, 0, groups)
         .slice(1, 0, cw);
   }
@@ -486,6 +485,7 @@ class DwRowsEmitter {
     std::vector<int64_t> setOfUnit;
     const std::vector<XSet> sets = setsOf(units(s), &setOfUnit);
     if (s.firstChunk) started_.assign(units(s).size(), false);
+    if (s.firstChunk) edgeStarted_.assign(units(s).size(), false);
     if (db_ && s.pass == 0 && plan_.dbOnGpSimd) dbAdds(s, slot);
     int ring = aheadStep_ == index ? aheadRing_ : prepare(s, slot, sets, boxes[0]);
     aheadStep_ = -1;
@@ -837,25 +837,45 @@ class DwRowsEmitter {
   void multiplyPacked(const Step& s, const Box& bx, int ring) {
     if (plan_.rowReuse) return multiplyRows(s, bx, ring);
     const int32_t np = bx.positions();
-    forEachDepthGroup(s, [&](int64_t d0, int64_t g, int64_t slots, const std::vector<XSet>& sets,
+    forEachDepthGroup(s, [&](int64_t d0, int64_t g, const std::vector<XSet>& sets,
                              const std::vector<int64_t>& kws) {
-      const Tile moving = dyT_[ring].partitionSlice(0, np).slice(0, d0, d0 + g).slice(1, 0, s.cw);
       for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
         const XSet& set = sets[static_cast<size_t>(k)];
         const Tile xT = plan_.shareKh ? xT_[0]
                                             .select(0, rowSlot(bx.h0 + set.kh * fwd_.dilation[1]))
                                             .select(0, indexOf(kws, set.kw))
                                       : xT_[ring].select(0, k);
-        const Tile stationary = xT.partitionSlice(0, np).slice(0, d0, d0 + slots);
-        b_.matmul(packedAcc(k, slots, g, s.cw), stationary, moving,
-                  started_[static_cast<size_t>(k)]);
-        started_[static_cast<size_t>(k)] = true;
+        packedMatmuls(s, k, xT.partitionSlice(0, np), dyT_[ring].partitionSlice(0, np), d0, g);
       }
     });
   }
 
+  /// Set k's matmuls for dy depths [d0, d0 + g): stationary xT [positions; window depths, ci],
+  /// moving dyT [positions; depths, co]. Depth pairs: the 2-slot matmul, then the edge taps
+  /// whose x depth is not padding (kd 0 into block (0, 1), kd 2 into column group 2).
+  void packedMatmuls(const Step& s, int64_t k, const Tile& xT, const Tile& dyT, int64_t d0,
+                     int64_t g) {
+    const auto ks = static_cast<size_t>(k);
+    const Tile moving = dyT.slice(0, d0, d0 + g).slice(1, 0, s.cw);
+    const int64_t first = plan_.depthPairs ? d0 + 1 : d0;
+    const int64_t slots = plan_.depthPairs ? plan_.depthSlots : g + fwd_.taps[0] - 1;
+    b_.matmul(packedAcc(k, slots, g, s.cw), xT.slice(0, first, first + slots), moving,
+              started_[ks]);
+    started_[ks] = true;
+    if (!plan_.depthPairs) return;
+    const auto [lo, hi] = xDepths(*s.chunk);
+    const Tile edges = packedAcc(k, 1, plan_.accGroups, s.cw);  // partitions 0.. (A1)
+    if (d0 >= lo && d0 < hi)
+      b_.matmul(edges.select(0, 1), xT.select(0, d0), dyT.select(0, d0).slice(0, 0, s.cw), true);
+    if (g == 2 && d0 + 3 >= lo && d0 + 3 < hi) {
+      b_.matmul(edges.select(0, 2), xT.select(0, d0 + 3), dyT.select(0, d0 + 1).slice(0, 0, s.cw),
+                edgeStarted_[ks]);
+      edgeStarted_[ks] = true;
+    }
+  }
+
   /// Per group of depthGroup dy depths (the last may be short), after the next share of queued
-  /// transposes: fn(first depth, depths, x slots, the step's x sets, their kws).
+  /// transposes: fn(first depth, depths, the step's x sets, their kws).
   template <class Fn>
   void forEachDepthGroup(const Step& s, Fn&& fn) {
     const int64_t depth = s.chunk->extent[0], group = plan_.depthGroup;
@@ -868,7 +888,7 @@ class DwRowsEmitter {
       emitJobs(perGroup);
       b_.setNote("dw matmul");
       const int64_t g = std::min(group, depth - d0);
-      fn(d0, g, g + fwd_.taps[0] - 1, sets, kws);
+      fn(d0, g, sets, kws);
     }
   }
 
@@ -886,7 +906,7 @@ class DwRowsEmitter {
   /// stationary of one matmul per kh, moving dyT of box row - kh x dilation, consecutive so the
   /// stationary loads once (while the boxes have equal positions).
   void multiplyRow(const Step& s, int64_t row) {
-    forEachDepthGroup(s, [&](int64_t d0, int64_t g, int64_t slots, const std::vector<XSet>& sets,
+    forEachDepthGroup(s, [&](int64_t d0, int64_t g, const std::vector<XSet>& sets,
                              const std::vector<int64_t>& kws) {
       for (const int64_t kw : kws) {
         for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
@@ -896,16 +916,10 @@ class DwRowsEmitter {
                                         [&](const auto& w) { return w.first.h0 == h0; });
           if (set.kw != kw || box == waiting_.end()) continue;
           const int32_t np = box->first.positions();
-          const Tile stationary = xT_[0]
-                                      .select(0, rowSlot(row))
-                                      .select(0, indexOf(kws, kw))
-                                      .partitionSlice(0, np)
-                                      .slice(0, d0, d0 + slots);
-          const Tile moving =
-              dyT_[box->second].partitionSlice(0, np).slice(0, d0, d0 + g).slice(1, 0, s.cw);
-          b_.matmul(packedAcc(k, slots, g, s.cw), stationary, moving,
-                    started_[static_cast<size_t>(k)]);
-          started_[static_cast<size_t>(k)] = true;
+          packedMatmuls(
+              s, k,
+              xT_[0].select(0, rowSlot(row)).select(0, indexOf(kws, kw)).partitionSlice(0, np),
+              dyT_[box->second].partitionSlice(0, np), d0, g);
         }
       }
     });
@@ -919,10 +933,20 @@ class DwRowsEmitter {
     const std::vector<XSet> sets = setsOf(us, &setOfUnit);
     const int64_t group = plan_.depthGroup, cp = plan_.ciParts;
     const int32_t rows = static_cast<int32_t>(plan_.depthSlots * cp);
-    for (size_t k = 0; k < sets.size(); ++k)
-      if (started_[k])
-        copy(accSb_.partitionSlice(0, rows).select(0, static_cast<int64_t>(k)).slice(1, 0, s.cw),
-             packedAcc(static_cast<int64_t>(k), plan_.depthSlots, group, s.cw));
+    const auto evictedOf = [&](size_t k, int32_t parts, int64_t g) {
+      return accSb_.partitionSlice(0, parts)
+          .select(0, static_cast<int64_t>(k))
+          .select(0, g)
+          .slice(0, 0, s.cw);
+    };
+    for (size_t k = 0; k < sets.size(); ++k) {
+      const auto kk = static_cast<int64_t>(k);
+      for (int64_t g = 0; g < group && started_[k]; ++g)
+        copy(evictedOf(k, rows, g), packedAcc(kk, plan_.depthSlots, group, s.cw).select(0, g));
+      if (plan_.depthPairs && edgeStarted_[k])
+        copy(evictedOf(k, static_cast<int32_t>(cp), 2),
+             packedAcc(kk, 1, plan_.accGroups, s.cw).select(0, 2));
+    }
     const int64_t perBank = b_.geometry().psumBankBytes() / 4 / plan_.coWidth;
     b_.setNote("dw add depth blocks");
     for (size_t i0 = 0; i0 < us.size(); i0 += static_cast<size_t>(perBank)) {
@@ -933,18 +957,34 @@ class DwRowsEmitter {
                             .reshape({static_cast<int64_t>(i1 - i0), plan_.coWidth});
       for (size_t i = i0; i < i1; ++i) {
         const size_t k = static_cast<size_t>(setOfUnit[i]);
-        const int64_t kd = tapOf(us[i].tap)[0];
-        const Tile evicted = accSb_.partitionSlice(0, rows).select(0, static_cast<int64_t>(k));
-        for (int64_t g = 0; g < group; ++g)
+        const std::vector<std::pair<int64_t, int64_t>> blocks =
+            blocksOf(tapOf(us[i].tap)[0], edgeStarted_[k]);
+        for (size_t j = 0; j < blocks.size(); ++j) {
+          const auto [slot, g] = blocks[j];
+          const auto parts = static_cast<int32_t>(g < group ? rows : cp);  // group 2: 0..ci
           b_.matmul(bank.select(0, static_cast<int64_t>(i - i0)).slice(0, 0, s.cw),
-                    identity_.partitionSlice(0, rows).slice(0, (kd + g) * cp, (kd + g + 1) * cp),
-                    evicted.select(0, g).slice(0, 0, s.cw), g > 0);
+                    identity_.partitionSlice(0, parts).slice(0, slot * cp, (slot + 1) * cp),
+                    evictedOf(k, parts, g), j > 0);
+        }
       }
       copy(out.partitionSlice(0, static_cast<int32_t>(cp))
                .slice(0, static_cast<int64_t>(i0), static_cast<int64_t>(i1))
                .slice(1, 0, s.cw),
            bank.slice(1, 0, s.cw));
     }
+  }
+
+  /// Depth-packed: the (slot, column group) blocks of tap kd, (kd + g, g) for every group g; depth
+  /// pairs (slot j meets group g at kd = 1 + j - g): the live ones of those and, for kd 2 when
+  /// `edge` (an edge matmul ran), group 2's block on partitions 0..
+  std::vector<std::pair<int64_t, int64_t>> blocksOf(int64_t kd, bool edge) const {
+    std::vector<std::pair<int64_t, int64_t>> blocks;
+    for (int64_t g = 0; g < plan_.depthGroup; ++g) {
+      const int64_t slot = plan_.depthPairs ? kd - 1 + g : kd + g;
+      if (slot >= 0 && slot < plan_.depthSlots) blocks.emplace_back(slot, g);
+    }
+    if (plan_.depthPairs && kd == 2 && edge) blocks.emplace_back(0, 2);
+    return blocks;
   }
 
   /// Depth-packed with 2 dy depths a matmul and C_in a quadrant (32, so Kd <= 3): tap kd's
@@ -1202,6 +1242,7 @@ class DwRowsEmitter {
   std::vector<std::pair<int64_t, int64_t>> zeroedDepths_;  // per xT ring slot
   int64_t bandRows_ = 1;                                   // shareKh: dy rows per band (row group)
   std::vector<bool> started_;
+  std::vector<bool> edgeStarted_;  ///< depth pairs: per set, column group 2 holds a kd 2 edge
   std::vector<std::pair<Box, int>> waiting_;  // rowReuse: boxes (dyT ring slots) rows still meet
   std::vector<BankJob> jobs_;
   std::vector<Chunk> chunks_;
