@@ -185,7 +185,15 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   work.otInPsum = otInPsum;
   work.operandInPsum = picksInPsum;
   work.lastInPsum = lastInPsum;
+  work.fastPredicate = geometry.vectorPerfMode && keyType == isa::Dtype::Bf16;
 
+  // An item's store is triggered from ScalarE once the next item's output_tensor is in PSUM:
+  // its wait for the scatter's last copy then holds back none of the next item's compares.
+  std::function<void()> pendingStore;
+  auto flushStore = [&] {
+    if (pendingStore) pendingStore();
+    pendingStore = nullptr;
+  };
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),
       [&](int64_t item, int set) {
@@ -234,6 +242,7 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
                                Engine::GpSimd);
           if (otInPsum)
             builder.tensorCopy(compactView(*t.otPsum), compactView(t.ot), Engine::Scalar);
+          flushStore();
           std::vector<size_t> owners;
           int64_t covered = 0;
           for (size_t j = 0; j < taps.size(); ++j) {
@@ -276,9 +285,12 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
               if (!early) initial(owners[n]);
               const Tile to = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
               const Tile pred = slot(buf.keys, n);
+              // The first predicate on VectorE where its performance mode streams it at N/4
+              // or N/2 (A2): cheaper than waiting for ScalarE's at N, which the rest overlap.
+              const bool fastFirst = n == 0 && work.fastPredicate;
               builder.tensorScalar(pred, outputView(t.sel, out, tb.owned), AluOp::Add,
                                    -static_cast<float>(owners[n]), AluOp::Bypass, 0.0f,
-                                   Engine::Scalar);
+                                   fastFirst ? Engine::Vector : Engine::Scalar);
               builder.copyPredicated(
                   to, pred, zero.partitionSlice(0, tile.count).broadcast(0, to.freeSize()));
             }
@@ -303,8 +315,12 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
             }
           }
         }
-        target.store(builder, tile, chunk.owned, gin, storeQueues.taker());
+        flushStore();
+        pendingStore = [&target, &builder, &storeQueues, tile, owned = chunk.owned, gin] {
+          target.store(builder, tile, owned, gin, storeQueues.taker());
+        };
       });
+  flushStore();
 }
 
 }  // namespace neuronsim::kernels

@@ -128,7 +128,7 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
   }
   std::vector<Unit> units;
   for (size_t i = 0; i < count; ++i) {
-    for (bool isNan : {false, true}) {
+    for (bool isNan : {true, false}) {
       for (size_t l = 0; l < lanes.size(); ++l) {
         const bool chain = chained[l];
         const size_t j = isNan ? i : count - 1 - i;
@@ -269,7 +269,8 @@ void addItemWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& r
     covered += boxElements(tb.owned);
     if (w.disjoint) {
       cycles.add(Engine::Scalar, n);
-      cycles.add(Engine::Scalar, n);
+      const bool fastFirst = w.fastPredicate && covered == boxElements(tb.owned);
+      cycles.add(fastFirst ? Engine::Vector : Engine::Scalar, fastFirst ? n / 4 : n);
     } else {
       cycles.add(Engine::Vector, rate.pickV * n);
       cycles.add(Engine::GpSimd, 2.0 * n);

@@ -78,6 +78,7 @@ struct SelectWork {
   bool otInPsum = false;       ///< VectorE compares read output_tensor from PSUM
   bool operandInPsum = false;  ///< the predicated copies read an operand from PSUM
   bool lastInPsum = false;     ///< the last NaN's index is shifted into PSUM
+  bool fastPredicate = false;  ///< the first scatter predicate runs on VectorE (performance mode)
 };
 
 /// The lanes, among the cuts `splitLanes` makes at 0-100 %, that finish the busiest of VectorE,
