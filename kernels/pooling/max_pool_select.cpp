@@ -179,17 +179,18 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
   std::vector<size_t> lastCompare(count, units.size());
   for (size_t u = 0; u < units.size(); ++u)
     if (!units[u].isNan) lastCompare[units[u].tap] = u;
-  // A key is live from its compare to its accumulate (2 * skew units later): the ring holds
-  // them. The skew lets no engine wait on the one before it.
-  const size_t skew = (ring - 1) / 2;
-  for (size_t step = 0; step < units.size() + 2 * skew; ++step) {
+  // A key is live from its compare to its accumulate (`lead` units later): the ring holds
+  // ring - 1 of them besides the one being compared. ScalarE weighs halfway, so no engine waits
+  // on the one before it (a ring of 2 still compares the next unit while ScalarE weighs).
+  const size_t lead = ring - 1, weighLag = lead / 2;
+  for (size_t step = 0; step < units.size() + lead; ++step) {
     if (step < units.size()) compare(units[step]);
-    if (step >= skew && step - skew < units.size()) {
-      const Unit& u = units[step - skew];
+    if (step >= weighLag && step - weighLag < units.size()) {
+      const Unit& u = units[step - weighLag];
       weigh(u);
-      if (!u.isNan && lastCompare[u.tap] == step - skew) compared(u.tap);
+      if (!u.isNan && lastCompare[u.tap] == step - weighLag) compared(u.tap);
     }
-    if (step >= 2 * skew) accumulate(units[step - 2 * skew]);
+    if (step >= lead) accumulate(units[step - lead]);
   }
   // sel = the last NaN's index where output_tensor is NaN.
   builder.tensorTensor(compactView(tiles.flags), compactView(tiles.ot), compactView(tiles.ot),
