@@ -194,6 +194,23 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
     if (pendingStore) pendingStore();
     pendingStore = nullptr;
   };
+  // The element work of the GpSimd memsets an item's halo loads start with (I2: N, N/2 for a
+  // 16-bit zero).
+  auto fillWork = [&](const PoolChunk& chunk) {
+    std::vector<double> work;
+    auto add = [&](const PlaneTensor& t, const Box& box) {
+      for (const PlaneTensor::Fill& f : t.haloFills(box)) {
+        Box part = box;
+        part[f.axis] = {box[f.axis].lo + f.range.lo, box[f.axis].lo + f.range.hi};
+        const bool half = f.value == 0.0f && dtype == isa::Dtype::Bf16;
+        work.push_back(static_cast<double>(boxElements(part)) / (half ? 2.0 : 1.0));
+      }
+    };
+    add(forwardIn, chunk.inputs);
+    add(maxima, chunk.outputs);
+    add(gradOut, chunk.outputs);
+    return work;
+  };
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),
       [&](int64_t item, int set) {
@@ -235,7 +252,8 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
           const std::vector<Lane> lanes =
               schedule.gpsimdPercent >= 0
                   ? splitLanes(out, schedule.gpsimdPercent)
-                  : balancedLanes(work, chunk.inputs, chunk.owned, out, taps, geometry);
+                  : balancedLanes(work, chunk.inputs, chunk.owned, out, taps,
+                                  fillWork(chunk), geometry);
           // 1 where the input is not NaN (NaN >= -inf is false).
           builder.tensorScalar(compactView(t.notNan), compactView(t.in), AluOp::IsGe,
                                -std::numeric_limits<float>::infinity(), AluOp::Bypass, 0.0f,

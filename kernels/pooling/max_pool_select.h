@@ -86,8 +86,10 @@ struct SelectWork {
 /// inputs `owned`, window taps `taps`), by a cost estimate of every instruction the item emits:
 /// the I2 table's element work and `geometry`'s clocks, performance mode, port sharing and
 /// fixed cost per instruction (VectorE and ScalarE at least MIN_II, GpSimd its start on top).
+/// `fillWork`: the element work of each halo-fill memset the item's loads put on GpSimd.
 std::vector<Lane> balancedLanes(const SelectWork& work, const Box& inputs, const Box& owned,
                                 const Box& out, const std::vector<TapBox>& taps,
+                                const std::vector<double>& fillWork,
                                 const isa::Geometry& geometry);
 
 }  // namespace neuronsim::kernels
