@@ -249,11 +249,10 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
           t.flags = boxTile(buf.flags, tile.count, out);
           t.keys = &buf.keys;
           const Tile go = boxTile(buf.go, tile.count, out);
-          const std::vector<Lane> lanes =
-              schedule.gpsimdPercent >= 0
-                  ? splitLanes(out, schedule.gpsimdPercent)
-                  : balancedLanes(work, chunk.inputs, chunk.owned, out, taps,
-                                  fillWork(chunk), geometry);
+          const std::vector<Lane> lanes = schedule.gpsimdPercent >= 0
+                                              ? splitLanes(out, schedule.gpsimdPercent)
+                                              : balancedLanes(work, chunk.inputs, chunk.owned, out,
+                                                              taps, fillWork(chunk), geometry);
           // 1 where the input is not NaN (NaN >= -inf is false).
           builder.tensorScalar(compactView(t.notNan), compactView(t.in), AluOp::IsGe,
                                -std::numeric_limits<float>::infinity(), AluOp::Bypass, 0.0f,

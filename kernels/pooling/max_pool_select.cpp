@@ -170,9 +170,8 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
         builder.tensorScalar(outputView(tiles.last, out, u.r), x(tiles.notNan, u), AluOp::Multiply,
                              -1.0f, AluOp::Bypass, 0.0f, Engine::Scalar);
     } else if (u.isNan) {
-      builder.tensorScalar(u.first ? outputView(tiles.last, out, u.r) : u.key,
-                           x(tiles.notNan, u), AluOp::Multiply, -(j + 1.0f), AluOp::Add, j,
-                           Engine::Scalar);
+      builder.tensorScalar(u.first ? outputView(tiles.last, out, u.r) : u.key, x(tiles.notNan, u),
+                           AluOp::Multiply, -(j + 1.0f), AluOp::Add, j, Engine::Scalar);
     } else {
       builder.tensorScalar(u.first ? outputView(tiles.sel, out, u.r) : u.key, u.key,
                            AluOp::Multiply, taps_f - j, AluOp::Add, j, Engine::Scalar);
@@ -294,8 +293,8 @@ void addItemWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& r
       cycles.add(Engine::Vector, rate.copyV * n);
     } else {
       // Each tap's pick and predicated copy on VectorE and its sum on GpSimd, in step.
-      const double picked = cycles.add(Engine::Vector, rate.pickV * n) +
-                            cycles.add(Engine::Vector, rate.copyV * n);
+      const double picked =
+          cycles.add(Engine::Vector, rate.pickV * n) + cycles.add(Engine::Vector, rate.copyV * n);
       cycles.scatter += std::max(picked, cycles.add(Engine::GpSimd, 2.0 * n));
     }
   }

@@ -89,7 +89,6 @@ struct SelectWork {
 /// `fillWork`: the element work of each halo-fill memset the item's loads put on GpSimd.
 std::vector<Lane> balancedLanes(const SelectWork& work, const Box& inputs, const Box& owned,
                                 const Box& out, const std::vector<TapBox>& taps,
-                                const std::vector<double>& fillWork,
-                                const isa::Geometry& geometry);
+                                const std::vector<double>& fillWork, const isa::Geometry& geometry);
 
 }  // namespace neuronsim::kernels

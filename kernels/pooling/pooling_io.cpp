@@ -168,9 +168,8 @@ std::vector<PlaneTensor::Fill> PlaneTensor::haloFills(const Box& box) const {
   for (int a : {1, 0}) {
     const HaloMap::Axis& x = halo_.axes[static_cast<size_t>(a)];
     const Range r = box[a];
-    const bool edges =
-        std::max<int64_t>(0, ceilDiv(x.origin - r.lo, x.step)) > 0 ||
-        floorDiv(x.extent - r.hi + x.origin, x.step) + 1 < x.slabs;
+    const bool edges = std::max<int64_t>(0, ceilDiv(x.origin - r.lo, x.step)) > 0 ||
+                       floorDiv(x.extent - r.hi + x.origin, x.step) + 1 < x.slabs;
     if (!edges) continue;
     // Positions some slab reads outside the tensor start as the fill; the DMAs overwrite the
     // partitions that have data there.
