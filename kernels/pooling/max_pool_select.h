@@ -85,7 +85,8 @@ struct SelectWork {
 /// GpSimd and ScalarE earliest on one work item (outputs `out`, loaded inputs `inputs`, owned
 /// inputs `owned`, window taps `taps`), by a cost estimate of every instruction the item emits:
 /// the I2 table's element work and `geometry`'s clocks, performance mode, port sharing and
-/// fixed cost per instruction (VectorE and ScalarE at least MIN_II, GpSimd its start on top).
+/// fixed cost per instruction (VectorE and ScalarE at least MIN_II, GpSimd its start on top),
+/// or the path through a GpSimd lane (its sweeps after the item before's scatter) if longer.
 /// `fillWork`: the element work of each halo-fill memset the item's loads put on GpSimd.
 std::vector<Lane> balancedLanes(const SelectWork& work, const Box& inputs, const Box& owned,
                                 const Box& out, const std::vector<TapBox>& taps,
