@@ -125,9 +125,12 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const std::vector<int64_t> outShape{partitions, maxOut};
   const int rings = static_cast<int>(ring), picks = static_cast<int>(pickRing);
   Tile zero;  // what disjoint windows' predicated copies write where a tap is not chosen
+  // In PSUM it takes a bank of its own (as claimed): ScalarE writes the next item's PSUM tiles
+  // while VectorE's copies read it, and the two serialize on a common bank (A2).
   if (disjoint)
-    zero = picksInPsum ? builder.psum({partitions, 1}, isa::Dtype::Fp32, "zero")
-                       : builder.sbuf({partitions, 1}, isa::Dtype::Fp32, "zero");
+    zero = picksInPsum
+               ? builder.psum({partitions, bank / 4}, isa::Dtype::Fp32, "zero").slice(0, 0, 1)
+               : builder.sbuf({partitions, 1}, isa::Dtype::Fp32, "zero");
   for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = fmt::format("{}", s);
     Buffers& b = sets[s];
