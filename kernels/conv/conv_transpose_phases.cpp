@@ -711,9 +711,10 @@ class PhaseEmitter {
   /// The phases of one plane interleave element by element, so each engine evicts whole
   /// planes, or whole rows of a single-plane block: the two byte ranges stay disjoint (the
   /// builder tracks a byte range per partition). evict_engine auto splits planes (else rows)
-  /// between VectorE and ScalarE in their clock ratio (4 : 5 on trn1 and trn2).
+  /// between VectorE and ScalarE in their clock ratio (4 : 5 on trn2); where their PSUM reads
+  /// serialize (NC-v2 access conflicts, trn1) ScalarE, the faster one, evicts everything.
   void evictBlock(const Tile& dst, const Tile& result, int64_t coTile, int64_t cw) {
-    if (options_.evict != "auto")
+    if (options_.evict != "auto" || b_.geometry().accessConflicts)
       return evict(dst, result, coTile, cw,
                    options_.evict == "vector" ? isa::Engine::Vector : isa::Engine::Scalar);
     if (plan_.bands)
