@@ -136,6 +136,16 @@ TEST_CASE("conv3d_transpose: out_layout slabs is bit-exact") {
       testing::checkConvCase(conv3dTransposeSpec(), s, m);
     }
   }
+  // Tiles and splits from the machine: 64 partitions, or a 64x64 PE array on 128 (C_out 20:
+  // 3 splits of 2 planes; C_in 130 and C_out 40 in three and one tiles).
+  const sim::MachineConfig half = testing::trn2Half();
+  const sim::MachineConfig pe64 = sim::loadMachine("trn2", {"pe_rows=64", "pe_cols=64"});
+  for (const sim::MachineConfig* m : {&half, &pe64})
+    for (size_t i = 0; i < 2; ++i) {
+      const ConvCase s = with(cases[i], "slabs");
+      CHECK(planOf(s, m->geometry).splits > 0);
+      testing::checkConvCase(conv3dTransposeSpec(), s, *m);
+    }
 }
 
 }  // namespace
