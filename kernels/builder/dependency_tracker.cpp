@@ -25,8 +25,8 @@ bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
 }
 
 /// Records `a` in `list`, keeping one entry per stream and kind with the higher count.
-template <class Access>
-void noteAccess(std::vector<Access>& list, Access a) {
+template <class List, class Access>
+void noteAccess(List& list, Access a) {
   auto it = std::find_if(list.begin(), list.end(), [&](const Access& x) {
     return x.stream == a.stream && x.write == a.write;
   });
@@ -311,19 +311,20 @@ void DependencyTracker::add(isa::Instruction& inst, const std::vector<Region>& r
   if (!dma) need[own] = 0;
 
   Knowledge known = engineState_[issuer];
-  std::vector<int> candidates;
+  std::array<int, kNumStreams> candidates;
+  size_t numCandidates = 0;
   for (int t = 0; t < kNumStreams; ++t)
-    if (need[t] > known[t]) candidates.push_back(t);
-  std::vector<bool> dropped(candidates.size(), false);
-  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (need[t] > known[t]) candidates[numCandidates++] = t;
+  std::array<bool, kNumStreams> dropped{};
+  for (size_t i = 0; i < numCandidates; ++i) {
     Knowledge others = known;
-    for (size_t j = 0; j < candidates.size(); ++j)
+    for (size_t j = 0; j < numCandidates; ++j)
       if (j != i && !dropped[j])
         maxInto(others, completed_[candidates[j]][need[candidates[j]] - 1]);
     if (others[candidates[i]] >= need[candidates[i]]) dropped[i] = true;
   }
   inst.waits.clear();
-  for (size_t i = 0; i < candidates.size(); ++i) {
+  for (size_t i = 0; i < numCandidates; ++i) {
     if (dropped[i]) continue;
     const int t = candidates[i];
     inst.waits.push_back(isa::SemWait{t, need[t]});
