@@ -67,9 +67,7 @@ bool hasByteIn(const BytePattern& p, int64_t lo, int64_t hi) {
 /// False when the residues of both patterns modulo the gcd of all their steps are disjoint:
 /// interleaved accesses of one stride (even and odd elements, phases) never meet.
 bool residuesMayMeet(const BytePattern& a, const BytePattern& b) {
-  int64_t m = 0;
-  for (const isa::Dim& d : a.dims) m = std::gcd(m, d.step);
-  for (const isa::Dim& d : b.dims) m = std::gcd(m, d.step);
+  const int64_t m = std::gcd(a.stepGcd(), b.stepGcd());
   if (a.run >= m || b.run >= m) return true;
   const int64_t ra = floorMod(a.base, m);
   const int64_t rb = floorMod(b.base, m);
@@ -97,10 +95,12 @@ void mergeRuns(std::vector<std::pair<int64_t, int64_t>>& runs) {
   runs.resize(runs.empty() ? 0 : w + 1);
 }
 
-int64_t BytePattern::end() const {
-  int64_t e = base + run;
-  for (const isa::Dim& d : dims) e += d.step * (d.num - 1);
-  return e;
+BytePattern::BytePattern(int64_t base, int64_t run, std::vector<isa::Dim> dims)
+    : base(base), run(run), dims(std::move(dims)), end_(base + run), stepGcd_(0) {
+  for (const isa::Dim& d : this->dims) {
+    end_ += d.step * (d.num - 1);
+    stepGcd_ = std::gcd(stepGcd_, d.step);
+  }
 }
 
 size_t BytePatternHash::operator()(const BytePattern& p) const {
@@ -111,15 +111,16 @@ size_t BytePatternHash::operator()(const BytePattern& p) const {
 
 std::shared_ptr<const BytePattern> bytePatternOf(const isa::AccessPattern& ap) {
   const int64_t bytes = isa::dtypeBytes(ap.dtype);
-  BytePattern p{ap.offset, bytes, {}};
-  std::vector<isa::Dim>& dims = p.dims;
+  int64_t base = ap.offset;
+  int64_t run = bytes;
+  std::vector<isa::Dim> dims;
   for (const isa::Dim& d : ap.dims) {
     if (d.num <= 0) return nullptr;
     if (d.num == 1 || d.step == 0) continue;
     int64_t step = 0;
     if (__builtin_mul_overflow(d.step, bytes, &step)) return nullptr;
     if (step < 0) {
-      p.base += step * (d.num - 1);
+      base += step * (d.num - 1);
       step = -step;
     }
     dims.push_back(isa::Dim{step, d.num});
@@ -127,12 +128,12 @@ std::shared_ptr<const BytePattern> bytePatternOf(const isa::AccessPattern& ap) {
   std::sort(dims.begin(), dims.end(),
             [](const isa::Dim& x, const isa::Dim& y) { return x.step < y.step; });
   size_t folded = 0;
-  for (; folded < dims.size() && dims[folded].step <= p.run; ++folded)
-    p.run += dims[folded].step * (dims[folded].num - 1);
+  for (; folded < dims.size() && dims[folded].step <= run; ++folded)
+    run += dims[folded].step * (dims[folded].num - 1);
   if (folded == dims.size()) return nullptr;
   std::reverse(dims.begin(), dims.end());
   dims.resize(dims.size() - folded);
-  return std::make_shared<const BytePattern>(std::move(p));
+  return std::make_shared<const BytePattern>(base, run, std::move(dims));
 }
 
 bool patternsMeet(const BytePattern* a, const BytePattern* b, int64_t lo, int64_t hi) {
