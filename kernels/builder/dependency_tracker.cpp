@@ -116,16 +116,29 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
   };
   while (k > 0 && outerRuns(k) > kMaxRuns) --k;
   const auto [innerLo, innerHi] = isa::dimsSpan(std::span(dims).subspan(static_cast<size_t>(k)));
+  // The outer dims enumerated with steps made positive and descending, so that the runs usually
+  // come out sorted (mergeRuns then need not sort them).
+  int64_t base = ap.offset;
+  std::vector<isa::Dim> outer(dims.begin(), dims.begin() + k);
+  for (isa::Dim& d : outer) {
+    if (d.step >= 0) continue;
+    base += d.step * (d.num - 1);
+    d.step = -d.step;
+  }
+  std::sort(outer.begin(), outer.end(),
+            [](const isa::Dim& x, const isa::Dim& y) { return x.step > y.step; });
   std::vector<int64_t> index(k, 0);
   std::vector<std::pair<int64_t, int64_t>> runs;
   runs.reserve(outerRuns(k));
   while (true) {
-    int64_t base = ap.offset;
-    for (int j = 0; j < k; ++j) base += index[j] * dims[j].step;
     runs.emplace_back(base + innerLo, base + innerHi + 1);
     int j = k - 1;
-    while (j >= 0 && ++index[j] == dims[j].num) index[j--] = 0;
+    for (; j >= 0 && ++index[j] == outer[j].num; --j) {
+      base -= outer[j].step * (outer[j].num - 1);
+      index[j] = 0;
+    }
     if (j < 0) break;
+    base += outer[j].step;
   }
   mergeRuns(runs);
   region.boxes = runsToBoxes(runs, rowLength);
