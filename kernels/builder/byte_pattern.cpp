@@ -159,9 +159,12 @@ bool patternsMeet(const BytePattern* a, const BytePattern* b, int64_t lo, int64_
   mergeRuns(runs);
   bool met = false;
   RunWalker probe(*b, lo, hi);
+  auto it = runs.begin();  // the first merged run ending after the last probe run's start
+  int64_t lastStart = INT64_MIN;
   probe.walk([&](int64_t r0, int64_t r1) {
-    auto it = std::partition_point(runs.begin(), runs.end(),
-                                   [&](const auto& run) { return run.second <= r0; });
+    if (r0 < lastStart) it = runs.begin();
+    lastStart = r0;
+    while (it != runs.end() && it->second <= r0) ++it;
     met = it != runs.end() && it->first < r1;
     return !met;
   });
