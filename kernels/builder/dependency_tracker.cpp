@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <span>
 
 #include "isa/footprint.h"
@@ -58,18 +59,24 @@ namespace {
 
 /// Cuts element runs [lo, hi) into rows of `rowLength` and merges vertically adjacent
 /// rectangles with equal columns: keys are rows, layers are columns.
+/// Appends rows [row0, row1) x columns [col0, col1), merged into the last box when it has the
+/// same columns and ends at row0.
+void pushBox(std::vector<Box>& boxes, int64_t row0, int64_t row1, int64_t col0, int64_t col1) {
+  if (!boxes.empty()) {
+    Box& last = boxes.back();
+    if (last.p0 == col0 && last.p1 == col1 && last.hi == row0) {
+      last.hi = row1;
+      return;
+    }
+  }
+  boxes.push_back(Box{col0, col1, row0, row1, nullptr});
+}
+
 std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& runs,
                              int64_t rowLength) {
   std::vector<Box> boxes;
   auto push = [&](int64_t row0, int64_t row1, int64_t col0, int64_t col1) {
-    if (!boxes.empty()) {
-      Box& last = boxes.back();
-      if (last.p0 == col0 && last.p1 == col1 && last.hi == row0) {
-        last.hi = row1;
-        return;
-      }
-    }
-    boxes.push_back(Box{col0, col1, row0, row1, nullptr});
+    pushBox(boxes, row0, row1, col0, col1);
   };
   for (auto [lo, hi] : runs) {
     if (rowLength <= 0) {
@@ -91,6 +98,22 @@ std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& run
     if (fullEnd == lastRow) push(lastRow, lastRow + 1, 0, hi - lastRow * rowLength);
   }
   return boxes;
+}
+
+/// Calls fn(b) for b = base + sum of i_j * dims[j].step over j < upTo, 0 <= i_j < dims[j].num,
+/// in lexicographic order of the i_j, while fn returns true.
+template <class F>
+void forEachBase(const std::vector<isa::Dim>& dims, int upTo, int64_t base, F&& fn) {
+  std::vector<int64_t> index(upTo, 0);
+  while (fn(base)) {
+    int j = upTo - 1;
+    for (; j >= 0 && ++index[j] == dims[j].num; --j) {
+      base -= dims[j].step * (dims[j].num - 1);
+      index[j] = 0;
+    }
+    if (j < 0) return;
+    base += dims[j].step;
+  }
 }
 
 }  // namespace
@@ -127,19 +150,34 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
   }
   std::sort(outer.begin(), outer.end(),
             [](const isa::Dim& x, const isa::Dim& y) { return x.step > y.step; });
-  std::vector<int64_t> index(k, 0);
+  const int64_t width = innerHi + 1 - innerLo;
+  if (rowLength > 0 && k > 0 && outer[k - 1].step == rowLength && width < rowLength) {
+    // The innermost outer dim steps one row: its runs stack into one box per value of the other
+    // dims. When every run sits inside a row and each stack starts past the previous one's end,
+    // the runs are sorted and none touch, so these are the boxes the general path gives.
+    const int64_t rows = outer[k - 1].num;
+    std::vector<Box> boxes;
+    int64_t lastEnd = INT64_MIN;
+    bool exact = true;
+    forEachBase(outer, k - 1, base, [&](int64_t b) {
+      const int64_t lo = b + innerLo, hi = lo + width;
+      const int64_t row = lo / rowLength;
+      exact = lo >= 0 && lo > lastEnd && row == (hi - 1) / rowLength;
+      if (exact) pushBox(boxes, row, row + rows, lo - row * rowLength, hi - row * rowLength);
+      lastEnd = hi + (rows - 1) * rowLength;
+      return exact;
+    });
+    if (exact) {
+      region.boxes = std::move(boxes);
+      return region;
+    }
+  }
   std::vector<std::pair<int64_t, int64_t>> runs;
   runs.reserve(outerRuns(k));
-  while (true) {
-    runs.emplace_back(base + innerLo, base + innerHi + 1);
-    int j = k - 1;
-    for (; j >= 0 && ++index[j] == outer[j].num; --j) {
-      base -= outer[j].step * (outer[j].num - 1);
-      index[j] = 0;
-    }
-    if (j < 0) break;
-    base += outer[j].step;
-  }
+  forEachBase(outer, k, base, [&](int64_t b) {
+    runs.emplace_back(b + innerLo, b + innerHi + 1);
+    return true;
+  });
   mergeRuns(runs);
   region.boxes = runsToBoxes(runs, rowLength);
   return region;
