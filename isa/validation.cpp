@@ -192,9 +192,7 @@ class InstructionChecker {
   }
 
   void checkOperands() const {
-    forEachOperand(inst_, [&](const AccessPattern& ap, int slot, bool) {
-      checkAp(ap, slot);
-    });
+    forEachOperand(inst_, [&](const AccessPattern& ap, int slot, bool) { checkAp(ap, slot); });
   }
 
   void checkAp(const AccessPattern& ap, int slot) const {
@@ -222,22 +220,22 @@ class InstructionChecker {
     const int64_t numTensors = static_cast<int64_t>(program_.tensors.size());
     if (ap.tensor < 0 || ap.tensor >= numTensors)
       failAt(slot, fmt::format("tensor index {} out of range ({} tensors declared)", ap.tensor,
-                             numTensors));
+                               numTensors));
     const TensorDecl& t = program_.tensors[ap.tensor];
     if (ap.dtype != t.dtype)
-      failAt(slot, fmt::format("dtype {} differs from tensor '{}' ({})", dtypeName(ap.dtype), t.name,
-                             dtypeName(t.dtype)));
+      failAt(slot, fmt::format("dtype {} differs from tensor '{}' ({})", dtypeName(ap.dtype),
+                               t.name, dtypeName(t.dtype)));
     if (ap.partitionStart != 0)
-      failAt(slot,
-           fmt::format("HBM access patterns have no partition start (got {})", ap.partitionStart));
+      failAt(slot, fmt::format("HBM access patterns have no partition start (got {})",
+                               ap.partitionStart));
     const ElementSpan s = elementSpan(ap);
     auto at = [&](int64_t reach) {  // offset + reach, saturated
       return checkedAdd(ap.offset, reach).value_or(reach < 0 ? INT64_MIN : INT64_MAX);
     };
     const int64_t lo = at(s.lo), hi = at(s.hi);
     if (lo < 0 || hi >= t.numElements())
-      failAt(slot, fmt::format("elements [{}, {}] outside tensor '{}' ({} elements)", lo, hi, t.name,
-                             t.numElements()));
+      failAt(slot, fmt::format("elements [{}, {}] outside tensor '{}' ({} elements)", lo, hi,
+                               t.name, t.numElements()));
   }
 
   void checkOnChipAp(const AccessPattern& ap, int slot) const {
@@ -245,13 +243,15 @@ class InstructionChecker {
     if (ap.tensor != -1)
       failAt(slot, fmt::format("{} operand names tensor {} (must be -1)", space, ap.tensor));
     if (ap.partitionStep != 0)
-      failAt(slot, fmt::format("partition step {} (partitions cannot be strided)", ap.partitionStep));
+      failAt(slot,
+             fmt::format("partition step {} (partitions cannot be strided)", ap.partitionStep));
     if (ap.partitionCount > geometry_.partitions)
-      failAt(slot, fmt::format("{} partitions exceeds {}", ap.partitionCount, geometry_.partitions));
+      failAt(slot,
+             fmt::format("{} partitions exceeds {}", ap.partitionCount, geometry_.partitions));
     const int64_t end = static_cast<int64_t>(ap.partitionStart) + ap.partitionCount;
     if (ap.partitionStart < 0 || end > geometry_.partitions)
       failAt(slot, fmt::format("partitions [{}, {}) outside 0..{}", ap.partitionStart, end,
-                             geometry_.partitions));
+                               geometry_.partitions));
     if (!dma()) checkStartPartition(ap, slot);
     if (inst_.engine == Engine::GpSimd && ap.space == Space::Psum && !dma())
       failAt(slot, "GpSimd cannot access PSUM");
@@ -263,7 +263,7 @@ class InstructionChecker {
         failAt(slot, fmt::format("dims[{}] num {} exceeds {}", j, d.num, kOnChip.maxNum));
       if (d.step < kOnChip.minStep || d.step > kOnChip.maxStep)
         failAt(slot, fmt::format("dims[{}] step {} outside {}..{}", j, d.step, kOnChip.minStep,
-                               kOnChip.maxStep));
+                                 kOnChip.maxStep));
     }
     const int64_t limit =
         ap.space == Space::Sbuf ? geometry_.sbufPartitionBytes : geometry_.psumPartitionBytes;
@@ -271,7 +271,7 @@ class InstructionChecker {
     const int64_t lo = box.byteBegin, hi = box.byteEnd;
     if (lo < 0 || hi > limit)
       failAt(slot,
-           fmt::format("bytes [{}, {}) outside the {}-byte {} partition", lo, hi, limit, space));
+             fmt::format("bytes [{}, {}) outside the {}-byte {} partition", lo, hi, limit, space));
   }
 
   void checkStartPartition(const AccessPattern& ap, int slot) const {
@@ -279,12 +279,12 @@ class InstructionChecker {
       if (ap.partitionCount > r.maxCount) continue;
       if (ap.partitionStart % r.alignment != 0)
         failAt(slot, fmt::format("{} partitions must start at {}, not {}", ap.partitionCount,
-                               r.allowed, ap.partitionStart));
+                                 r.allowed, ap.partitionStart));
       return;
     }
     if (ap.partitionStart != 0)
       failAt(slot, fmt::format("{} partitions must start at 0, not {}", ap.partitionCount,
-                             ap.partitionStart));
+                               ap.partitionStart));
   }
 
   void checkVector(const AccessPattern& vec, const AccessPattern& data,
@@ -314,10 +314,10 @@ class InstructionChecker {
                         half(dst.partitionStart + dst.partitionCount - 1) == h;
     if (!inHalf)
       failAt(slot, fmt::format("partitions [{}, {}) move to [{}, {}): {} moves data across "
-                             "partitions only within a half of {} (A1)",
-                             src.partitionStart, src.partitionStart + src.partitionCount,
-                             dst.partitionStart, dst.partitionStart + dst.partitionCount,
-                             engineName(inst_.engine), halfSize));
+                               "partitions only within a half of {} (A1)",
+                               src.partitionStart, src.partitionStart + src.partitionCount,
+                               dst.partitionStart, dst.partitionStart + dst.partitionCount,
+                               engineName(inst_.engine), halfSize));
   }
 
   void checkElementwise() const {

@@ -353,8 +353,7 @@ void KernelBuilder::emit(isa::Instruction inst) {
         fmt::format("{}: instruction {} ({}) {} touches {} bytes [{}, {}) outside every live tile "
                     "(used after release?)",
                     kernel_, index, isa::opcodeName(inst.opcode), isa::operandName(inst, slot),
-                    isa::spaceName(ap.space),
-                    box.byteBegin, box.byteEnd));
+                    isa::spaceName(ap.space), box.byteBegin, box.byteEnd));
   };
   std::vector<Region> reads, writes;
   isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
