@@ -36,14 +36,14 @@ TEST_CASE("presets carry the reference figures") {
   CHECK(trn2.name == "trn2");
   CHECK(trn2.geometry.sbufPartitionBytes == 224 * 1024);
   CHECK(trn1.geometry.sbufPartitionBytes == 192 * 1024);
-  CHECK(trn2.peGhz == 2.4);
-  CHECK(trn1.peGhz == 2.8);
+  CHECK(trn2.geometry.peGhz == 2.4);
+  CHECK(trn1.geometry.peGhz == 2.8);
   CHECK(trn2.dmaEngineBytesPerNs == 23);
   CHECK(trn1.dmaEngineBytesPerNs == 17);
   CHECK(trn2.peThrottle);
   CHECK_FALSE(trn1.peThrottle);
-  CHECK(trn1.accessConflicts);
-  CHECK_FALSE(trn2.accessConflicts);
+  CHECK(trn1.geometry.accessConflicts);
+  CHECK_FALSE(trn2.geometry.accessConflicts);
   CHECK(trn2.peakBf16Flops() == doctest::Approx(78.6e12).epsilon(0.001));
   for (const sim::MachineConfig* m : {&trn1, &trn2}) {
     CHECK(m->geometry.peRows == 128);  // A1/A2: the 128x128 systolic array
@@ -98,7 +98,7 @@ TEST_CASE("a machine file overrides a base preset - every number needs a source"
   const std::string good = writeTemp(
       R"({"name": "mine", "base": "trn1", "params": {"pe_ghz": {"value": 3.0, "source": "assumption: test"}}})");
   const sim::MachineConfig m = sim::loadMachine(good);
-  CHECK(m.peGhz == 3.0);
+  CHECK(m.geometry.peGhz == 3.0);
   CHECK(m.geometry.sbufPartitionBytes == 192 * 1024);
   const std::string noSource = writeTemp(R"({"params": {"pe_ghz": {"value": 3.0}}})");
   CHECK(errorOf(noSource).find("pe_ghz: every number needs a \"source\"") != std::string::npos);
@@ -125,6 +125,6 @@ TEST_CASE("parameters out of scale are refused with their key and range - inf to
   CHECK(errorOf("trn2", {"pe_ghz=inf"}).find("pe_ghz = inf: must be within [0.01, 100]") !=
         std::string::npos);
   // The bounds themselves are accepted.
-  CHECK(sim::loadMachine("trn2", {"pe_ghz=0.01"}).peGhz == 0.01);
+  CHECK(sim::loadMachine("trn2", {"pe_ghz=0.01"}).geometry.peGhz == 0.01);
   CHECK(sim::loadMachine("trn2", {"dma_queues=16"}).geometry.dmaQueues == 16);
 }
