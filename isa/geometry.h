@@ -19,47 +19,48 @@ struct Geometry {
   int32_t psumBanks = 8;
   int32_t maxMovingFree = 512;  ///< nc_matmul moving free size (v2/v3)
   int32_t dmaQueues = 16;       ///< DMA queues 0..dmaQueues-1 (per DMA engine, D1)
-  /// The core's HBM bytes per TensorE cycle (hbm_gbps / pe_ghz), set by loadMachine for
-  /// kernels' scheduling heuristics; 0: unknown (no machine).
-  double hbmBytesPerPeCycle = 0;
-  /// The DMA engines' summed bytes per TensorE cycle (dma_engines x dma_engine_bytes_per_ns /
-  /// pe_ghz) and their count (each serves partitions / dmaEngines rows), set by loadMachine for
-  /// kernels' scheduling heuristics; 0: unknown.
-  double dmaBytesPerPeCycle = 0;
-  int32_t dmaEngines = 16;
-  /// A hwdge DMA trigger's hold on its issuing engine and a transfer part's engine overhead (ns),
-  /// copied by loadMachine for kernels' scheduling heuristics (the preset's dma_trigger_ns and
-  /// dma_transfer_overhead_ns; defaults Trn2).
-  double dmaTriggerNs = 600;
-  double dmaTransferOverheadNs = 230;
-  /// The HBM share left to DMAs reading HBM rows at a stride (dma_strided_hbm_efficiency), set by
-  /// loadMachine for kernels' scheduling heuristics.
+  // The values below are the machine's, read both by sim/ (instruction and DMA costs) and by
+  // kernels' planners (scheduling heuristics): they live here only, set by loadMachine from the
+  // preset key named on each (docs/timing-model.md, "What isa::Geometry carries"). Defaults Trn2.
+
+  // Engine clocks (GHz = cycles per ns).
+  double peGhz = 2.4;       ///< pe_ghz: TensorE
+  double vectorGhz = 0.96;  ///< dve_ghz: VectorE
+  double scalarGhz = 1.2;   ///< act_ghz: ScalarE
+  double gpsimdGhz = 1.2;   ///< pool_ghz: GpSimdE
+
+  // TensorE (cycles of the PE clock). A stationary of M columns loads in M / lsSpeedup cycles,
+  // an fp32 one in M x fp32MatmulFactor / lsSpeedupFp32.
+  int64_t matmulMinCycles = 64;  ///< mm_min_cycles: MM_INIT_LATENCY, floor of a matmul's II
+                                 ///< and its pipeline latency
+  double lsSpeedup = 4;      ///< ls_speedup: LoadStationary is this much faster than a matmul of
+                             ///< equal free size
+  double lsSpeedupFp32 = 1;  ///< ls_speedup_fp32: the same for an fp32 nc_matmul (1: no fast load)
+  double fp32MatmulFactor = 4;  ///< fp32_matmul_factor: fp32 matmul cost multiplier
+
+  // Vector / Scalar / GpSimd (cycles of each engine's clock).
+  int64_t minIiCycles = 64;         ///< min_ii_cycles: MIN_II, VectorE/ScalarE floor
+  int64_t gpsimdStartCycles = 150;  ///< gpsimd_start_cycles: GPSIMD_START per instruction
+  bool vectorPerfMode = true;       ///< vector_perf_mode: NC-v3 VectorE bf16/fp16 performance modes
+  bool accessConflicts = false;     ///< access_conflicts: NC-v2, Vector/GpSimd on SBUF and
+                                    ///< Vector/Scalar on PSUM serialize
+
+  // DMA (sim/dma/; docs/timing-model.md section 3).
+  int32_t dmaEngines = 16;    ///< dma_engines: per core; each serves partitions / dmaEngines rows
+  double dmaTriggerNs = 600;  ///< dma_trigger_ns: Sync/Scalar (and non-swdge) trigger time on
+                              ///< the issuing engine
+  double dmaTransferOverheadNs = 230;  ///< dma_transfer_overhead_ns: engine busy time per
+                                       ///< transfer part, after its data
+  /// dma_strided_hbm_efficiency: fraction of hbm_gbps a DMA part can use when its HBM rows are
+  /// not one contiguous range.
   double dmaStridedHbmEfficiency = 1;
-  /// Engine clocks (GHz) and the fp32 nc_matmul cost factor, copied by loadMachine for kernels'
-  /// scheduling heuristics (the preset's dve/act/pool_ghz and fp32_matmul_factor; defaults Trn2).
-  double vectorGhz = 0.96;
-  double scalarGhz = 1.2;
-  double gpsimdGhz = 1.2;
-  double fp32MatmulFactor = 4;
-  /// TensorE's clock (GHz) and whether VectorE has its bf16/fp16 performance modes (A2), copied
-  /// by loadMachine for kernels' scheduling heuristics (the preset's pe_ghz and
-  /// vector_perf_mode; defaults Trn2).
-  double peGhz = 2.4;
-  bool vectorPerfMode = true;
-  /// NC-v2's shared VectorE/GpSimd SBUF port, GpSimd's fixed start per instruction and the
-  /// VectorE/ScalarE floor per instruction (MIN_II), copied by loadMachine for kernels' engine
-  /// balance (the preset's access_conflicts, gpsimd_start_cycles and min_ii_cycles; defaults
-  /// Trn2).
-  bool accessConflicts = false;
-  int64_t gpsimdStartCycles = 150;
-  int64_t minIiCycles = 64;
-  /// TensorE's matmul floor and LoadStationary rates, copied by loadMachine for kernels'
-  /// scheduling heuristics (the preset's mm_min_cycles, ls_speedup and ls_speedup_fp32: a
-  /// stationary of M columns loads in M / lsSpeedup PE cycles, fp32 in M x fp32MatmulFactor /
-  /// lsSpeedupFp32; defaults Trn2).
-  int64_t matmulMinCycles = 64;
-  double lsSpeedup = 4;
-  double lsSpeedupFp32 = 1;
+
+  // Derived by loadMachine, for kernels' scheduling heuristics; 0: unknown (no machine).
+  double hbmBytesPerPeCycle = 0;  ///< the core's HBM bytes per TensorE cycle: hbm_gbps / pe_ghz
+  /// The DMA engines' summed bytes per TensorE cycle: dma_engines x dma_engine_bytes_per_ns /
+  /// pe_ghz.
+  double dmaBytesPerPeCycle = 0;
+
   int64_t psumBankBytes() const { return psumPartitionBytes / psumBanks; }
   /// The PSUM banks (bit per bank) that bytes [byteBegin, byteEnd) of a partition touch; banks
   /// past the 64th (or past the last) share the last bit. Empty for an empty range.

@@ -32,7 +32,18 @@ constexpr Preset kPresets[] = {
 
 using Field =
     std::variant<double MachineConfig::*, int64_t MachineConfig::*, int32_t MachineConfig::*,
-                 bool MachineConfig::*, int32_t isa::Geometry::*, int64_t isa::Geometry::*>;
+                 bool MachineConfig::*, double isa::Geometry::*, int64_t isa::Geometry::*,
+                 int32_t isa::Geometry::*, bool isa::Geometry::*>;
+
+/// The field a parameter names, on the config or on its geometry (Config: maybe const).
+template <typename Config, typename T>
+auto& fieldOf(Config& config, T MachineConfig::*member) {
+  return config.*member;
+}
+template <typename Config, typename T>
+auto& fieldOf(Config& config, T isa::Geometry::*member) {
+  return config.geometry.*member;
+}
 
 /// One machine parameter: its JSON key, the field it sets, and its allowed range (inclusive).
 /// The ranges keep every run inside the simulated-time limit's scale: a clock of 1e-12 GHz or
@@ -56,44 +67,44 @@ const Parameter kParameters[] = {
     {"psum_partition_bytes", &isa::Geometry::psumPartitionBytes, 1, 1 << 30},
     {"psum_banks", &isa::Geometry::psumBanks, 1, 1024},
     {"max_moving_free", &isa::Geometry::maxMovingFree, 1, 65535},
-    {"pe_ghz", &MachineConfig::peGhz, 0.01, 100},
+    {"pe_ghz", &isa::Geometry::peGhz, 0.01, 100},
     {"hbm_gbps", &MachineConfig::hbmGBps, 0.01, 1e6},
-    {"dve_ghz", &MachineConfig::dveGhz, 0.01, 100},
-    {"act_ghz", &MachineConfig::actGhz, 0.01, 100},
-    {"pool_ghz", &MachineConfig::poolGhz, 0.01, 100},
+    {"dve_ghz", &isa::Geometry::vectorGhz, 0.01, 100},
+    {"act_ghz", &isa::Geometry::scalarGhz, 0.01, 100},
+    {"pool_ghz", &isa::Geometry::gpsimdGhz, 0.01, 100},
     {"sync_ghz", &MachineConfig::syncGhz, 0.01, 100},
-    {"mm_min_cycles", &MachineConfig::mmMinCycles, 0, kMaxCycles},
-    {"ls_speedup", &MachineConfig::lsSpeedup, 0.001, kMaxFactor},
-    {"ls_speedup_fp32", &MachineConfig::lsSpeedupFp32, 0.001, kMaxFactor},
-    {"fp32_matmul_factor", &MachineConfig::fp32MatmulFactor, 0.001, kMaxFactor},
+    {"mm_min_cycles", &isa::Geometry::matmulMinCycles, 0, kMaxCycles},
+    {"ls_speedup", &isa::Geometry::lsSpeedup, 0.001, kMaxFactor},
+    {"ls_speedup_fp32", &isa::Geometry::lsSpeedupFp32, 0.001, kMaxFactor},
+    {"fp32_matmul_factor", &isa::Geometry::fp32MatmulFactor, 0.001, kMaxFactor},
     {"fp32_transpose_factor", &MachineConfig::fp32TransposeFactor, 0.001, kMaxFactor},
     {"pe_throttle", &MachineConfig::peThrottle, 0, 1},
     {"throttle_start_fraction", &MachineConfig::throttleStartFraction, 0.01, 1},
     {"throttle_ramp_ns", &MachineConfig::throttleRampNs, 0, kMaxFixedNs},
     {"throttle_window_ns", &MachineConfig::throttleWindowNs, 1, kMaxFixedNs},
     {"throttle_utilization", &MachineConfig::throttleUtilization, 0, 1},
-    {"min_ii_cycles", &MachineConfig::minIiCycles, 0, kMaxCycles},
-    {"gpsimd_start_cycles", &MachineConfig::gpsimdStartCycles, 0, kMaxCycles},
+    {"min_ii_cycles", &isa::Geometry::minIiCycles, 0, kMaxCycles},
+    {"gpsimd_start_cycles", &isa::Geometry::gpsimdStartCycles, 0, kMaxCycles},
     {"access_overhead_cycles", &MachineConfig::accessOverheadCycles, 0, kMaxCycles},
     {"static_overhead_cycles", &MachineConfig::staticOverheadCycles, 0, kMaxCycles},
     {"stride_threshold_bytes", &MachineConfig::strideThresholdBytes, 0, 1 << 30},
     {"strided_slowdown", &MachineConfig::stridedSlowdown, 0.001, kMaxFactor},
-    {"vector_perf_mode", &MachineConfig::vectorPerfMode, 0, 1},
-    {"access_conflicts", &MachineConfig::accessConflicts, 0, 1},
+    {"vector_perf_mode", &isa::Geometry::vectorPerfMode, 0, 1},
+    {"access_conflicts", &isa::Geometry::accessConflicts, 0, 1},
     {"psum_bank_conflicts", &MachineConfig::psumBankConflicts, 0, 1},
-    {"dma_engines", &MachineConfig::dmaEngines, 1, 64},
+    {"dma_engines", &isa::Geometry::dmaEngines, 1, 64},
     {"dma_queues", &isa::Geometry::dmaQueues, 1, isa::kMaxDmaQueues},
     {"dma_queue_inflight", &MachineConfig::dmaQueueInflight, 1, 1024},
     {"dma_engine_bytes_per_ns", &MachineConfig::dmaEngineBytesPerNs, 0.01, 1e6},
     {"dma_latency_ns", &MachineConfig::dmaLatencyNs, 0, kMaxFixedNs},
-    {"dma_transfer_overhead_ns", &MachineConfig::dmaTransferOverheadNs, 0, kMaxFixedNs},
+    {"dma_transfer_overhead_ns", &isa::Geometry::dmaTransferOverheadNs, 0, kMaxFixedNs},
     {"dma_min_descriptor_bytes", &MachineConfig::dmaMinDescriptorBytes, 0, 1 << 20},
-    {"dma_trigger_ns", &MachineConfig::dmaTriggerNs, 0, kMaxFixedNs},
+    {"dma_trigger_ns", &isa::Geometry::dmaTriggerNs, 0, kMaxFixedNs},
     {"dma_swdge", &MachineConfig::dmaSwdge, 0, 1},
     {"dma_swdge_descriptor_cycles", &MachineConfig::dmaSwdgeDescriptorCycles, 0, kMaxCycles},
     {"dma_transpose_hbm_efficiency", &MachineConfig::dmaTransposeHbmEfficiency, 0.01, 1},
     {"dma_transpose_sbuf_efficiency", &MachineConfig::dmaTransposeSbufEfficiency, 0.01, 1},
-    {"dma_strided_hbm_efficiency", &MachineConfig::dmaStridedHbmEfficiency, 0.01, 1},
+    {"dma_strided_hbm_efficiency", &isa::Geometry::dmaStridedHbmEfficiency, 0.01, 1},
     {"semaphore_handoff_cycles", &MachineConfig::semaphoreHandoffCycles, 0, kMaxCycles},
 };
 
@@ -135,7 +146,6 @@ void setParameter(MachineConfig& config, const Parameter& param, const nlohmann:
   }();
   std::visit(
       [&](auto member) {
-        using Member = decltype(member);
         auto checkNumber = [&](double v) {
           if (!value.is_number()) badValue(where, key, shown, "must be a number");
           if (!(v >= param.min && v <= param.max))
@@ -143,29 +153,24 @@ void setParameter(MachineConfig& config, const Parameter& param, const nlohmann:
                      fmt::format("must be within [{}, {}]", shortNumber(param.min),
                                  shortNumber(param.max)));
         };
-        if constexpr (std::is_same_v<Member, bool MachineConfig::*>) {
+        auto& field = fieldOf(config, member);
+        using T = std::remove_reference_t<decltype(field)>;
+        if constexpr (std::is_same_v<T, bool>) {
           if (!value.is_boolean()) badValue(where, key, shown, "must be true or false");
-          config.*member = value.get<bool>();
-        } else if constexpr (std::is_same_v<Member, double MachineConfig::*>) {
+          field = value.get<bool>();
+        } else if constexpr (std::is_same_v<T, double>) {
           checkNumber(value.is_number() ? value.get<double>() : 0);
-          config.*member = value.get<double>();
+          field = value.get<double>();
         } else {
           if (!value.is_number_integer()) badValue(where, key, shown, "must be an integer");
           if (value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX)
             badValue(where, key, shown, "is too large");
           checkNumber(static_cast<double>(value.get<int64_t>()));
           const int64_t v = value.get<int64_t>();
-          if constexpr (std::is_same_v<Member, int32_t MachineConfig::*> ||
-                        std::is_same_v<Member, int32_t isa::Geometry::*>) {
+          if constexpr (std::is_same_v<T, int32_t>) {
             if (v > INT32_MAX) badValue(where, key, shown, "is too large");
           }
-          if constexpr (std::is_same_v<Member, int32_t isa::Geometry::*> ||
-                        std::is_same_v<Member, int64_t isa::Geometry::*>) {
-            config.geometry.*member =
-                static_cast<std::remove_reference_t<decltype(config.geometry.*member)>>(v);
-          } else {
-            config.*member = static_cast<std::remove_reference_t<decltype(config.*member)>>(v);
-          }
+          field = static_cast<T>(v);
         }
       },
       param.field);
@@ -255,15 +260,7 @@ std::vector<std::string> machinePresetNames() {
 nlohmann::json machineParameterValues(const MachineConfig& machine) {
   nlohmann::json values = nlohmann::json::object();
   for (const Parameter& p : kParameters)
-    std::visit(
-        [&](auto member) {
-          if constexpr (std::is_same_v<decltype(member), int32_t isa::Geometry::*> ||
-                        std::is_same_v<decltype(member), int64_t isa::Geometry::*>)
-            values[p.key] = machine.geometry.*member;
-          else
-            values[p.key] = machine.*member;
-        },
-        p.field);
+    std::visit([&](auto member) { values[p.key] = fieldOf(machine, member); }, p.field);
   return values;
 }
 
@@ -309,25 +306,9 @@ MachineConfig loadMachine(const std::string& nameOrPath,
         fmt::format("machine {}: psum_bank_conflicts tracks at most 64 PSUM banks, "
                     "psum_banks is {}",
                     config.name, config.geometry.psumBanks));
-  config.geometry.hbmBytesPerPeCycle = config.hbmGBps / config.peGhz;
-  config.geometry.dmaBytesPerPeCycle =
-      config.dmaEngines * config.dmaEngineBytesPerNs / config.peGhz;
-  config.geometry.dmaEngines = config.dmaEngines;
-  config.geometry.dmaTriggerNs = config.dmaTriggerNs;
-  config.geometry.dmaTransferOverheadNs = config.dmaTransferOverheadNs;
-  config.geometry.dmaStridedHbmEfficiency = config.dmaStridedHbmEfficiency;
-  config.geometry.vectorGhz = config.dveGhz;
-  config.geometry.scalarGhz = config.actGhz;
-  config.geometry.gpsimdGhz = config.poolGhz;
-  config.geometry.fp32MatmulFactor = config.fp32MatmulFactor;
-  config.geometry.peGhz = config.peGhz;
-  config.geometry.vectorPerfMode = config.vectorPerfMode;
-  config.geometry.accessConflicts = config.accessConflicts;
-  config.geometry.gpsimdStartCycles = config.gpsimdStartCycles;
-  config.geometry.minIiCycles = config.minIiCycles;
-  config.geometry.matmulMinCycles = config.mmMinCycles;
-  config.geometry.lsSpeedup = config.lsSpeedup;
-  config.geometry.lsSpeedupFp32 = config.lsSpeedupFp32;
+  isa::Geometry& g = config.geometry;
+  g.hbmBytesPerPeCycle = config.hbmGBps / g.peGhz;
+  g.dmaBytesPerPeCycle = g.dmaEngines * config.dmaEngineBytesPerNs / g.peGhz;
   return config;
 }
 

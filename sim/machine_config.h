@@ -12,29 +12,21 @@ namespace neuronsim::sim {
 
 /// Resolved machine parameters. Every number comes from sim/machines/<name>.json, where each
 /// carries its source key in the reference or says `assumption` and why. Defaults here are
-/// only placeholders; loadMachine() sets every field from the preset.
+/// only placeholders; loadMachine() sets every field from the preset. Values that kernels'
+/// planners read too (clocks, TensorE and DMA costs) live on `geometry` only.
 struct MachineConfig {
   std::string name;  ///< trn2, trn1, or the file's "name"
   isa::Geometry geometry;
-  double peGhz = 2.4;  ///< TensorE clock
   double hbmGBps = 0;  ///< this core's HBM bandwidth (GB/s = B/ns)
   /// 2 flops per MAC of the usable PE array (pe_rows x pe_cols within the partitions) per PE cycle.
   double peakBf16Flops() const {
     return 2.0 * static_cast<double>(geometry.maxContraction() * geometry.maxStationaryFree()) *
-           peGhz * 1e9;
+           geometry.peGhz * 1e9;
   }
 
-  // Engine clocks (GHz = cycles per ns).
-  double dveGhz = 0.96;  ///< VectorE
-  double actGhz = 1.2;   ///< ScalarE
-  double poolGhz = 1.2;  ///< GpSimdE
-  double syncGhz = 1.2;  ///< Sync sequencer (the core's base clock)
+  double syncGhz = 1.2;  ///< Sync sequencer clock (GHz): the core's base clock
 
   // TensorE (cycles of the PE clock).
-  int64_t mmMinCycles = 64;  ///< MM_INIT_LATENCY: floor of a matmul's II and its pipeline latency
-  double lsSpeedup = 4;  ///< LoadStationary is this much faster than a matmul of equal free size
-  double lsSpeedupFp32 = 4;            ///< the same for an fp32 nc_matmul (1: no fast load)
-  double fp32MatmulFactor = 4;         ///< fp32 matmul cost multiplier
   double fp32TransposeFactor = 4;      ///< fp32 PE transpose cost multiplier
   bool peThrottle = false;             ///< dI/dt throttle ramp present
   double throttleStartFraction = 0.5;  ///< PE rate when the throttle engages (fraction of full)
@@ -43,32 +35,22 @@ struct MachineConfig {
   double throttleUtilization = 0.5;  ///< utilization below which the throttle re-engages
 
   // Vector / Scalar / GpSimd (cycles of each engine's clock).
-  int64_t minIiCycles = 64;            ///< MIN_II
-  int64_t gpsimdStartCycles = 150;     ///< GPSIMD_START
   int64_t accessOverheadCycles = 60;   ///< per tensor access (pipeline latency, not throughput)
   int64_t staticOverheadCycles = 100;  ///< exposed to dependent instructions (pipeline latency)
   int64_t strideThresholdBytes = 16;   ///< innermost step above this runs at half bandwidth
   double stridedSlowdown = 2;          ///< cost multiplier of the strided case
-  bool vectorPerfMode = false;         ///< NC-v3 VectorE bf16/fp16 performance modes
-  bool accessConflicts =
-      false;  ///< NC-v2: Vector/GpSimd on SBUF and Vector/Scalar on PSUM serialize
   bool psumBankConflicts =
       false;  ///< NC-v3: Vector/Scalar accesses to a common PSUM bank serialize
 
   // DMA (sim/dma/; docs/timing-model.md section 3).
-  int32_t dmaEngines = 16;           ///< DMA engines per core; each serves partitions/engines rows
-  int32_t dmaQueueInflight = 2;      ///< transfers of one queue in flight (latency overlapped)
-  double dmaEngineBytesPerNs = 23;   ///< sustained bytes per ns per DMA engine
-  double dmaLatencyNs = 1300;        ///< admission to first byte (semaphore-to-start)
-  double dmaTransferOverheadNs = 0;  ///< engine busy time per transfer part, after its data
-  int64_t dmaMinDescriptorBytes = 64;  ///< a descriptor takes at least this many bytes' time
-  double dmaTriggerNs = 600;  ///< Sync/Scalar (and non-swdge) trigger time on the issuing engine
-  bool dmaSwdge = false;      ///< GpSimd-triggered DMAs generate descriptors in software
-  double dmaSwdgeDescriptorCycles = 0;      ///< GpSimd cycles per generated descriptor
+  int32_t dmaQueueInflight = 2;         ///< transfers of one queue in flight (latency overlapped)
+  double dmaEngineBytesPerNs = 23;      ///< sustained bytes per ns per DMA engine
+  double dmaLatencyNs = 1300;           ///< admission to first byte (semaphore-to-start)
+  int64_t dmaMinDescriptorBytes = 64;   ///< a descriptor takes at least this many bytes' time
+  bool dmaSwdge = false;                ///< GpSimd-triggered DMAs generate descriptors in software
+  double dmaSwdgeDescriptorCycles = 0;  ///< GpSimd cycles per generated descriptor
   double dmaTransposeHbmEfficiency = 0.9;   ///< DMA transpose HBM->SBUF, fraction of copy rate
   double dmaTransposeSbufEfficiency = 0.5;  ///< DMA transpose SBUF->SBUF, fraction of copy rate
-  /// Fraction of hbm_gbps a DMA part can use when its HBM rows are not one contiguous range.
-  double dmaStridedHbmEfficiency = 1;
 
   // Synchronization.
   int64_t semaphoreHandoffCycles = 64;  ///< base-clock cycles from an engine's semaphore update to

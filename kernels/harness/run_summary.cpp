@@ -35,8 +35,8 @@ traces::RunInfo kernelRunInfo(const KernelSpec& spec, const KernelShapes& shapes
   info.kernel = spec.name;
   info.machine = machine.name;
   info.dtype = std::string(isa::dtypeName(dtype));
-  info.peakFlopsPerNs =
-      machine.peakBf16Flops() / 1e9 / (dtype == isa::Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0);
+  info.peakFlopsPerNs = machine.peakBf16Flops() / 1e9 /
+                        (dtype == isa::Dtype::Fp32 ? machine.geometry.fp32MatmulFactor : 1.0);
   info.hbmBytesPerNs = machine.hbmGBps;
   info.minHbmBytes = minimumHbmBytes(spec, shapes, dtype, params);
   if (spec.flops) info.mustFlops = spec.flops(shapes.inputs, params);

@@ -91,7 +91,7 @@ double streamEfficiencyPercent(const MachineConfig& machine, int64_t bytesPerPar
   for (const traces::DmaEvent& e : log.dmas) landed[e.index] = e.end.ns();
   const double bytes = static_cast<double>(kCount - 1 - kSkip) * rows * bytesPerPartition;
   const double ns = landed.at(kCount - 1) - landed.at(kSkip);
-  const double peak = machine.dmaEngines * machine.dmaEngineBytesPerNs;
+  const double peak = machine.geometry.dmaEngines * machine.dmaEngineBytesPerNs;
   return 100.0 * bytes / ns / peak;
 }
 

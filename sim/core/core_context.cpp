@@ -12,7 +12,7 @@ CoreContext::CoreContext(const isa::Program& program, const MachineConfig& machi
       semaphores_(usage, machine),
       races_(detectRaces ? std::make_unique<RaceDetector>(program, machine, usage.signals)
                          : nullptr),
-      arbiter_(machine.accessConflicts, machine.psumBankConflicts, psumEngines),
+      arbiter_(machine.geometry.accessConflicts, machine.psumBankConflicts, psumEngines),
       recorder_(machine, sink) {}
 
 void CoreContext::fail(std::exception_ptr e) {

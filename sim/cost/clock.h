@@ -45,13 +45,13 @@ class EngineClock {
 inline EngineClock engineClock(isa::Engine engine, const MachineConfig& machine) {
   switch (engine) {
     case isa::Engine::Tensor:
-      return EngineClock(machine.peGhz);
+      return EngineClock(machine.geometry.peGhz);
     case isa::Engine::Vector:
-      return EngineClock(machine.dveGhz);
+      return EngineClock(machine.geometry.vectorGhz);
     case isa::Engine::Scalar:
-      return EngineClock(machine.actGhz);
+      return EngineClock(machine.geometry.scalarGhz);
     case isa::Engine::GpSimd:
-      return EngineClock(machine.poolGhz);
+      return EngineClock(machine.geometry.gpsimdGhz);
     case isa::Engine::Sync:
       return EngineClock(machine.syncGhz);
   }

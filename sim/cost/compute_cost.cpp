@@ -74,7 +74,7 @@ double elementWork(const Shaped& op, const MachineConfig& machine) {
   const int64_t ni = op.elementsPerPartition();
   const double n = static_cast<double>(ni);
   const bool vector = inst.engine == isa::Engine::Vector;
-  const bool perf = vector && machine.vectorPerfMode && perfModeEligible(inst);
+  const bool perf = vector && machine.geometry.vectorPerfMode && perfModeEligible(inst);
   switch (inst.opcode) {
     case Opcode::TensorCopy:
     case Opcode::TensorScalar:
@@ -93,7 +93,7 @@ double elementWork(const Shaped& op, const MachineConfig& machine) {
           (a.space == Space::Psum) != (b.space == Space::Psum) && onChip(a) && onChip(b);
       const bool addMulSub =
           inst.op0 == AluOp::Add || inst.op0 == AluOp::Subtract || inst.op0 == AluOp::Multiply;
-      const bool bf16Fast = !machine.vectorPerfMode && a.dtype == Dtype::Bf16 &&
+      const bool bf16Fast = !machine.geometry.vectorPerfMode && a.dtype == Dtype::Bf16 &&
                             b.dtype == Dtype::Bf16 && inst.dst.dtype == Dtype::Bf16 &&
                             a.space == Space::Sbuf && b.space == Space::Sbuf &&
                             inst.dst.space == Space::Sbuf && addMulSub && allContiguous(op);
@@ -141,9 +141,10 @@ Cycles matmulCycles(const Shaped& op, const MachineConfig& machine) {
   const OperandShape& moving = op.src(1);
   const int64_t n =
       ceilQuotient(static_cast<double>(moving.freeSize) * readSlowdown(moving, machine), 1);
-  const int64_t base = std::max(std::min(machine.mmMinCycles, m), n);
-  return {anyFp32(op.inst) ? ceilQuotient(static_cast<double>(base) * machine.fp32MatmulFactor, 1)
-                           : base};
+  const int64_t base = std::max(std::min(machine.geometry.matmulMinCycles, m), n);
+  return {anyFp32(op.inst)
+              ? ceilQuotient(static_cast<double>(base) * machine.geometry.fp32MatmulFactor, 1)
+              : base};
 }
 
 /// nc_matmul LoadStationary (P1).
@@ -152,8 +153,9 @@ Cycles loadStationaryCycles(const Shaped& op, const MachineConfig& machine) {
   const bool fp32 = anyFp32(op.inst);
   const double columns =
       static_cast<double>(stationary.freeSize) * readSlowdown(stationary, machine);
-  return {fp32 ? ceilQuotient(columns * machine.fp32MatmulFactor, machine.lsSpeedupFp32)
-               : ceilQuotient(columns, machine.lsSpeedup)};
+  return {fp32 ? ceilQuotient(columns * machine.geometry.fp32MatmulFactor,
+                              machine.geometry.lsSpeedupFp32)
+               : ceilQuotient(columns, machine.geometry.lsSpeedup)};
 }
 
 /// TensorE transpose (I2).
@@ -161,7 +163,7 @@ Cycles tensorTransposeCycles(const Shaped& op, const MachineConfig& machine) {
   const isa::AccessPattern& data = op.inst.srcs[0];
   const int64_t p = data.partitionCount;
   const int64_t f = op.src(0).freeSize;
-  const int64_t base = std::max(p, std::min(machine.mmMinCycles, f));
+  const int64_t base = std::max(p, std::min(machine.geometry.matmulMinCycles, f));
   return {data.dtype == Dtype::Fp32
               ? ceilQuotient(static_cast<double>(base) * machine.fp32TransposeFactor, 1)
               : base};
@@ -173,10 +175,10 @@ Cycles vectorLikeCycles(const Shaped& op, const MachineConfig& machine) {
   double work = elementWork(op, machine);
   if (isStrided(op.shapes, machine)) work *= machine.stridedSlowdown;
   const int64_t w = static_cast<int64_t>(std::ceil(work));
-  if (inst.engine == isa::Engine::GpSimd) return {machine.gpsimdStartCycles + w};
-  int64_t cycles = std::max(machine.minIiCycles, w);
+  if (inst.engine == isa::Engine::GpSimd) return {machine.geometry.gpsimdStartCycles + w};
+  int64_t cycles = std::max(machine.geometry.minIiCycles, w);
   if (inst.opcode == Opcode::Activation && inst.reduceDst)
-    cycles += machine.minIiCycles;  // ActReadAccumulator
+    cycles += machine.geometry.minIiCycles;  // ActReadAccumulator
   return {cycles};
 }
 
@@ -185,7 +187,7 @@ Cycles vectorLikeCycles(const Shaped& op, const MachineConfig& machine) {
 Cycles pipelineLatency(isa::Engine engine, const MachineConfig& machine) {
   switch (engine) {
     case isa::Engine::Tensor:
-      return {machine.mmMinCycles};
+      return {machine.geometry.matmulMinCycles};
     case isa::Engine::Vector:
     case isa::Engine::Scalar:
     case isa::Engine::GpSimd:
@@ -211,8 +213,9 @@ ComputeCost computeCost(const isa::Instruction& inst, std::span<const OperandSha
     const isa::AccessPattern& data = inst.srcs.at(0);
     cost.issue = tensorTransposeCycles(op, machine);
     const int64_t f = op.src(0).freeSize;
-    const double factor = data.dtype == Dtype::Fp32 ? machine.fp32MatmulFactor : 1.0;
-    cost.loadStationary = {ceilQuotient(static_cast<double>(f) * factor, machine.lsSpeedup)};
+    const double factor = data.dtype == Dtype::Fp32 ? machine.geometry.fp32MatmulFactor : 1.0;
+    cost.loadStationary = {
+        ceilQuotient(static_cast<double>(f) * factor, machine.geometry.lsSpeedup)};
     cost.transposeFlops = 2 * static_cast<int64_t>(data.partitionCount) * data.partitionCount * f;
   } else {
     cost.issue = vectorLikeCycles(op, machine);

@@ -11,16 +11,16 @@ using Wide = __int128;
 }  // namespace
 
 DmaFluid::DmaFluid(const MachineConfig& machine)
-    : engines_(machine.dmaEngines),
+    : engines_(machine.geometry.dmaEngines),
       queues_(machine.geometry.dmaQueues),
       queueInflight_(machine.dmaQueueInflight),
       latencyPs_(std::llround(machine.dmaLatencyNs * 1000.0)),
       hbmBytesPerNs_(machine.hbmGBps),
-      fifos_(static_cast<size_t>(machine.dmaEngines) * machine.geometry.dmaQueues),
+      fifos_(static_cast<size_t>(machine.geometry.dmaEngines) * machine.geometry.dmaQueues),
       busy_((fifos_.size() + 63) / 64, 0),
       waiting_(static_cast<size_t>(machine.geometry.dmaQueues)),
       admitted_(static_cast<size_t>(machine.geometry.dmaQueues), 0),
-      readyHeads_(static_cast<size_t>(machine.dmaEngines), 0) {}
+      readyHeads_(static_cast<size_t>(machine.geometry.dmaEngines), 0) {}
 
 void DmaFluid::add(int32_t queue, Picos triggerPs, DmaPlan plan, int64_t tag) {
   int32_t slot;

@@ -13,11 +13,6 @@ namespace {
 
 constexpr double kFsPerNs = 1e6;
 
-/// Partitions in each DMA engine's group (the last engine also takes any remainder).
-int64_t partitionsPerDmaEngine(const MachineConfig& m) {
-  return std::max<int64_t>(1, m.geometry.partitions / m.dmaEngines);
-}
-
 /// Calls fn(engine, rows) for each engine's consecutive rows of a transfer, in engine order:
 /// an on-chip side's partitions by the engine of each partition, else `rows` HBM rows spread
 /// over min(rows, dma_engines) engines in contiguous groups.
@@ -25,19 +20,19 @@ template <typename Fn>
 void forEachRowGroup(bool onChip, const isa::AccessPattern& side, int64_t rows,
                      const MachineConfig& m, Fn&& fn) {
   if (!onChip) {
-    const int64_t engines = std::min<int64_t>(rows, m.dmaEngines);
+    const int64_t engines = std::min<int64_t>(rows, m.geometry.dmaEngines);
     const int64_t base = rows / engines, extra = rows % engines;
     for (int64_t i = 0; i < engines; ++i) fn(static_cast<int32_t>(i), base + (i < extra ? 1 : 0));
     return;
   }
   const int64_t first = side.partitionStart;
   const int64_t last = first + std::max<int32_t>(1, side.partitionCount) - 1;
-  const int64_t perEngine = partitionsPerDmaEngine(m);
+  const int64_t perEngine = m.geometry.partitionsPerDmaEngine();
   for (int64_t p = first; p <= last;) {
     const int32_t engine = dmaEngineOfPartition(p, m);
     // Its group ends where the next engine's begins; the last engine takes the rest.
     const int64_t end =
-        engine == m.dmaEngines - 1 ? last : std::min(last, (engine + 1) * perEngine - 1);
+        engine == m.geometry.dmaEngines - 1 ? last : std::min(last, (engine + 1) * perEngine - 1);
     fn(engine, end - p + 1);
     p = end + 1;
   }
@@ -75,8 +70,8 @@ bool hbmContiguous(const isa::AccessPattern& ap) {
 }
 
 int32_t dmaEngineOfPartition(int64_t partition, const MachineConfig& machine) {
-  return static_cast<int32_t>(
-      std::min<int64_t>(partition / partitionsPerDmaEngine(machine), machine.dmaEngines - 1));
+  return static_cast<int32_t>(std::min<int64_t>(
+      partition / machine.geometry.partitionsPerDmaEngine(), machine.geometry.dmaEngines - 1));
 }
 
 DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
@@ -105,10 +100,10 @@ DmaPlan planDma(const isa::Instruction& inst, const MachineConfig& machine) {
       (src.space == isa::Space::Hbm ? srcBytes : 0) + (dst.space == isa::Space::Hbm ? dstBytes : 0);
   const bool strided = (src.space == isa::Space::Hbm && !hbmContiguous(src)) ||
                        (dst.space == isa::Space::Hbm && !hbmContiguous(dst));
-  const double hbmLoadFactor = strided ? 1.0 / machine.dmaStridedHbmEfficiency : 1.0;
+  const double hbmLoadFactor = strided ? 1.0 / machine.geometry.dmaStridedHbmEfficiency : 1.0;
 
-  const EngineFs overheadFs = engineFs(machine.dmaTransferOverheadNs);
-  plan.parts.reserve(static_cast<size_t>(machine.dmaEngines));
+  const EngineFs overheadFs = engineFs(machine.geometry.dmaTransferOverheadNs);
+  plan.parts.reserve(static_cast<size_t>(machine.geometry.dmaEngines));
   forEachRowGroup(onChip, rowSide, rows, machine, [&](int32_t engine, int64_t groupRows) {
     DmaPart part;
     part.engine = engine;

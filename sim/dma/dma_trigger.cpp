@@ -11,11 +11,11 @@ DescriptorPath descriptorPath(isa::Engine issuer, const MachineConfig& machine) 
 }
 
 int64_t dmaTriggerPs(isa::Engine issuer, const DmaPlan& plan, const MachineConfig& machine) {
-  double ns = machine.dmaTriggerNs;
+  double ns = machine.geometry.dmaTriggerNs;
   if (descriptorPath(issuer, machine) == DescriptorPath::GpSimd) {
-    const double cycles = static_cast<double>(machine.gpsimdStartCycles) +
+    const double cycles = static_cast<double>(machine.geometry.gpsimdStartCycles) +
                           static_cast<double>(plan.descriptors) * machine.dmaSwdgeDescriptorCycles;
-    ns = cycles / machine.poolGhz;
+    ns = cycles / machine.geometry.gpsimdGhz;
   }
   return std::llround(ns * 1000.0);
 }

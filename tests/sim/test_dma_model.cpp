@@ -88,7 +88,7 @@ TEST_CASE("engine time: bytes at the engine rate, descriptors at least 64 B, ove
   const sim::DmaPlan contiguous = sim::planDma(load(0, 0, 1, 256), m);
   CHECK(contiguous.descriptors == 1);
   CHECK(contiguous.parts[0].dataFs == std::llround(1024.0 / 23 * 1e6));
-  CHECK(contiguous.parts[0].overheadFs == std::llround(m.dmaTransferOverheadNs * 1e6));
+  CHECK(contiguous.parts[0].overheadFs == std::llround(m.geometry.dmaTransferOverheadNs * 1e6));
   SUBCASE("element-wise descriptors of a strided side each take 64 B of engine time") {
     Instruction strided = dma(0, Engine::Sync, sbuf(0, 1, 0, 256, Dtype::Fp32, 2), hbm(0, 1, 256));
     const sim::DmaPlan p = sim::planDma(strided, m);
@@ -144,7 +144,8 @@ TEST_CASE("one engine alone: data lands after bytes / rate, the engine stays bus
   fluid.add(0, 100000, sim::planDma(load(0, 0, 1, 8192), m), 7);
   fluid.add(0, 100000, sim::planDma(load(0, 0, 1, 8192), m), 8);
   runToIdle(fluid, rec);
-  const sim::Picos data = psOf(32768, 23), overhead = psOf(m.dmaTransferOverheadNs * 23, 23);
+  const sim::Picos data = psOf(32768, 23),
+                   overhead = psOf(m.geometry.dmaTransferOverheadNs * 23, 23);
   CHECK(rec.started[7] == 100000);
   CHECK(rec.finished[7] == 100000 + data);
   CHECK(rec.started[8] == 100000 + data + overhead);

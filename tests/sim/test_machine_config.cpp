@@ -36,14 +36,14 @@ TEST_CASE("presets carry the reference figures") {
   CHECK(trn2.name == "trn2");
   CHECK(trn2.geometry.sbufPartitionBytes == 224 * 1024);
   CHECK(trn1.geometry.sbufPartitionBytes == 192 * 1024);
-  CHECK(trn2.peGhz == 2.4);
-  CHECK(trn1.peGhz == 2.8);
+  CHECK(trn2.geometry.peGhz == 2.4);
+  CHECK(trn1.geometry.peGhz == 2.8);
   CHECK(trn2.dmaEngineBytesPerNs == 23);
   CHECK(trn1.dmaEngineBytesPerNs == 17);
   CHECK(trn2.peThrottle);
   CHECK_FALSE(trn1.peThrottle);
-  CHECK(trn1.accessConflicts);
-  CHECK_FALSE(trn2.accessConflicts);
+  CHECK(trn1.geometry.accessConflicts);
+  CHECK_FALSE(trn2.geometry.accessConflicts);
   CHECK(trn2.peakBf16Flops() == doctest::Approx(78.6e12).epsilon(0.001));
   for (const sim::MachineConfig* m : {&trn1, &trn2}) {
     CHECK(m->geometry.peRows == 128);  // A1/A2: the 128x128 systolic array
@@ -98,7 +98,7 @@ TEST_CASE("a machine file overrides a base preset - every number needs a source"
   const std::string good = writeTemp(
       R"({"name": "mine", "base": "trn1", "params": {"pe_ghz": {"value": 3.0, "source": "assumption: test"}}})");
   const sim::MachineConfig m = sim::loadMachine(good);
-  CHECK(m.peGhz == 3.0);
+  CHECK(m.geometry.peGhz == 3.0);
   CHECK(m.geometry.sbufPartitionBytes == 192 * 1024);
   const std::string noSource = writeTemp(R"({"params": {"pe_ghz": {"value": 3.0}}})");
   CHECK(errorOf(noSource).find("pe_ghz: every number needs a \"source\"") != std::string::npos);
@@ -125,6 +125,54 @@ TEST_CASE("parameters out of scale are refused with their key and range - inf to
   CHECK(errorOf("trn2", {"pe_ghz=inf"}).find("pe_ghz = inf: must be within [0.01, 100]") !=
         std::string::npos);
   // The bounds themselves are accepted.
-  CHECK(sim::loadMachine("trn2", {"pe_ghz=0.01"}).peGhz == 0.01);
+  CHECK(sim::loadMachine("trn2", {"pe_ghz=0.01"}).geometry.peGhz == 0.01);
   CHECK(sim::loadMachine("trn2", {"dma_queues=16"}).geometry.dmaQueues == 16);
+}
+
+TEST_CASE("each parameter has one field: --set KEY changes that key's recorded value alone") {
+  const nlohmann::json base = sim::machineParameterValues(sim::loadMachine("trn2"));
+  for (const auto& [key, value] : base.items()) {
+    // Half of each value (divisors stay divisors, fractions stay in range), 1 for 0, flags flipped.
+    std::string text;
+    if (value.is_boolean())
+      text = value.get<bool>() ? "false" : "true";
+    else if (value.is_number_integer())
+      text = std::to_string(value.get<int64_t>() / 2);
+    else
+      text = fmt::format("{}", value.get<double>() == 0 ? 1.0 : value.get<double>() / 2);
+    CAPTURE(key);
+    const nlohmann::json changed =
+        sim::machineParameterValues(sim::loadMachine("trn2", {key + "=" + text}));
+    for (const auto& [other, was] : base.items())
+      CHECK((changed.at(other) == was) == (other != key));
+  }
+}
+
+TEST_CASE("values kernels read too are set on the geometry from their preset keys") {
+  const sim::MachineConfig m = sim::loadMachine(
+      "trn1", {"pe_ghz=2", "dve_ghz=0.5", "act_ghz=0.75", "pool_ghz=0.25", "mm_min_cycles=32",
+               "ls_speedup=3", "ls_speedup_fp32=2", "fp32_matmul_factor=5", "min_ii_cycles=40",
+               "gpsimd_start_cycles=99", "vector_perf_mode=true", "access_conflicts=false",
+               "dma_engines=8", "dma_trigger_ns=700", "dma_transfer_overhead_ns=11",
+               "dma_strided_hbm_efficiency=0.5", "hbm_gbps=400", "dma_engine_bytes_per_ns=20"});
+  const isa::Geometry& g = m.geometry;
+  CHECK(g.peGhz == 2);
+  CHECK(g.vectorGhz == 0.5);
+  CHECK(g.scalarGhz == 0.75);
+  CHECK(g.gpsimdGhz == 0.25);
+  CHECK(g.matmulMinCycles == 32);
+  CHECK(g.lsSpeedup == 3);
+  CHECK(g.lsSpeedupFp32 == 2);
+  CHECK(g.fp32MatmulFactor == 5);
+  CHECK(g.minIiCycles == 40);
+  CHECK(g.gpsimdStartCycles == 99);
+  CHECK(g.vectorPerfMode);
+  CHECK_FALSE(g.accessConflicts);
+  CHECK(g.dmaEngines == 8);
+  CHECK(g.dmaTriggerNs == 700);
+  CHECK(g.dmaTransferOverheadNs == 11);
+  CHECK(g.dmaStridedHbmEfficiency == 0.5);
+  // Derived after the overrides.
+  CHECK(g.hbmBytesPerPeCycle == 200);
+  CHECK(g.dmaBytesPerPeCycle == 80);
 }

@@ -235,7 +235,7 @@ TEST_CASE("random Vector/Scalar/GpSimd streams follow a sequential reference arb
     REQUIRE(events.size() == static_cast<size_t>(n));
 
     // Reference: per engine its queue; port claims as in the arbiter.
-    sim::PortArbiter ref(machine.accessConflicts, machine.psumBankConflicts);
+    sim::PortArbiter ref(machine.geometry.accessConflicts, machine.psumBankConflicts);
     std::array<std::vector<int64_t>, isa::kNumEngines> queue;
     for (int i = 0; i < n; ++i)
       queue[static_cast<size_t>(p.instructions[static_cast<size_t>(i)].engine)].push_back(i);
