@@ -54,6 +54,8 @@ struct ConvBwdOptions {
   std::string dwRowReuse = "auto";
   /// auto | on | off: depth pairs where depth packing cannot apply (DwRowsPlan::depthPairs)
   std::string dwDepthPairs = "auto";
+  /// auto | gpsimd | vector: the engine zeroing dw's x window borders (DwRowsPlan::borderEngine)
+  std::string dwBorderEngine = "auto";
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -132,6 +134,11 @@ struct DwRowsPlan {
   /// db accumulates in an accumulator slot no pass uses (the last of the last bank), so it needs
   /// no PSUM bank of its own and the transposes get one more
   bool dbInAccBank = false;
+  /// the engine zeroing the x window borders each load leaves (and placing staged rows): VectorE
+  /// where kh taps are shared in a 16-bit dtype on a machine with VectorE's performance mode
+  /// (GpSimd there also carries db's adds, the fills and, beside dx, dx's staged copies and
+  /// store triggers), else GpSimd
+  isa::Engine borderEngine = isa::Engine::GpSimd;
   /// engines evicting PSUM in turn (transpose banks, accumulators)
   std::vector<isa::Engine> evictEngines{isa::Engine::Vector, isa::Engine::Scalar};
   int64_t accBanks = 6;  ///< PSUM banks holding accumulators

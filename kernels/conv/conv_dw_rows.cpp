@@ -410,7 +410,8 @@ class DwRowsEmitter {
       slab.extent[0] = r1 - r0;
       std::optional<Tile> stageSlab;
       if (stage) stageSlab = stage->slice(0, r0, r1);
-      loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab);
+      loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab,
+                 plan_.borderEngine);
     }
   }
 
@@ -431,7 +432,7 @@ class DwRowsEmitter {
       slab.extent[0] = r1 - r0;
       const Tile dst = window.partitionSlice(static_cast<int32_t>(g * plan_.xGroupParts), cs)
                            .slice(0, 0, r1 - r0);
-      loadWindow(b_, slabCore, x_, slab, 0, dst, std::nullopt);
+      loadWindow(b_, slabCore, x_, slab, 0, dst, std::nullopt, plan_.borderEngine);
     }
   }
 
