@@ -254,11 +254,11 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
       (options.dwRowReuse == "on" ||
        rowLoadExposed(geometry, dtype, p.depthSlots * p.ciParts, p.depthGroup * p.coWidth));
   p.dyTBoxes = p.rowReuse ? p.xtRows : 2;
-  p.borderEngine = options.dwBorderEngine == "vector" ||
-                           (options.dwBorderEngine == "auto" && p.shareKh &&
-                            isa::dtypeBytes(dtype) == 2 && geometry.vectorPerfMode)
-                       ? isa::Engine::Vector
-                       : isa::Engine::GpSimd;
+  p.borderEngine =
+      options.dwBorderEngine == "vector" || (options.dwBorderEngine == "auto" && p.shareKh &&
+                                             isa::dtypeBytes(dtype) == 2 && geometry.vectorPerfMode)
+          ? isa::Engine::Vector
+          : isa::Engine::GpSimd;
   p.xGroupParts = ceilDiv(p.ciParts, kQuadrant) * kQuadrant;
   if (p.shareKh && !p.stageX && options.dwXGroups != "off" && p.ciTiles == 1 &&
       p.parts / p.xGroupParts >= 2) {
