@@ -9,19 +9,11 @@
 # usage: bench/race_check_speed.sh [--build DIR] [--repeats N] [--callgrind]
 set -euo pipefail
 
-build=build repeats=3 callgrind=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build) build=$2; shift 2 ;;
-    --repeats) repeats=$2; shift 2 ;;
-    --callgrind) callgrind=1; shift ;;
-    *) echo "error: race_check_speed.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
+source "$(dirname "$0")/bench_args.sh"
+repeats=3 callgrind=0
+bench_args "--repeats=repeats" "--callgrind=callgrind" "$@"
 neuronsim=$build/neuronsim
-for tool in "$neuronsim" "$build/bench/bench_kernels"; do
-  [ -x "$tool" ] || { echo "error: race_check_speed.sh: $tool is not built" >&2; exit 2; }
-done
+bench_tools "$neuronsim" "$build/bench/bench_kernels"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
@@ -33,7 +25,7 @@ timed() {
   local out=$1
   shift
   /usr/bin/time -f "%e %U %S" -o "$work/time" "$neuronsim" "$@" >/dev/null 2>"$work/err" ||
-    { echo "error: race_check_speed.sh: neuronsim $* failed: $(tail -1 "$work/err")" >&2; exit 2; }
+    bench_fail "neuronsim $* failed: $(tail -1 "$work/err")"
   awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$work/time" >>"$out"
 }
 # counted ARGS...: millions of host instructions of neuronsim ARGS and its children, or "-".

@@ -12,22 +12,12 @@
 set -euo pipefail
 
 here=$(dirname "$0")
-build=build jobs=2 only="" keep="" all=0
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --build) build=$2; shift 2 ;;
-    --jobs) jobs=$2; shift 2 ;;
-    --only) only=$2; shift 2 ;;
-    --keep) keep=$2; shift 2 ;;
-    --all) all=1; shift ;;
-    *) echo "error: sweep_defaults.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
+source "$here/bench_args.sh"
+jobs=2 only="" keep="" all=0
+bench_args "--jobs=jobs --only=only --keep=keep" "--all=all" "$@"
 neuronsim=$build/neuronsim
 bench=$build/bench/bench_kernels
-for tool in "$neuronsim" "$bench"; do
-  [ -x "$tool" ] || { echo "error: sweep_defaults.sh: $tool is not built" >&2; exit 2; }
-done
+bench_tools "$neuronsim" "$bench"
 work=${keep:-$(mktemp -d)}
 mkdir -p "$work"
 rm -rf "$work"/row*
@@ -93,9 +83,7 @@ runGrid() {
   # shellcheck disable=SC2086  # word splitting of the argument lists is intended
   "$neuronsim" sweep $(cut -d' ' -f1 "$row/case") $(cut -d' ' -f2- "$row/case") $params \
     --jobs "$jobs" --json "$row/grid$grid.json" </dev/null >"$row/grid$grid.txt" 2>"$row/grid$grid.err" || {
-    echo "error: sweep_defaults.sh: neuronsim sweep $(cat "$row/case") $params failed:" \
-      "$(tail -n 1 "$row/grid$grid.err")" >&2
-    exit 2
+    bench_fail "neuronsim sweep $(cat "$row/case") $params failed: $(tail -n 1 "$row/grid$grid.err")"
   }
 }
 

@@ -209,7 +209,11 @@ nlohmann::json parseJson(const std::string& text, const std::string& where) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-    throw Error(fmt::format("{}: not valid JSON ({})", where, e.what()));
+    // The library's text after its "[json.exception.parse_error.101] " tag.
+    const std::string what = e.what();
+    const size_t tag = what.rfind("] ", what.find(' '));
+    throw Error(fmt::format("{}: not valid JSON ({})", where,
+                            tag == std::string::npos ? what : what.substr(tag + 2)));
   }
 }
 

@@ -96,6 +96,10 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
     throw Error(fmt::format("asm: expected one FILE, got {} (try neuronsim asm --help)",
                             flags.files.size()));
   const std::string& file = flags.files[0];
+  if (isPythonKernel(file.c_str()))
+    throw Error(fmt::format(
+        "asm: {} is a Python kernel, not assembly; run it with neuronsim run FILE.py:KERNEL",
+        file));
   const CommonRunFlags& f = flags.common;
   const RunMode mode = f.mode("asm");
   const kernels::OutputRequest request = f.outputRequest("asm", mode);

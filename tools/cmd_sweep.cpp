@@ -16,6 +16,7 @@
 #include "isa/file_write.h"
 #include "isa/shape_text.h"
 #include "kernels/harness/run_files.h"
+#include "kernels/harness/run_inputs.h"
 #include "kernels/registry.h"
 #include "kernels/sweep/child_pool.h"
 #include "kernels/sweep/sweep_grid.h"
@@ -148,6 +149,9 @@ int runSweep(CLI::App* app, const SweepFlags& flags) {
     const auto [name, shape] = kernels::splitAssignment(text, "--shape");
     setup.shapes.emplace_back(name, isa::parseShape(shape, fmt::format("sweep: --shape {}", name)));
   }
+  kernels::InputRequest given;
+  given.shapes = setup.shapes;
+  kernels::givenInputShapes(spec, given);  // throws: an unknown input, one shaped twice
   std::vector<kernels::SweepAxis> axes;
   for (const std::string& text : flags.params) axes.push_back(kernels::parseAxis(spec, text));
   if (axes.empty()) axes = kernels::scheduleAxes(spec);

@@ -516,8 +516,8 @@ const std::vector<ConvKnob>& convKnobs() {
                  {"auto", "off"}, &ConvOptions::tapPack),
       choiceKnob("evict_engine",
                  "engine evicting PSUM (auto: Vector and Scalar in turn, Scalar alone when "
-                 "VectorE makes slot copies; vector: Vector where the activation allows, else "
-                 "Scalar)",
+                 "VectorE makes slot copies or, on the kernel = stride path, where their PSUM "
+                 "reads serialize; vector: Vector where the activation allows, else Scalar)",
                  {"auto", "vector", "scalar"}, &ConvOptions::evict),
       choiceKnob("w_pairs",
                  "two W-neighbour outputs per packed matmul (auto: when a slot is free past the "

@@ -15,6 +15,7 @@
 #include "isa/size_limits.h"
 #include "kernels/builder/pipeline.h"
 #include "kernels/builder/queue_spread.h"
+#include "kernels/conv/conv_transpose_slabs.h"
 
 namespace neuronsim::kernels {
 
@@ -112,9 +113,14 @@ class PhasePlanner {
                           (ramp == "auto" && !matmulBound(core, dtype, stack, geometry, true) &&
                            bandsPay(core, geometry)));
     secondLoadCap_ = secondLoadCap(core, dtype, stack, geometry, firstLoad_);
+    const std::string& layout = phase.outLayout;
+    if ((layout == "slabs" || (layout == "auto" && slabsPay(core, dtype, geometry))) &&
+        slabsFit(core, dtype, geometry))
+      splits_ = slabSplits(core, geometry);
   }
 
   PhasePlan plan() {
+    if (splits_ > 0) return slabPlan();
     PhasePlan p;
     p.bands = bands_;
     const int64_t depth = core_.in[0];
@@ -165,6 +171,31 @@ class PhasePlanner {
   }
 
  private:
+  /// Slabs: per batch one x load of all planes, blocks of whole split planes (rows of one plane
+  /// when a plane exceeds a block) and one store of all.
+  PhasePlan slabPlan() const {
+    PhasePlan p;
+    p.splits = splits_;
+    const int64_t depth = core_.in[0] / splits_;
+    for (int64_t b = 0; b < core_.batch; ++b) {
+      const auto first = static_cast<int64_t>(p.blocks.size());
+      if (planes_) {
+        const int64_t nd = std::max<int64_t>(1, blockPositions_ / (h_ * w_));
+        for (int64_t d = 0; d < depth; d += nd)
+          p.blocks.push_back({b, d, std::min(nd, depth - d), 0, h_});
+      } else {
+        const int64_t nh = std::max<int64_t>(1, blockPositions_ / w_);
+        for (int64_t d = 0; d < depth; ++d)
+          for (int64_t h = 0; h < h_; h += nh)
+            p.blocks.push_back({b, d, 1, h, std::min(nh, h_ - h)});
+      }
+      const auto last = static_cast<int64_t>(p.blocks.size());
+      p.loads.push_back({{b, 0, core_.in[0], 0, h_}, first, last});
+      p.stores.push_back({{b, 0, depth, 0, h_}, first, last});
+    }
+    return p;
+  }
+
   /// Batch b as bands: the first plane in two store groups (the first `firstRows()` rows,
   /// then the rest) and one x load, then the other planes together in bands of rows: store
   /// groups of about 3/16, 5/16 and 8/16 of the rows (H 16: 3, 5, 8), x in two loads split
@@ -379,6 +410,7 @@ class PhasePlanner {
   int64_t secondLoadCap_ = 0;  ///< most planes of the second x load (auto; 0: none)
   bool grow_ = true;           ///< store groups grow (memory-bound); else one plane each
   bool bands_ = false;         ///< the first plane, then the other planes in bands of rows
+  int64_t splits_ = 0;         ///< slab layout's depth splits (0: phase layout)
   int64_t stored_ = 0;         ///< rows stored by earlier groups (all batches)
 };
 
@@ -402,6 +434,7 @@ class PhaseEmitter {
     const int64_t coWidth = std::min(core_.cout, parts_);
     for (int64_t g = 1; g <= core_.taps[0]; ++g)
       if (core_.taps[0] % g == 0 && g * coWidth <= parts_) stack_ = g;
+    if (plan_.splits > 0) stack_ = 1;
   }
 
   void run() {
@@ -419,7 +452,7 @@ class PhaseEmitter {
       for (int64_t co0 = 0; co0 < core_.cout; co0 += parts_) {
         const int64_t cw = std::min(parts_, core_.cout - co0);
         const Tile outTile = outs_.next()
-                                 .partitionSlice(0, static_cast<int32_t>(stack_ * cw))
+                                 .partitionSlice(0, outRows(cw))
                                  .slice(0, 0, store.span.nd)
                                  .slice(2, 0, store.span.nh * core_.taps[1]);
         size_t l = load;
@@ -427,11 +460,15 @@ class PhaseEmitter {
           while (plan_.loads[l].last <= i) ++l;
           computeBlock(plan_.blocks[static_cast<size_t>(i)], l, store.span, outTile, co0, cw);
         }
-        storeGroup(store.span, outTile, co0, cw);
+        if (plan_.splits > 0)
+          storeSlabs(store.span, outTile, co0, cw);
+        else
+          storeGroup(store.span, outTile, co0, cw);
       }
     }
     b_.release(weights_);
     if (bias_) b_.release(biasTile_);
+    if (plan_.splits > 1) b_.release(padded_);
     for (BufferRing* ring : {&windows_, &outs_, &psums_}) ring->release(b_);
   }
 
@@ -453,10 +490,12 @@ class PhaseEmitter {
       span = std::max(span, n);
     }
     const int64_t ciTiles = isa::ceilDiv(core_.cin, parts_);
+    const int xRing = plan_.splits > 0 ? kSlabSlots : kXSlots;
+    const int outRing = plan_.splits > 0 ? kSlabSlots : kOutSlots;
     const auto xSlots =
-        static_cast<int>(std::max<size_t>(span, std::min<size_t>(plan_.loads.size(), kXSlots)));
+        static_cast<int>(std::max<size_t>(span, std::min<size_t>(plan_.loads.size(), xRing)));
     const auto outSlots = static_cast<int>(std::min<int64_t>(
-        static_cast<int64_t>(plan_.stores.size()) * isa::ceilDiv(core_.cout, parts_), kOutSlots));
+        static_cast<int64_t>(plan_.stores.size()) * isa::ceilDiv(core_.cout, parts_), outRing));
     weights_ = b_.sbuf({std::min(core_.cin, parts_), ciTiles, k[1], k[2], k[0], core_.cout}, dtype_,
                        "filters");
     windows_ = BufferRing::sbuf(
@@ -464,6 +503,10 @@ class PhaseEmitter {
     outs_ =
         BufferRing::sbuf(b_, outSlots, {parts_, storeNd, k[0] / stack_, storeNh * k[1], w * k[2]},
                          out_.dtype(), "out");
+    if (plan_.splits > 1)
+      padded_ = b_.sbuf({std::min(core_.cin, parts_), ciTiles * k[1] * k[2] * k[0], plan_.splits,
+                         core_.cout, plan_.splits},
+                        dtype_, "filters_padded");
     const int psumBuffers =
         options_.psumBuffers > 0 ? static_cast<int>(options_.psumBuffers) : kPsumBuffers;
     // One bank per accumulator when they all fit: VectorE and ScalarE evicting two blocks
@@ -474,6 +517,11 @@ class PhaseEmitter {
   }
 
   int64_t ciCount(int64_t t) const { return std::min(parts_, core_.cin - t * parts_); }
+
+  /// Output partitions of a C_out tile of `cw` channels: stacked kd groups, or slab splits.
+  int32_t outRows(int64_t cw) const {
+    return static_cast<int32_t>((plan_.splits > 0 ? plan_.splits : stack_) * cw);
+  }
 
   /// Stored tap of output phase r along `axis` (and the phase of stored tap r): the core's tap
   /// t = K-1-r reads stored tap t, or K-1-t when taps are flipped.
@@ -513,15 +561,42 @@ class PhaseEmitter {
       if (t == 0) rows(0, head, queues_.filtersHead());
       rows(t == 0 ? head : 0, cs, queues_.filtersRest());
     }
+    if (plan_.splits > 1) padFilters();
     if (!bias_) return;
     const int64_t coTiles = isa::ceilDiv(core_.cout, parts_);
     biasTile_ = b_.sbuf({parts_, coTiles}, isa::Dtype::Fp32, "bias");
     for (int64_t j = 0; j < coTiles; ++j) {
       const int64_t co0 = j * parts_, cw = std::min(parts_, core_.cout - co0);
+      if (plan_.splits > 0) {  // partition co * splits + h: bias[co], each read `splits` times
+        const HbmView b = bias_->slice(0, co0, co0 + cw);
+        b_.dmaCopy(biasTile_.partitionSlice(0, outRows(cw)).slice(0, j, j + 1),
+                   HbmView(b.tensor(), b.dtype(), b.layout().broadcast(1, plan_.splits), b.name()),
+                   onScalar);
+        continue;
+      }
       for (int64_t g = 0; g < stack_; ++g)
         b_.dmaCopy(biasTile_.partitionSlice(static_cast<int32_t>(g * cw), static_cast<int32_t>(cw))
                        .slice(0, j, j + 1),
                    bias_->slice(0, co0, co0 + cw).reshape({cw, 1}), onScalar);
+    }
+  }
+
+  /// Slab stationaries: split h's copy of the filters [ci, tap, co] in columns co * splits + h,
+  /// zeros in the others (GpSimd memset and copies), so split h's matmuls write partitions
+  /// co * splits + h and add zeros to the other splits' accumulations.
+  void padFilters() {
+    b_.setNote("pad filters");
+    b_.memset(padded_, 0.0f, isa::Engine::GpSimd);
+    for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
+      const int32_t cs = static_cast<int32_t>(ciCount(t));
+      const int64_t taps = core_.tapCount();
+      const Tile src = weights_.partitionSlice(0, cs).select(0, t).merge(0, 2);
+      for (int64_t h = 0; h < plan_.splits; ++h)
+        b_.tensorCopy(padded_.partitionSlice(0, cs)
+                          .slice(0, t * taps, (t + 1) * taps)
+                          .select(1, h)
+                          .select(2, h),
+                      src, isa::Engine::GpSimd);
     }
   }
 
@@ -549,6 +624,7 @@ class PhaseEmitter {
 
   void computeBlock(const PhaseSpan& blk, size_t load, const PhaseSpan& store, const Tile& outTile,
                     int64_t co0, int64_t cw) {
+    if (plan_.splits > 0) return computeSlabBlock(blk, load, store, outTile, co0, cw);
     const Int3& k = core_.taps;
     const int64_t w = core_.in[2], n = blk.nd * blk.nh * w;
     const int32_t rows = static_cast<int32_t>(stack_ * cw);
@@ -584,12 +660,61 @@ class PhaseEmitter {
         }
   }
 
+  /// Slab block: per output phase (kd, kh, kw) one accumulation over the splits and C_in tiles,
+  /// split h's matmul moving x planes h * D / splits + the block's (its stationary's nonzero
+  /// columns: partitions co * splits + h), then the eviction into the out tile [partitions,
+  /// split plane, kd, H*Kh, W*Kw], which is the output channel's slab in HBM order.
+  void computeSlabBlock(const PhaseSpan& blk, size_t load, const PhaseSpan& store,
+                        const Tile& outTile, int64_t co0, int64_t cw) {
+    const Int3& k = core_.taps;
+    const int64_t w = core_.in[2], n = blk.nd * blk.nh * w, splits = plan_.splits;
+    const int64_t depth = core_.in[0] / splits, taps = core_.tapCount();
+    const PhaseSpan& in = plan_.loads[load].span;
+    const int64_t dIn = blk.d0 - in.d0, hIn = blk.h0 - in.h0;
+    const int64_t dOut = blk.d0 - store.d0, hOut = blk.h0 - store.h0;
+    const Tile window = windows_[static_cast<int64_t>(load)];
+    const Tile blockOut =
+        outTile.slice(0, dOut, dOut + blk.nd).slice(2, hOut * k[1], (hOut + blk.nh) * k[1]);
+    for (int64_t rd = 0; rd < k[0]; ++rd)
+      for (int64_t rh = 0; rh < k[1]; ++rh)
+        for (int64_t rw = 0; rw < k[2]; ++rw) {
+          const Tile ps = psums_.next().partitionSlice(0, outRows(cw)).slice(0, 0, n);
+          const int64_t tap = (storedOf(1, rh) * k[2] + storedOf(2, rw)) * k[0] + storedOf(0, rd);
+          b_.setNote("matmul");
+          for (int64_t h = 0; h < splits; ++h)
+            for (int64_t t = 0; t * parts_ < core_.cin; ++t) {
+              const int32_t cs = static_cast<int32_t>(ciCount(t));
+              const Tile stationary = splits > 1 ? padded_.partitionSlice(0, cs)
+                                                       .select(0, t * taps + tap)
+                                                       .select(0, h)
+                                                       .slice(0, co0, co0 + cw)
+                                                       .merge(0, 1)
+                                                 : weights_.partitionSlice(0, cs)
+                                                       .select(0, t)
+                                                       .select(0, storedOf(1, rh))
+                                                       .select(0, storedOf(2, rw))
+                                                       .select(0, storedOf(0, rd))
+                                                       .slice(0, co0, co0 + cw);
+              const int64_t d0 = h * depth + dIn;
+              const Tile moving = window.partitionSlice(0, cs)
+                                      .select(0, t)
+                                      .slice(0, d0, d0 + blk.nd)
+                                      .slice(1, hIn, hIn + blk.nh);
+              b_.matmul(ps, stationary, moving, h > 0 || t > 0);
+            }
+          const Tile dst =
+              blockOut.select(1, rd).slice(1, rh, blk.nh * k[1], k[1]).slice(2, rw, w * k[2], k[2]);
+          evictBlock(dst, ps.reshape({blk.nd, blk.nh, w}), co0 / parts_, cw);
+        }
+  }
+
   /// The phases of one plane interleave element by element, so each engine evicts whole
   /// planes, or whole rows of a single-plane block: the two byte ranges stay disjoint (the
   /// builder tracks a byte range per partition). evict_engine auto splits planes (else rows)
-  /// between VectorE and ScalarE in their clock ratio (4 : 5 on trn1 and trn2).
+  /// between VectorE and ScalarE in their clock ratio (4 : 5 on trn2); where their PSUM reads
+  /// serialize (NC-v2 access conflicts, trn1) ScalarE, the faster one, evicts everything.
   void evictBlock(const Tile& dst, const Tile& result, int64_t coTile, int64_t cw) {
-    if (options_.evict != "auto")
+    if (options_.evict != "auto" || b_.geometry().accessConflicts)
       return evict(dst, result, coTile, cw,
                    options_.evict == "vector" ? isa::Engine::Vector : isa::Engine::Scalar);
     if (plan_.bands)
@@ -618,9 +743,7 @@ class PhaseEmitter {
   void evict(const Tile& dst, const Tile& ps, int64_t coTile, int64_t cw, isa::Engine engine) {
     b_.setNote("evict psum");
     std::optional<Tile> bias;
-    if (bias_)
-      bias = biasTile_.partitionSlice(0, static_cast<int32_t>(stack_ * cw))
-                 .slice(0, coTile, coTile + 1);
+    if (bias_) bias = biasTile_.partitionSlice(0, outRows(cw)).slice(0, coTile, coTile + 1);
     if (engine == isa::Engine::Vector && core_.act == isa::ActFn::Copy) {
       if (bias) return b_.tensorScalar(dst, ps, isa::AluOp::Add, *bias);
       return b_.tensorCopy(dst, ps, isa::Engine::Vector);
@@ -649,6 +772,18 @@ class PhaseEmitter {
       }
   }
 
+  /// Slabs: one DMA for the C_out tile's channels of batch s.b, partition co * splits + h
+  /// writing output depths [h, h + 1) x D_out / splits of channel co (one HBM range).
+  void storeSlabs(const PhaseSpan& s, const Tile& outTile, int64_t co0, int64_t cw) {
+    b_.setNote("store out");
+    const Int3& k = core_.taps;
+    const int64_t planes = core_.in[0] / plan_.splits;
+    b_.dmaCopy(out_.select(0, s.b)
+                   .slice(0, co0, co0 + cw)
+                   .reshape({outRows(cw), planes, k[0], core_.in[1] * k[1], core_.in[2] * k[2]}),
+               outTile, storeSpread_.next());
+  }
+
   KernelBuilder& b_;
   const ConvCore& core_;
   ConvOptions options_;
@@ -663,7 +798,7 @@ class PhaseEmitter {
   int64_t stack_ = 1;  ///< Kd phases side by side on the PE columns
   EngineCycle alternate_{{isa::Engine::Vector, isa::Engine::Scalar}};
   double vectorNs_ = 0, scalarNs_ = 0;  ///< eviction work given to each engine (bands)
-  Tile weights_, biasTile_;
+  Tile weights_, biasTile_, padded_;
   BufferRing windows_, outs_, psums_;
 };
 
@@ -704,6 +839,15 @@ std::vector<ParamSpec> phaseScheduleParams() {
           "keeping up with HBM, matmuls at most 70% of the HBM time and of the busiest DMA "
           "engine's), else flat when the matmuls take over 70% of the HBM time, else grow)",
           {}, {"auto", "grow", "flat", "bands"}),
+      scheduleParam(
+          "out_layout", ParamType::Enum,
+          "kernel = stride path: output partitions (phases: kd phases stacked on the PE "
+          "columns, each store writes alternate output depths; slabs: partition co*k+h holds "
+          "depths [h, h+1) x D_out/k of channel co, k the largest divisor of D with k x C_out "
+          "<= 128, so x and the outputs move as single HBM ranges, one x load and one store per "
+          "batch, when they fit a quarter of SBUF, else as phases; auto: slabs where the "
+          "machine charges strided HBM rows and the estimate pays, else phases)",
+          {}, {"auto", "phases", "slabs"}),
   };
 }
 
@@ -712,6 +856,7 @@ PhaseOptions phaseOptions(const ParamValues& params) {
   options.firstStorePositions = params.intOr("first_store_positions", 0);
   options.xLoads = params.intOr("x_loads", 0);
   options.storeRamp = params.getString("store_ramp");
+  options.outLayout = params.getString("out_layout");
   return options;
 }
 

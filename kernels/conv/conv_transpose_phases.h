@@ -20,6 +20,7 @@ struct PhaseOptions {
   int64_t xLoads = 0;  ///< x loads per batch of 1, 2, 4.. planes (auto: 1 KiB/partition, halves)
   std::string storeRamp =
       "auto";  ///< auto | grow | flat | bands: store groups after the first plane
+  std::string outLayout = "auto";  ///< auto | phases | slabs (conv_transpose_slabs.h)
 };
 
 /// Input positions [d0, d0 + nd) x [h0, h0 + nh) x all W of batch `b`: whole planes, or rows
@@ -38,20 +39,26 @@ struct PhasePlan {
   std::vector<PhaseSpan> blocks;
   std::vector<Group> loads, stores;
   bool bands = false;  ///< store_ramp bands (chosen or auto): the first x load is one plane
+  /// out_layout slabs (chosen or auto): depth splits per output channel (slabSplits); the
+  /// blocks' and stores' planes count within a split (D / splits), the loads' the input's.
+  /// 0: the phase layout.
+  int64_t splits = 0;
 };
 
 /// True when `core` is a transposed conv with kernel = stride on every axis, dilation 1, no
 /// padding and no output padding, C_in-major filters and W within one matmul block.
 bool transposePhasesApply(const ConvCore& core, const isa::Geometry& geometry);
 
-/// The phase path's parameters (first_store_positions, x_loads, store_ramp) and their values.
+/// The phase path's parameters (first_store_positions, x_loads, store_ramp, out_layout) and
+/// their values.
 std::vector<ParamSpec> phaseScheduleParams();
 PhaseOptions phaseOptions(const ParamValues& params);
 
 /// The tiling buildConvTransposePhases emits (transposePhasesApply holds): when a plane fits a
 /// matmul, stores ramp up (a small first group, then each as large as all before it, up to
 /// 16 KiB per partition) and x comes in few loads (phaseOptions' x_loads); else every block of
-/// rows is its own load and store.
+/// rows is its own load and store. Slabs: per batch one x load, one store and blocks of whole
+/// split planes (or rows of one).
 PhasePlan planPhases(const ConvCore& core, isa::Dtype dtype, const isa::Geometry& geometry,
                      const ConvOptions& options, const PhaseOptions& phase);
 

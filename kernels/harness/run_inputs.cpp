@@ -93,8 +93,7 @@ void checkDefaultsFit(const KernelSpec& spec, const ShapeMap& shapes, const Para
 
 }  // namespace
 
-ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
-                            const ParamValues& params) {
+ShapeMap givenInputShapes(const KernelSpec& spec, const InputRequest& request) {
   ShapeMap known;
   for (const auto& [name, path] : request.files) {
     if (!hasInput(spec, name))
@@ -121,6 +120,12 @@ ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
     if (known.count(name)) throw Error(fmt::format("--shape {} given twice", name));
     known[name] = shape;
   }
+  return known;
+}
+
+ShapeMap resolveInputShapes(const KernelSpec& spec, const InputRequest& request,
+                            const ParamValues& params) {
+  const ShapeMap known = givenInputShapes(spec, request);
   ShapeMap shapes = known;
   if (spec.deriveShapes)
     for (const auto& [name, shape] : spec.deriveShapes(known, params)) shapes.emplace(name, shape);

@@ -22,6 +22,10 @@ struct InputRequest {
   bool pythonNames = false;
 };
 
+/// The shapes the request gives (files' .npy headers, arrays, --shape), no parameters needed.
+/// Throws neuronsim::Error on an unknown name, a name given twice, or given both ways.
+ShapeMap givenInputShapes(const KernelSpec& spec, const InputRequest& request);
+
 /// The shape of every input the run will have: files' .npy headers (no data read), given
 /// arrays, --shape, shapes the kernel derives from those (KernelSpec::deriveShapes), and the
 /// default shapes when no file or array is given. Throws neuronsim::Error on an unknown name, a

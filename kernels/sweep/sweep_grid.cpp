@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "isa/error.h"
@@ -28,6 +29,22 @@ int64_t positive(const std::string& text) {
   if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
     return 0;
   return std::stoll(text);
+}
+
+/// Throws unless `value` (an int3/int6 already with commas) is one for `param`; the error quotes
+/// the value as written, with colons.
+void checkValue(const KernelSpec& spec, const std::string& param, const std::string& value) {
+  try {
+    parseParams(spec, {{param, value}});  // throws: unknown parameter or bad value
+  } catch (const Error& e) {
+    std::string what = e.what();
+    std::string written = value;
+    std::replace(written.begin(), written.end(), ',', ':');
+    const std::string quoted = fmt::format("'{}'", value);
+    if (written == value || what.find(quoted) == std::string::npos) throw;
+    what.replace(what.find(quoted), quoted.size(), fmt::format("'{}'", written));
+    throw Error(what);
+  }
 }
 
 }  // namespace
@@ -81,8 +98,7 @@ std::vector<SweepPoint> expandGrid(const KernelSpec& spec, const std::vector<Swe
       throw Error(fmt::format("sweep: --param {} is given twice", axis.param));
     if (std::set<std::string>(axis.values.begin(), axis.values.end()).size() != axis.values.size())
       throw Error(fmt::format("sweep: --param {} repeats a value", axis.param));
-    for (const std::string& value : axis.values)
-      parseParams(spec, {{axis.param, value}});  // throws: unknown parameter or bad value
+    for (const std::string& value : axis.values) checkValue(spec, axis.param, value);
     count *= static_cast<int64_t>(axis.values.size());
     if (count > kMaxSweepPoints)
       throw Error(fmt::format(

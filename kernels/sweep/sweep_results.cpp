@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "isa/error.h"
 
@@ -66,6 +67,16 @@ Shard shardOfDocument(const nlohmann::json& document) {
   throw Error(fmt::format("its shard {} is not \"I/N\" with 1 <= I <= N", shard->dump()));
 }
 
+/// A document's sweep header with race_check true where it is missing: a file written before
+/// race_check was recorded ran with race detection, the only mode then. Throws unless it is a
+/// boolean.
+nlohmann::json withRaceCheck(nlohmann::json sweep) {
+  const auto check = sweep.emplace("race_check", true).first;
+  if (!check->is_boolean())
+    throw Error(fmt::format("its race_check {} is not true or false", check->dump()));
+  return sweep;
+}
+
 }  // namespace
 
 nlohmann::json sweepHeader(const SweepSetup& setup, const std::vector<SweepAxis>& axes,
@@ -117,7 +128,7 @@ nlohmann::json sweepDocument(nlohmann::json header, std::optional<Shard> shard,
 
 nlohmann::json mergeSweeps(const std::vector<std::pair<std::string, nlohmann::json>>& files) {
   if (files.empty()) throw Error("sweep merge: expected shard result files (FILE.json ...)");
-  const nlohmann::json* header = nullptr;
+  std::optional<nlohmann::json> header;
   int64_t shardCount = 0;
   std::map<int64_t, std::string> shardFile;   // shard index -> file
   std::map<int64_t, std::string> resultFile;  // result index -> file
@@ -127,10 +138,15 @@ nlohmann::json mergeSweeps(const std::vector<std::pair<std::string, nlohmann::js
       if (!document.is_object() || !document.contains("sweep") || !document["sweep"].is_object() ||
           !document.contains("results") || !document["results"].is_array())
         throw Error("not a sweep result file (no sweep and results)");
-      const nlohmann::json& sweep = document["sweep"];
+      const nlohmann::json sweep = withRaceCheck(document["sweep"]);
       if (!sweep.contains("configurations") || !sweep["configurations"].is_number_integer())
         throw Error("not a sweep result file (no configurations)");
-      if (!header) header = &sweep;
+      if (!header) header = sweep;
+      if (sweep["race_check"] != (*header)["race_check"])
+        throw Error(fmt::format(
+            "its race_check is {} but {}'s is {}: the shards of one sweep run with the same race "
+            "check (a file without race_check ran with it, the only mode then)",
+            sweep["race_check"].dump(), files[0].first, (*header)["race_check"].dump()));
       for (const auto& [key, value] : header->items())
         if (!sweep.contains(key) || sweep[key] != value)
           throw Error(

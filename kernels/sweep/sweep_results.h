@@ -31,7 +31,8 @@ nlohmann::json sweepDocument(nlohmann::json header, std::optional<Shard> shard,
 
 /// Joins shard documents (file name, parsed JSON) into one complete sweep document. Throws
 /// neuronsim::Error "sweep merge: <file>: <rule>" for a file that is no sweep result, sweeps that
-/// differ, mixed shard counts, a shard given twice or missing.
+/// differ (race_check included: a header without it is one with race_check true, from before it
+/// was recorded), mixed shard counts, a shard given twice or missing.
 nlohmann::json mergeSweeps(const std::vector<std::pair<std::string, nlohmann::json>>& files);
 
 }  // namespace neuronsim::kernels

@@ -43,9 +43,13 @@ std::string sweepTable(const nlohmann::json& document) {
   const nlohmann::json& results = document.at("results");
   const auto failed = std::count_if(results.begin(), results.end(),
                                     [](const nlohmann::json& r) { return r.at("status") != "ok"; });
-  std::string out = fmt::format("{} on {} ({}): {} of {} configurations", text(sweep, "kernel"),
-                                text(sweep, "machine"), text(sweep, "dtype"), results.size(),
-                                text(sweep, "configurations"));
+  // A missing race_check is a document from before it was recorded: checked, the only mode.
+  const auto check = sweep.find("race_check");
+  const bool unchecked = check != sweep.end() && *check == false;
+  std::string out =
+      fmt::format("{} on {} ({}{}): {} of {} configurations", text(sweep, "kernel"),
+                  text(sweep, "machine"), text(sweep, "dtype"), unchecked ? ", no race check" : "",
+                  results.size(), text(sweep, "configurations"));
   if (const auto shard = document.find("shard"); shard != document.end())
     out += fmt::format(" (shard {})", shard->get<std::string>());
   out += failed > 0 ? fmt::format(", {} failed\n", failed) : "\n";

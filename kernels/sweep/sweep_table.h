@@ -6,7 +6,8 @@
 
 namespace neuronsim::kernels {
 
-/// The table `neuronsim sweep` prints: a title line, then one row per configuration in document
+/// The table `neuronsim sweep` prints: a title line (", no race check" after the dtype for a
+/// sweep run with --no-race-check), then one row per configuration in document
 /// order (fastest first): parameters, simulated time, roofline %, roofline bound, busiest engine,
 /// MFU, MBU and, when some configuration builds the program of an earlier row, a program column
 /// that says which ("same as 4": rank 4's program); a failed configuration shows its reason

@@ -53,6 +53,8 @@ expect_error missing-input "input tensor 'w' not given: --input w=FILE.npy of sh
   asm "$prog" --interpret --input "a=$tmp/a.npy" --input "b=$tmp/b.npy" --output-dir "$tmp/out2"
 if [ -e "$tmp/out2" ]; then bad "missing-input: wrote $tmp/out2"; else ok; fi
 expect_error no-such-file "nope.nsasm" asm "$tmp/nope.nsasm" --interpret
+expect_error python-kernel "^error: asm: examples/softmax.py:softmax_v1 is a Python kernel, not assembly; run it with neuronsim run FILE.py:KERNEL$" \
+  asm examples/softmax.py:softmax_v1
 printf 'tensor a [4] fp32 input\nvector memset dst=sbuf:fp32[0:1]@0[[1,4]] colour=red\n' >"$tmp/bad.nsasm"
 expect_error bad-syntax "bad.nsasm:2: unknown field 'colour'" asm "$tmp/bad.nsasm" --interpret
 printf 'gpsimd memset dst=psum:fp32[0:1]@0[[1,4]]\n' >"$tmp/invalid.nsasm"

@@ -143,6 +143,9 @@ kind "unknown machine" "--machine nosuchmachine: not a preset" run matmul --mach
 kind "machine file too large" "machine file '.*huge_machine.json' is 1.9 MiB, over the limit of 1.0 MiB" \
   run matmul --machine "$f/huge_machine.json"
 kind "machine directory" "cannot open: it is a directory" run matmul --machine "$f"
+printf '{"params": {\n' >"$f/broken_machine.json"
+kind "machine not JSON" "^error: .*broken_machine.json: not valid JSON (parse error at line 2, column 1: " \
+  run matmul --machine "$f/broken_machine.json"
 kind "machine device" "machine file '/dev/zero' is not a text file" run matmul --machine /dev/zero
 kind "machine value type" "dma_latency_ns" run matmul --machine "$f/bad_machine.json"
 kind "unknown machine key" "unknown machine parameter 'warp_drive'" run matmul --set warp_drive=9

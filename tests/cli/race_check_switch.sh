@@ -56,7 +56,11 @@ sweep=(sweep conv3d_bwd --shape dy=1x32x6x10x10 --shape x_in=1x32x6x10x10 --shap
 "$bin" "${sweep[@]}" --json "$tmp/sweep.on.json" --csv "$tmp/sweep.on.csv" >"$tmp/sweep.on.txt" 2>/dev/null &&
   "$bin" "${sweep[@]}" --no-race-check --json "$tmp/sweep.off.json" --csv "$tmp/sweep.off.csv" \
     >"$tmp/sweep.off.txt" 2>/dev/null || bad "sweep"
-cmp -s "$tmp/sweep.on.txt" "$tmp/sweep.off.txt" && ok || bad "sweep: the tables differ"
+# The same rows; the title says the race check was off, so a pasted table says it too.
+cmp -s <(tail -n +2 "$tmp/sweep.on.txt") <(tail -n +2 "$tmp/sweep.off.txt") && ok || bad "sweep: the tables differ"
+[ "$(head -1 "$tmp/sweep.off.txt")" = "$(head -1 "$tmp/sweep.on.txt" | sed 's/(bf16)/(bf16, no race check)/')" ] &&
+  ! grep -q 'race check' "$tmp/sweep.on.txt" && ok ||
+  bad "sweep: titles $(head -1 "$tmp/sweep.on.txt") / $(head -1 "$tmp/sweep.off.txt")"
 same_json sweep "$tmp/sweep.on.json" "$tmp/sweep.off.json"
 "$py" - "$tmp" <<'PY' && ok || bad "sweep: CSV rows differ, or the header does not say race_check"
 import csv, json, sys
@@ -69,13 +73,34 @@ assert sum(r["status"] == "ok" for r in rows("on")) >= 4
 assert json.load(open(f"{tmp}/sweep.on.json"))["sweep"]["race_check"] is True
 assert json.load(open(f"{tmp}/sweep.off.json"))["sweep"]["race_check"] is False
 PY
-# Shards with and without race detection are different sweeps.
+# Shards with and without race detection are different sweeps. A shard written before race_check
+# was recorded (no such field) ran with race detection, the only mode then.
 for s in 1 2; do
-  switch=$([ $s = 2 ] && echo --no-race-check)
-  "$bin" sweep matmul --param mode=auto,resident --shard $s/2 --jobs 1 $switch --json "$tmp/shard$s.json" \
-    >/dev/null 2>&1 || bad "shard $s"
+  for switch in "" --no-race-check; do
+    "$bin" sweep matmul --param mode=auto,resident --shard $s/2 --jobs 1 $switch --json "$tmp/shard$s$switch.json" \
+      >/dev/null 2>&1 || bad "shard $s $switch"
+  done
 done
-expect_error "merge of mixed race checks" "race_check" sweep merge "$tmp/shard1.json" "$tmp/shard2.json"
+"$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["sweep"]["race_check"]; json.dump(d, open(sys.argv[2], "w"))' \
+  "$tmp/shard1.json" "$tmp/old1.json"
+"$bin" sweep merge "$tmp/shard1.json" "$tmp/shard2.json" --json "$tmp/merged.json" >"$tmp/merged.txt" &&
+  "$bin" sweep merge "$tmp/old1.json" "$tmp/shard2.json" --json "$tmp/merged.old.json" >"$tmp/merged.old.txt" &&
+  cmp -s "$tmp/merged.txt" "$tmp/merged.old.txt" && [ "$(strip_host "$tmp/merged.json")" = "$(strip_host "$tmp/merged.old.json")" ] &&
+  "$py" -c 'import json, sys; assert json.load(open(sys.argv[1]))["sweep"]["race_check"] is True' "$tmp/merged.old.json" &&
+  ok || bad "merge of a shard without race_check and a checked one"
+"$bin" sweep merge "$tmp/shard1--no-race-check.json" "$tmp/shard2--no-race-check.json" >"$tmp/merged.off.txt" &&
+  grep -q '^matmul on trn2 (fp32, no race check): 2 of 2 configurations$' "$tmp/merged.off.txt" && ok ||
+  bad "merge of unchecked shards: $(head -1 "$tmp/merged.off.txt")"
+expect_error "merge of mixed race checks" \
+  "sweep merge: .*/shard2--no-race-check.json: its race_check is false but .*/shard1.json's is true: the shards of one sweep run with the same race check" \
+  sweep merge "$tmp/shard1.json" "$tmp/shard2--no-race-check.json"
+expect_error "merge of a shard without race_check and an unchecked one" \
+  "sweep merge: .*/old1.json: its race_check is true but .*/shard2--no-race-check.json's is false: .*(a file without race_check ran with it" \
+  sweep merge "$tmp/shard2--no-race-check.json" "$tmp/old1.json"
+"$py" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["sweep"]["race_check"] = "off"; json.dump(d, open(sys.argv[2], "w"))' \
+  "$tmp/shard1.json" "$tmp/bad1.json"
+expect_error "merge of a non-boolean race_check" 'sweep merge: .*/bad1.json: its race_check "off" is not true or false' \
+  sweep merge "$tmp/bad1.json" "$tmp/shard2.json"
 
 expect_error "strict without race check" "run: --strict makes races errors but --no-race-check detects none" \
   run matmul --strict --no-race-check

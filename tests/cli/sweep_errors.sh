@@ -30,6 +30,11 @@ expect_error "bad dtype" "--dtype takes fp32 or bf16" sweep $k --dtype fp64
 expect_error "bad machine" "nosuchmachine" sweep $k --machine nosuchmachine
 expect_error "bad shape" "shape '4xq'" sweep $k --shape lhsT=4xq
 expect_error "unknown option" "unknown option --frobnicate" sweep $k --frobnicate
+# Input names are checked before anything runs, not in every configuration.
+expect_error "shape twice" "^error: --shape lhsT given twice$" sweep $k --shape lhsT=128x128 --shape lhsT=256x128 --csv "$csv"
+expect_error "unknown input" "^error: $k has no input named 'lhs' (inputs: lhsT, rhs)$" sweep $k --shape lhs=128x128
+# An int3 value is quoted as written, with colons.
+expect_error "int3 value" "^error: conv3d: parameter stride takes 1 or 3 integers, not '1:2'$" sweep conv3d --param stride=1,1:2
 # What a developer used to run types: its options, and a parameter as a flag, say why and what to type.
 expect_error "timing-only" "^error: sweep: unknown option --timing-only (every configuration runs timing-only)$" \
   sweep $k --timing-only

@@ -180,7 +180,7 @@ TEST_CASE("schedule knobs: forward pooling's automatic accumulator chains") {
 TEST_CASE("schedule knobs: the conv kernels declare theirs") {
   checkDeclared("conv3d", kConvKnobs);
   std::set<std::string> transpose = kConvKnobs;
-  transpose.insert({"first_store_positions", "x_loads", "store_ramp"});
+  transpose.insert({"first_store_positions", "x_loads", "store_ramp", "out_layout"});
   checkDeclared("conv3d_transpose", transpose);
   std::set<std::string> dx;
   for (const char* knob : {"chunk_positions", "psum_buffers", "w_pairs", "stationary",
@@ -329,7 +329,7 @@ TEST_CASE("schedule knobs: conv3d_transpose's kernel = stride knobs") {
   // are declared by conv_plan's table).
   const std::set<std::string> declared = scheduleNames("conv3d_transpose");
   const std::vector<ParamSpec> phaseKnobs = phaseScheduleParams();
-  REQUIRE(phaseKnobs.size() == 3);
+  REQUIRE(phaseKnobs.size() == 4);
   for (const ParamSpec& p : phaseKnobs) {
     CAPTURE(p.name);
     CHECK(declared.count(p.name) == 1);
