@@ -173,6 +173,10 @@ class InstructionChecker {
     msg += rule;
     throw Error(msg);
   }
+  /// fail() naming operand `slot` (the name is built only on failure).
+  [[noreturn]] void failAt(int slot, const std::string& rule) const {
+    fail(operandName(inst_, slot), rule);
+  }
 
   bool dma() const { return isDma(inst_.opcode); }
 
@@ -188,120 +192,118 @@ class InstructionChecker {
   }
 
   void checkOperands() const {
-    forEachOperand(inst_, [&](const AccessPattern& ap, int slot, bool) {
-      checkAp(ap, operandName(inst_, slot));
-    });
+    forEachOperand(inst_, [&](const AccessPattern& ap, int slot, bool) { checkAp(ap, slot); });
   }
 
-  void checkAp(const AccessPattern& ap, const std::string& name) const {
+  void checkAp(const AccessPattern& ap, int slot) const {
     if (ap.partitionCount < 1)
-      fail(name, fmt::format("{} partitions (need at least 1)", ap.partitionCount));
+      failAt(slot, fmt::format("{} partitions (need at least 1)", ap.partitionCount));
     int64_t elements = ap.partitionCount;
     for (size_t j = 0; j < ap.dims.size(); ++j) {
       const Dim& d = ap.dims[j];
-      const std::string dim = fmt::format("dims[{}]", j);
-      if (d.num < 1) fail(name, fmt::format("{} num {} (need at least 1)", dim, d.num));
+      if (d.num < 1) failAt(slot, fmt::format("dims[{}] num {} (need at least 1)", j, d.num));
       const std::optional<int64_t> product = checkedMul(elements, d.num);
       if (!product || *product > kMaxTensorElements)
-        fail(name, fmt::format("covers more than {} elements (the per-tensor limit)",
-                               kMaxTensorElements));
+        failAt(slot, fmt::format("covers more than {} elements (the per-tensor limit)",
+                                 kMaxTensorElements));
       elements = *product;
     }
     if (ap.space == Space::Hbm) {
-      checkHbmAp(ap, name);
+      checkHbmAp(ap, slot);
     } else {
-      checkOnChipAp(ap, name);
+      checkOnChipAp(ap, slot);
     }
   }
 
-  void checkHbmAp(const AccessPattern& ap, const std::string& name) const {
-    if (!dma()) fail(name, "compute engines cannot access HBM (use dma_copy)");
+  void checkHbmAp(const AccessPattern& ap, int slot) const {
+    if (!dma()) failAt(slot, "compute engines cannot access HBM (use dma_copy)");
     const int64_t numTensors = static_cast<int64_t>(program_.tensors.size());
     if (ap.tensor < 0 || ap.tensor >= numTensors)
-      fail(name, fmt::format("tensor index {} out of range ({} tensors declared)", ap.tensor,
-                             numTensors));
+      failAt(slot, fmt::format("tensor index {} out of range ({} tensors declared)", ap.tensor,
+                               numTensors));
     const TensorDecl& t = program_.tensors[ap.tensor];
     if (ap.dtype != t.dtype)
-      fail(name, fmt::format("dtype {} differs from tensor '{}' ({})", dtypeName(ap.dtype), t.name,
-                             dtypeName(t.dtype)));
+      failAt(slot, fmt::format("dtype {} differs from tensor '{}' ({})", dtypeName(ap.dtype),
+                               t.name, dtypeName(t.dtype)));
     if (ap.partitionStart != 0)
-      fail(name,
-           fmt::format("HBM access patterns have no partition start (got {})", ap.partitionStart));
+      failAt(slot, fmt::format("HBM access patterns have no partition start (got {})",
+                               ap.partitionStart));
     const ElementSpan s = elementSpan(ap);
     auto at = [&](int64_t reach) {  // offset + reach, saturated
       return checkedAdd(ap.offset, reach).value_or(reach < 0 ? INT64_MIN : INT64_MAX);
     };
     const int64_t lo = at(s.lo), hi = at(s.hi);
     if (lo < 0 || hi >= t.numElements())
-      fail(name, fmt::format("elements [{}, {}] outside tensor '{}' ({} elements)", lo, hi, t.name,
-                             t.numElements()));
+      failAt(slot, fmt::format("elements [{}, {}] outside tensor '{}' ({} elements)", lo, hi,
+                               t.name, t.numElements()));
   }
 
-  void checkOnChipAp(const AccessPattern& ap, const std::string& name) const {
-    const std::string space(spaceName(ap.space));
+  void checkOnChipAp(const AccessPattern& ap, int slot) const {
+    const auto space = spaceName(ap.space);
     if (ap.tensor != -1)
-      fail(name, fmt::format("{} operand names tensor {} (must be -1)", space, ap.tensor));
+      failAt(slot, fmt::format("{} operand names tensor {} (must be -1)", space, ap.tensor));
     if (ap.partitionStep != 0)
-      fail(name, fmt::format("partition step {} (partitions cannot be strided)", ap.partitionStep));
+      failAt(slot,
+             fmt::format("partition step {} (partitions cannot be strided)", ap.partitionStep));
     if (ap.partitionCount > geometry_.partitions)
-      fail(name, fmt::format("{} partitions exceeds {}", ap.partitionCount, geometry_.partitions));
+      failAt(slot,
+             fmt::format("{} partitions exceeds {}", ap.partitionCount, geometry_.partitions));
     const int64_t end = static_cast<int64_t>(ap.partitionStart) + ap.partitionCount;
     if (ap.partitionStart < 0 || end > geometry_.partitions)
-      fail(name, fmt::format("partitions [{}, {}) outside 0..{}", ap.partitionStart, end,
-                             geometry_.partitions));
-    if (!dma()) checkStartPartition(ap, name);
+      failAt(slot, fmt::format("partitions [{}, {}) outside 0..{}", ap.partitionStart, end,
+                               geometry_.partitions));
+    if (!dma()) checkStartPartition(ap, slot);
     if (inst_.engine == Engine::GpSimd && ap.space == Space::Psum && !dma())
-      fail(name, "GpSimd cannot access PSUM");
+      failAt(slot, "GpSimd cannot access PSUM");
     if (ap.dims.size() > kOnChip.maxFreeDims)
-      fail(name, fmt::format("{} free dims exceed {}", ap.dims.size(), kOnChip.maxFreeDims));
+      failAt(slot, fmt::format("{} free dims exceed {}", ap.dims.size(), kOnChip.maxFreeDims));
     for (size_t j = 0; j < ap.dims.size(); ++j) {
       const Dim& d = ap.dims[j];
-      const std::string dim = fmt::format("dims[{}]", j);
       if (d.num > kOnChip.maxNum)
-        fail(name, fmt::format("{} num {} exceeds {}", dim, d.num, kOnChip.maxNum));
+        failAt(slot, fmt::format("dims[{}] num {} exceeds {}", j, d.num, kOnChip.maxNum));
       if (d.step < kOnChip.minStep || d.step > kOnChip.maxStep)
-        fail(name, fmt::format("{} step {} outside {}..{}", dim, d.step, kOnChip.minStep,
-                               kOnChip.maxStep));
+        failAt(slot, fmt::format("dims[{}] step {} outside {}..{}", j, d.step, kOnChip.minStep,
+                                 kOnChip.maxStep));
     }
     const int64_t limit =
         ap.space == Space::Sbuf ? geometry_.sbufPartitionBytes : geometry_.psumPartitionBytes;
     const Footprint box = footprintOf(ap);
     const int64_t lo = box.byteBegin, hi = box.byteEnd;
     if (lo < 0 || hi > limit)
-      fail(name,
-           fmt::format("bytes [{}, {}) outside the {}-byte {} partition", lo, hi, limit, space));
+      failAt(slot,
+             fmt::format("bytes [{}, {}) outside the {}-byte {} partition", lo, hi, limit, space));
   }
 
-  void checkStartPartition(const AccessPattern& ap, const std::string& name) const {
+  void checkStartPartition(const AccessPattern& ap, int slot) const {
     for (const StartRule& r : kStartRules) {
       if (ap.partitionCount > r.maxCount) continue;
       if (ap.partitionStart % r.alignment != 0)
-        fail(name, fmt::format("{} partitions must start at {}, not {}", ap.partitionCount,
-                               r.allowed, ap.partitionStart));
+        failAt(slot, fmt::format("{} partitions must start at {}, not {}", ap.partitionCount,
+                                 r.allowed, ap.partitionStart));
       return;
     }
     if (ap.partitionStart != 0)
-      fail(name, fmt::format("{} partitions must start at 0, not {}", ap.partitionCount,
-                             ap.partitionStart));
+      failAt(slot, fmt::format("{} partitions must start at 0, not {}", ap.partitionCount,
+                               ap.partitionStart));
   }
 
   void checkVector(const AccessPattern& vec, const AccessPattern& data,
-                   const std::string& name) const {
+                   std::string_view name) const {
     if (vec.partitionCount != data.partitionCount || vec.freeSize() != 1)
       fail(name,
            fmt::format("must be [P,1] with P={}, got {}", data.partitionCount, shapeText(vec)));
   }
 
-  void checkSameShape(const AccessPattern& a, const std::string& name, const AccessPattern& ref,
-                      const std::string& refName) const {
+  void checkSameShape(const AccessPattern& a, int slot, const AccessPattern& ref,
+                      std::string_view refName) const {
     if (a.partitionCount != ref.partitionCount || a.freeSize() != ref.freeSize())
-      fail(name, fmt::format("{} does not match {} {}", shapeText(a), refName, shapeText(ref)));
+      failAt(slot, fmt::format("{} does not match {} {}", shapeText(a), refName, shapeText(ref)));
   }
 
   /// A1 (reference 1.3): Vector, Scalar and GpSimd move data across partitions only within a half
   /// of the partitions, so a source read at other partitions than the destination's stays in the
   /// destination's half.
-  void checkPartitionMove(const AccessPattern& src, const std::string& name) const {
+  void checkPartitionMove(const AccessPattern& src, int slot) const {
     const AccessPattern& dst = inst_.dst;
     if (src.space == Space::Hbm || src.partitionStart == dst.partitionStart) return;
     const int32_t halfSize = geometry_.partitionHalf();
@@ -311,18 +313,18 @@ class InstructionChecker {
                         half(src.partitionStart + src.partitionCount - 1) == h &&
                         half(dst.partitionStart + dst.partitionCount - 1) == h;
     if (!inHalf)
-      fail(name, fmt::format("partitions [{}, {}) move to [{}, {}): {} moves data across "
-                             "partitions only within a half of {} (A1)",
-                             src.partitionStart, src.partitionStart + src.partitionCount,
-                             dst.partitionStart, dst.partitionStart + dst.partitionCount,
-                             engineName(inst_.engine), halfSize));
+      failAt(slot, fmt::format("partitions [{}, {}) move to [{}, {}): {} moves data across "
+                               "partitions only within a half of {} (A1)",
+                               src.partitionStart, src.partitionStart + src.partitionCount,
+                               dst.partitionStart, dst.partitionStart + dst.partitionCount,
+                               engineName(inst_.engine), halfSize));
   }
 
   void checkElementwise() const {
     for (size_t i = 0; i < inst_.srcs.size(); ++i) {
-      const std::string name = fmt::format("srcs[{}]", i);
-      checkSameShape(inst_.srcs[i], name, inst_.dst, "dst");
-      checkPartitionMove(inst_.srcs[i], name);
+      const int slot = static_cast<int>(i) + 1;
+      checkSameShape(inst_.srcs[i], slot, inst_.dst, "dst");
+      checkPartitionMove(inst_.srcs[i], slot);
     }
     const AccessPattern& data = inst_.dst;
     if (inst_.operand0.vec) checkVector(*inst_.operand0.vec, data, "operand0");
@@ -409,7 +411,7 @@ class InstructionChecker {
       fail("reduce_axes",
            fmt::format("{} outside 1..{} (srcs[0] free dims)", inst_.reduceAxes, dims));
     int64_t kept = 1;
-    checkPartitionMove(src, "srcs[0]");
+    checkPartitionMove(src, 1);
     for (int64_t j = 0; j < dims - inst_.reduceAxes; ++j) kept *= src.dims[j].num;
     if (inst_.dst.partitionCount != src.partitionCount || inst_.dst.freeSize() != kept)
       fail("dst", fmt::format("{} must be [{} partitions, {} free]", shapeText(inst_.dst),
@@ -482,14 +484,13 @@ class InstructionChecker {
 
   void checkSemaphores() const {
     const int64_t count = static_cast<int64_t>(program_.semaphores.size());
-    auto check = [&](int32_t sem, const std::string& name) {
+    auto check = [&](int32_t sem, const char* kind, size_t i) {
       if (sem < 0 || sem >= count)
-        fail(name, fmt::format("semaphore {} out of range ({} declared)", sem, count));
+        fail(fmt::format("{}[{}]", kind, i),
+             fmt::format("semaphore {} out of range ({} declared)", sem, count));
     };
-    for (size_t i = 0; i < inst_.waits.size(); ++i)
-      check(inst_.waits[i].sem, fmt::format("wait[{}]", i));
-    for (size_t i = 0; i < inst_.signals.size(); ++i)
-      check(inst_.signals[i].sem, fmt::format("signal[{}]", i));
+    for (size_t i = 0; i < inst_.waits.size(); ++i) check(inst_.waits[i].sem, "wait", i);
+    for (size_t i = 0; i < inst_.signals.size(); ++i) check(inst_.signals[i].sem, "signal", i);
   }
 
   const Program& program_;

@@ -25,36 +25,33 @@ int64_t floorMod(int64_t a, int64_t m) {
 /// visitor returns false or after kMaxExactRuns steps (then `exhausted`).
 class RunWalker {
  public:
-  RunWalker(const BytePattern& p, int64_t lo, int64_t hi) : p_(p), lo_(lo), hi_(hi) {
-    reach_.assign(p.dims.size() + 1, p.run);
-    for (size_t j = p.dims.size(); j-- > 0;)
-      reach_[j] = reach_[j + 1] + p.dims[j].step * (p.dims[j].num - 1);
-  }
+  RunWalker(const BytePattern& p, int64_t lo, int64_t hi) : p_(p), lo_(lo), hi_(hi) {}
   template <class F>
   void walk(F&& visit) {
-    walk(0, p_.base, visit);
+    walk(0, p_.base, p_.end() - p_.base, visit);
   }
   bool exhausted() const { return budget_ < 0; }
 
  private:
+  /// `reach`: bytes dims j.. and the run span from `base`.
   template <class F>
-  bool walk(size_t j, int64_t base, F& visit) {
+  bool walk(size_t j, int64_t base, int64_t reach, F& visit) {
     if (--budget_ < 0) return false;
     if (j == p_.dims.size()) {
       return visit(std::max(base, lo_), std::min(base + p_.run, hi_));
     }
     const int64_t step = p_.dims[j].step;
-    const int64_t first = std::max<int64_t>(0, floorDiv(lo_ - base - reach_[j + 1], step) + 1);
+    const int64_t inner = reach - step * (p_.dims[j].num - 1);
+    const int64_t first = std::max<int64_t>(0, floorDiv(lo_ - base - inner, step) + 1);
     const int64_t last = std::min(p_.dims[j].num - 1, floorDiv(hi_ - 1 - base, step));
     for (int64_t i = first; i <= last; ++i)
-      if (!walk(j + 1, base + i * step, visit)) return false;
+      if (!walk(j + 1, base + i * step, inner, visit)) return false;
     return true;
   }
 
   const BytePattern& p_;
   int64_t lo_, hi_;
   int64_t budget_ = kMaxExactRuns;
-  std::vector<int64_t> reach_;  ///< bytes dims j.. and the run span from their base
 };
 
 bool hasByteIn(const BytePattern& p, int64_t lo, int64_t hi) {
@@ -70,9 +67,7 @@ bool hasByteIn(const BytePattern& p, int64_t lo, int64_t hi) {
 /// False when the residues of both patterns modulo the gcd of all their steps are disjoint:
 /// interleaved accesses of one stride (even and odd elements, phases) never meet.
 bool residuesMayMeet(const BytePattern& a, const BytePattern& b) {
-  int64_t m = 0;
-  for (const isa::Dim& d : a.dims) m = std::gcd(m, d.step);
-  for (const isa::Dim& d : b.dims) m = std::gcd(m, d.step);
+  const int64_t m = std::gcd(a.stepGcd(), b.stepGcd());
   if (a.run >= m || b.run >= m) return true;
   const int64_t ra = floorMod(a.base, m);
   const int64_t rb = floorMod(b.base, m);
@@ -88,7 +83,7 @@ int64_t runCount(const BytePattern& p) {
 }  // namespace
 
 void mergeRuns(std::vector<std::pair<int64_t, int64_t>>& runs) {
-  std::sort(runs.begin(), runs.end());
+  if (!std::is_sorted(runs.begin(), runs.end())) std::sort(runs.begin(), runs.end());
   size_t w = 0;
   for (size_t r = 1; r < runs.size(); ++r) {
     if (runs[r].first <= runs[w].second) {
@@ -100,10 +95,12 @@ void mergeRuns(std::vector<std::pair<int64_t, int64_t>>& runs) {
   runs.resize(runs.empty() ? 0 : w + 1);
 }
 
-int64_t BytePattern::end() const {
-  int64_t e = base + run;
-  for (const isa::Dim& d : dims) e += d.step * (d.num - 1);
-  return e;
+BytePattern::BytePattern(int64_t base, int64_t run, std::vector<isa::Dim> dims)
+    : base(base), run(run), dims(std::move(dims)), end_(base + run), stepGcd_(0) {
+  for (const isa::Dim& d : this->dims) {
+    end_ += d.step * (d.num - 1);
+    stepGcd_ = std::gcd(stepGcd_, d.step);
+  }
 }
 
 size_t BytePatternHash::operator()(const BytePattern& p) const {
@@ -114,7 +111,8 @@ size_t BytePatternHash::operator()(const BytePattern& p) const {
 
 std::shared_ptr<const BytePattern> bytePatternOf(const isa::AccessPattern& ap) {
   const int64_t bytes = isa::dtypeBytes(ap.dtype);
-  BytePattern p{ap.offset, bytes, {}};
+  int64_t base = ap.offset;
+  int64_t run = bytes;
   std::vector<isa::Dim> dims;
   for (const isa::Dim& d : ap.dims) {
     if (d.num <= 0) return nullptr;
@@ -122,7 +120,7 @@ std::shared_ptr<const BytePattern> bytePatternOf(const isa::AccessPattern& ap) {
     int64_t step = 0;
     if (__builtin_mul_overflow(d.step, bytes, &step)) return nullptr;
     if (step < 0) {
-      p.base += step * (d.num - 1);
+      base += step * (d.num - 1);
       step = -step;
     }
     dims.push_back(isa::Dim{step, d.num});
@@ -130,11 +128,12 @@ std::shared_ptr<const BytePattern> bytePatternOf(const isa::AccessPattern& ap) {
   std::sort(dims.begin(), dims.end(),
             [](const isa::Dim& x, const isa::Dim& y) { return x.step < y.step; });
   size_t folded = 0;
-  for (; folded < dims.size() && dims[folded].step <= p.run; ++folded)
-    p.run += dims[folded].step * (dims[folded].num - 1);
+  for (; folded < dims.size() && dims[folded].step <= run; ++folded)
+    run += dims[folded].step * (dims[folded].num - 1);
   if (folded == dims.size()) return nullptr;
-  p.dims.assign(dims.rbegin(), dims.rend() - static_cast<std::ptrdiff_t>(folded));
-  return std::make_shared<const BytePattern>(std::move(p));
+  std::reverse(dims.begin(), dims.end());
+  dims.resize(dims.size() - folded);
+  return std::make_shared<const BytePattern>(base, run, std::move(dims));
 }
 
 bool patternsMeet(const BytePattern* a, const BytePattern* b, int64_t lo, int64_t hi) {
@@ -148,7 +147,8 @@ bool patternsMeet(const BytePattern* a, const BytePattern* b, int64_t lo, int64_
   if (a == nullptr || b == nullptr) return hasByteIn(a ? *a : *b, lo, hi);
   if (!residuesMayMeet(*a, *b)) return false;
   if (runCount(*a) > runCount(*b)) std::swap(a, b);
-  std::vector<std::pair<int64_t, int64_t>> runs;
+  thread_local std::vector<std::pair<int64_t, int64_t>> runs;  // reused: no allocation per call
+  runs.clear();
   RunWalker collect(*a, lo, hi);
   collect.walk([&](int64_t r0, int64_t r1) {
     runs.emplace_back(r0, r1);
@@ -159,9 +159,12 @@ bool patternsMeet(const BytePattern* a, const BytePattern* b, int64_t lo, int64_
   mergeRuns(runs);
   bool met = false;
   RunWalker probe(*b, lo, hi);
+  auto it = runs.begin();  // the first merged run ending after the last probe run's start
+  int64_t lastStart = INT64_MIN;
   probe.walk([&](int64_t r0, int64_t r1) {
-    auto it = std::partition_point(runs.begin(), runs.end(),
-                                   [&](const auto& run) { return run.second <= r0; });
+    if (r0 < lastStart) it = runs.begin();
+    lastStart = r0;
+    while (it != runs.end() && it->second <= r0) ++it;
     met = it != runs.end() && it->first < r1;
     return !met;
   });

@@ -13,16 +13,27 @@ namespace neuronsim::kernels {
 /// The bytes of one partition an SBUF/PSUM access pattern touches: runs of `run` bytes starting
 /// at base + sum(i_j * dims[j].step), 0 <= i_j < dims[j].num. Canonical: byte steps > 0,
 /// nums > 1, steps descending, no dim that only extends the run (step <= run), broadcast
-/// (zero-step) dims dropped, negative steps folded into the base.
+/// (zero-step) dims dropped, negative steps folded into the base. The constructor caches end()
+/// and stepGcd(): the fields are not to be changed afterwards.
 struct BytePattern {
-  int64_t base = 0;
-  int64_t run = 0;
+  BytePattern(int64_t base, int64_t run, std::vector<isa::Dim> dims);
+
+  int64_t base;
+  int64_t run;
   std::vector<isa::Dim> dims;
 
   int64_t begin() const { return base; }
   /// One past the last byte.
-  int64_t end() const;
-  bool operator==(const BytePattern&) const = default;
+  int64_t end() const { return end_; }
+  /// The gcd of the dims' steps (0 without dims).
+  int64_t stepGcd() const { return stepGcd_; }
+  bool operator==(const BytePattern& o) const {
+    return base == o.base && run == o.run && dims == o.dims;
+  }
+
+ private:
+  int64_t end_;
+  int64_t stepGcd_;
 };
 
 /// Hash of a pattern's base, run and dims (to intern equal patterns).

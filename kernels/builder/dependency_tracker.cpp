@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <span>
 
 #include "isa/footprint.h"
@@ -25,8 +26,8 @@ bool overlaps(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
 }
 
 /// Records `a` in `list`, keeping one entry per stream and kind with the higher count.
-template <class Access>
-void noteAccess(std::vector<Access>& list, Access a) {
+template <class List, class Access>
+void noteAccess(List& list, Access a) {
   auto it = std::find_if(list.begin(), list.end(), [&](const Access& x) {
     return x.stream == a.stream && x.write == a.write;
   });
@@ -58,18 +59,24 @@ namespace {
 
 /// Cuts element runs [lo, hi) into rows of `rowLength` and merges vertically adjacent
 /// rectangles with equal columns: keys are rows, layers are columns.
+/// Appends rows [row0, row1) x columns [col0, col1), merged into the last box when it has the
+/// same columns and ends at row0.
+void pushBox(std::vector<Box>& boxes, int64_t row0, int64_t row1, int64_t col0, int64_t col1) {
+  if (!boxes.empty()) {
+    Box& last = boxes.back();
+    if (last.p0 == col0 && last.p1 == col1 && last.hi == row0) {
+      last.hi = row1;
+      return;
+    }
+  }
+  boxes.push_back(Box{col0, col1, row0, row1, nullptr});
+}
+
 std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& runs,
                              int64_t rowLength) {
   std::vector<Box> boxes;
   auto push = [&](int64_t row0, int64_t row1, int64_t col0, int64_t col1) {
-    if (!boxes.empty()) {
-      Box& last = boxes.back();
-      if (last.p0 == col0 && last.p1 == col1 && last.hi == row0) {
-        last.hi = row1;
-        return;
-      }
-    }
-    boxes.push_back(Box{col0, col1, row0, row1, nullptr});
+    pushBox(boxes, row0, row1, col0, col1);
   };
   for (auto [lo, hi] : runs) {
     if (rowLength <= 0) {
@@ -91,6 +98,22 @@ std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& run
     if (fullEnd == lastRow) push(lastRow, lastRow + 1, 0, hi - lastRow * rowLength);
   }
   return boxes;
+}
+
+/// Calls fn(b) for b = base + sum of i_j * dims[j].step over j < upTo, 0 <= i_j < dims[j].num,
+/// in lexicographic order of the i_j, while fn returns true.
+template <class F>
+void forEachBase(const std::vector<isa::Dim>& dims, int upTo, int64_t base, F&& fn) {
+  std::vector<int64_t> index(upTo, 0);
+  while (fn(base)) {
+    int j = upTo - 1;
+    for (; j >= 0 && ++index[j] == dims[j].num; --j) {
+      base -= dims[j].step * (dims[j].num - 1);
+      index[j] = 0;
+    }
+    if (j < 0) return;
+    base += dims[j].step;
+  }
 }
 
 }  // namespace
@@ -116,17 +139,45 @@ Region regionOf(const isa::AccessPattern& ap, int64_t rowLength) {
   };
   while (k > 0 && outerRuns(k) > kMaxRuns) --k;
   const auto [innerLo, innerHi] = isa::dimsSpan(std::span(dims).subspan(static_cast<size_t>(k)));
-  std::vector<int64_t> index(k, 0);
+  // The outer dims enumerated with steps made positive and descending, so that the runs usually
+  // come out sorted (mergeRuns then need not sort them).
+  int64_t base = ap.offset;
+  std::vector<isa::Dim> outer(dims.begin(), dims.begin() + k);
+  for (isa::Dim& d : outer) {
+    if (d.step >= 0) continue;
+    base += d.step * (d.num - 1);
+    d.step = -d.step;
+  }
+  std::sort(outer.begin(), outer.end(),
+            [](const isa::Dim& x, const isa::Dim& y) { return x.step > y.step; });
+  const int64_t width = innerHi + 1 - innerLo;
+  if (rowLength > 0 && k > 0 && outer[k - 1].step == rowLength && width < rowLength) {
+    // The innermost outer dim steps one row: its runs stack into one box per value of the other
+    // dims. When every run sits inside a row and each stack starts past the previous one's end,
+    // the runs are sorted and none touch, so these are the boxes the general path gives.
+    const int64_t rows = outer[k - 1].num;
+    std::vector<Box> boxes;
+    int64_t lastEnd = INT64_MIN;
+    bool exact = true;
+    forEachBase(outer, k - 1, base, [&](int64_t b) {
+      const int64_t lo = b + innerLo, hi = lo + width;
+      const int64_t row = lo / rowLength;
+      exact = lo >= 0 && lo > lastEnd && row == (hi - 1) / rowLength;
+      if (exact) pushBox(boxes, row, row + rows, lo - row * rowLength, hi - row * rowLength);
+      lastEnd = hi + (rows - 1) * rowLength;
+      return exact;
+    });
+    if (exact) {
+      region.boxes = std::move(boxes);
+      return region;
+    }
+  }
   std::vector<std::pair<int64_t, int64_t>> runs;
   runs.reserve(outerRuns(k));
-  while (true) {
-    int64_t base = ap.offset;
-    for (int j = 0; j < k; ++j) base += index[j] * dims[j].step;
-    runs.emplace_back(base + innerLo, base + innerHi + 1);
-    int j = k - 1;
-    while (j >= 0 && ++index[j] == dims[j].num) index[j--] = 0;
-    if (j < 0) break;
-  }
+  forEachBase(outer, k, base, [&](int64_t b) {
+    runs.emplace_back(b + innerLo, b + innerHi + 1);
+    return true;
+  });
   mergeRuns(runs);
   region.boxes = runsToBoxes(runs, rowLength);
   return region;
@@ -311,19 +362,20 @@ void DependencyTracker::add(isa::Instruction& inst, const std::vector<Region>& r
   if (!dma) need[own] = 0;
 
   Knowledge known = engineState_[issuer];
-  std::vector<int> candidates;
+  std::array<int, kNumStreams> candidates;
+  size_t numCandidates = 0;
   for (int t = 0; t < kNumStreams; ++t)
-    if (need[t] > known[t]) candidates.push_back(t);
-  std::vector<bool> dropped(candidates.size(), false);
-  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (need[t] > known[t]) candidates[numCandidates++] = t;
+  std::array<bool, kNumStreams> dropped{};
+  for (size_t i = 0; i < numCandidates; ++i) {
     Knowledge others = known;
-    for (size_t j = 0; j < candidates.size(); ++j)
+    for (size_t j = 0; j < numCandidates; ++j)
       if (j != i && !dropped[j])
         maxInto(others, completed_[candidates[j]][need[candidates[j]] - 1]);
     if (others[candidates[i]] >= need[candidates[i]]) dropped[i] = true;
   }
   inst.waits.clear();
-  for (size_t i = 0; i < candidates.size(); ++i) {
+  for (size_t i = 0; i < numCandidates; ++i) {
     if (dropped[i]) continue;
     const int t = candidates[i];
     inst.waits.push_back(isa::SemWait{t, need[t]});

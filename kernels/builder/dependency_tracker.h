@@ -13,6 +13,7 @@
 #include "isa/instruction.h"
 #include "isa/program.h"
 #include "kernels/builder/byte_pattern.h"
+#include "kernels/builder/inline_vector.h"
 
 namespace neuronsim::kernels {
 
@@ -80,7 +81,7 @@ class DependencyTracker {
     int64_t p0 = 0, p1 = 0;
     const BytePattern* pattern = nullptr;  ///< interned in patterns_
     Access writer;
-    std::vector<Access> others;
+    InlineVector<Access, 2> others;
   };
   struct Segment {
     int64_t hi = 0;

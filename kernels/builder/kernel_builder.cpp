@@ -339,7 +339,7 @@ void KernelBuilder::emit(isa::Instruction inst) {
   };
   const int64_t index = static_cast<int64_t>(program_.instructions.size());
   std::vector<size_t> touched;  // allocations this instruction reads or writes
-  auto checkLive = [&](const isa::AccessPattern& ap, const std::string& operand) {
+  auto checkLive = [&](const isa::AccessPattern& ap, int slot) {
     if (ap.space == isa::Space::Hbm) return;
     const isa::Footprint box = isa::footprintOf(ap);
     const TileAllocator& alloc = ap.space == isa::Space::Psum ? *psumAlloc_ : *sbufAlloc_;
@@ -352,12 +352,12 @@ void KernelBuilder::emit(isa::Instruction inst) {
     throw Error(
         fmt::format("{}: instruction {} ({}) {} touches {} bytes [{}, {}) outside every live tile "
                     "(used after release?)",
-                    kernel_, index, isa::opcodeName(inst.opcode), operand, isa::spaceName(ap.space),
-                    box.byteBegin, box.byteEnd));
+                    kernel_, index, isa::opcodeName(inst.opcode), isa::operandName(inst, slot),
+                    isa::spaceName(ap.space), box.byteBegin, box.byteEnd));
   };
   std::vector<Region> reads, writes;
   isa::forEachOperand(inst, [&](const isa::AccessPattern& ap, int slot, bool write) {
-    checkLive(ap, isa::operandName(inst, slot));
+    checkLive(ap, slot);
     (write ? writes : reads).push_back(region(ap));
   });
   tracker_->add(inst, reads, writes);

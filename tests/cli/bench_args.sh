@@ -21,4 +21,16 @@ done
 [[ $(bash bench/sweep_defaults.sh --keep 2>&1) == *"--keep needs a value"* ]] && ok || bad "missing value named"
 [[ $(bash bench/sweep_defaults.sh --build "$tmp/none" 2>&1) == *"$tmp/none/neuronsim is not built"* ]] && ok || bad "unbuilt tool named"
 
+# bench/matmul_ab.py: an unbuilt binary is one error line; one case against itself is unchanged.
+err=$(python3 bench/matmul_ab.py "$tmp/none" "$bin" 2>&1 >/dev/null)
+rc=$?
+[ "$rc" = 2 ] && [ "$err" = "error: matmul_ab.py: BASE $tmp/none is not an executable" ] && ok ||
+  bad "matmul_ab unbuilt: exit $rc: $err"
+out=$(python3 bench/matmul_ab.py "$bin" "$bin" --shapes 1 --machines trn2 --dtypes bf16 2>&1)
+[[ $out == *"trn2 bf16: 0 faster, 0 slower, 1 same"* ]] && [[ $out == *"777x1300x513 bf16 trn2"* ]] &&
+  ok || bad "matmul_ab one case: $out"
+out=$(python3 bench/matmul_ab.py "$bin" "$bin" --shapes 1 --machines trn2 --dtypes bf16 \
+  --new-flags "--store-tiles 2" 2>&1)
+[[ $out == *"trn2 bf16: 1 faster, 0 slower, 0 same"* ]] && ok || bad "matmul_ab store_tiles 2: $out"
+
 finish bench_args
