@@ -254,6 +254,11 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
       (options.dwRowReuse == "on" ||
        rowLoadExposed(geometry, dtype, p.depthSlots * p.ciParts, p.depthGroup * p.coWidth));
   p.dyTBoxes = p.rowReuse ? p.xtRows : 2;
+  p.borderEngine =
+      options.dwBorderEngine == "vector" || (options.dwBorderEngine == "auto" && p.shareKh &&
+                                             isa::dtypeBytes(dtype) == 2 && geometry.vectorPerfMode)
+          ? isa::Engine::Vector
+          : isa::Engine::GpSimd;
   p.xGroupParts = ceilDiv(p.ciParts, kQuadrant) * kQuadrant;
   if (p.shareKh && !p.stageX && options.dwXGroups != "off" && p.ciTiles == 1 &&
       p.parts / p.xGroupParts >= 2) {
@@ -365,6 +370,9 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   }
   p.boxW = std::min(p.chunk[2], p.parts);
   p.boxH = p.shareKh ? groups : std::min(p.chunk[1], p.parts / p.boxW);
+  const int64_t mergedBytes = p.coWidth * p.boxH * p.dyGroupDepths * p.chunk[1] * p.chunk[2] * e;
+  p.dyBandsMerged = p.dyGroups > 1 && core.out[1] % p.boxH == 0 && options.dwDyLoads != "bands" &&
+                    (options.dwDyLoads == "merged" || mergedBytes <= kDwLoadPieceBytes);
   return p;
 }
 

@@ -14,6 +14,10 @@
 
 namespace neuronsim::kernels {
 
+/// Rows: bytes a dw load DMA carries at most (loads are cut along depth into pieces about this
+/// size, so large chunks spread over several DMA queues)
+constexpr int64_t kDwLoadPieceBytes = 128 * 1024;
+
 /// How dw puts positions onto partitions.
 enum class DwMethod {
   /// Boxes of <= partitions dy positions; dy and every tap's strided x view are PE-transposed per
@@ -54,6 +58,10 @@ struct ConvBwdOptions {
   std::string dwRowReuse = "auto";
   /// auto | on | off: depth pairs where depth packing cannot apply (DwRowsPlan::depthPairs)
   std::string dwDepthPairs = "auto";
+  /// auto | gpsimd | vector: the engine zeroing dw's x window borders (DwRowsPlan::borderEngine)
+  std::string dwBorderEngine = "auto";
+  /// auto | bands | merged: grouped dy loads per band or for all bands (DwRowsPlan::dyBandsMerged)
+  std::string dwDyLoads = "auto";
 };
 
 /// The dw plan of the Rows method (see DwMethod::Rows). Extents are (D, H, W) of dy.
@@ -122,6 +130,10 @@ struct DwRowsPlan {
   int64_t dyGroups = 1;
   int64_t dyGroupParts = 0;   ///< partitions per group (C_out rounded up to 32)
   int64_t dyGroupDepths = 1;  ///< chunk depths per group: ceil(chunk depth / dyGroups)
+  /// dyGroups with bands of equal rows: one DMA per partition group carries a chunk's rows of
+  /// every band, not one DMA per band and group; auto where that DMA moves at most
+  /// kDwLoadPieceBytes (small chunks, whose Sync triggers of 600 ns each bound dw's first load)
+  bool dyBandsMerged = false;
   /// db from the dyT tiles (packed, with fuseDb): per box and depth a matmul of a ones column
   /// [positions, 1] by dyT [positions, co] accumulates db [1, co] in a PSUM bank of its own
   bool db = false;
@@ -132,6 +144,11 @@ struct DwRowsPlan {
   /// db accumulates in an accumulator slot no pass uses (the last of the last bank), so it needs
   /// no PSUM bank of its own and the transposes get one more
   bool dbInAccBank = false;
+  /// the engine zeroing the x window borders each load leaves (and placing staged rows): VectorE
+  /// where kh taps are shared in a 16-bit dtype on a machine with VectorE's performance mode
+  /// (GpSimd there also carries db's adds, the fills and, beside dx, dx's staged copies and
+  /// store triggers), else GpSimd
+  isa::Engine borderEngine = isa::Engine::GpSimd;
   /// engines evicting PSUM in turn (transpose banks, accumulators)
   std::vector<isa::Engine> evictEngines{isa::Engine::Vector, isa::Engine::Scalar};
   int64_t accBanks = 6;  ///< PSUM banks holding accumulators

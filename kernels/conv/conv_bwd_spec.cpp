@@ -91,6 +91,16 @@ std::vector<ParamSpec> dwScheduleParams() {
                     "matmul, the 2 edge taps run unpacked (auto: when it takes fewer PE cycles "
                     "than one matmul per tap and than dy stationary; on: wherever it applies)",
                     {}, {"on", "off"}),
+      scheduleParam("dw_border_engine", ParamType::Enum,
+                    "the engine zeroing the borders of dw's x windows (and placing staged x "
+                    "rows) (auto: vector where dw shares kh taps in bf16 on a machine with "
+                    "VectorE's performance mode, e.g. trn2; else gpsimd)",
+                    {}, {"gpsimd", "vector"}),
+      scheduleParam("dw_dy_loads", ParamType::Enum,
+                    "grouped dy tiles (dw_dy_groups) of bands with equal rows load by one DMA per "
+                    "partition group for all bands (merged) or one per band and group (bands) "
+                    "(auto: merged where that DMA moves at most 128 KiB)",
+                    {}, {"bands", "merged"}),
       scheduleParam("dw_lead", ParamType::Int,
                     "with dw_overlap spread, dw chunks emitted before dx's first chunk, >= 0 "
                     "(auto: 0); the rest are spread evenly over dx's chunks",
@@ -137,6 +147,8 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwDyGroups = params.getString("dw_dy_groups");
   options.dwRowReuse = params.getString("dw_row_reuse");
   options.dwDepthPairs = params.getString("dw_depth_pairs");
+  options.dwBorderEngine = params.getString("dw_border_engine");
+  options.dwDyLoads = params.getString("dw_dy_loads");
   options.fuseDb = params.getBool("compute_db");
   return options;
 }

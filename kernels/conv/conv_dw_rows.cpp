@@ -22,7 +22,6 @@ namespace neuronsim::kernels {
 
 namespace {
 constexpr int kBuffers = 2;
-constexpr int64_t kLoadPieceBytes = 128 * 1024;
 constexpr int64_t kQuadrant = isa::kQuadrantPartitions;
 }  // namespace
 
@@ -353,6 +352,7 @@ class DwRowsEmitter {
       }
     }
     if (plan_.dyByDma) return;
+    if (loadGroupedDy(s, slot)) return;
     for (int64_t r = 0; r < (plan_.shareKh ? plan_.boxH : 1); ++r) {
       Chunk band = chunk;
       Tile tile = dyTiles_[slot];
@@ -390,8 +390,34 @@ class DwRowsEmitter {
     }
   }
 
+  /// DwRowsPlan::dyBandsMerged: one DMA per partition group carries the chunk's rows of every
+  /// band ([co; bands, group depths, rows, w]). False where the plan loads per band.
+  bool loadGroupedDy(const Step& s, int slot) {
+    if (!plan_.dyBandsMerged) return false;
+    const Chunk& chunk = *s.chunk;
+    const auto [b0, b1] = boxRows(chunk);
+    const int64_t depth = chunk.extent[0];
+    for (int64_t g = 0; g * plan_.dyGroupDepths < depth; ++g) {
+      const int64_t d0 = g * plan_.dyGroupDepths;
+      const int64_t d1 = std::min(depth, d0 + plan_.dyGroupDepths);
+      const Tile dst = dyTiles_[slot]
+                           .partitionSlice(static_cast<int32_t>(g * plan_.dyGroupParts),
+                                           static_cast<int32_t>(s.cw))
+                           .select(0, 0)
+                           .slice(1, 0, d1 - d0)
+                           .slice(2, 0, b1 - b0);
+      b_.dmaCopy(dst, dy_.select(0, chunk.batch)
+                          .slice(0, s.co0, s.co0 + s.cw)
+                          .slice(1, chunk.origin[0] + d0, chunk.origin[0] + d1)
+                          .split(2, {plan_.boxH, bandRows_})
+                          .slice(3, b0, b1)
+                          .permute({0, 2, 1, 3, 4}));
+    }
+    return true;
+  }
+
   /// Loads the window of `chunk` (C_in tile `t`) into `window` [cs; d, h, w] in DMAs of about
-  /// kLoadPieceBytes along its depth rows. `paddedRows`: chunk's H origin and extent are padded
+  /// kDwLoadPieceBytes along its depth rows. `paddedRows`: chunk's H origin and extent are padded
   /// rows of the window itself, not dy rows.
   void loadWindowPieces(const Tile& window, const std::optional<Tile>& stage, int64_t t,
                         const Chunk& chunk, bool paddedRows) {
@@ -410,7 +436,8 @@ class DwRowsEmitter {
       slab.extent[0] = r1 - r0;
       std::optional<Tile> stageSlab;
       if (stage) stageSlab = stage->slice(0, r0, r1);
-      loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab);
+      loadWindow(b_, slabCore, x_, slab, t * plan_.parts, window.slice(0, r0, r1), stageSlab,
+                 plan_.borderEngine);
     }
   }
 
@@ -431,15 +458,15 @@ class DwRowsEmitter {
       slab.extent[0] = r1 - r0;
       const Tile dst = window.partitionSlice(static_cast<int32_t>(g * plan_.xGroupParts), cs)
                            .slice(0, 0, r1 - r0);
-      loadWindow(b_, slabCore, x_, slab, 0, dst, std::nullopt);
+      loadWindow(b_, slabCore, x_, slab, 0, dst, std::nullopt, plan_.borderEngine);
     }
   }
 
-  /// DMAs a load of `elements` is cut into along its `depth` rows: about kLoadPieceBytes each,
+  /// DMAs a load of `elements` is cut into along its `depth` rows: about kDwLoadPieceBytes each,
   /// so large chunks spread over several DMA queues.
   int64_t loadPieces(int64_t elements, int64_t depth) const {
     const int64_t bytes = elements * isa::dtypeBytes(dtype_);
-    return std::clamp<int64_t>(bytes / kLoadPieceBytes, 1, depth);
+    return std::clamp<int64_t>(bytes / kDwLoadPieceBytes, 1, depth);
   }
 
   /// One partition box of a chunk: dy rows [h0, h0+bh) x columns [w0, w0+bw); with shareKh,

@@ -254,8 +254,9 @@ TEST_CASE("schedule knobs: conv values out of range are one-line errors") {
 namespace {
 
 const std::set<std::string> kDwKnobs = {
-    "dw_method",   "dw_acc_banks", "dy_transpose", "dw_stationary", "dw_depth_group", "dw_overlap",
-    "dw_x_groups", "dw_dy_groups", "dw_lead",      "dw_row_reuse",  "dw_depth_pairs"};
+    "dw_method",      "dw_acc_banks",     "dy_transpose", "dw_stationary", "dw_depth_group",
+    "dw_overlap",     "dw_x_groups",      "dw_dy_groups", "dw_lead",       "dw_row_reuse",
+    "dw_depth_pairs", "dw_border_engine", "dw_dy_loads"};
 
 }  // namespace
 

@@ -27,7 +27,7 @@ kernels/matmul/matmul_schedule.cpp|"out_buffers", 1, 16, 4)|schedule knob range
 kernels/matmul/matmul_schedule.cpp|.within(1, 16)|schedule knob range
 kernels/conv/conv_bwd_plan.cpp|kPackedWindowCap = 16 * 1024;|a measured tuning threshold (window bytes per partition), not a hardware size
 kernels/conv/conv_transpose_phases.cpp|kGroupBytes = 16 * 1024;|a tuning cap (store group and x load bytes per partition), not a hardware size
-kernels/conv/conv_dw_rows.cpp|kLoadPieceBytes = 128 * 1024;|bytes per DMA of a cut load (tuning), not a hardware size
+kernels/conv/conv_bwd_plan.h|kDwLoadPieceBytes = 128 * 1024;|bytes per DMA of a cut dw load (tuning), not a hardware size
 kernels/matmul/matmul_schedule.h|kMatmulPart = 128;|matmul tiles by 128 and declares it (minPartitions 128: refused on a smaller machine)
 kernels/matmul/matmul_schedule.cpp|kThinBf16TailRows = 16|a measured tuning threshold for the transposed M tail (rows), not a hardware size
 kernels/tutorials/tutorial_build.h|kTutorialTileM = 128;|the NKI tutorial TILE_M; the tutorials are refused below 128 (minPartitions)
