@@ -125,9 +125,12 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   const std::vector<int64_t> outShape{partitions, maxOut};
   const int rings = static_cast<int>(ring), picks = static_cast<int>(pickRing);
   Tile zero;  // what disjoint windows' predicated copies write where a tap is not chosen
+  // In PSUM it takes a bank of its own (as claimed): ScalarE writes the next item's PSUM tiles
+  // while VectorE's copies read it, and the two serialize on a common bank (A2).
   if (disjoint)
-    zero = picksInPsum ? builder.psum({partitions, 1}, isa::Dtype::Fp32, "zero")
-                       : builder.sbuf({partitions, 1}, isa::Dtype::Fp32, "zero");
+    zero = picksInPsum
+               ? builder.psum({partitions, bank / 4}, isa::Dtype::Fp32, "zero").slice(0, 0, 1)
+               : builder.sbuf({partitions, 1}, isa::Dtype::Fp32, "zero");
   for (size_t s = 0; s < sets.size(); ++s) {
     const std::string tag = fmt::format("{}", s);
     Buffers& b = sets[s];
@@ -185,7 +188,32 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
   work.otInPsum = otInPsum;
   work.operandInPsum = picksInPsum;
   work.lastInPsum = lastInPsum;
+  work.fastPredicate = geometry.vectorPerfMode && keyType == isa::Dtype::Bf16;
 
+  // An item's store is triggered from ScalarE once the next item's output_tensor is in PSUM:
+  // its wait for the scatter's last copy then holds back none of the next item's compares.
+  std::function<void()> pendingStore;
+  auto flushStore = [&] {
+    if (pendingStore) pendingStore();
+    pendingStore = nullptr;
+  };
+  // The element work of the GpSimd memsets an item's halo loads start with (I2: N, N/2 for a
+  // 16-bit zero).
+  auto fillWork = [&](const PoolChunk& chunk) {
+    std::vector<double> work;
+    auto add = [&](const PlaneTensor& t, const Box& box) {
+      for (const PlaneTensor::Fill& f : t.haloFills(box)) {
+        Box part = box;
+        part[f.axis] = {box[f.axis].lo + f.range.lo, box[f.axis].lo + f.range.hi};
+        const bool half = f.value == 0.0f && dtype == isa::Dtype::Bf16;
+        work.push_back(static_cast<double>(boxElements(part)) / (half ? 2.0 : 1.0));
+      }
+    };
+    add(forwardIn, chunk.inputs);
+    add(maxima, chunk.outputs);
+    add(gradOut, chunk.outputs);
+    return work;
+  };
   runPipelined(
       static_cast<int64_t>(rows.size()) * numChunks, static_cast<int>(sets.size()),
       [&](int64_t item, int set) {
@@ -224,16 +252,17 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
           t.flags = boxTile(buf.flags, tile.count, out);
           t.keys = &buf.keys;
           const Tile go = boxTile(buf.go, tile.count, out);
-          const std::vector<Lane> lanes =
-              schedule.gpsimdPercent >= 0
-                  ? splitLanes(out, schedule.gpsimdPercent)
-                  : balancedLanes(work, chunk.inputs, chunk.owned, out, taps, geometry);
+          const std::vector<Lane> lanes = schedule.gpsimdPercent >= 0
+                                              ? splitLanes(out, schedule.gpsimdPercent)
+                                              : balancedLanes(work, chunk.inputs, chunk.owned, out,
+                                                              taps, fillWork(chunk), geometry);
           // 1 where the input is not NaN (NaN >= -inf is false).
           builder.tensorScalar(compactView(t.notNan), compactView(t.in), AluOp::IsGe,
                                -std::numeric_limits<float>::infinity(), AluOp::Bypass, 0.0f,
                                Engine::GpSimd);
           if (otInPsum)
             builder.tensorCopy(compactView(*t.otPsum), compactView(t.ot), Engine::Scalar);
+          flushStore();
           std::vector<size_t> owners;
           int64_t covered = 0;
           for (size_t j = 0; j < taps.size(); ++j) {
@@ -276,9 +305,12 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
               if (!early) initial(owners[n]);
               const Tile to = inputView(axes, gin, chunk.owned, tb.tap, tb.owned);
               const Tile pred = slot(buf.keys, n);
+              // The first predicate on VectorE where its performance mode streams it at N/4
+              // or N/2 (A2): cheaper than waiting for ScalarE's at N, which the rest overlap.
+              const bool fastFirst = n == 0 && work.fastPredicate;
               builder.tensorScalar(pred, outputView(t.sel, out, tb.owned), AluOp::Add,
                                    -static_cast<float>(owners[n]), AluOp::Bypass, 0.0f,
-                                   Engine::Scalar);
+                                   fastFirst ? Engine::Vector : Engine::Scalar);
               builder.copyPredicated(
                   to, pred, zero.partitionSlice(0, tile.count).broadcast(0, to.freeSize()));
             }
@@ -303,8 +335,12 @@ void buildMaxPool3dBackward(KernelBuilder& builder, const PoolingConfig& config,
             }
           }
         }
-        target.store(builder, tile, chunk.owned, gin, storeQueues.taker());
+        flushStore();
+        pendingStore = [&target, &builder, &storeQueues, tile, owned = chunk.owned, gin] {
+          target.store(builder, tile, owned, gin, storeQueues.taker());
+        };
       });
+  flushStore();
 }
 
 }  // namespace neuronsim::kernels

@@ -92,6 +92,13 @@ bool chains(const Lane& lane, const std::vector<TapBox>& taps) {
                      [&](const TapBox& tb) { return intersect(tb.reach, lane.box) == lane.box; });
 }
 
+/// Whether the first tap of a keyed lane's sweep (tap 0 for NaN, the last tap else) reaches
+/// the whole lane, so that its weighted key starts the sweep.
+bool keyedFirstWhole(const Lane& lane, const std::vector<TapBox>& taps, bool isNan) {
+  const TapBox& first = isNan ? taps.front() : taps.back();
+  return intersect(first.reach, lane.box) == lane.box;
+}
+
 /// One (tap, key kind, lane) step of the sweeps.
 struct Unit {
   size_t tap;
@@ -99,7 +106,7 @@ struct Unit {
   Box r;
   Engine engine;
   bool chain;
-  bool first;  ///< a chain's first step: it writes the accumulator itself
+  bool first;  ///< a sweep's first step reaching its whole lane: it writes the accumulator
   Tile key;
 };
 
@@ -119,16 +126,19 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
   const float taps_f = static_cast<float>(count);
   std::vector<bool> chained;
   for (const Lane& lane : lanes) chained.push_back(chains(lane, taps));
-  // Keyed lanes start from no tap (on the other engine, which is not busy with this lane yet).
+  // A keyed lane whose first tap of a sweep reaches it whole starts from that tap's weighted key;
+  // else from no tap (a memset on the other engine, which is not busy with this lane yet).
   for (size_t l = 0; l < lanes.size(); ++l) {
     if (chained[l]) continue;
     const Engine other = lanes[l].engine == Engine::GpSimd ? Engine::Vector : Engine::GpSimd;
-    builder.memset(outputView(tiles.sel, out, lanes[l].box), taps_f, other);
-    builder.memset(outputView(tiles.last, out, lanes[l].box), -1.0f, other);
+    if (!keyedFirstWhole(lanes[l], taps, false))
+      builder.memset(outputView(tiles.sel, out, lanes[l].box), taps_f, other);
+    if (!keyedFirstWhole(lanes[l], taps, true))
+      builder.memset(outputView(tiles.last, out, lanes[l].box), -1.0f, other);
   }
   std::vector<Unit> units;
   for (size_t i = 0; i < count; ++i) {
-    for (bool isNan : {false, true}) {
+    for (bool isNan : {true, false}) {
       for (size_t l = 0; l < lanes.size(); ++l) {
         const bool chain = chained[l];
         const size_t j = isNan ? i : count - 1 - i;
@@ -136,7 +146,8 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
         if (boxEmpty(r)) continue;
         const Tile key = outputView(
             boxTile((*tiles.keys)[static_cast<int64_t>(units.size())], tiles.rows, out), out, r);
-        units.push_back({j, isNan, r, lanes[l].engine, chain, i == 0, key});
+        const bool first = i == 0 && (chain || r == lanes[l].box);
+        units.push_back({j, isNan, r, lanes[l].engine, chain, first, key});
       }
     }
   }
@@ -159,18 +170,19 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
         builder.tensorScalar(outputView(tiles.last, out, u.r), x(tiles.notNan, u), AluOp::Multiply,
                              -1.0f, AluOp::Bypass, 0.0f, Engine::Scalar);
     } else if (u.isNan) {
-      builder.tensorScalar(u.key, x(tiles.notNan, u), AluOp::Multiply, -(j + 1.0f), AluOp::Add, j,
-                           Engine::Scalar);
+      builder.tensorScalar(u.first ? outputView(tiles.last, out, u.r) : u.key, x(tiles.notNan, u),
+                           AluOp::Multiply, -(j + 1.0f), AluOp::Add, j, Engine::Scalar);
     } else {
-      builder.tensorScalar(u.key, u.key, AluOp::Multiply, taps_f - j, AluOp::Add, j,
-                           Engine::Scalar);
+      builder.tensorScalar(u.first ? outputView(tiles.sel, out, u.r) : u.key, u.key,
+                           AluOp::Multiply, taps_f - j, AluOp::Add, j, Engine::Scalar);
     }
   };
   auto accumulate = [&](const Unit& u) {
     const Tile acc = outputView(u.isNan ? tiles.last : tiles.sel, out, u.r);
+    if (u.first) return;
     if (!u.chain) {
       builder.tensorTensor(acc, acc, u.key, u.isNan ? AluOp::Max : AluOp::Min, u.engine);
-    } else if (!u.first) {
+    } else {
       builder.scalarTensorTensor(acc, acc, AluOp::Subtract, u.isNan ? 1.0f : -1.0f, AluOp::Multiply,
                                  u.isNan ? x(tiles.notNan, u) : u.key);
     }
@@ -179,17 +191,18 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
   std::vector<size_t> lastCompare(count, units.size());
   for (size_t u = 0; u < units.size(); ++u)
     if (!units[u].isNan) lastCompare[units[u].tap] = u;
-  // A key is live from its compare to its accumulate (2 * skew units later): the ring holds
-  // them. The skew lets no engine wait on the one before it.
-  const size_t skew = (ring - 1) / 2;
-  for (size_t step = 0; step < units.size() + 2 * skew; ++step) {
+  // A key is live from its compare to its accumulate (`lead` units later): the ring holds
+  // ring - 1 of them besides the one being compared. ScalarE weighs halfway, so no engine waits
+  // on the one before it (a ring of 2 still compares the next unit while ScalarE weighs).
+  const size_t lead = ring - 1, weighLag = lead / 2;
+  for (size_t step = 0; step < units.size() + lead; ++step) {
     if (step < units.size()) compare(units[step]);
-    if (step >= skew && step - skew < units.size()) {
-      const Unit& u = units[step - skew];
+    if (step >= weighLag && step - weighLag < units.size()) {
+      const Unit& u = units[step - weighLag];
       weigh(u);
-      if (!u.isNan && lastCompare[u.tap] == step - skew) compared(u.tap);
+      if (!u.isNan && lastCompare[u.tap] == step - weighLag) compared(u.tap);
     }
-    if (step >= 2 * skew) accumulate(units[step - 2 * skew]);
+    if (step >= lead) accumulate(units[step - lead]);
   }
   // sel = the last NaN's index where output_tensor is NaN.
   builder.tensorTensor(compactView(tiles.flags), compactView(tiles.ot), compactView(tiles.ot),
@@ -209,31 +222,36 @@ void selectTaps(KernelBuilder& builder, const SelectTiles& tiles,
 
 namespace {
 
-/// Cycles per output and tap that a GpSimd lane loses beyond its instructions' cost: its
-/// accumulations wait on ScalarE's weights and its item's NaN mask sits ahead of VectorE's
-/// chains. A fit: over 22 shapes (trn2 and trn1, fp32 and bf16, k2-k4, padded and not; docs/
-/// pooling.md) 1 gives auto's least mean loss against the best share (1.1 %), 0 costs the
-/// B2 C64 16x64x64 k2 benchmark 2.6 % and 2 gives 1.8 %.
-constexpr double kGpsimdLaneWait = 1.0;
-
 /// Busy cycles of VectorE, GpSimd and ScalarE on one work item; each instruction costs its
 /// element work, at least MIN_II on VectorE and ScalarE, plus the start on GpSimd (I2).
 struct EngineCycles {
   const isa::Geometry& geometry;
   double vector = 0, gpsimd = 0, scalar = 0;
+  /// ns of work that runs in turn across engines: a GpSimd lane's sweeps wait for ScalarE's
+  /// weights, queued behind the scatter of the item before (or for the sums it paces).
+  double gpsimdLane = 0, scatter = 0;
 
-  void add(Engine engine, double work) {
+  /// Adds one instruction; returns its time (ns).
+  double add(Engine engine, double work) {
     if (engine == Engine::GpSimd) {
-      gpsimd += static_cast<double>(geometry.gpsimdStartCycles) + work;
-    } else {
-      (engine == Engine::Scalar ? scalar : vector) +=
-          std::max(static_cast<double>(geometry.minIiCycles), work);
+      const double c = static_cast<double>(geometry.gpsimdStartCycles) + work;
+      gpsimd += c;
+      return c / geometry.gpsimdGhz;
     }
+    const double c = std::max(static_cast<double>(geometry.minIiCycles), work);
+    if (engine == Engine::Scalar) {
+      scalar += c;
+      return c / geometry.scalarGhz;
+    }
+    vector += c;
+    return c / geometry.vectorGhz;
   }
-  /// The busiest engine's time (ns); VectorE and GpSimd take turns where they share a port.
+  /// The item's time (ns): its busiest engine (VectorE and GpSimd take turns where they share
+  /// a port), or its GpSimd lane after the scatter when that is longer.
   double busiest(bool sharedPort) const {
     const double v = vector / geometry.vectorGhz, g = gpsimd / geometry.gpsimdGhz;
-    return std::max(sharedPort ? v + g : std::max(v, g), scalar / geometry.scalarGhz);
+    const double path = gpsimdLane > 0 ? gpsimdLane + scatter : 0.0;
+    return std::max({sharedPort ? v + g : std::max(v, g), scalar / geometry.scalarGhz, path});
   }
 };
 
@@ -268,13 +286,17 @@ void addItemWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& r
     if (n == 0) continue;
     covered += boxElements(tb.owned);
     if (w.disjoint) {
-      cycles.add(Engine::Scalar, n);
-      cycles.add(Engine::Scalar, n);
+      cycles.scatter += cycles.add(Engine::Scalar, n);
+      const bool fastFirst = w.fastPredicate && covered == boxElements(tb.owned);
+      cycles.scatter +=
+          cycles.add(fastFirst ? Engine::Vector : Engine::Scalar, fastFirst ? n / 4 : n);
+      cycles.add(Engine::Vector, rate.copyV * n);
     } else {
-      cycles.add(Engine::Vector, rate.pickV * n);
-      cycles.add(Engine::GpSimd, 2.0 * n);
+      // Each tap's pick and predicated copy on VectorE and its sum on GpSimd, in step.
+      const double picked =
+          cycles.add(Engine::Vector, rate.pickV * n) + cycles.add(Engine::Vector, rate.copyV * n);
+      cycles.scatter += std::max(picked, cycles.add(Engine::GpSimd, 2.0 * n));
     }
-    cycles.add(Engine::Vector, rate.copyV * n);
   }
   if (!w.disjoint || covered != boxElements(owned))
     cycles.add(Engine::Scalar, static_cast<double>(boxElements(owned)));
@@ -299,15 +321,21 @@ void addLaneWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& r
     return;
   }
   const bool onGpsimd = lane.engine == Engine::GpSimd;
-  cycles.add(onGpsimd ? Engine::Vector : Engine::GpSimd, n);
-  cycles.add(onGpsimd ? Engine::Vector : Engine::GpSimd, n);
-  for (const TapBox& tb : taps) {
-    const double m = static_cast<double>(boxElements(intersect(tb.reach, lane.box)));
+  auto laneAdd = [&](double work) {
+    const double ns = cycles.add(lane.engine, work);
+    if (onGpsimd) cycles.gpsimdLane += ns;
+  };
+  for (bool isNan : {false, true})
+    if (!keyedFirstWhole(lane, taps, isNan))
+      cycles.add(onGpsimd ? Engine::Vector : Engine::GpSimd, n);
+  for (size_t j = 0; j < taps.size(); ++j) {
+    const double m = static_cast<double>(boxElements(intersect(taps[j].reach, lane.box)));
     if (m == 0) continue;
-    cycles.add(lane.engine, (onGpsimd ? 2.0 + kGpsimdLaneWait : rate.compareV) * m);
-    for (int key = 0; key < 2; ++key) {
+    laneAdd((onGpsimd ? 2.0 : rate.compareV) * m);
+    for (bool isNan : {false, true}) {
       cycles.add(Engine::Scalar, m);
-      cycles.add(lane.engine, (onGpsimd ? 2.0 : rate.keyV) * m);
+      const bool first = j == (isNan ? 0 : taps.size() - 1) && m == n;
+      if (!first) laneAdd((onGpsimd ? 2.0 : rate.keyV) * m);
     }
   }
 }
@@ -316,9 +344,11 @@ void addLaneWork(EngineCycles& cycles, const SelectWork& w, const SelectRates& r
 
 std::vector<Lane> balancedLanes(const SelectWork& w, const Box& inputs, const Box& owned,
                                 const Box& out, const std::vector<TapBox>& taps,
+                                const std::vector<double>& fillWork,
                                 const isa::Geometry& geometry) {
   const SelectRates rate(w, geometry);
   EngineCycles fixed{geometry};
+  for (double work : fillWork) fixed.add(Engine::GpSimd, work);
   addItemWork(fixed, w, rate, inputs, owned, out, taps);
   std::vector<Lane> best;
   double bestTime = 0;

@@ -78,15 +78,18 @@ struct SelectWork {
   bool otInPsum = false;       ///< VectorE compares read output_tensor from PSUM
   bool operandInPsum = false;  ///< the predicated copies read an operand from PSUM
   bool lastInPsum = false;     ///< the last NaN's index is shifted into PSUM
+  bool fastPredicate = false;  ///< the first scatter predicate runs on VectorE (performance mode)
 };
 
 /// The lanes, among the cuts `splitLanes` makes at 0-100 %, that finish the busiest of VectorE,
 /// GpSimd and ScalarE earliest on one work item (outputs `out`, loaded inputs `inputs`, owned
 /// inputs `owned`, window taps `taps`), by a cost estimate of every instruction the item emits:
 /// the I2 table's element work and `geometry`'s clocks, performance mode, port sharing and
-/// fixed cost per instruction (VectorE and ScalarE at least MIN_II, GpSimd its start on top).
+/// fixed cost per instruction (VectorE and ScalarE at least MIN_II, GpSimd its start on top),
+/// or the path through a GpSimd lane (its sweeps after the item before's scatter) if longer.
+/// `fillWork`: the element work of each halo-fill memset the item's loads put on GpSimd.
 std::vector<Lane> balancedLanes(const SelectWork& work, const Box& inputs, const Box& owned,
                                 const Box& out, const std::vector<TapBox>& taps,
-                                const isa::Geometry& geometry);
+                                const std::vector<double>& fillWork, const isa::Geometry& geometry);
 
 }  // namespace neuronsim::kernels

@@ -160,6 +160,27 @@ void PlaneTensor::loadTransposed(KernelBuilder& builder, const HbmView& segment,
   }
 }
 
+std::vector<PlaneTensor::Fill> PlaneTensor::haloFills(const Box& box) const {
+  std::vector<Fill> fills;
+  if (!halo_.active) return fills;
+  // H first: D's fill wins where both lie outside (max backward's D padding must stay NaN or
+  // -inf whatever H holds).
+  for (int a : {1, 0}) {
+    const HaloMap::Axis& x = halo_.axes[static_cast<size_t>(a)];
+    const Range r = box[a];
+    const bool edges = std::max<int64_t>(0, ceilDiv(x.origin - r.lo, x.step)) > 0 ||
+                       floorDiv(x.extent - r.hi + x.origin, x.step) + 1 < x.slabs;
+    if (!edges) continue;
+    // Positions some slab reads outside the tensor start as the fill; the DMAs overwrite the
+    // partitions that have data there.
+    const int64_t before = std::min(r.hi, x.origin);
+    const int64_t after = std::max(r.lo, x.extent + x.origin - (x.slabs - 1) * x.step);
+    if (before > r.lo) fills.push_back({a, {0, before - r.lo}, halo_.fillBefore});
+    if (after < r.hi) fills.push_back({a, {after - r.lo, r.size()}, halo_.fillAfter});
+  }
+  return fills;
+}
+
 void PlaneTensor::transferHalo(KernelBuilder& builder, RowTile rows, const Box& box,
                                const Tile& tile, bool toHbm,
                                const std::function<int32_t()>& queues) const {
@@ -167,29 +188,16 @@ void PlaneTensor::transferHalo(KernelBuilder& builder, RowTile rows, const Box& 
   // Per axis (D, H): slabs [inLo, inHi) have the whole box inside the tensor.
   std::array<int64_t, 2> inLo{}, inHi{};
   bool edges = false;
-  // H first: D's fill wins where both lie outside (max backward's D padding must stay NaN or
-  // -inf whatever H holds).
   for (size_t a : {size_t{1}, size_t{0}}) {
     const HaloMap::Axis& x = m.axes[a];
     const Range r = box[a];
     inLo[a] = std::max<int64_t>(0, ceilDiv(x.origin - r.lo, x.step));
     inHi[a] = floorDiv(x.extent - r.hi + x.origin, x.step) + 1;
-    if (inLo[a] > 0 || inHi[a] < x.slabs) {
-      edges = true;
-      // Positions some slab reads outside the tensor start as the fill; the DMAs below
-      // overwrite the partitions that have data there.
-      const int64_t before = std::min(r.hi, x.origin);
-      const int64_t after = std::max(r.lo, x.extent + x.origin - (x.slabs - 1) * x.step);
-      const int axis = static_cast<int>(a);
-      if (before > r.lo) {
-        builder.memset(compactView(tile.slice(axis, 0, before - r.lo)), m.fillBefore,
-                       isa::Engine::GpSimd);
-      }
-      if (after < r.hi) {
-        builder.memset(compactView(tile.slice(axis, after - r.lo, r.size())), m.fillAfter,
-                       isa::Engine::GpSimd);
-      }
-    }
+    edges = edges || inLo[a] > 0 || inHi[a] < x.slabs;
+  }
+  for (const Fill& f : haloFills(box)) {
+    builder.memset(compactView(tile.slice(f.axis, f.range.lo, f.range.hi)), f.value,
+                   isa::Engine::GpSimd);
   }
   if (edges && toHbm) throw Error("pooling: a halo slab store reaches outside the tensor");
   // The part of the box slab j has inside the tensor along axis a.

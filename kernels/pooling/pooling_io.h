@@ -73,6 +73,14 @@ class PlaneTensor {
   /// transposes of contiguous channel rows (one per run of contiguous positions).
   void load(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
             const std::function<int32_t()>& queues) const;
+  /// A halo load's GpSimd memset: `range` of box axis `axis` (the rest of the box whole).
+  struct Fill {
+    int axis;
+    Range range;
+    float value;
+  };
+  /// The memsets a load of `box` starts with (halo slabs reaching outside the tensor), in order.
+  std::vector<Fill> haloFills(const Box& box) const;
   /// The reverse of load; NDHWC goes through TensorE transposes (see storeTransposed).
   void store(KernelBuilder& builder, RowTile rows, const Box& box, const Tile& tile,
              const std::function<int32_t()>& queues) const;

@@ -302,6 +302,67 @@ TEST_CASE("max_pooling_3d_backward: work items split into lanes where GpSimd's l
   checkPoolCase("max_pooling_3d_backward", split, Dtype::Bf16, machine, 85);
 }
 
+TEST_CASE("max_pooling_3d_backward: engines overlap across the sweeps, scatter and stores") {
+  using neuronsim::isa::Engine;
+  using neuronsim::isa::Opcode;
+  using neuronsim::isa::Space;
+  using neuronsim::kernels::pooling_testing::poolProgram;
+  auto simulated = [](const neuronsim::isa::Program& program,
+                      const neuronsim::sim::MachineConfig& machine) {
+    neuronsim::sim::SimOptions options;
+    options.timingOnly = true;
+    options.detectRaces = false;
+    return neuronsim::sim::simulate(program, machine, nullptr, options).totals.total.ns();
+  };
+  // Default k3 s1 p1 on trn1 takes a ring of 2 keys: the next unit's compare runs while
+  // ScalarE weighs (a ring of 1 cannot), 1071.7 against 959.0 us; both compared on the same
+  // lanes. Comparing in lockstep with the weights made ring 2 only 1.3 % faster.
+  const auto trn1 = neuronsim::sim::loadMachine("trn1");
+  PoolCase padded{"default k3 s1 p1", {2, 64, 16, 16, 16}, window("3", "1", "1")};
+  padded.params.push_back({"gpsimd_share", "100"});
+  PoolCase ring1 = padded, ring2 = padded;
+  ring1.params.push_back({"key_ring", "1"});
+  ring2.params.push_back({"key_ring", "2"});
+  CHECK(simulated(poolProgram("max_pooling_3d_backward", ring2, Dtype::Fp32, trn1), trn1) <
+        0.95 * simulated(poolProgram("max_pooling_3d_backward", ring1, Dtype::Fp32, trn1), trn1));
+  checkPoolCase(
+      "max_pooling_3d_backward",
+      PoolCase{"odd k3 s1 p1 ring 2",
+               {1, 3, 5, 7, 9},
+               {{"kernel_size", "3"}, {"stride", "1"}, {"padding", "1"}, {"key_ring", "2"}}},
+      Dtype::Fp32, trn1, 91, 7, 9);
+  // Disjoint windows on trn2: each item's store is triggered on ScalarE after the next item's
+  // output_tensor reached PSUM (so it never holds up that item's compares), and each item's
+  // first scatter predicate runs on VectorE (bf16 tensor_scalar in the performance mode).
+  const auto trn2 = neuronsim::sim::loadMachine("trn2");
+  const PoolCase disjoint{"2x64x8x32x32 k2", {2, 64, 8, 32, 32}, window("2", "", "0")};
+  const auto program = poolProgram("max_pooling_3d_backward", disjoint, Dtype::Fp32, trn2);
+  int64_t psumCopies = 0, vectorPredicates = 0;
+  std::vector<int64_t> copiesBeforeStore;
+  for (const auto& inst : program.instructions) {
+    if (inst.engine == Engine::Scalar && inst.opcode == Opcode::TensorCopy &&
+        inst.dst.space == Space::Psum)
+      ++psumCopies;
+    if (inst.engine == Engine::Scalar && inst.opcode == Opcode::DmaCopy &&
+        inst.dst.space == Space::Hbm)
+      copiesBeforeStore.push_back(psumCopies);
+    if (inst.engine == Engine::Vector && inst.opcode == Opcode::TensorScalar &&
+        inst.op0 == neuronsim::isa::AluOp::Add)
+      ++vectorPredicates;
+  }
+  REQUIRE(psumCopies >= 4);
+  REQUIRE(copiesBeforeStore.size() == static_cast<size_t>(psumCopies));
+  for (size_t i = 0; i + 1 < copiesBeforeStore.size(); ++i)
+    CHECK(copiesBeforeStore[i] == static_cast<int64_t>(i) + 2);  // after item i + 1's copy
+  CHECK(vectorPredicates == psumCopies);
+  // Not on trn1, whose VectorE has no performance mode (ScalarE's N is cheaper).
+  int64_t trn1Predicates = 0;
+  for (const auto& inst :
+       poolProgram("max_pooling_3d_backward", disjoint, Dtype::Fp32, trn1).instructions)
+    if (inst.engine == Engine::Vector && inst.opcode == Opcode::TensorScalar) ++trn1Predicates;
+  CHECK(trn1Predicates == 0);
+}
+
 TEST_CASE("pooling kernels: spatial layout puts D and H slabs on partitions") {
   using neuronsim::kernels::pooling_testing::allocationPartitions;
   using neuronsim::kernels::pooling_testing::poolAllocations;
