@@ -91,13 +91,15 @@ std::vector<ParamSpec> dwScheduleParams() {
                     "matmul, the 2 edge taps run unpacked (auto: when it takes fewer PE cycles "
                     "than one matmul per tap and than dy stationary; on: wherever it applies)",
                     {}, {"on", "off"}),
-      scheduleParam("dw_row_pairs", ParamType::Enum,
-                    "depth-packed dw with shared kh taps, 4 depth slots and Kh 3 multiplies dy "
-                    "boxes in row pairs: x rows h + 1, h + 2 of the centre depths against each "
-                    "box and the edge depths against both boxes, 16 matmuls per box pair and "
-                    "depth pair instead of 18, every block added by selection matmuls at the "
-                    "store (auto: off; on: wherever it applies)",
-                    {}, {"on", "off"}),
+      scheduleParam(
+          "dw_row_pairs", ParamType::Enum,
+          "depth-packed dw with shared kh taps, 4 depth slots and Kh 3 multiplies dy "
+          "boxes in row pairs: x rows h + 1, h + 2 of the centre depths against each "
+          "box and the edge depths against both boxes, 16 matmuls per box pair and "
+          "depth pair instead of 18, every block added by selection matmuls at the "
+          "store (auto: where it saves at least 16384 PE cycles, e.g. C 32 16x64x64 bf16; "
+          "on: wherever it applies)",
+          {}, {"on", "off"}),
       scheduleParam("dw_border_engine", ParamType::Enum,
                     "the engine zeroing the borders of dw's x windows (and placing staged x "
                     "rows) (auto: vector where dw shares kh taps in bf16 on a machine with "

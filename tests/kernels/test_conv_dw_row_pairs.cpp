@@ -50,7 +50,14 @@ ConvCase on(ConvCase c) {
 
 TEST_CASE("conv3d_bwd plan: dw row pairs where asked for and 4 depth slots share kh rows") {
   const ConvCase c32{{1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(c32).rowPairs);  // auto: off
+  // auto: 16 box pairs x 8 depth pairs x 128 cycles = kMinRowPairsSaving; 8x64x64 saves half
+  CHECK(rowsOf(c32).rowPairs);
+  const ConvCase half{{1, 32, 8, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  CHECK_FALSE(rowsOf(half).rowPairs);
+  CHECK(rowsOf(on(half)).rowPairs);
+  ConvCase off = c32;
+  off.params.emplace_back("dw_row_pairs", "off");
+  CHECK_FALSE(rowsOf(off).rowPairs);
   const DwRowsPlan p = rowsOf(on(c32));
   CHECK(p.rowPairs);
   CHECK(p.pairAccs == 10);
