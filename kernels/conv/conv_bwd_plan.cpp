@@ -194,14 +194,14 @@ bool depthPairsPay(const ConvCore& core, const DwRowsPlan& p, const isa::Geometr
 constexpr int64_t kMinRowPairsSaving = 16384;
 
 /// Whether row pairs (DwRowsPlan::rowPairs) apply to the packed plan `p` (passes, shareKh and
-/// rowReuse decided): 4 depth slots of one C_in tile, Kh 3 at H dilation 1, one pass, and the
+/// rowReuse decided): 4 depth slots of one C_in tile, Kh 3 at H dilation 1, Kw 3, one pass, and the
 /// 2 x Kw + 4 more accumulators within the PSUM banks the transposes leave; on: wherever they
 /// apply; auto: where they save at least kMinRowPairsSaving PE cycles.
 bool rowPairsApply(const ConvCore& core, const DwRowsPlan& p, const isa::Geometry& geometry,
                    const ConvBwdOptions& options, int64_t accBanks) {
   if (options.dwRowPairs == "off" || !p.shareKh || p.rowReuse || p.dyStationary || p.depthPairs ||
       p.depthGroup != 2 || p.depthSlots != 4 || p.ciTiles != 1 || core.taps[1] != 3 ||
-      core.dilation[1] != 1 || p.passes.size() != 1 || core.out[0] < 2)
+      core.taps[2] != 3 || core.dilation[1] != 1 || p.passes.size() != 1 || core.out[0] < 2)
     return false;
   const int64_t accs = core.taps[1] * core.taps[2] + 2 * core.taps[2] + 4;
   const int64_t banks = accBanks > 0 ? accBanks : ceilDiv(accs, p.accsPerBank);

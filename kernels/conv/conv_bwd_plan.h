@@ -116,11 +116,11 @@ struct DwRowsPlan {
   /// fp32 on Trn2).
   bool rowReuse = false;
   int64_t dyTBoxes = 2;  ///< dyT box buffers: xtRows with rowReuse (the boxes a row still meets)
-  /// Row pairs (shareKh, 4 depth slots of C_in <= 32, Kh 3, one pass): dy boxes (hh, hh + 1),
-  /// hh even, run together. Box hh's kh 0 and box hh + 1's kh 2 matmuls keep today's form; x rows
-  /// (hh + 1, hh + 2) x depths (d0 + 1, d0 + 2) against each box's dy depths (d0, d0 + 1) have all
-  /// 8 blocks live (a centre accumulator per box and kw); the edge x depths d0 (kd 0, dy d0) and
-  /// d0 + 3 (kd 2, dy d0 + 1) at those rows and 3 kw (6 slots, kw outer) against dy of both
+  /// Row pairs (shareKh, 4 depth slots of C_in <= 32, Kh and Kw 3, one pass): dy boxes (hh, hh +
+  /// 1), hh even, run together. Box hh's kh 0 and box hh + 1's kh 2 matmuls keep today's form; x
+  /// rows (hh + 1, hh + 2) x depths (d0 + 1, d0 + 2) against each box's dy depths (d0, d0 + 1) have
+  /// all 8 blocks live (a centre accumulator per box and kw); the edge x depths d0 (kd 0, dy d0)
+  /// and d0 + 3 (kd 2, dy d0 + 1) at those rows and 3 kw (6 slots, kw outer) against dy of both
   /// boxes are a 4-slot and a 2-slot matmul. 16 matmuls per pair and depth pair, not 18; every
   /// block is added by selection matmuls at the store. xT rows sit at ring slot (row + 1) mod
   /// xtRows (4: no pair wraps), dyT box hh at slot hh mod dyTBoxes (4) of one tile.

@@ -67,8 +67,18 @@ TEST_CASE("conv3d_bwd plan: dw row pairs where asked for and 4 depth slots share
   // C 64 pairs depths (2 slots), Kh 2: not applicable
   const ConvCase c64{{1, 64, 8, 16, 16}, {3, 3, 3, 64, 64}, 0, {{"padding", "1"}}, Dtype::Bf16};
   CHECK_FALSE(rowsOf(on(c64)).rowPairs);
-  const ConvCase kh2{{1, 16, 6, 9, 8}, {3, 2, 3, 16, 16}, 0, {{"padding", "1"}}, Dtype::Bf16};
+  const ConvCase kh2{{1, 16, 6, 9, 8},
+                     {3, 2, 3, 16, 16},
+                     0,
+                     {{"padding", "1"}, {"dw_depth_group", "2"}},
+                     Dtype::Bf16};
   CHECK_FALSE(rowsOf(on(kh2)).rowPairs);
+  const ConvCase kw2{{1, 16, 6, 9, 8},
+                     {3, 3, 2, 16, 16},
+                     0,
+                     {{"padding", "1"}, {"dw_depth_group", "2"}},
+                     Dtype::Bf16};
+  CHECK_FALSE(rowsOf(on(kw2)).rowPairs);
 }
 
 TEST_CASE("conv3d_bwd dw row pairs: odd shapes against the reference") {
