@@ -108,6 +108,8 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   std::vector<int64_t> lines;
   const isa::Program program = isa::parseProgram(
       isa::readTextFile(file, isa::kMaxAssemblyBytes, "assembly file"), file, &lines);
+  if (program.instructions.empty())
+    throw Error(fmt::format("asm {}: no instructions (a program runs at least one)", file));
   const auto located = [&](const std::string& text) { return withLines(text, file, lines); };
   try {
     isa::validateProgram(program, machine.geometry);

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "traces/flat_event.h"
@@ -15,6 +16,7 @@ struct StreamedTrace {
   bool isObject = false;     ///< ... whose top level is an object
   bool hasEvents = false;    ///< ... with a traceEvents array
   nlohmann::json neuronsim;  ///< the neuronsim section (null when absent)
+  std::set<std::string> topKeys;  ///< the top-level object's keys
 };
 
 /// Parses `text`, calling `onEvent` for every object in the top-level traceEvents array (its
