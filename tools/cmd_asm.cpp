@@ -108,8 +108,6 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   std::vector<int64_t> lines;
   const isa::Program program = isa::parseProgram(
       isa::readTextFile(file, isa::kMaxAssemblyBytes, "assembly file"), file, &lines);
-  if (program.instructions.empty())
-    throw Error(fmt::format("asm {}: no instructions (a program runs at least one)", file));
   const auto located = [&](const std::string& text) { return withLines(text, file, lines); };
   try {
     isa::validateProgram(program, machine.geometry);
@@ -119,6 +117,8 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   kernels::checkHostMemory(fmt::format("asm {}", file),
                            kernels::programRunMemory(program, machine.geometry, mode));
   const auto inputs = checkInputs(program, f.inputs, mode == RunMode::TimingOnly);
+  if (program.instructions.empty())
+    throw Error(fmt::format("asm {}: no instructions (a program runs at least one)", file));
 
   std::vector<std::string> outputNames;
   for (const isa::TensorDecl& t : program.tensors)
