@@ -224,6 +224,11 @@ kind "report bad top" "report: --top takes a positive integer, not '0'" report "
 kind "report csv into a missing directory" "--csv .*/nodir/r.csv: directory" report "$f/t.json" --csv "$w/nodir/r.csv"
 kind "report two traces" "report: expected one TRACE.json, got 2 (try neuronsim report --help)" report "$f/t.json" "$f/t.json"
 kind "view output is a directory" "-o .*/dir: is a directory" view "$f/t.json" -o "$w/dir"
+ln -s t.json "$f/t_link.json"
+kind "view output is the trace" "trace .*/t.json and -o .*/t.json name the same file" view "$f/t.json" -o "$f/t.json"
+kind "report csv is the trace through a symlink" "trace .*/t.json and --csv .*/t_link.json name the same file" \
+  report "$f/t.json" --csv "$f/t_link.json"
+[ "$(head -c 15 "$f/t.json")" = '{"traceEvents":' ] && ok || bad "the trace was overwritten"
 kind "view no trace" "view: expected one TRACE.json, got 0 (try neuronsim view --help)" view
 kind "diff one trace" "diff: expected two traces A.json B.json, got 1 (try neuronsim diff --help)" diff "$f/t.json"
 kind "diff unknown option" "diff: unknown option --frobnicate" diff "$f/t.json" "$f/t.json" --frobnicate
