@@ -251,7 +251,16 @@ void OutputSet::add(const std::string& option, const std::string& path) {
   for (const Output& other : outputs_)
     if (other.identity == out.identity)
       throw Error(fmt::format("{} and {} name the same file", other.who, out.who));
+  for (const auto& [who, identity] : inputs_)
+    if (identity == out.identity)
+      throw Error(fmt::format("{} and {} name the same file", who, out.who));
   outputs_.push_back(std::move(out));
+}
+
+void OutputSet::addInput(const std::string& who, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    inputs_.emplace_back(who, fmt::format("{}:{}", st.st_dev, st.st_ino));
 }
 
 const OutputSet::Output& OutputSet::find(const std::string& path) const {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace neuronsim::isa {
@@ -30,6 +31,9 @@ class OutputSet {
   /// addDirectory), it cannot be written, it is a directory, socket or block device, or another
   /// output names the same file.
   void add(const std::string& option, const std::string& path);
+  /// Declares the input file `path` (`who` names it in messages, e.g. "trace t.json"), before the
+  /// outputs: an output that names the same existing file is refused by add().
+  void addInput(const std::string& who, const std::string& path);
   /// Declares `dir` (an existing directory, or one to create at stage time) for outputs added
   /// inside it, as `--output-dir` does. Throws when `dir` exists and is not a directory, or cannot
   /// be created.
@@ -51,8 +55,9 @@ class OutputSet {
   void discard();
 
   std::vector<Output> outputs_;
-  std::vector<std::string> declaredDirs_;  ///< addDirectory() paths, as given
-  std::vector<std::string> createdDirs_;   ///< created by stage(), deepest last
+  std::vector<std::pair<std::string, std::string>> inputs_;  ///< who, device:inode
+  std::vector<std::string> declaredDirs_;                    ///< addDirectory() paths, as given
+  std::vector<std::string> createdDirs_;                     ///< created by stage(), deepest last
   bool committed_ = false;
 };
 

@@ -117,6 +117,8 @@ int runAsm(const CLI::App* app, const AsmFlags& flags) {
   kernels::checkHostMemory(fmt::format("asm {}", file),
                            kernels::programRunMemory(program, machine.geometry, mode));
   const auto inputs = checkInputs(program, f.inputs, mode == RunMode::TimingOnly);
+  if (program.instructions.empty())
+    throw Error(fmt::format("asm {}: no instructions (a program runs at least one)", file));
 
   std::vector<std::string> outputNames;
   for (const isa::TensorDecl& t : program.tensors)

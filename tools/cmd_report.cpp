@@ -36,6 +36,7 @@ int report(const CLI::App* app, const ReportFlags& flags) {
                             flags.traces.size()));
   const int top = parseTop(valueOr(flags.topOption, flags.top, "5"));
   isa::OutputSet outputs;
+  outputs.addInput(fmt::format("trace {}", flags.traces[0]), flags.traces[0]);
   if (flags.csvOption->count()) outputs.add("--csv", flags.csv);
   const auto model = traces::loadTraceModel(flags.traces[0]);
   const std::string text = traces::reportText(model, top);

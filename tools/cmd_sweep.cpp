@@ -196,8 +196,13 @@ int runMerge(CLI::App* app, const std::vector<std::string>& paths, const SweepFi
   files.declare(outputs);
   std::vector<std::pair<std::string, nlohmann::json>> documents;
   for (const std::string& path : paths) {
-    nlohmann::json document = nlohmann::json::parse(
-        isa::readTextFile(path, kMaxSweepFileBytes, "sweep result file"), nullptr, false);
+    std::string text;
+    try {
+      text = isa::readTextFile(path, kMaxSweepFileBytes, "sweep result file");
+    } catch (const Error& e) {
+      throw Error(fmt::format("sweep merge: {}", e.what()));
+    }
+    nlohmann::json document = nlohmann::json::parse(text, nullptr, false);
     if (document.is_discarded())
       throw Error(fmt::format("sweep merge: {}: not JSON (expected a sweep --json file)", path));
     documents.emplace_back(path, std::move(document));

@@ -36,6 +36,7 @@ int view(const CLI::App* app, const ViewFlags& flags) {
   const std::string& trace = flags.traces[0];
   const std::string output = valueOr(flags.outputOption, flags.output, defaultOutput(trace));
   isa::OutputSet outputs;
+  outputs.addInput(fmt::format("trace {}", trace), trace);
   outputs.add("-o", output);
   const traces::TraceModel model = traces::loadTraceModel(trace);
   outputs.write(output, [&](const std::string& to) {

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "isa/assembly.h"
@@ -230,6 +231,15 @@ class ModelBuilder {
   double maxEnd_ = -std::numeric_limits<double>::infinity();
 };
 
+/// What wrote the JSON file with top-level `keys` when it is another neuronsim output than a
+/// trace ("a run summary (from --summary-json)"), or nullptr.
+const char* otherNeuronsimFile(const std::set<std::string>& keys) {
+  if (keys.count("total_ns") && keys.count("engines") && keys.count("roofline_ns"))
+    return "a run summary (from --summary-json)";
+  if (keys.count("sweep") && keys.count("results")) return "a sweep result (from sweep --json)";
+  return nullptr;
+}
+
 }  // namespace
 
 TraceModel traceModel(const nlohmann::json& trace) {
@@ -248,8 +258,13 @@ TraceModel loadTraceModel(const std::string& path) {
   const StreamedTrace trace =
       streamTrace(text, [&](const FlatEvent& event) { builder.addEvent(event); });
   if (!trace.valid) throw Error(fmt::format("trace '{}' is not valid JSON", path));
-  if (!trace.isObject || !trace.hasEvents)
+  if (!trace.isObject || !trace.hasEvents) {
+    if (const char* written = otherNeuronsimFile(trace.topKeys))
+      throw Error(fmt::format(
+          "{} is {}, not a trace; write one with neuronsim run or asm ... --trace FILE.json", path,
+          written));
     throw Error(fmt::format("trace '{}' has no traceEvents array (not a Chrome trace)", path));
+  }
   if (!trace.neuronsim.is_object())
     throw Error(
         fmt::format("trace '{}' has no neuronsim section (not written by neuronsim run)", path));

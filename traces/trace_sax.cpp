@@ -24,12 +24,14 @@ class TraceSax {
   bool binary(Json::binary_t&) { return value(Json()); }
 
   bool key(Json::string_t& k) {
-    if (depth_ == 1)
+    if (depth_ == 1) {
       topKey_ = k;
-    else if (inDom())
+      result.topKeys.insert(k);
+    } else if (inDom()) {
       domKey_ = k;
-    else
+    } else {
       key_ = k;
+    }
     return true;
   }
 

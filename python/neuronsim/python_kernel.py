@@ -130,8 +130,13 @@ def load_file_kernel(target):
     path, _, name = target.rpartition(":") if not target.endswith(".py") else (target, "", "")
     if not path.endswith(".py"):
         raise Error(f"'{target}' is not FILE.py:KERNEL")
+    if os.path.isdir(path):
+        raise Error(f"{path}: cannot open: it is a directory")
     if not os.path.isfile(path):
         raise Error(f"{path}: no such file")
+    with open(path, "rb") as source:
+        if b"\0" in source.read():
+            raise Error(f"Python file '{path}' is not a text file (it holds a NUL byte)")
     module_name = "neuronsim_user_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)

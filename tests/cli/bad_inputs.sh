@@ -56,7 +56,12 @@ printf '{"params": {"dma_latency_ns": {"value": "fast", "source": "assumption: t
 head -c 2000000 /dev/zero | tr '\0' ' ' >"$f/huge_machine.json"
 echo '{"traceEvents": []}' >"$f/foreign_trace.json"
 echo '{"traceEvents": [' >"$f/broken_trace.json"
-"$bin" run matmul --shape lhsT=128x64 --shape rhs=128x64 --trace "$f/t.json" >/dev/null 2>&1 || bad "fixture trace"
+"$bin" run matmul --shape lhsT=128x64 --shape rhs=128x64 --trace "$f/t.json" --summary-json "$f/s.json" >/dev/null 2>&1 ||
+  bad "fixture trace"
+echo '{"sweep": {"configurations": 1}, "results": []}' >"$f/sweep.json"
+: >"$f/empty.nsasm"
+mkdir "$f/dir.py"
+printf 'import neuronsim\0\n' >"$f/binary.py"
 "$py" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$w/socket"
 mm=(run matmul --shape lhsT=128x64 --shape rhs=128x64)
 
@@ -138,6 +143,10 @@ kind "npy integer dtype" "unsupported dtype '<i4'" run matmul --input lhsT="$f/i
 kind "npy big-endian" "unsupported dtype '>f4'" run matmul --input lhsT="$f/be.npy"
 kind "npy Fortran order" "Fortran-order arrays are not supported" run matmul --input lhsT="$f/fortran.npy"
 
+# --- run FILE.py:KERNEL: the file
+kind "python kernel directory" "dir.py: cannot open: it is a directory" run "$f/dir.py:k"
+kind "python kernel binary file" "Python file '.*binary.py' is not a text file (it holds a NUL byte)" run "$f/binary.py:k"
+
 # --- run: machine
 kind "unknown machine" "--machine nosuchmachine: not a preset" run matmul --machine nosuchmachine
 kind "machine file too large" "machine file '.*huge_machine.json' is 1.9 MiB, over the limit of 1.0 MiB" \
@@ -189,6 +198,7 @@ kind "asm two files" "asm: expected one FILE, got 2" asm "$f/race.nsasm" "$f/rac
 kind "asm missing file" "nope.nsasm: cannot open" asm "$f/nope.nsasm"
 kind "asm directory" "cannot open: it is a directory" asm "$f"
 kind "asm binary file" "assembly file '/dev/zero' is not a text file" asm /dev/zero
+kind "asm empty file" "asm .*empty.nsasm: no instructions (a program runs at least one)" asm "$f/empty.nsasm"
 kind "asm syntax" "syntax.nsasm:2: unknown field 'colour'" asm "$f/syntax.nsasm" --interpret
 kind "asm tensor over the element limit" "huge_tensor.nsasm:1: tensor 'a' has shape \[100000,100000,100000\]: 1000000000000000 elements, over the limit of 4294967296 per tensor" \
   asm "$f/huge_tensor.nsasm" --timing-only
@@ -202,6 +212,11 @@ kind "asm dump-asm is run's" "asm: unknown option --dump-asm" asm "$f/race.nsasm
 
 # --- report, view, diff
 kind "report missing trace" "missing.json: cannot open" report "$f/missing.json"
+kind "report run summary" "s.json is a run summary (from --summary-json), not a trace; write one with neuronsim run or asm ... --trace FILE.json" \
+  report "$f/s.json"
+kind "view run summary" "s.json is a run summary" view "$f/s.json" -o "$w/v.html"
+kind "diff run summary" "s.json is a run summary" diff "$f/t.json" "$f/s.json"
+kind "report sweep result" "sweep.json is a sweep result (from sweep --json), not a trace" report "$f/sweep.json"
 kind "report not JSON" "trace '.*broken_trace.json' is not valid JSON" report "$f/broken_trace.json"
 kind "report foreign trace" "has no neuronsim section" report "$f/foreign_trace.json"
 kind "report device" "trace '/dev/zero' is not a text file" report /dev/zero
@@ -209,6 +224,11 @@ kind "report bad top" "report: --top takes a positive integer, not '0'" report "
 kind "report csv into a missing directory" "--csv .*/nodir/r.csv: directory" report "$f/t.json" --csv "$w/nodir/r.csv"
 kind "report two traces" "report: expected one TRACE.json, got 2 (try neuronsim report --help)" report "$f/t.json" "$f/t.json"
 kind "view output is a directory" "-o .*/dir: is a directory" view "$f/t.json" -o "$w/dir"
+ln -s t.json "$f/t_link.json"
+kind "view output is the trace" "trace .*/t.json and -o .*/t.json name the same file" view "$f/t.json" -o "$f/t.json"
+kind "report csv is the trace through a symlink" "trace .*/t.json and --csv .*/t_link.json name the same file" \
+  report "$f/t.json" --csv "$f/t_link.json"
+[ "$(head -c 15 "$f/t.json")" = '{"traceEvents":' ] && ok || bad "the trace was overwritten"
 kind "view no trace" "view: expected one TRACE.json, got 0 (try neuronsim view --help)" view
 kind "diff one trace" "diff: expected two traces A.json B.json, got 1 (try neuronsim diff --help)" diff "$f/t.json"
 kind "diff unknown option" "diff: unknown option --frobnicate" diff "$f/t.json" "$f/t.json" --frobnicate

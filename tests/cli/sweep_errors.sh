@@ -67,7 +67,9 @@ expect_error "merge other split" "c2.json: shard 2/3 does not split the sweep li
   sweep merge "$tmp/a1.json" "$tmp/c2.json"
 expect_error "merge not a sweep" "other.json: not a sweep result file" sweep merge "$tmp/other.json"
 expect_error "merge not json" "text.json: not JSON" sweep merge "$tmp/text.json"
-expect_error "merge missing file" "missing.json" sweep merge "$tmp/missing.json"
+expect_error "merge missing file" "^error: sweep merge: .*missing.json: cannot open" sweep merge "$tmp/missing.json"
+expect_error "merge directory" "^error: sweep merge: .*: cannot open: it is a directory" sweep merge "$tmp"
+expect_error "merge binary file" "^error: sweep merge: sweep result file '/dev/zero' is not a text file" sweep merge /dev/zero
 [ ! -e "$merged" ] && ok || bad "merge wrote nothing on errors"
 "$bin" sweep merge "$tmp/a2.json" "$tmp/a1.json" --json "$merged" >/dev/null && [ -s "$merged" ] && ok ||
   bad "the two halves merge"

@@ -224,6 +224,24 @@ TEST_CASE("loadTraceModel reads a written trace and rejects missing or bad files
   }
 }
 
+TEST_CASE("loadTraceModel names a run summary or sweep result given as a trace") {
+  fixture::TempFile file("other.json");
+  for (const auto& [text, message] :
+       {std::pair{R"({"total_ns": 1, "engines": {}, "roofline_ns": 1})",
+                  " is a run summary (from --summary-json), not a trace; write one with "
+                  "neuronsim run or asm ... --trace FILE.json"},
+        {R"({"sweep": {}, "results": []})", " is a sweep result (from sweep --json), not a trace"},
+        {R"({"total_ns": 1, "engines": {}})", "' has no traceEvents array"},
+        {R"({"x": {"total_ns": 1, "engines": {}, "roofline_ns": 1}})",
+         "' has no traceEvents array"}}) {
+    CAPTURE(text);
+    { std::ofstream(file.path) << text; }
+    const std::string expected = fmt::format("{}{}", file.str(), message);
+    CHECK_THROWS_WITH_AS(traces::loadTraceModel(file.str()), doctest::Contains(expected.c_str()),
+                         Error);
+  }
+}
+
 TEST_CASE("writing to an impossible path is an error and leaves nothing behind") {
   CHECK_THROWS_AS(traces::writeChromeTrace("/nonexistent-dir/t.json", fixture::program(),
                                            fixture::log(), fixture::summary()),
