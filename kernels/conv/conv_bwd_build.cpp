@@ -60,7 +60,10 @@ namespace {
 bool overlapPays(const DwRowsPlan& full, const ConvBwdPlan& left) {
   if (left.dwMethod != DwMethod::Rows) return false;
   const DwRowsPlan& p = left.rows;
-  return p.depthGroup > 1 && p.shareKh && p.chunk == full.chunk &&
+  // row pairs hold 2 more dyT boxes and their accumulators' evictions: beside dx a chunk may
+  // load fewer rows
+  const bool rows = p.rowPairs && p.chunk[0] == full.chunk[0] && p.chunk[2] == full.chunk[2];
+  return p.depthGroup > 1 && p.shareKh && (p.chunk == full.chunk || rows) &&
          p.passes.size() == full.passes.size() && p.depthGroup == full.depthGroup &&
          p.db == full.db;
 }

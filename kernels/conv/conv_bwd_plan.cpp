@@ -185,6 +185,32 @@ bool depthPairsPay(const ConvCore& core, const DwRowsPlan& p, const isa::Geometr
   return (best - pairs) * core.taps[1] * core.taps[2] * depthsOfBoxes >= kMinDepthPairsSaving;
 }
 
+/// Row pairs save at least this many matmul cycles on paper (2 matmuls of 2 x coWidth moving
+/// columns per box pair and dy depth pair): they add a selection per block at the store and hold
+/// more SBUF beside dx (bf16, pad 1, C 32, trn2 / trn1, session 13: 8x32x32 2048 cycles 52.5 ->
+/// 60.4 / 93.9 -> 99.7 us, 8x64x64 8192: 90.6 -> 98.2 / 136.0 -> 137.6, 12x64x64 12288: 129.7
+/// -> 129.7 / 183.7 -> 185.4, 16x64x64 16384: 169.3 -> 167.3 / 237.7 -> 232.2, 32x64x64 32768:
+/// 346.4 -> 337.5 / 442.1 -> 445.0 us).
+constexpr int64_t kMinRowPairsSaving = 16384;
+
+/// Whether row pairs (DwRowsPlan::rowPairs) apply to the packed plan `p` (passes, shareKh and
+/// rowReuse decided): 4 depth slots of one C_in tile, Kh 3 at H dilation 1, Kw 3, one pass, and the
+/// 2 x Kw + 4 more accumulators within the PSUM banks the transposes leave; on: wherever they
+/// apply; auto: where they save at least kMinRowPairsSaving PE cycles.
+bool rowPairsApply(const ConvCore& core, const DwRowsPlan& p, const isa::Geometry& geometry,
+                   const ConvBwdOptions& options, int64_t accBanks) {
+  if (options.dwRowPairs == "off" || !p.shareKh || p.rowReuse || p.dyStationary || p.depthPairs ||
+      p.depthGroup != 2 || p.depthSlots != 4 || p.ciTiles != 1 || core.taps[1] != 3 ||
+      core.taps[2] != 3 || core.dilation[1] != 1 || p.passes.size() != 1 || core.out[0] < 2)
+    return false;
+  const int64_t accs = core.taps[1] * core.taps[2] + 2 * core.taps[2] + 4;
+  const int64_t banks = accBanks > 0 ? accBanks : ceilDiv(accs, p.accsPerBank);
+  if (banks * p.accsPerBank < accs || banks + 2 > geometry.psumBanks) return false;
+  const int64_t bandRows = ceilDiv(core.out[1], p.parts / std::min(core.out[2], p.parts));
+  const int64_t saving = core.batch * (core.out[0] / 2) * (bandRows / 2) * 2 * 2 * p.coWidth;
+  return options.dwRowPairs == "on" || saving >= kMinRowPairsSaving;
+}
+
 /// Distinct (kh, kw, C_in tile) sets a pass transposes.
 int64_t xtSetsOf(const ConvCore& core, const std::vector<DwUnit>& pass, int64_t ciTiles) {
   std::vector<int64_t> keys;
@@ -254,6 +280,16 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
       (options.dwRowReuse == "on" ||
        rowLoadExposed(geometry, dtype, p.depthSlots * p.ciParts, p.depthGroup * p.coWidth));
   p.dyTBoxes = p.rowReuse ? p.xtRows : 2;
+  p.rowPairs = rowPairsApply(core, p, geometry, options, accBanks);
+  if (p.rowPairs) {
+    p.pairAccs = 2 * core.taps[2] + 4;
+    p.dyTBoxes = 4;
+    if (accBanks == 0) {
+      p.accBanks = ceilDiv(core.taps[1] * core.taps[2] + p.pairAccs, p.accsPerBank);
+      p.db = options.fuseDb && geometry.psumBanks - p.accBanks - 1 >= 2;
+      p.transposeBanks = geometry.psumBanks - p.accBanks - (p.db ? 1 : 0);
+    }
+  }
   p.borderEngine =
       options.dwBorderEngine == "vector" || (options.dwBorderEngine == "auto" && p.shareKh &&
                                              isa::dtypeBytes(dtype) == 2 && geometry.vectorPerfMode)
@@ -273,7 +309,8 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
         std::max(p.xtSets, p.shareKh ? kwSetsOf(core, pass) : xtSetsOf(core, pass, p.ciTiles));
     p.passUnits = std::max(p.passUnits, static_cast<int64_t>(pass.size()));
   }
-  if (p.db && accBanks == 0 && p.accBanks * p.accsPerBank > p.passUnits / unitsPerAcc) {
+  if (p.db && accBanks == 0 &&
+      p.accBanks * p.accsPerBank > p.passUnits / unitsPerAcc + p.pairAccs) {
     p.dbInAccBank = true;
     ++p.transposeBanks;
   }
@@ -285,7 +322,9 @@ std::optional<DwRowsPlan> planDwRows(const ConvCore& core, isa::Dtype dtype,
   const int64_t outBytes = outUnits * p.coWidth * e;
   // packed: the evicted accumulators (fp32) and the selection identity
   const int64_t packedBytes =
-      p.depthGroup > 1 ? (p.passUnits / core.taps[0] * p.accGroups * p.coWidth + p.parts) * 4 : 0;
+      p.depthGroup > 1
+          ? ((p.passUnits / core.taps[0] + p.pairAccs) * p.accGroups * p.coWidth + p.parts) * 4
+          : 0;
   const int64_t available = geometry.sbufPartitionBytes - kReserveBytes - packedBytes -
                             2 * outBytes * (p.dyStationary ? 2 : 1);  // + [co, ci] evictions
   // shareKh: boxes stack whole rows of `groups` bands; a chunk loads c[1] padded x rows of each

@@ -58,6 +58,8 @@ struct ConvBwdOptions {
   std::string dwRowReuse = "auto";
   /// auto | on | off: depth pairs where depth packing cannot apply (DwRowsPlan::depthPairs)
   std::string dwDepthPairs = "auto";
+  /// auto | on | off: dy box pairs in shareKh matmuls (DwRowsPlan::rowPairs)
+  std::string dwRowPairs = "auto";
   /// auto | gpsimd | vector: the engine zeroing dw's x window borders (DwRowsPlan::borderEngine)
   std::string dwBorderEngine = "auto";
   /// auto | bands | merged: grouped dy loads per band or for all bands (DwRowsPlan::dyBandsMerged)
@@ -114,6 +116,16 @@ struct DwRowsPlan {
   /// fp32 on Trn2).
   bool rowReuse = false;
   int64_t dyTBoxes = 2;  ///< dyT box buffers: xtRows with rowReuse (the boxes a row still meets)
+  /// Row pairs (shareKh, 4 depth slots of C_in <= 32, Kh and Kw 3, one pass): dy boxes (hh, hh +
+  /// 1), hh even, run together. Box hh's kh 0 and box hh + 1's kh 2 matmuls keep today's form; x
+  /// rows (hh + 1, hh + 2) x depths (d0 + 1, d0 + 2) against each box's dy depths (d0, d0 + 1) have
+  /// all 8 blocks live (a centre accumulator per box and kw); the edge x depths d0 (kd 0, dy d0)
+  /// and d0 + 3 (kd 2, dy d0 + 1) at those rows and 3 kw (6 slots, kw outer) against dy of both
+  /// boxes are a 4-slot and a 2-slot matmul. 16 matmuls per pair and depth pair, not 18; every
+  /// block is added by selection matmuls at the store. xT rows sit at ring slot (row + 1) mod
+  /// xtRows (4: no pair wraps), dyT box hh at slot hh mod dyTBoxes (4) of one tile.
+  bool rowPairs = false;
+  int64_t pairAccs = 0;  ///< rowPairs: accumulators after the pass's sets (2 x Kw centre, 4 edge)
   /// shareKh, C_in within half the partitions: the x window's depths are xGroups blocks of
   /// xGroupDepths on partition groups xGroupParts apart (a multiple of 32, A1), so one PE
   /// transpose of every partition gives xGroups depths' xT (128 partitions at C_in 32: a

@@ -91,6 +91,15 @@ std::vector<ParamSpec> dwScheduleParams() {
                     "matmul, the 2 edge taps run unpacked (auto: when it takes fewer PE cycles "
                     "than one matmul per tap and than dy stationary; on: wherever it applies)",
                     {}, {"on", "off"}),
+      scheduleParam(
+          "dw_row_pairs", ParamType::Enum,
+          "depth-packed dw with shared kh taps, 4 depth slots and Kh 3 multiplies dy "
+          "boxes in row pairs: x rows h + 1, h + 2 of the centre depths against each "
+          "box and the edge depths against both boxes, 16 matmuls per box pair and "
+          "depth pair instead of 18, every block added by selection matmuls at the "
+          "store (auto: where it saves at least 16384 PE cycles, e.g. C 32 16x64x64 bf16; "
+          "on: wherever it applies)",
+          {}, {"on", "off"}),
       scheduleParam("dw_border_engine", ParamType::Enum,
                     "the engine zeroing the borders of dw's x windows (and placing staged x "
                     "rows) (auto: vector where dw shares kh taps in bf16 on a machine with "
@@ -147,6 +156,7 @@ ConvBwdOptions bwdOptions(const ParamValues& params) {
   options.dwDyGroups = params.getString("dw_dy_groups");
   options.dwRowReuse = params.getString("dw_row_reuse");
   options.dwDepthPairs = params.getString("dw_depth_pairs");
+  options.dwRowPairs = params.getString("dw_row_pairs");
   options.dwBorderEngine = params.getString("dw_border_engine");
   options.dwDyLoads = params.getString("dw_dy_loads");
   options.fuseDb = params.getBool("compute_db");

@@ -152,10 +152,12 @@ class DwRowsEmitter {
     windows_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_window");
     if (plan_.stageX) stages_ = BufferRing::sbuf(b_, kBuffers, window, dtype_, "x_stage");
     if (!plan_.dyByDma) dyTiles_ = BufferRing::sbuf(b_, kBuffers, dy, dtype_, "dy");
-    dyT_ = BufferRing::sbuf(
-        b_, static_cast<int>(plan_.dyTBoxes),
-        {plan_.parts, std::max(c[0], plan_.dyGroups * plan_.dyGroupDepths), plan_.coWidth}, dtype_,
-        "dyT");
+    std::vector<int64_t> dyT{plan_.parts, std::max(c[0], plan_.dyGroups * plan_.dyGroupDepths),
+                             plan_.coWidth};
+    // rowPairs: one tile, so a box pair is one view
+    if (plan_.rowPairs) dyT.insert(dyT.begin() + 1, plan_.dyTBoxes);
+    dyT_ = BufferRing::sbuf(b_, plan_.rowPairs ? 1 : static_cast<int>(plan_.dyTBoxes), dyT, dtype_,
+                            "dyT");
     if (plan_.shareKh) {
       xT_ = BufferRing::sbuf(
           b_, 1,
@@ -188,11 +190,15 @@ class DwRowsEmitter {
       }
     }
     if (packed()) {
-      accSb_ = b_.sbuf({accParts(), plan_.passUnits / fwd_.taps[0], plan_.accGroups, plan_.coWidth},
+      accSb_ = b_.sbuf({accParts(), plan_.passUnits / fwd_.taps[0] + plan_.pairAccs,
+                        plan_.accGroups, plan_.coWidth},
                        isa::Dtype::Fp32, "dw_acc_evicted");
       identity_ = b_.sbuf({plan_.parts, plan_.parts}, isa::Dtype::Fp32, "identity");
     }
   }
+
+  /// dyT ring slot `ring` [positions; depths, co].
+  Tile dyTOf(int ring) const { return plan_.rowPairs ? dyT_[0].select(0, ring) : dyT_[ring]; }
 
   int64_t accParts() const {
     return plan_.dyStationary ? std::min(plan_.coWidth, plan_.parts)
@@ -511,7 +517,7 @@ class DwRowsEmitter {
     const int64_t index = &s - steps_.data();
     std::vector<int64_t> setOfUnit;
     const std::vector<XSet> sets = setsOf(units(s), &setOfUnit);
-    if (s.firstChunk) started_.assign(units(s).size(), false);
+    if (s.firstChunk) started_.assign(units(s).size() + static_cast<size_t>(plan_.pairAccs), false);
     if (s.firstChunk) edgeStarted_.assign(units(s).size(), false);
     if (db_ && s.pass == 0 && plan_.dbOnGpSimd) dbAdds(s, slot);
     int ring = aheadStep_ == index ? aheadRing_ : prepare(s, slot, sets, boxes[0]);
@@ -567,13 +573,13 @@ class DwRowsEmitter {
     for (int64_t d = 0; d < s.chunk->extent[0] && q > 1; d += q) {
       const int64_t n = std::min(q, s.chunk->extent[0] - d);
       b_.matmul(dbAcc_.partitionSlice(0, static_cast<int32_t>(n * s.cw)),
-                dyT_[ring].partitionSlice(0, np).slice(0, d, d + n).slice(1, 0, s.cw),
+                dyTOf(ring).partitionSlice(0, np).slice(0, d, d + n).slice(1, 0, s.cw),
                 ones_.partitionSlice(0, np), dbStarted_);
       dbStarted_ = true;
     }
     for (int64_t d = 0; d < s.chunk->extent[0] && q == 1; ++d) {
       b_.matmul(dbAcc_.slice(0, 0, s.cw), ones_.partitionSlice(0, np),
-                dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw), dbStarted_);
+                dyTOf(ring).partitionSlice(0, np).select(0, d).slice(0, 0, s.cw), dbStarted_);
       dbStarted_ = true;
     }
   }
@@ -625,7 +631,7 @@ class DwRowsEmitter {
     return std::min(plan_.boxH, isa::ceilDiv(rows - row, bandRows_));
   }
   int64_t rowHalo() const { return (fwd_.taps[1] - 1) * fwd_.dilation[1]; }
-  int64_t rowSlot(int64_t row) const { return row % plan_.xtRows; }
+  int64_t rowSlot(int64_t row) const { return (row + (plan_.rowPairs ? 1 : 0)) % plan_.xtRows; }
 
   /// shareKh: the distinct kw of a pass's sets, in first-use order.
   static std::vector<int64_t> kwsOf(const std::vector<XSet>& sets) {
@@ -711,7 +717,7 @@ class DwRowsEmitter {
     std::vector<Tile> srcs;
     for (int64_t j = 0; j < plan_.dyGroupDepths; ++j)
       srcs.push_back(dy.select(1, j).select(1, row));
-    const Tile dst = dyT_[ring]
+    const Tile dst = dyTOf(ring)
                          .partitionSlice(0, bx.positions())
                          .slice(0, 0, plan_.dyGroups * plan_.dyGroupDepths)
                          .reshape({plan_.dyGroups, plan_.dyGroupDepths, plan_.coWidth})
@@ -722,7 +728,7 @@ class DwRowsEmitter {
 
   /// Transposes dy and the pass's x sets of `bx` into the next SBUF ring slot; returns it.
   int prepare(const Step& s, int slot, const std::vector<XSet>& sets, const Box& bx) {
-    const int ring = static_cast<int>(dyT_.advance() % plan_.dyTBoxes);
+    const int ring = static_cast<int>((plan_.rowPairs ? bx.h0 : dyT_.advance()) % plan_.dyTBoxes);
     const int32_t np = bx.positions();
     const Int3& e = s.chunk->extent;
     if (plan_.dyByDma) {
@@ -732,7 +738,7 @@ class DwRowsEmitter {
                              .slice(2, c.origin[1] + bx.h0, c.origin[1] + bx.h0 + bx.bh)
                              .slice(3, c.origin[2] + bx.w0, c.origin[2] + bx.w0 + bx.bw);
       for (int64_t d = 0; d < e[0]; ++d)
-        b_.dmaTranspose(dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw),
+        b_.dmaTranspose(dyTOf(ring).partitionSlice(0, np).select(0, d).slice(0, 0, s.cw),
                         dy.select(1, c.origin[0] + d));
     }
     if (dyGrouped()) prepareGroupedDy(s, slot, bx, ring);
@@ -745,7 +751,7 @@ class DwRowsEmitter {
             plan_.shareKh
                 ? dy.slice(0, 0, bx.bh).select(1, d).select(1, bx.h0 - boxRows(*s.chunk).first)
                 : box(dy, {d, bx.h0, bx.w0}, {1, bx.bh, bx.bw}, {1, 1, 1}));
-      transposeRun(srcs, dyT_[ring]
+      transposeRun(srcs, dyTOf(ring)
                              .partitionSlice(0, np)
                              .slice(0, 0, e[0])
                              .slice(1, u * plan_.parts, u * plan_.parts + cu));
@@ -848,7 +854,7 @@ class DwRowsEmitter {
     for (int64_t d = 0; d < depth; ++d) {
       emitJobs(perDepth);
       b_.setNote("dw matmul");
-      const Tile dyT = dyT_[ring].partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
+      const Tile dyT = dyTOf(ring).partitionSlice(0, np).select(0, d).slice(0, 0, s.cw);
       const Tile xT = xT_[ring].partitionSlice(0, np);
       if (plan_.dyStationary) {
         multiplyDyStationary(s, setOfUnit, d, dyT, xT);
@@ -863,6 +869,7 @@ class DwRowsEmitter {
   /// dyT [positions; group, co], into the set's accumulator (whose first group is whole).
   void multiplyPacked(const Step& s, const Box& bx, int ring) {
     if (plan_.rowReuse) return multiplyRows(s, bx, ring);
+    if (plan_.rowPairs) return multiplyPaired(s, bx, ring);
     const int32_t np = bx.positions();
     forEachDepthGroup(s, [&](int64_t d0, int64_t g, const std::vector<XSet>& sets,
                              const std::vector<int64_t>& kws) {
@@ -872,9 +879,89 @@ class DwRowsEmitter {
                                             .select(0, rowSlot(bx.h0 + set.kh * fwd_.dilation[1]))
                                             .select(0, indexOf(kws, set.kw))
                                       : xT_[ring].select(0, k);
-        packedMatmuls(s, k, xT.partitionSlice(0, np), dyT_[ring].partitionSlice(0, np), d0, g);
+        packedMatmuls(s, k, xT.partitionSlice(0, np), dyTOf(ring).partitionSlice(0, np), d0, g);
       }
     });
+  }
+
+  /// rowPairs: an even row hh with a next one of equal positions in the band runs its half of
+  /// the pair (kh 0 and the centre against box hh), the next row the rest; other rows alone.
+  void multiplyPaired(const Step& s, const Box& bx, int ring) {
+    if (pairs(bx.h0)) return multiplyPair(s, bx, ring, false);
+    if (bx.h0 % 2 == 1 && pairs(bx.h0 - 1)) return multiplyPair(s, bx, ring, true);
+    multiplySingle(s, bx, ring);
+  }
+
+  bool pairs(int64_t hh) const {
+    return hh % 2 == 0 && hh + 1 < bandRows_ &&
+           groupsBelow(hh + 1, fwd_.out[1]) == groupsBelow(hh, fwd_.out[1]);
+  }
+
+  /// rowPairs: box `bx` alone, every set in today's form.
+  void multiplySingle(const Step& s, const Box& bx, int ring) {
+    forEachDepthGroup(s, [&](int64_t d0, int64_t g, const std::vector<XSet>& sets,
+                             const std::vector<int64_t>& kws) {
+      for (int64_t k = 0; k < static_cast<int64_t>(sets.size()); ++k) {
+        const XSet& set = sets[static_cast<size_t>(k)];
+        packedMatmuls(s, k, xRow(bx.h0 + set.kh, indexOf(kws, set.kw), bx.positions()),
+                      dyTOf(ring).partitionSlice(0, bx.positions()), d0, g);
+      }
+    });
+  }
+
+  /// rowPairs: xT row `row` of kw index `i` on the first `np` partitions [positions; depths, ci].
+  Tile xRow(int64_t row, int64_t i, int32_t np) const {
+    return xT_[0].select(0, rowSlot(row)).select(0, i).partitionSlice(0, np);
+  }
+
+  /// rowPairs: accumulator indexes after the pass's `sets` sets: centre (box q, kw index i),
+  /// edge (kd 2 when e, 4-slot or 2-slot matmul m).
+  int64_t centreAcc(int64_t sets, int64_t q, int64_t i) const {
+    return sets + q * fwd_.taps[2] + i;
+  }
+  int64_t edgeAcc(int64_t sets, int64_t e, int64_t m) const {
+    return sets + 2 * fwd_.taps[2] + 2 * e + m;
+  }
+
+  /// rowPairs: box `bx` of the pair (hh, hh + 1) (dyT slot `ring`, box hh in slot hh mod
+  /// dyTBoxes). First half (box hh): kh 0 in today's form and the centre x rows and depths;
+  /// second (box hh + 1): kh 2 in today's form, the centre, and the edge depths against both.
+  void multiplyPair(const Step& s, const Box& bx, int ring, bool second) {
+    const int32_t np = bx.positions();
+    const int64_t hh = bx.h0 - (second ? 1 : 0), q = second ? 1 : 0;
+    const Tile xRows = xT_[0].partitionSlice(0, np).slice(0, rowSlot(hh + 1), rowSlot(hh + 1) + 2);
+    const auto ra = hh % plan_.dyTBoxes;
+    const Tile boxes = dyT_[0].partitionSlice(0, np).slice(0, ra, ra + 2);
+    const Tile dyT = dyTOf(ring).partitionSlice(0, np);
+    forEachDepthGroup(s, [&](int64_t d0, int64_t g, const std::vector<XSet>& sets,
+                             const std::vector<int64_t>& kws) {
+      const auto nsets = static_cast<int64_t>(sets.size());
+      for (int64_t k = 0; k < nsets; ++k) {
+        const XSet& set = sets[static_cast<size_t>(k)];
+        if (set.kh == 2 * q)
+          packedMatmuls(s, k, xRow(bx.h0 + set.kh, indexOf(kws, set.kw), np), dyT, d0, g);
+      }
+      for (int64_t i = 0; i < static_cast<int64_t>(kws.size()); ++i)
+        accumulate(centreAcc(nsets, q, i), 4, g, s.cw, xRows.select(1, i).slice(1, d0 + 1, d0 + 3),
+                   dyT.slice(0, d0, d0 + g).slice(1, 0, s.cw));
+      const auto [lo, hi] = xDepths(*s.chunk);
+      for (int64_t e = 0; e < g && second; ++e) {
+        const int64_t depth = d0 + 3 * e;
+        if (depth < lo || depth >= hi) continue;
+        const Tile stationary = xRows.select(2, depth).permute({1, 0, 2});
+        const Tile moving = boxes.select(1, d0 + e).slice(1, 0, s.cw);
+        accumulate(edgeAcc(nsets, e, 0), 4, 2, s.cw, stationary.slice(0, 0, 2), moving);
+        accumulate(edgeAcc(nsets, e, 1), 2, 2, s.cw, stationary.slice(0, 2, 3), moving);
+      }
+    });
+  }
+
+  /// Matmul into packed accumulator k ([slots x ci; groups, cw]), started on its first use.
+  void accumulate(int64_t k, int64_t slots, int64_t groups, int64_t cw, const Tile& stationary,
+                  const Tile& moving) {
+    const auto ks = static_cast<size_t>(k);
+    b_.matmul(packedAcc(k, slots, groups, cw), stationary, moving, started_[ks]);
+    started_[ks] = true;
   }
 
   /// Set k's matmuls for dy depths [d0, d0 + g): stationary xT [positions; window depths, ci],
@@ -946,7 +1033,7 @@ class DwRowsEmitter {
           packedMatmuls(
               s, k,
               xT_[0].select(0, rowSlot(row)).select(0, indexOf(kws, kw)).partitionSlice(0, np),
-              dyT_[box->second].partitionSlice(0, np), d0, g);
+              dyTOf(box->second).partitionSlice(0, np), d0, g);
         }
       }
     });
@@ -966,8 +1053,15 @@ class DwRowsEmitter {
           .select(0, g)
           .slice(0, 0, s.cw);
     };
-    for (size_t k = 0; k < sets.size(); ++k) {
+    for (size_t k = 0; k < sets.size() + static_cast<size_t>(plan_.pairAccs); ++k) {
       const auto kk = static_cast<int64_t>(k);
+      if (k >= sets.size()) {  // rowPairs: centre and edge accumulators
+        const int64_t slots = slotsOf(kk, static_cast<int64_t>(sets.size()));
+        for (int64_t g = 0; g < group && started_[k]; ++g)
+          copy(evictedOf(k, static_cast<int32_t>(slots * cp), g),
+               packedAcc(kk, slots, group, s.cw).select(0, g));
+        continue;
+      }
       for (int64_t g = 0; g < group && started_[k]; ++g)
         copy(evictedOf(k, rows, g), packedAcc(kk, plan_.depthSlots, group, s.cw).select(0, g));
       if (plan_.depthPairs && edgeStarted_[k])
@@ -983,12 +1077,9 @@ class DwRowsEmitter {
                             .slice(0, 0, static_cast<int64_t>(i1 - i0) * plan_.coWidth)
                             .reshape({static_cast<int64_t>(i1 - i0), plan_.coWidth});
       for (size_t i = i0; i < i1; ++i) {
-        const size_t k = static_cast<size_t>(setOfUnit[i]);
-        const std::vector<std::pair<int64_t, int64_t>> blocks =
-            blocksOf(tapOf(us[i].tap)[0], edgeStarted_[k]);
+        const std::vector<Block> blocks = blocksOfUnit(us[i].tap, setOfUnit[i], sets);
         for (size_t j = 0; j < blocks.size(); ++j) {
-          const auto [slot, g] = blocks[j];
-          const auto parts = static_cast<int32_t>(g < group ? rows : cp);  // group 2: 0..ci
+          const auto [k, slot, g, parts] = blocks[j];
           b_.matmul(bank.select(0, static_cast<int64_t>(i - i0)).slice(0, 0, s.cw),
                     identity_.partitionSlice(0, parts).slice(0, slot * cp, (slot + 1) * cp),
                     evictedOf(k, parts, g), j > 0);
@@ -998,7 +1089,54 @@ class DwRowsEmitter {
                .slice(0, static_cast<int64_t>(i0), static_cast<int64_t>(i1))
                .slice(1, 0, s.cw),
            bank.slice(1, 0, s.cw));
+      for (size_t i = i0; i < i1; ++i)  // a tap no matmul reached (rowPairs: kh 1 of no single box)
+        if (blocksOfUnit(us[i].tap, setOfUnit[i], sets).empty())
+          b_.memset(out.partitionSlice(0, static_cast<int32_t>(cp))
+                        .select(0, static_cast<int64_t>(i))
+                        .slice(0, 0, s.cw),
+                    0.0f, isa::Engine::Vector);
     }
+  }
+
+  /// A block of an evicted packed accumulator: accumulator, slot, column group, partitions.
+  struct Block {
+    size_t k;
+    int64_t slot, g;
+    int32_t parts;
+  };
+
+  /// rowPairs: slots of pair accumulator k (centre 4, edge 4 or 2).
+  int64_t slotsOf(int64_t k, int64_t nsets) const {
+    return k >= edgeAcc(nsets, 0, 0) && (k - edgeAcc(nsets, 0, 0)) % 2 == 1 ? 2 : 4;
+  }
+
+  /// The started blocks unit `tap` (of set k) sums: its set's (blocksOf); with rowPairs also
+  /// the centre blocks (box q meets kh = 1 + r - q at slot 2r + a, a = kd - 1 + g) and, for kd 0
+  /// and 2, the edge blocks (slot (kw, r) kw-outer, group q).
+  std::vector<Block> blocksOfUnit(int64_t tap, int64_t k, const std::vector<XSet>& sets) const {
+    const Int3 t = tapOf(tap);
+    const auto ks = static_cast<size_t>(k);
+    const auto rows = static_cast<int32_t>(plan_.depthSlots * plan_.ciParts);
+    const auto cp = static_cast<int32_t>(plan_.ciParts);
+    std::vector<Block> blocks;
+    for (const auto& [slot, g] : blocksOf(t[0], edgeStarted_[ks]))
+      if (started_[ks]) blocks.push_back({ks, slot, g, g < plan_.depthGroup ? rows : cp});
+    if (!plan_.rowPairs) return blocks;
+    const auto nsets = static_cast<int64_t>(sets.size());
+    const int64_t i = indexOf(kwsOf(sets), t[2]);
+    for (int64_t q = 0; q < 2; ++q) {
+      const int64_t r = t[1] - 1 + q;
+      if (r < 0 || r > 1) continue;
+      const auto c = static_cast<size_t>(centreAcc(nsets, q, i));
+      for (int64_t g = 0; g < 2 && started_[c]; ++g) {
+        const int64_t a = t[0] - 1 + g;
+        if (a >= 0 && a <= 1) blocks.push_back({c, 2 * r + a, g, rows});
+      }
+      if (t[0] == 1) continue;
+      const auto e = static_cast<size_t>(edgeAcc(nsets, t[0] / 2, i / 2));
+      if (started_[e]) blocks.push_back({e, (i % 2) * 2 + r, q, (i < 2 ? 4 : 2) * cp});
+    }
+    return blocks;
   }
 
   /// Depth-packed: the (slot, column group) blocks of tap kd, (kd + g, g) for every group g; depth
@@ -1192,7 +1330,7 @@ class DwRowsEmitter {
   /// (kh, kw, C_in tile) and consecutive kd (triggered from Scalar).
   void store(const Step& s) {
     b_.setNote("dw store");
-    if (packed() && byHalves() && wholeShifts(s)) return storeByHalves(s);
+    if (packed() && byHalves() && wholeShifts(s) && !plan_.rowPairs) return storeByHalves(s);
     const std::vector<DwUnit>& us = units(s);
     const Tile out = outs_.next();
     if (plan_.dyStationary) transposeAccumulators(s, out);

@@ -159,7 +159,8 @@ TEST_CASE("conv3d_bwd overlap: shapes that keep dx, then dw") {
                       {{"padding", "1"},
                        {"dw_overlap", overlap},
                        {"dw_x_groups", "off"},
-                       {"dw_dy_groups", "off"}},
+                       {"dw_dy_groups", "off"},
+                       {"dw_row_pairs", "off"}},
                       Dtype::Bf16}) == Schedule::After);
   // not packed (C 130, two C_in tiles)
   checkOverlapped({{1, 130, 3, 4, 5}, {3, 3, 3, 130, 20}, 0, {{"padding", "1"}}, Dtype::Bf16},

@@ -43,7 +43,9 @@ void checkPacked(ConvCase c, int64_t group, bool shareKh) {
 TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") {
   const Params pad{{"padding", "1"}};
   // issue 10's small-channel shape: 4 x 32 stationary columns, 2 x 32 moving
-  const ConvBwdPlan small = planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, pad);
+  // (row pairs off: they take a third accumulator bank, test_conv_dw_row_pairs.cpp)
+  const ConvBwdPlan small =
+      planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dw_row_pairs", "off"}});
   REQUIRE(small.dwMethod == DwMethod::Rows);
   CHECK(small.rows.depthGroup == 2);
   CHECK(small.rows.depthSlots == 4);
@@ -77,7 +79,8 @@ TEST_CASE("conv3d_bwd plan: dw packs dy depths where it takes fewer PE cycles") 
   CHECK(planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"dw_x_groups", "off"}})
             .rows.xGroups == 1);
   const ConvBwdPlan noDb =
-      planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, {{"padding", "1"}, {"compute_db", "false"}});
+      planOf({1, 32, 16, 64, 64}, {3, 3, 3, 32, 32},
+             {{"padding", "1"}, {"compute_db", "false"}, {"dw_row_pairs", "off"}});
   CHECK_FALSE(noDb.rows.db);
   CHECK(noDb.rows.transposeBanks == 6);
   // not packed: db stays a separate pass over dy
@@ -185,7 +188,7 @@ TEST_CASE("conv3d_bwd plan: dw reuses xT row stationaries where their loads are 
   // bf16: 32 against 64 cycles, already hidden; off when asked
   const ConvBwdPlan bf16 = planOf(x, f, pad);
   CHECK_FALSE(bf16.rows.rowReuse);
-  CHECK(bf16.rows.dyTBoxes == 2);
+  CHECK(bf16.rows.dyTBoxes == (bf16.rows.rowPairs ? 4 : 2));
   CHECK_FALSE(planOf(x, f, {{"padding", "1"}, {"dw_row_reuse", "off"}}, Dtype::Fp32).rows.rowReuse);
   CHECK(planOf(x, f, {{"padding", "1"}, {"dw_row_reuse", "on"}}).rows.rowReuse);
   // trn1 loads fp32 stationaries 4x faster (128 cycles against 256): hidden

@@ -256,7 +256,7 @@ namespace {
 const std::set<std::string> kDwKnobs = {
     "dw_method",      "dw_acc_banks",     "dy_transpose", "dw_stationary", "dw_depth_group",
     "dw_overlap",     "dw_x_groups",      "dw_dy_groups", "dw_lead",       "dw_row_reuse",
-    "dw_depth_pairs", "dw_border_engine", "dw_dy_loads"};
+    "dw_depth_pairs", "dw_border_engine", "dw_dy_loads",  "dw_row_pairs"};
 
 }  // namespace
 
