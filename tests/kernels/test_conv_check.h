@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "kernel_check.h"
+#include "kernels/conv/conv_bwd_plan.h"
 #include "kernels/conv/conv_core.h"
+#include "kernels/conv/conv_kernels.h"
 #include "kernels/conv/conv_plan.h"
 #include "kernels/harness/consistency.h"
 #include "kernels/harness/run_kernel.h"
@@ -41,6 +43,16 @@ inline ConvPlan corePlanOf(const KernelSpec& spec, const ConvCase& c,
   const ConvCore core = spec.name == "conv3d_transpose" ? conv3dTransposeCore(shapes, params)
                                                         : conv3dCore(shapes, params);
   return planConv(core, c.dtype, machine.geometry, convOptions(params));
+}
+
+/// conv3d_bwd's dw rows plan of `c` on `machine` (the case must plan dw by rows).
+inline DwRowsPlan dwRowsPlanOf(const ConvCase& c, const sim::MachineConfig& machine = trn2()) {
+  const KernelSpec spec = conv3dBwdSpec();
+  const ParamValues params = parseParams(spec, c.params);
+  const ConvCore core = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
+  const ConvBwdPlan plan = planConvBwd(core, c.dtype, machine.geometry, bwdOptions(params));
+  REQUIRE(plan.dwMethod == DwMethod::Rows);
+  return plan.rows;
 }
 
 /// Trn2 with 64 partitions (`--set partitions=64`): kernels must take tile sizes from the machine.

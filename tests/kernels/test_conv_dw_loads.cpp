@@ -33,15 +33,6 @@ ShapeMap shapesOf(const KernelSpec& spec, const ConvCase& c, const ParamValues& 
   return shapes;
 }
 
-DwRowsPlan rowsOf(const ConvCase& c, const sim::MachineConfig& machine = testing::trn2()) {
-  const KernelSpec spec = conv3dBwdSpec();
-  const ParamValues params = parseParams(spec, c.params);
-  const ConvCore core = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
-  const ConvBwdPlan plan = planConvBwd(core, c.dtype, machine.geometry, bwdOptions(params));
-  REQUIRE(plan.dwMethod == DwMethod::Rows);
-  return plan.rows;
-}
-
 isa::Program programOf(const ConvCase& c) {
   const KernelSpec spec = conv3dBwdSpec();
   const ParamValues params = parseParams(spec, c.params);
@@ -75,21 +66,21 @@ ConvCase with(ConvCase c, const std::string& engine, const std::string& knob = "
 
 TEST_CASE("conv3d_bwd plan: dw borders on VectorE with shared kh taps in bf16 on trn2") {
   const ConvCase c16{{1, 16, 8, 32, 32}, {3, 3, 3, 16, 16}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  REQUIRE(rowsOf(c16).shareKh);
-  CHECK(rowsOf(c16).borderEngine == Engine::Vector);
+  REQUIRE(testing::dwRowsPlanOf(c16).shareKh);
+  CHECK(testing::dwRowsPlanOf(c16).borderEngine == Engine::Vector);
   // fp32, and trn1 (no VectorE performance mode): GpSimd
   ConvCase fp32 = c16;
   fp32.dtype = Dtype::Fp32;
-  CHECK(rowsOf(fp32).borderEngine == Engine::GpSimd);
-  CHECK(rowsOf(c16, trn1()).borderEngine == Engine::GpSimd);
+  CHECK(testing::dwRowsPlanOf(fp32).borderEngine == Engine::GpSimd);
+  CHECK(testing::dwRowsPlanOf(c16, trn1()).borderEngine == Engine::GpSimd);
   // C 256 packs no depths, so shares no kh taps: GpSimd
   const ConvCase c256{{1, 256, 4, 8, 8}, {3, 3, 3, 256, 256}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(c256).shareKh);
-  CHECK(rowsOf(c256).borderEngine == Engine::GpSimd);
+  CHECK_FALSE(testing::dwRowsPlanOf(c256).shareKh);
+  CHECK(testing::dwRowsPlanOf(c256).borderEngine == Engine::GpSimd);
   // forced either way, wherever dw runs by rows
-  CHECK(rowsOf(with(c16, "gpsimd")).borderEngine == Engine::GpSimd);
-  CHECK(rowsOf(with(fp32, "vector")).borderEngine == Engine::Vector);
-  CHECK(rowsOf(with(c256, "vector")).borderEngine == Engine::Vector);
+  CHECK(testing::dwRowsPlanOf(with(c16, "gpsimd")).borderEngine == Engine::GpSimd);
+  CHECK(testing::dwRowsPlanOf(with(fp32, "vector")).borderEngine == Engine::Vector);
+  CHECK(testing::dwRowsPlanOf(with(c256, "vector")).borderEngine == Engine::Vector);
 }
 
 TEST_CASE("conv3d_bwd dw_border_engine: the program zeroes dw's borders on the chosen engine") {
@@ -127,20 +118,20 @@ TEST_CASE("conv3d_bwd dw_border_engine: odd shapes against the reference") {
 TEST_CASE("conv3d_bwd plan: grouped dy loads merge their bands where the DMA stays small") {
   // 4 bands of 8 rows (W 32), 4 groups of 2 depths: 16 x 4 x 2 x 8 x 32 x 2 B = 32 KiB a DMA
   const ConvCase small{{1, 16, 8, 32, 32}, {3, 3, 3, 16, 16}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  REQUIRE(rowsOf(small).dyGroups == 4);
-  CHECK(rowsOf(small).boxH == 4);
-  CHECK(rowsOf(small).dyBandsMerged);
-  CHECK_FALSE(rowsOf(with(small, "bands", "dw_dy_loads")).dyBandsMerged);
+  REQUIRE(testing::dwRowsPlanOf(small).dyGroups == 4);
+  CHECK(testing::dwRowsPlanOf(small).boxH == 4);
+  CHECK(testing::dwRowsPlanOf(small).dyBandsMerged);
+  CHECK_FALSE(testing::dwRowsPlanOf(with(small, "bands", "dw_dy_loads")).dyBandsMerged);
   // issue 10's C 32 16x64x64 (chunks of 6 rows: 192 KiB merged) and C 64 keep a DMA per band
   const ConvCase c32{{1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK(rowsOf(c32).dyGroups == 4);
-  CHECK_FALSE(rowsOf(c32).dyBandsMerged);
+  CHECK(testing::dwRowsPlanOf(c32).dyGroups == 4);
+  CHECK_FALSE(testing::dwRowsPlanOf(c32).dyBandsMerged);
   const ConvCase c64{{1, 64, 16, 64, 64}, {3, 3, 3, 64, 64}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(c64).dyBandsMerged);
-  CHECK(rowsOf(with(c64, "merged", "dw_dy_loads")).dyBandsMerged);
+  CHECK_FALSE(testing::dwRowsPlanOf(c64).dyBandsMerged);
+  CHECK(testing::dwRowsPlanOf(with(c64, "merged", "dw_dy_loads")).dyBandsMerged);
   // bands of unequal rows (H 30 in 4 bands of 8): per band, forced or not
   const ConvCase uneven{{1, 16, 8, 30, 32}, {3, 3, 3, 16, 16}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(with(uneven, "merged", "dw_dy_loads")).dyBandsMerged);
+  CHECK_FALSE(testing::dwRowsPlanOf(with(uneven, "merged", "dw_dy_loads")).dyBandsMerged);
 }
 
 TEST_CASE("conv3d_bwd dw_dy_loads: the program loads dy once per group, not per band") {

@@ -19,18 +19,9 @@ using isa::Dtype;
 using testing::ConvCase;
 using Params = std::vector<std::pair<std::string, std::string>>;
 
-DwRowsPlan rowsOf(const ConvCase& c, const sim::MachineConfig& machine = testing::trn2()) {
-  const KernelSpec spec = conv3dBwdSpec();
-  const ParamValues params = parseParams(spec, c.params);
-  const ConvCore core = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
-  const ConvBwdPlan plan = planConvBwd(core, c.dtype, machine.geometry, bwdOptions(params));
-  REQUIRE(plan.dwMethod == DwMethod::Rows);
-  return plan.rows;
-}
-
 TEST_CASE("conv3d_bwd plan: dw pairs depths where C_in is too wide for depth packing") {
   const ConvCase big{{1, 64, 16, 64, 64}, {3, 3, 3, 64, 64}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  const DwRowsPlan p = rowsOf(big);
+  const DwRowsPlan p = testing::dwRowsPlanOf(big);
   CHECK(p.depthPairs);
   CHECK(p.depthGroup == 2);
   CHECK(p.depthSlots == 2);
@@ -38,27 +29,27 @@ TEST_CASE("conv3d_bwd plan: dw pairs depths where C_in is too wide for depth pac
   CHECK_FALSE(p.dyStationary);
   ConvCase off = big;
   off.params.emplace_back("dw_depth_pairs", "off");
-  CHECK_FALSE(rowsOf(off).depthPairs);
-  CHECK(rowsOf(off).depthGroup == 1);
+  CHECK_FALSE(testing::dwRowsPlanOf(off).depthPairs);
+  CHECK(testing::dwRowsPlanOf(off).depthGroup == 1);
   // auto needs kMinDepthPairsSaving matmul cycles on paper: C 40 4x8x8 saves 2304, 8x16x16 5760
   const ConvCase tiny{{1, 40, 4, 8, 8}, {3, 3, 3, 40, 40}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(tiny).depthPairs);
+  CHECK_FALSE(testing::dwRowsPlanOf(tiny).depthPairs);
   const ConvCase small{{1, 40, 8, 16, 16}, {3, 3, 3, 40, 40}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK(rowsOf(small).depthPairs);
+  CHECK(testing::dwRowsPlanOf(small).depthPairs);
   // C 32 packs 4 slots: pairs do not apply, even when asked for
   ConvCase c32{{1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK(rowsOf(c32).depthSlots == 4);
-  CHECK_FALSE(rowsOf(c32).depthPairs);
+  CHECK(testing::dwRowsPlanOf(c32).depthSlots == 4);
+  CHECK_FALSE(testing::dwRowsPlanOf(c32).depthPairs);
   c32.params.emplace_back("dw_depth_pairs", "on");
-  CHECK(rowsOf(c32).depthSlots == 4);
-  CHECK_FALSE(rowsOf(c32).depthPairs);
+  CHECK(testing::dwRowsPlanOf(c32).depthSlots == 4);
+  CHECK_FALSE(testing::dwRowsPlanOf(c32).depthPairs);
   // Kd 2, C_in over half the PE columns, or 1 dy depth: not applicable
   const ConvCase kd2{{1, 64, 8, 16, 16}, {2, 3, 3, 64, 64}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(kd2).depthPairs);
+  CHECK_FALSE(testing::dwRowsPlanOf(kd2).depthPairs);
   const ConvCase wide{{1, 96, 8, 16, 16}, {3, 3, 3, 96, 64}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(wide).depthPairs);
+  CHECK_FALSE(testing::dwRowsPlanOf(wide).depthPairs);
   const ConvCase flat{{1, 64, 3, 16, 16}, {3, 3, 3, 64, 64}, 0, {{"dw_depth_pairs", "on"}}};
-  CHECK_FALSE(rowsOf(flat).depthPairs);
+  CHECK_FALSE(testing::dwRowsPlanOf(flat).depthPairs);
 }
 
 TEST_CASE("conv3d_bwd dw depth pairs: odd shapes against the reference") {
@@ -97,7 +88,7 @@ TEST_CASE("conv3d_bwd dw depth pairs: odd shapes against the reference") {
   for (ConvCase c : cases) {
     c.params.emplace_back("dw_depth_pairs", "on");
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
-    CHECK(rowsOf(c).depthPairs);
+    CHECK(testing::dwRowsPlanOf(c).depthPairs);
     testing::checkConvCase(conv3dBwdSpec(), c);
   }
 }
@@ -106,12 +97,12 @@ TEST_CASE("conv3d_bwd dw depth pairs: trn1 and 64 partitions") {
   ConvCase c{{1, 40, 5, 6, 7}, {3, 3, 3, 40, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
   c.params.emplace_back("dw_depth_pairs", "on");
   const sim::MachineConfig trn1 = sim::loadMachine("trn1");
-  CHECK(rowsOf(c, trn1).depthPairs);
+  CHECK(testing::dwRowsPlanOf(c, trn1).depthPairs);
   testing::checkConvCase(conv3dBwdSpec(), c, trn1);
   // 64 partitions: C_in 24 lies in (16, 32]
   ConvCase half{{1, 24, 5, 6, 5}, {3, 3, 3, 24, 24}, 0, {{"padding", "1"}}};
   half.params.emplace_back("dw_depth_pairs", "on");
-  CHECK(rowsOf(half, testing::trn2Half()).depthPairs);
+  CHECK(testing::dwRowsPlanOf(half, testing::trn2Half()).depthPairs);
   testing::checkConvCase(conv3dBwdSpec(), half, testing::trn2Half());
 }
 

@@ -19,15 +19,6 @@ namespace {
 using isa::Dtype;
 using testing::ConvCase;
 
-DwRowsPlan rowsOf(const ConvCase& c, const sim::MachineConfig& machine = testing::trn2()) {
-  const KernelSpec spec = conv3dBwdSpec();
-  const ParamValues params = parseParams(spec, c.params);
-  const ConvCore core = conv3dBwdCore({{"x_in", c.x}, {"filters", c.filters}}, params, false);
-  const ConvBwdPlan plan = planConvBwd(core, c.dtype, machine.geometry, bwdOptions(params));
-  REQUIRE(plan.dwMethod == DwMethod::Rows);
-  return plan.rows;
-}
-
 isa::Program programOf(const ConvCase& c, const sim::MachineConfig& machine) {
   const KernelSpec spec = conv3dBwdSpec();
   const ParamValues params = parseParams(spec, c.params);
@@ -51,14 +42,14 @@ ConvCase on(ConvCase c) {
 TEST_CASE("conv3d_bwd plan: dw row pairs where asked for and 4 depth slots share kh rows") {
   const ConvCase c32{{1, 32, 16, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
   // auto: 16 box pairs x 8 depth pairs x 128 cycles = kMinRowPairsSaving; 8x64x64 saves half
-  CHECK(rowsOf(c32).rowPairs);
+  CHECK(testing::dwRowsPlanOf(c32).rowPairs);
   const ConvCase half{{1, 32, 8, 64, 64}, {3, 3, 3, 32, 32}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(half).rowPairs);
-  CHECK(rowsOf(on(half)).rowPairs);
+  CHECK_FALSE(testing::dwRowsPlanOf(half).rowPairs);
+  CHECK(testing::dwRowsPlanOf(on(half)).rowPairs);
   ConvCase off = c32;
   off.params.emplace_back("dw_row_pairs", "off");
-  CHECK_FALSE(rowsOf(off).rowPairs);
-  const DwRowsPlan p = rowsOf(on(c32));
+  CHECK_FALSE(testing::dwRowsPlanOf(off).rowPairs);
+  const DwRowsPlan p = testing::dwRowsPlanOf(on(c32));
   CHECK(p.rowPairs);
   CHECK(p.pairAccs == 10);
   CHECK(p.xtRows == 4);
@@ -66,19 +57,19 @@ TEST_CASE("conv3d_bwd plan: dw row pairs where asked for and 4 depth slots share
   CHECK(p.accBanks * p.accsPerBank >= 19);
   // C 64 pairs depths (2 slots), Kh 2: not applicable
   const ConvCase c64{{1, 64, 8, 16, 16}, {3, 3, 3, 64, 64}, 0, {{"padding", "1"}}, Dtype::Bf16};
-  CHECK_FALSE(rowsOf(on(c64)).rowPairs);
+  CHECK_FALSE(testing::dwRowsPlanOf(on(c64)).rowPairs);
   const ConvCase kh2{{1, 16, 6, 9, 8},
                      {3, 2, 3, 16, 16},
                      0,
                      {{"padding", "1"}, {"dw_depth_group", "2"}},
                      Dtype::Bf16};
-  CHECK_FALSE(rowsOf(on(kh2)).rowPairs);
+  CHECK_FALSE(testing::dwRowsPlanOf(on(kh2)).rowPairs);
   const ConvCase kw2{{1, 16, 6, 9, 8},
                      {3, 3, 2, 16, 16},
                      0,
                      {{"padding", "1"}, {"dw_depth_group", "2"}},
                      Dtype::Bf16};
-  CHECK_FALSE(rowsOf(on(kw2)).rowPairs);
+  CHECK_FALSE(testing::dwRowsPlanOf(on(kw2)).rowPairs);
 }
 
 TEST_CASE("conv3d_bwd dw row pairs: odd shapes against the reference") {
@@ -101,7 +92,7 @@ TEST_CASE("conv3d_bwd dw row pairs: odd shapes against the reference") {
     c.params.emplace_back("dw_depth_group", "2");
     c.params.emplace_back("dw_row_reuse", "off");
     INFO("x_in " << shapeText(c.x) << " filters " << shapeText(c.filters));
-    CHECK(rowsOf(on(c)).rowPairs);
+    CHECK(testing::dwRowsPlanOf(on(c)).rowPairs);
     testing::checkConvCase(conv3dBwdSpec(), on(c));
   }
 }
@@ -118,7 +109,7 @@ TEST_CASE("conv3d_bwd dw row pairs: 16 matmuls per box pair and depth pair (trn1
   for (const std::string name : {"trn2", "trn1"}) {
     const sim::MachineConfig machine = sim::loadMachine(name);
     INFO(name);
-    REQUIRE(rowsOf(on(c), machine).rowPairs);
+    REQUIRE(testing::dwRowsPlanOf(on(c), machine).rowPairs);
     testing::checkConvCase(conv3dBwdSpec(), on(c), machine);
     CHECK(bf16Matmuls(programOf(c, machine)) == 2 * 2 * 9);
     CHECK(bf16Matmuls(programOf(on(c), machine)) == 2 * (2 * 6 + 2));
