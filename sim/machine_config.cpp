@@ -185,7 +185,10 @@ void applyDocument(MachineConfig& config, const nlohmann::json& doc, const std::
     config.name = doc["name"].get<std::string>();
   }
   if (!doc.contains("params") || !doc["params"].is_object())
-    throw Error(fmt::format("{}: missing object \"params\"", where));
+    throw Error(
+        fmt::format("{}: not a machine file: it has no \"params\" object (a preset's "
+                    "parameters, as in sim/machines/trn2.json)",
+                    where));
   for (const auto& [key, entry] : doc["params"].items()) {
     const Parameter* param = findParameter(key);
     if (!param) throw Error(fmt::format("{}: {}", where, unknownParameter(key)));

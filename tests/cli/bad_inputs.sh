@@ -157,6 +157,8 @@ kind "machine not JSON" "^error: .*broken_machine.json: not valid JSON (parse er
   run matmul --machine "$f/broken_machine.json"
 kind "machine device" "machine file '/dev/zero' is not a text file" run matmul --machine /dev/zero
 kind "machine value type" "dma_latency_ns" run matmul --machine "$f/bad_machine.json"
+kind "machine file of another kind" "s.json: not a machine file: it has no \"params\" object" \
+  run matmul --machine "$f/s.json"
 kind "unknown machine key" "unknown machine parameter 'warp_drive'" run matmul --set warp_drive=9
 kind "machine value text" "is not a number" run matmul --set dma_latency_ns=fast
 kind "machine too large to simulate" "run matmul: needs about .* (SBUF and PSUM .*) but .* is available" \
