@@ -57,8 +57,6 @@ int streamOfQueue(int32_t queue) {
 
 namespace {
 
-/// Cuts element runs [lo, hi) into rows of `rowLength` and merges vertically adjacent
-/// rectangles with equal columns: keys are rows, layers are columns.
 /// Appends rows [row0, row1) x columns [col0, col1), merged into the last box when it has the
 /// same columns and ends at row0.
 void pushBox(std::vector<Box>& boxes, int64_t row0, int64_t row1, int64_t col0, int64_t col1) {
@@ -72,6 +70,8 @@ void pushBox(std::vector<Box>& boxes, int64_t row0, int64_t row1, int64_t col0, 
   boxes.push_back(Box{col0, col1, row0, row1, nullptr});
 }
 
+/// Cuts element runs [lo, hi) into rows of `rowLength` and merges vertically adjacent
+/// rectangles with equal columns: keys are rows, layers are columns.
 std::vector<Box> runsToBoxes(const std::vector<std::pair<int64_t, int64_t>>& runs,
                              int64_t rowLength) {
   std::vector<Box> boxes;

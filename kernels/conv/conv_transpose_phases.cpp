@@ -622,18 +622,25 @@ class PhaseEmitter {
     }
   }
 
+  /// Where a block sits: its first depth and row in its load's window, and its part of the
+  /// store's out tile.
+  struct BlockPlace {
+    int64_t dIn, hIn;
+    Tile window, blockOut;
+  };
+
   void computeBlock(const PhaseSpan& blk, size_t load, const PhaseSpan& store, const Tile& outTile,
                     int64_t co0, int64_t cw) {
-    if (plan_.splits > 0) return computeSlabBlock(blk, load, store, outTile, co0, cw);
     const Int3& k = core_.taps;
+    const PhaseSpan& in = plan_.loads[load].span;
+    const int64_t dOut = blk.d0 - store.d0, hOut = blk.h0 - store.h0;
+    const BlockPlace place{
+        blk.d0 - in.d0, blk.h0 - in.h0, windows_[static_cast<int64_t>(load)],
+        outTile.slice(0, dOut, dOut + blk.nd).slice(2, hOut * k[1], (hOut + blk.nh) * k[1])};
+    if (plan_.splits > 0) return computeSlabBlock(blk, place, co0, cw);
+    const auto& [dIn, hIn, window, blockOut] = place;
     const int64_t w = core_.in[2], n = blk.nd * blk.nh * w;
     const int32_t rows = static_cast<int32_t>(stack_ * cw);
-    const PhaseSpan& in = plan_.loads[load].span;
-    const int64_t dIn = blk.d0 - in.d0, hIn = blk.h0 - in.h0;
-    const int64_t dOut = blk.d0 - store.d0, hOut = blk.h0 - store.h0;
-    const Tile window = windows_[static_cast<int64_t>(load)];
-    const Tile blockOut =
-        outTile.slice(0, dOut, dOut + blk.nd).slice(2, hOut * k[1], (hOut + blk.nh) * k[1]);
     for (int64_t q = 0; q < k[0] / stack_; ++q)
       for (int64_t rh = 0; rh < k[1]; ++rh)
         for (int64_t rw = 0; rw < k[2]; ++rw) {
@@ -664,17 +671,11 @@ class PhaseEmitter {
   /// split h's matmul moving x planes h * D / splits + the block's (its stationary's nonzero
   /// columns: partitions co * splits + h), then the eviction into the out tile [partitions,
   /// split plane, kd, H*Kh, W*Kw], which is the output channel's slab in HBM order.
-  void computeSlabBlock(const PhaseSpan& blk, size_t load, const PhaseSpan& store,
-                        const Tile& outTile, int64_t co0, int64_t cw) {
+  void computeSlabBlock(const PhaseSpan& blk, const BlockPlace& place, int64_t co0, int64_t cw) {
     const Int3& k = core_.taps;
+    const auto& [dIn, hIn, window, blockOut] = place;
     const int64_t w = core_.in[2], n = blk.nd * blk.nh * w, splits = plan_.splits;
     const int64_t depth = core_.in[0] / splits, taps = core_.tapCount();
-    const PhaseSpan& in = plan_.loads[load].span;
-    const int64_t dIn = blk.d0 - in.d0, hIn = blk.h0 - in.h0;
-    const int64_t dOut = blk.d0 - store.d0, hOut = blk.h0 - store.h0;
-    const Tile window = windows_[static_cast<int64_t>(load)];
-    const Tile blockOut =
-        outTile.slice(0, dOut, dOut + blk.nd).slice(2, hOut * k[1], (hOut + blk.nh) * k[1]);
     for (int64_t rd = 0; rd < k[0]; ++rd)
       for (int64_t rh = 0; rh < k[1]; ++rh)
         for (int64_t rw = 0; rw < k[2]; ++rw) {
